@@ -1,0 +1,16 @@
+"""rankselect: feature selection for learning to rank, with a Rust core.
+
+Public API (re-exported here):
+
+- data: :func:`load_letor`, :func:`load_letor_folds`, :class:`RankingData`,
+  :class:`QueryGroups`, :func:`center_by_query`
+- metrics: :mod:`rankselect.metrics`
+"""
+from ._core import __version__
+from .groups import QueryGroups, center_by_query
+
+__all__ = [
+    "__version__",
+    "QueryGroups",
+    "center_by_query",
+]

@@ -1,0 +1,105 @@
+"""Validation at the public boundary: every public function calls these first.
+
+Errors name the offending argument (and the row / qid where it helps) and are
+``ValueError`` for bad values / shapes and ``TypeError`` for bad types.
+"""
+from __future__ import annotations
+
+import numbers
+from typing import Optional, Tuple
+
+import numpy as np
+import scipy.sparse as sp
+
+
+def check_matrix(X, name: str = "X", *, allow_nan: bool = False) -> np.ndarray:
+    """Return ``X`` as a C-contiguous float64 (m, n) array, or raise naming ``name``."""
+    if sp.issparse(X):
+        X = X.toarray()
+    try:
+        X = np.asarray(X)
+    except Exception as exc:  # pragma: no cover - exotic objects
+        raise TypeError(f"{name} must be array-like, got {type(X).__name__}") from exc
+    if X.dtype == object or not (np.issubdtype(X.dtype, np.number) or X.dtype == bool):
+        raise TypeError(f"{name} must be numeric, got dtype {X.dtype}")
+    if X.ndim != 2:
+        raise ValueError(f"{name} must be 2-D (n_samples, n_features), got shape {X.shape}")
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    if not allow_nan:
+        _check_finite(X, name)
+    return X
+
+
+def check_vector(v, name: str, *, n: Optional[int] = None, allow_nan: bool = False) -> np.ndarray:
+    """Return ``v`` as a contiguous float64 1-D array of length ``n`` (when given)."""
+    v = np.asarray(v)
+    if v.dtype == object or not (np.issubdtype(v.dtype, np.number) or v.dtype == bool):
+        raise TypeError(f"{name} must be numeric, got dtype {v.dtype}")
+    if v.ndim == 2 and 1 in v.shape:
+        v = v.ravel()
+    if v.ndim != 1:
+        raise ValueError(f"{name} must be 1-D, got shape {v.shape}")
+    if n is not None and v.shape[0] != n:
+        raise ValueError(f"{name} has {v.shape[0]} entries but X has {n} rows")
+    v = np.ascontiguousarray(v, dtype=np.float64)
+    if not allow_nan:
+        _check_finite(v, name)
+    return v
+
+
+def check_qid(qid, n: Optional[int] = None, name: str = "qid") -> np.ndarray:
+    """Return ``qid`` as a contiguous int64 1-D array; floats must hold integers."""
+    if qid is None:
+        raise ValueError(f"{name} is required: pass the query id of every row (fit(X, y, qid=...))")
+    q = np.asarray(qid)
+    if q.ndim != 1:
+        raise ValueError(f"{name} must be 1-D, got shape {q.shape}")
+    if n is not None and q.shape[0] != n:
+        raise ValueError(f"{name} has {q.shape[0]} entries but X has {n} rows")
+    if np.issubdtype(q.dtype, np.integer):
+        return np.ascontiguousarray(q, dtype=np.int64)
+    if np.issubdtype(q.dtype, np.floating):
+        bad = ~np.isfinite(q) | (q != np.round(q))
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise ValueError(f"{name} must hold integers; row {i} has {q[i]!r}")
+        return np.ascontiguousarray(q, dtype=np.int64)
+    raise TypeError(f"{name} must be an integer array, got dtype {q.dtype}")
+
+
+def check_ranking_data(X, y, qid, *, allow_nan: bool = False) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Validate a ranking data set: X (m, n) finite, y (m,) finite, qid (m,) integer."""
+    X = check_matrix(X, "X", allow_nan=allow_nan)
+    m = X.shape[0]
+    if m == 0:
+        raise ValueError("X has no rows")
+    y = check_vector(y, "y", n=m)
+    qid = check_qid(qid, m)
+    return X, y, qid
+
+
+def check_scores(y, scores, qid) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Validate (labels, scores, qid) for the metrics."""
+    y = check_vector(y, "y")
+    scores = check_vector(scores, "scores", n=y.shape[0])
+    qid = check_qid(qid, y.shape[0])
+    return y, scores, qid
+
+
+def check_positive(value, name: str, *, strict: bool = True, integer: bool = False):
+    """Raise ValueError / TypeError unless ``value`` is a (strictly) positive number."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number, got {value!r}")
+    if integer and not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {value!r}")
+    if not np.isfinite(value) or (value <= 0 if strict else value < 0):
+        bound = "> 0" if strict else ">= 0"
+        raise ValueError(f"{name} must be {bound}, got {value!r}")
+    return value
+
+
+def _check_finite(a: np.ndarray, name: str) -> None:
+    if a.size and not np.isfinite(a).all():
+        bad = np.argwhere(~np.isfinite(a))[0]
+        where = f"row {bad[0]}" + (f", column {bad[1]}" if a.ndim == 2 else "")
+        raise ValueError(f"{name} contains NaN or infinity ({where}: {a[tuple(bad)]!r})")

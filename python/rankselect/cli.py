@@ -1,0 +1,37 @@
+"""The ``rankselect`` command line: ``rankselect --help``.
+
+Subcommands are registered in ``_build_parser``; each has a ``_cmd_<name>`` handler that
+returns the process exit code. Errors in user input print one line and exit 2.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import List, Optional
+
+from . import __version__
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="rankselect",
+        description="Feature selection for learning to rank (LETOR / SVMlight data).",
+    )
+    parser.add_argument("--version", action="version", version=f"rankselect {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    return parser
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = _build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.handler(args) or 0)
+    except (ValueError, TypeError, OSError) as exc:
+        print(f"rankselect {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

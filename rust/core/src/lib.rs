@@ -1,0 +1,14 @@
+//! rankselect-core: pure-Rust kernels for feature selection in learning to rank.
+//!
+//! No Python here: the PyO3 bindings live in the `rankselect-py` crate beside this one.
+//! Every kernel works query by query on rows grouped contiguously per query (see
+//! [`groups`]) and combines per-query terms with a deterministic reduction, so results do
+//! not depend on the number of threads.
+
+pub mod error;
+pub mod groups;
+pub mod interrupt;
+
+pub use error::{Error, Result};
+pub use groups::QueryGroups;
+pub use interrupt::{Interrupt, NoInterrupt};

@@ -1,0 +1,17 @@
+//! `rankselect._core`: thin PyO3 bindings over `rankselect-core`.
+//!
+//! Each concept has its own file with a `register` function; arrays cross the boundary
+//! zero-copy through rust-numpy, kernels run with the GIL released (`Python::detach`),
+//! and core errors become `ValueError` / `OSError` / `KeyboardInterrupt`.
+
+use pyo3::prelude::*;
+
+mod errors;
+mod groups;
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    groups::register(m)?;
+    Ok(())
+}
