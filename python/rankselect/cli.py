@@ -1,15 +1,22 @@
 """The ``rankselect`` command line: ``rankselect --help``.
 
-Subcommands are registered in ``_build_parser``; each has a ``_cmd_<name>`` handler that
-returns the process exit code. Errors in user input print one line and exit 2.
+Each subcommand lives in ``rankselect/_cli/<name>.py`` and provides
+``add_parser(subparsers)`` (which sets ``handler``) and returns nothing; the handler
+returns the exit code. Errors in user input print one line and exit 2.
 """
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from typing import List, Optional
 
 from . import __version__
+
+# One module per subcommand, in the order `--help` lists them.
+_COMMANDS = [
+    "select",
+]
 
 
 def _build_parser() -> argparse.ArgumentParser:
@@ -20,6 +27,8 @@ def _build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"rankselect {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
+    for name in _COMMANDS:
+        importlib.import_module(f"rankselect._cli.{name}").add_parser(sub)
     return parser
 
 

@@ -1,0 +1,1 @@
+"""Subcommands of the ``rankselect`` CLI, one module each (see ``rankselect.cli``)."""
