@@ -62,11 +62,14 @@ impl<T> Letor<T> {
 /// scikit-learn's `dtype=np.float32` give).
 pub trait Element: Copy + Send + Sync + 'static {
     const ZERO: Self;
+    /// True for `f32`: finite values beyond the `f32` range are rejected (as non-finite).
+    const NARROW: bool;
     fn from_f64(v: f64) -> Self;
 }
 
 impl Element for f64 {
     const ZERO: Self = 0.0;
+    const NARROW: bool = false;
     #[inline]
     fn from_f64(v: f64) -> Self {
         v
@@ -75,6 +78,7 @@ impl Element for f64 {
 
 impl Element for f32 {
     const ZERO: Self = 0.0;
+    const NARROW: bool = true;
     #[inline]
     fn from_f64(v: f64) -> Self {
         v as f32
@@ -121,7 +125,7 @@ pub fn parse_letor<T: Element>(
         interrupt.check()?;
         let parsed: Vec<std::result::Result<Chunk, LocalError>> = batch
             .par_iter()
-            .map(|&(a, b)| parse_chunk(&buf[a..b], opts))
+            .map(|&(a, b)| parse_chunk(&buf[a..b], opts, T::NARROW))
             .collect();
         for r in parsed {
             match r {
@@ -205,13 +209,13 @@ fn chunk_ranges(buf: &[u8], target: usize) -> Vec<(usize, usize)> {
     out
 }
 
-fn parse_chunk(buf: &[u8], opts: &LetorOptions) -> std::result::Result<Chunk, LocalError> {
+fn parse_chunk(buf: &[u8], opts: &LetorOptions, narrow: bool) -> std::result::Result<Chunk, LocalError> {
     let mut c = Chunk::default();
     let mut start = 0;
     let mut line = 0;
     while start < buf.len() {
         let end = memchr(b'\n', &buf[start..]).map_or(buf.len(), |i| start + i);
-        parse_line(&buf[start..end], opts, &mut c).map_err(|msg| LocalError { line, msg })?;
+        parse_line(&buf[start..end], opts, narrow, &mut c).map_err(|msg| LocalError { line, msg })?;
         line += 1;
         start = end + 1;
     }
@@ -334,7 +338,12 @@ fn parse_qid(s: &[u8]) -> Option<i64> {
 
 /// Parses one line (without its `\n`) into `c`; `Err` holds the message.
 #[inline]
-fn parse_line(line: &[u8], opts: &LetorOptions, c: &mut Chunk) -> std::result::Result<(), String> {
+fn parse_line(
+    line: &[u8],
+    opts: &LetorOptions,
+    narrow: bool,
+    c: &mut Chunk,
+) -> std::result::Result<(), String> {
     let (data, comment) = match memchr(b'#', line) {
         Some(h) => (&line[..h], Some(&line[h + 1..])),
         None => (line, None),
@@ -381,6 +390,12 @@ fn parse_line(line: &[u8], opts: &LetorOptions, c: &mut Chunk) -> std::result::R
         }
         let v = parse_float(val_s, opts.allow_nonfinite)
             .map_err(|e| float_msg(&format!("value of feature {idx}"), val_s, e))?;
+        if narrow && !opts.allow_nonfinite && v.is_finite() && !(v as f32).is_finite() {
+            return Err(format!(
+                "value of feature {idx} '{}' overflows float32 (load as float64, or pass allow_nonfinite=True)",
+                show(val_s)
+            ));
+        }
         c.idx.push(idx);
         c.val.push(v);
         prev = idx;
@@ -509,6 +524,14 @@ mod tests {
     }
 
     #[test]
+    fn float32_overflow_is_an_error() {
+        let opts = LetorOptions::default();
+        let r = parse_letor::<f32>(b"1 qid:1 1:1\n1 qid:1 2:1e39\n", &opts, &NoInterrupt);
+        assert!(matches!(r, Err(Error::Parse { line: 2, msg }) if msg.contains("overflows float32")));
+        assert!(parse_letor::<f64>(b"1 qid:1 2:1e39\n", &opts, &NoInterrupt).is_ok());
+    }
+
+    #[test]
     fn nonfinite_on_request() {
         let opts = LetorOptions { allow_nonfinite: true, ..Default::default() };
         let d: Letor<f64> = parse_letor(b"inf qid:1 1:nan 2:-inf\n", &opts, &NoInterrupt).unwrap();
@@ -541,7 +564,7 @@ mod tests {
             let mut before = 0;
             let mut err = None;
             for &(a, b) in &ranges {
-                match parse_chunk(&text.as_bytes()[a..b], &LetorOptions::default()) {
+                match parse_chunk(&text.as_bytes()[a..b], &LetorOptions::default(), false) {
                     Ok(c) => {
                         before += c.n_lines;
                         chunks.push(c);
@@ -568,7 +591,7 @@ mod tests {
         let ranges = chunk_ranges(text.as_bytes(), 333);
         let chunks: Vec<Chunk> = ranges
             .iter()
-            .map(|&(a, b)| parse_chunk(&text.as_bytes()[a..b], &LetorOptions::default()).ok().unwrap())
+            .map(|&(a, b)| parse_chunk(&text.as_bytes()[a..b], &LetorOptions::default(), false).ok().unwrap())
             .collect();
         let pieces: Letor<f64> = assemble(chunks, 0, &LetorOptions::default()).unwrap();
         assert_eq!(whole, pieces);
@@ -625,7 +648,7 @@ mod tests {
             let opts = LetorOptions { n_features: Some(6), ..Default::default() };
             let ranges = chunk_ranges(text.as_bytes(), target);
             let chunks: Vec<Chunk> = ranges.iter()
-                .map(|&(a, b)| parse_chunk(&text.as_bytes()[a..b], &opts).ok().unwrap())
+                .map(|&(a, b)| parse_chunk(&text.as_bytes()[a..b], &opts, false).ok().unwrap())
                 .collect();
             let d: Letor<f64> = assemble(chunks, 0, &opts).unwrap();
             prop_assert_eq!(d.n_rows(), rows.len());
