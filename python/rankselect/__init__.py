@@ -10,6 +10,7 @@ from ._core import __version__
 from .groups import QueryGroups, center_by_query
 from .data import Fold, RankingData, load_letor, load_letor_folds, save_letor
 from . import datasets
+from . import metrics
 
 __all__ = [
     "__version__",
@@ -21,4 +22,5 @@ __all__ = [
     "load_letor_folds",
     "save_letor",
     "datasets",
+    "metrics",
 ]

@@ -9,11 +9,13 @@ use pyo3::prelude::*;
 mod errors;
 mod groups;
 mod letor;
+mod metrics;
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     groups::register(m)?;
     letor::register(m)?;
+    metrics::register(m)?;
     Ok(())
 }
