@@ -7,11 +7,15 @@
 use pyo3::prelude::*;
 
 mod errors;
+mod greedy_rls;
 mod groups;
+mod rankrls;
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     groups::register(m)?;
+    rankrls::register(m)?;
+    greedy_rls::register(m)?;
     Ok(())
 }
