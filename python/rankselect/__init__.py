@@ -5,12 +5,14 @@ Public API (re-exported here):
 - data: :func:`load_letor`, :func:`load_letor_folds`, :class:`RankingData`,
   :class:`QueryGroups`, :func:`center_by_query`
 - metrics: :mod:`rankselect.metrics`
+- RankRLS and greedy RankRLS: :class:`RankRLS`, :class:`GreedyRankRLS`
 """
 from ._core import __version__
 from .groups import QueryGroups, center_by_query
 from .data import Fold, RankingData, load_letor, load_letor_folds, save_letor
 from . import datasets
 from . import metrics
+from .rankrls import GreedyRankRLS, RankRLS
 
 __all__ = [
     "__version__",
@@ -23,4 +25,6 @@ __all__ = [
     "save_letor",
     "datasets",
     "metrics",
+    "RankRLS",
+    "GreedyRankRLS",
 ]

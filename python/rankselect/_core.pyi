@@ -1,4 +1,6 @@
 """Type stubs of the Rust extension module ``rankselect._core``."""
+from typing import Callable
+
 import numpy as np
 import numpy.typing as npt
 
@@ -31,3 +33,24 @@ def metrics_per_query(
     (measure, convention, ties), e.g. ("ndcg@10", "letor", "stable"). Rows grouped
     contiguously by ``offsets``; GIL released, parallel over queries."""
     ...
+# rankrls
+def rankrls_fit(
+    x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], offsets: npt.NDArray[np.int64], alpha: float
+) -> npt.NDArray[np.float64]: ...
+def rankrls_lqo(
+    x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], offsets: npt.NDArray[np.int64], alpha: float
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64], float]: ...
+def rankrls_alpha_path(
+    x: npt.NDArray[np.float64],
+    alphas: npt.NDArray[np.float64],
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
+
+# greedy_rls
+def greedy_rankrls(
+    x: npt.NDArray[np.float64],
+    k: int,
+    alpha: float,
+    criterion: str = "squared",
+    tol: float | None = None,
+    progress: Callable[[int, int, float], object] | None = None,
+) -> tuple[npt.NDArray[np.uintp], npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...

@@ -6,10 +6,12 @@
 //! not depend on the number of threads.
 
 pub mod error;
+pub mod greedy_rls;
 pub mod groups;
 pub mod interrupt;
 pub mod letor;
 pub mod metrics;
+pub mod rankrls;
 
 pub use error::{Error, Result};
 pub use groups::QueryGroups;

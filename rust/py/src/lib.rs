@@ -7,9 +7,11 @@
 use pyo3::prelude::*;
 
 mod errors;
+mod greedy_rls;
 mod groups;
 mod letor;
 mod metrics;
+mod rankrls;
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -17,5 +19,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     groups::register(m)?;
     letor::register(m)?;
     metrics::register(m)?;
+    rankrls::register(m)?;
+    greedy_rls::register(m)?;
     Ok(())
 }
