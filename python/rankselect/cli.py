@@ -15,6 +15,7 @@ from . import __version__
 
 # One module per subcommand, in the order `--help` lists them.
 _COMMANDS = [
+    "demo",
     "select",
     "info",
     "evaluate",
