@@ -30,7 +30,7 @@
 //! * `MeanNDCG = (1 / n) sum_{k=1}^{n} NDCG@k` per query (LETOR's MeanNDCG), then the
 //!   mean over queries; `0` for an empty query.
 //! * `ERR@k = sum_{i=1}^{min(k,n)} (1 / i) R_i prod_{j<i} (1 - R_j)` with
-//!   `R_i = g(r_i) / 2^{g_max}` (Chapelle et al. 2009, eq. 4; `g_max` the maximum grade,
+//!   `R_i = g(r_i) / 2^{g_max}` (Chapelle et al. 2009, "Expected reciprocal rank for graded relevance"; `g_max` the maximum grade,
 //!   by default the maximum label over all queries). LETOR's script has no ERR: both
 //!   conventions compute the same value.
 //!
