@@ -9,10 +9,18 @@ Public API (re-exported here):
 from ._core import __version__
 from .groups import QueryGroups, center_by_query
 from . import metrics
+from .data import Fold, RankingData, load_letor, load_letor_folds, save_letor
+from . import datasets
 
 __all__ = [
     "__version__",
     "QueryGroups",
     "center_by_query",
     "metrics",
+    "Fold",
+    "RankingData",
+    "load_letor",
+    "load_letor_folds",
+    "save_letor",
+    "datasets",
 ]

@@ -9,6 +9,7 @@ pub mod error;
 pub mod groups;
 pub mod interrupt;
 pub mod metrics;
+pub mod letor;
 
 pub use error::{Error, Result};
 pub use groups::QueryGroups;

@@ -9,11 +9,13 @@ use pyo3::prelude::*;
 mod errors;
 mod groups;
 mod metrics;
+mod letor;
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     groups::register(m)?;
     metrics::register(m)?;
+    letor::register(m)?;
     Ok(())
 }
