@@ -39,7 +39,6 @@ def test_read_scores(tmp_path):
 
 @pytest.fixture
 def files(tmp_path):
-    pytest.importorskip("rankselect.data", reason="rankselect.load_letor (branch data) not merged yet")
     data = tmp_path / "test.txt"
     data.write_text(LETOR)
     scores = tmp_path / "pred.txt"
