@@ -18,6 +18,7 @@ __all__ = [
     "__version__",
     "QueryGroups",
     "center_by_query",
+    "metrics",
     "Fold",
     "RankingData",
     "load_letor",

@@ -438,7 +438,9 @@ fn assemble<T: Element>(chunks: Vec<Chunk>, n_lines: usize, opts: &LetorOptions)
         for (r, &e) in c.row_end.iter().enumerate() {
             let row = &mut out[r * n..(r + 1) * n];
             for k in s..e {
-                row[c.idx[k] as usize - 1] = T::from_f64(c.val[k]);
+                // `+ 0.0` turns -0.0 into +0.0: an explicit zero reads like an absent one,
+                // as in scikit-learn's sparse-then-dense result.
+                row[c.idx[k] as usize - 1] = T::from_f64(c.val[k] + 0.0);
             }
             s = e;
         }
@@ -656,7 +658,7 @@ mod tests {
                 prop_assert_eq!(d.y[i], f64::from(*label));
                 prop_assert_eq!(d.qid[i], *q);
                 for (j, v) in vals.iter().enumerate() {
-                    prop_assert_eq!(d.x[i * 6 + j].to_bits(), v.unwrap_or(0.0).to_bits());
+                    prop_assert_eq!(d.x[i * 6 + j].to_bits(), (v.unwrap_or(0.0) + 0.0).to_bits());
                 }
             }
         }
