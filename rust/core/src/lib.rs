@@ -7,7 +7,9 @@
 
 pub mod error;
 pub mod groups;
+pub mod importance;
 pub mod interrupt;
+pub mod kendall;
 
 pub use error::{Error, Result};
 pub use groups::QueryGroups;
