@@ -8,9 +8,16 @@ Public API (re-exported here):
 """
 from ._core import __version__
 from .groups import QueryGroups, center_by_query
+from .kendall import kendall_similarity
+from .importance import FeatureImportance, feature_importance
+from .gas import GAS
 
 __all__ = [
     "__version__",
     "QueryGroups",
     "center_by_query",
+    "kendall_similarity",
+    "FeatureImportance",
+    "feature_importance",
+    "GAS",
 ]

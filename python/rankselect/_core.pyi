@@ -7,3 +7,20 @@ __version__: str
 def group_queries(
     qid: npt.NDArray[np.int64],
 ) -> tuple[npt.NDArray[np.uintp], npt.NDArray[np.uintp], npt.NDArray[np.int64]]: ...
+
+KENDALL_SHORT_MAX: int
+
+def kendall_similarity(
+    x: npt.NDArray[np.float64],
+    offsets: npt.NDArray[np.uintp],
+    variant: str,
+    absolute: bool,
+    short_max: int | None = None,
+) -> npt.NDArray[np.float64]: ...
+
+def pairwise_accuracy(
+    x: npt.NDArray[np.float64],
+    y: npt.NDArray[np.float64],
+    offsets: npt.NDArray[np.uintp],
+    short_max: int | None = None,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], int]: ...
