@@ -11,6 +11,7 @@ from .groups import QueryGroups, center_by_query
 from .kendall import kendall_similarity
 from .importance import FeatureImportance, feature_importance
 from .gas import GAS
+from . import metrics
 
 __all__ = [
     "__version__",
@@ -20,4 +21,5 @@ __all__ = [
     "FeatureImportance",
     "feature_importance",
     "GAS",
+    "metrics",
 ]

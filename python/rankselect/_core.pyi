@@ -24,3 +24,14 @@ def pairwise_accuracy(
     offsets: npt.NDArray[np.uintp],
     short_max: int | None = None,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], int]: ...
+def metrics_per_query(
+    specs: list[tuple[str, str, str]],
+    y: npt.NDArray[np.float64],
+    scores: npt.NDArray[np.float64],
+    offsets: npt.NDArray[np.int64],
+    max_grade: float | None = None,
+) -> npt.NDArray[np.float64]:
+    """Per-query metrics, shape (len(specs), n_queries); each spec is
+    (measure, convention, ties), e.g. ("ndcg@10", "letor", "stable"). Rows grouped
+    contiguously by ``offsets``; GIL released, parallel over queries."""
+    ...

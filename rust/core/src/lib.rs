@@ -10,6 +10,7 @@ pub mod groups;
 pub mod importance;
 pub mod interrupt;
 pub mod kendall;
+pub mod metrics;
 
 pub use error::{Error, Result};
 pub use groups::QueryGroups;
