@@ -40,6 +40,28 @@ def brute_force_gas(w, e, t, c):
     return S
 
 
+def _ranked_labels(y, s):
+    """Labels sorted by score descending, ties pessimistic (lower labels first)."""
+    return y[np.lexsort((y, -s))]
+
+
+def naive_mean_metric(score, y, qid, measure):
+    vals = []
+    for q in np.unique(qid):
+        r = np.flatnonzero(qid == q)
+        lab = _ranked_labels(y[r], score[r])
+        if measure == "map":
+            rel = lab > 0
+            vals.append(0.0 if rel.sum() == 0 else np.mean((np.cumsum(rel) / np.arange(1, len(lab) + 1))[rel]))
+        else:  # ndcg@k, standard convention
+            k = int(measure.split("@")[1]) if "@" in measure else len(lab)
+            disc = 1.0 / np.log2(np.arange(2, len(lab) + 2))
+            dcg = ((2.0 ** lab - 1) * disc)[:k].sum()
+            idcg = ((2.0 ** np.sort(y[r])[::-1] - 1) * disc)[:k].sum()
+            vals.append(0.0 if idcg == 0 else dcg / idcg)
+    return float(np.mean(vals))
+
+
 @st.composite
 def ranking_data(draw):
     m = draw(st.integers(3, 30))
@@ -69,6 +91,34 @@ def test_pairwise_importance_matches_naive(data):
         assert directions[f] == (1 if up >= down else -1)
 
 
+@given(ranking_data(), st.sampled_from(["map", "ndcg@3", "ndcg"]))
+@settings(max_examples=40, deadline=None)
+def test_metric_importance_matches_naive(data, measure):
+    X, y, qid = data
+    imp, directions = feature_importance(X, y, qid, measure=measure)
+    for f in range(X.shape[1]):
+        up = naive_mean_metric(X[:, f], y, qid, measure)
+        down = naive_mean_metric(-X[:, f], y, qid, measure)
+        assert imp[f] == pytest.approx(max(up, down), abs=1e-12)
+        if abs(up - down) > 1e-9:
+            assert directions[f] == (1 if up > down else -1)
+        else:  # a tie in exact arithmetic: +1
+            assert directions[f] == 1
+
+
+@given(ranking_data(), st.sampled_from(["map", "ndcg@3", "p@2"]))
+@settings(max_examples=20, deadline=None)
+def test_letor_convention_importance_matches_metrics(data, measure):
+    from rankselect import metrics
+
+    X, y, qid = data
+    imp, _ = feature_importance(X, y, qid, measure=measure, convention="letor")
+    for f in range(X.shape[1]):
+        vals = [metrics.compute(measure, y, sgn * X[:, f], qid, convention="letor", ties="pessimistic")
+                for sgn in (1, -1)]
+        assert imp[f] == pytest.approx(max(vals), abs=1e-12)
+
+
 def test_pairwise_importance_directions():
     y = np.array([0, 1, 2, 0, 1, 2], dtype=float)
     qid = np.array([0, 0, 0, 1, 1, 1])
@@ -93,6 +143,8 @@ def test_importance_bad_inputs():
         feature_importance(X, y[:3], qid, measure="pairwise")
     with pytest.raises(ValueError, match="preference pairs"):
         feature_importance(X, np.zeros(4), qid, measure="pairwise")
+    with pytest.raises(ValueError, match="convention"):
+        feature_importance(X, y, qid, measure="map", convention="trec")
     with pytest.raises(ValueError, match="y contains NaN"):
         feature_importance(X, np.array([0, np.nan, 0, 1]), qid, measure="pairwise")
 
@@ -144,16 +196,19 @@ def _toy(seed=0, m=120, n=6):
 
 def test_gas_end_to_end_pairwise():
     X, y, qid = _toy()
-    gas = GAS(n_features_to_select=3, c=0.5, importance="pairwise", similarity="tau_b").fit(X, y, qid=qid)
+    gas = GAS(n_features_to_select=3, c=0.2, importance="pairwise", similarity="tau_b").fit(X, y, qid=qid)
     imp, directions = feature_importance(X, y, qid, measure="pairwise")
     np.testing.assert_array_equal(gas.importance_, imp)
     np.testing.assert_array_equal(gas.directions_, directions)
     assert gas.directions_[2] == -1
     # Similarity of the direction-adjusted features.
     np.testing.assert_array_equal(gas.similarity_, kendall_similarity(X * directions, qid, variant="tau_b"))
-    assert list(gas.selected_features_) == brute_force_gas(imp, gas.similarity_, 3, 0.5)
-    # The near-duplicate is skipped in favour of the descending feature.
+    assert list(gas.selected_features_) == brute_force_gas(imp, gas.similarity_, 3, 0.2)
+    # The near-duplicate 1 of feature 0 is skipped in favour of the descending feature 2
+    # (the first two are perfect rankers on this toy set: ties go to the lowest index).
     assert list(gas.selected_features_[:2]) == [0, 2]
+    assert list(GAS(n_features_to_select=2, c=0.05, importance="pairwise", similarity="tau_b")
+                .fit(X, y, qid=qid).selected_features_) == [0, 1]
     # c = 0: plain importance ranking.
     gas0 = GAS(n_features_to_select=3, c=0.0, importance="pairwise").fit(X, y, qid=qid)
     assert list(gas0.selected_features_) == list(np.argsort(-imp, kind="stable")[:3])
@@ -202,9 +257,9 @@ def test_gas_bad_inputs():
     with pytest.raises(TypeError, match="n_features_to_select"):
         GAS(n_features_to_select=2.5, importance="pairwise").fit(X, y, qid=qid)
     with pytest.raises(ValueError, match="c must be"):
-        GAS(c=-1, importance="pairwise").fit(X, y, qid=qid)
+        GAS(n_features_to_select=2, c=-1, importance="pairwise").fit(X, y, qid=qid)
     with pytest.raises(ValueError, match="c must be"):
-        GAS(c=float("nan"), importance="pairwise").fit(X, y, qid=qid)
+        GAS(n_features_to_select=2, c=float("nan"), importance="pairwise").fit(X, y, qid=qid)
     with pytest.raises(ValueError, match="similarity must have shape"):
         GAS(n_features_to_select=2, importance="pairwise", similarity=np.eye(n + 1)).fit(X, y, qid=qid)
     with pytest.raises(ValueError, match="symmetric"):
@@ -223,3 +278,54 @@ def test_gas_bad_inputs():
 
     with pytest.raises(NotFittedError):
         GAS().get_support()
+
+
+# ---------------------------------------------------------------------------------------
+# CLI and plot
+# ---------------------------------------------------------------------------------------
+
+def _write_letor(path, X, y, qid):
+    with open(path, "w") as fh:
+        for xi, yi, qi in zip(X, y, qid):
+            feats = " ".join(f"{j + 1}:{v:.6g}" for j, v in enumerate(xi))
+            fh.write(f"{int(yi)} qid:{qi} {feats}\n")
+
+
+def test_cli_similarity_and_select(tmp_path, capsys):
+    pytest.importorskip("rankselect.data", reason="needs rankselect.load_letor (branch data)")
+    pytest.importorskip("matplotlib")
+    from rankselect.cli import main
+
+    X, y, qid = _toy(5)
+    X = np.round(X, 4)
+    path = tmp_path / "train.txt"
+    _write_letor(path, X, y, qid)
+    out, png = tmp_path / "sim.npy", tmp_path / "sim.png"
+    assert main(["similarity", str(path), "--out", str(out), "--variant", "tau_b", "--plot", str(png)]) == 0
+    np.testing.assert_allclose(np.load(out), kendall_similarity(X, qid, variant="tau_b"), atol=1e-12)
+    assert png.stat().st_size > 0
+    capsys.readouterr()
+    assert main(["select", "--method", "gas", "-k", "3", "--c", "0.5", "--importance", "pairwise",
+                 "--similarity", "tau_b", "--json", str(path)]) == 0
+    import json
+
+    res = json.loads(capsys.readouterr().out)
+    gas = GAS(n_features_to_select=3, c=0.5, importance="pairwise", similarity="tau_b").fit(X, y, qid=qid)
+    assert res["selected_features"] == [int(j) + 1 for j in gas.selected_features_]
+    np.testing.assert_allclose(res["scores"], gas.selection_weights_)
+
+
+def test_plot_similarity_on_given_axes():
+    pytest.importorskip("matplotlib")
+    from matplotlib.figure import Figure
+
+    from rankselect.plotting import plot_similarity
+
+    ax = Figure().add_subplot()
+    sim = np.array([[1.0, -0.2], [-0.2, 1.0]])
+    assert plot_similarity(sim, ax=ax, title="t") is ax
+    assert ax.get_title() == "t"
+    with pytest.raises(ValueError, match="square"):
+        plot_similarity(np.ones((2, 3)))
+    with pytest.raises(ValueError, match="labels"):
+        plot_similarity(sim, labels=["a"])

@@ -35,3 +35,11 @@ def metrics_per_query(
     (measure, convention, ties), e.g. ("ndcg@10", "letor", "stable"). Rows grouped
     contiguously by ``offsets``; GIL released, parallel over queries."""
     ...
+
+def metric_importance(
+    x: npt.NDArray[np.float64],
+    y: npt.NDArray[np.float64],
+    offsets: npt.NDArray[np.uintp],
+    measure: str,
+    convention: str,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...

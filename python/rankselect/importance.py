@@ -6,9 +6,9 @@ importance and the direction that achieved it (+1 or -1) is recorded.
 
 Measures
 --------
-``"map"``, ``"ndcg"``, ``"ndcg@k"`` (e.g. ``"ndcg@10"``), ``"p@k"``
+``"map"``, ``"ndcg"``, ``"ndcg@k"`` (e.g. ``"ndcg@10"``), ``"p@k"``, ``"meanndcg"``, ``"err@k"``
     GAS-E: the mean of the IR measure over queries (:mod:`rankselect.metrics`, with its
-    ``convention``). Tied scores (a feature is often constant over many documents) are
+    ``convention``, ``"standard"`` or ``"letor"``). Tied scores (a feature is often constant over many documents) are
     broken *pessimistically* (relevant documents last) so that neither direction can profit
     from the informative order of the rows in a LETOR file.
 ``"pairwise"``
@@ -37,33 +37,42 @@ class FeatureImportance(NamedTuple):
     importance : ndarray of shape (n_features,)
         The better of the two directions' scores.
     directions : ndarray of shape (n_features,)
-        +1 where ranking by ``x`` scored at least as well as by ``-x``, else -1.
+        +1 where ranking by ``x`` scored at least as well as by ``-x`` (up to a relative
+        1e-12 for rounding), else -1.
     """
 
     importance: np.ndarray
     directions: np.ndarray
 
 
+_MEASURES = "'map', 'ndcg', 'ndcg@k', 'p@k', 'meanndcg', 'err', 'err@k' or 'pairwise'"
+
+
 def _parse_measure(measure):
+    """Return ``(kind, k)``; raises naming ``measure`` on anything unknown."""
     if not isinstance(measure, str):
         raise TypeError(f"measure must be a string such as 'map', 'ndcg@10' or 'pairwise', got {measure!r}")
     name = measure.strip().lower()
-    if name in ("map", "pairwise", "ndcg"):
-        return name, None
-    for prefix in ("ndcg@", "p@"):
-        if name.startswith(prefix):
-            k = name[len(prefix):]
-            if not k.isdigit() or int(k) < 1:
-                raise ValueError(f"measure {measure!r}: the cut-off k must be a positive integer")
-            return prefix[:-1], int(k)
-    raise ValueError(
-        f"measure must be 'map', 'ndcg', 'ndcg@k', 'p@k' or 'pairwise', got {measure!r}")
+    if name in ("map", "ap", "pairwise", "ndcg", "meanndcg", "err"):
+        return ("map" if name == "ap" else name), None
+    base, sep, k = name.partition("@")
+    if sep and base in ("ndcg", "p", "precision", "err"):
+        if not k.isdigit() or int(k) < 1:
+            raise ValueError(f"measure {measure!r}: the cut-off k must be a positive integer")
+        return ("p" if base == "precision" else base), int(k)
+    raise ValueError(f"measure must be one of {_MEASURES}, got {measure!r}")
+
+
+_TIE_RTOL = 1e-12
 
 
 def _pick(ascending: np.ndarray, descending: np.ndarray) -> FeatureImportance:
     ascending = np.asarray(ascending, dtype=np.float64)
     descending = np.asarray(descending, dtype=np.float64)
-    directions = np.where(ascending >= descending, 1, -1).astype(np.int64)
+    # Equal scores (within rounding: the two directions sum per-query values in different
+    # orders) keep the feature's own direction, +1.
+    tol = _TIE_RTOL * np.maximum(1.0, np.abs(ascending))
+    directions = np.where(ascending >= descending - tol, 1, -1).astype(np.int64)
     return FeatureImportance(np.maximum(ascending, descending), directions)
 
 
@@ -93,10 +102,12 @@ def feature_importance(X, y, qid, measure: str = "map", convention: str = "stand
     qid : array-like of shape (n_samples,)
         Query id of every row.
     measure : str, default="map"
-        ``"map"``, ``"ndcg"``, ``"ndcg@k"``, ``"p@k"`` (GAS-E) or ``"pairwise"`` (GAS-L);
+        ``"map"``, ``"ndcg"``, ``"ndcg@k"``, ``"p@k"``, ``"meanndcg"``, ``"err@k"`` (GAS-E)
+        or ``"pairwise"`` (GAS-L);
         see the module docstring.
-    convention : str, default="standard"
+    convention : {"standard", "letor"}, default="standard"
         Metric conventions of :mod:`rankselect.metrics` (ignored by ``"pairwise"``).
+        Ties in a feature's values are always broken pessimistically.
 
     Returns
     -------
@@ -113,4 +124,11 @@ def feature_importance(X, y, qid, measure: str = "map", convention: str = "stand
 
 
 def _metric_importance(X, y, qid, kind, k, convention):
-    raise NotImplementedError("metric importance needs rankselect.metrics")  # replaced on merge
+    if not isinstance(convention, str) or convention.strip().lower() not in ("standard", "letor"):
+        raise ValueError(f"convention must be 'standard' or 'letor', got {convention!r}")
+    groups = QueryGroups.from_qid(qid)
+    Xg = np.ascontiguousarray(groups.gather(X))
+    yg = np.ascontiguousarray(groups.gather(y))
+    offsets = np.ascontiguousarray(groups.offsets, dtype=np.uintp)
+    measure = kind if k is None else f"{kind}@{k}"
+    return _core.metric_importance(Xg, yg, offsets, measure, convention)

@@ -2,6 +2,9 @@
 //!
 //! Each feature is used alone as the score, in both directions (`x` and `-x`).
 //!
+//! GAS-E ([`metric_importance`]): the mean over queries of an IR metric
+//! ([`crate::metrics`]) with pessimistic ties.
+//!
 //! Pairwise accuracy (GAS-L, Table 1): over all preference pairs `(i, j)` of the data
 //! (same query, `y_i > y_j`), pooled over queries,
 //!
@@ -19,7 +22,8 @@ use ndarray::{Array2, ArrayView1, ArrayView2};
 use crate::error::Result;
 use crate::interrupt::Interrupt;
 use crate::invalid;
-use crate::kendall::{for_each_query_counts, DEFAULT_SHORT_MAX};
+use crate::kendall::{check_grouped, for_each_query_counts, DEFAULT_SHORT_MAX};
+use crate::metrics::{self, MetricSpec, Ties};
 
 /// Pairwise accuracy of every feature used as the score, by `x` and by `-x`.
 #[derive(Clone, Debug, PartialEq)]
@@ -84,6 +88,40 @@ pub fn pairwise_accuracy<I: Interrupt + ?Sized>(
         mis2.iter().map(|&e| 1.0 - e as f64 / (2.0 * prefs as f64)).collect()
     };
     Ok(PairwiseAccuracy { ascending: acc(&mis2_asc), descending: acc(&mis2_desc), preference_pairs: prefs })
+}
+
+/// Mean IR metric (GAS-E) of every feature of the grouped matrix `x` (`m x n`) used alone
+/// as the score for labels `y`, by `x` (`ascending`) and by `-x` (`descending`).
+///
+/// `spec.ties` is forced to [`Ties::Pessimistic`] (lower labels first among equal scores):
+/// a feature that ties many documents must not profit from the order of the rows, which is
+/// informative in LETOR files, and the two directions then see the same tie handling.
+pub fn metric_importance<I: Interrupt + ?Sized>(
+    x: ArrayView2<f64>,
+    y: ArrayView1<f64>,
+    offsets: &[usize],
+    spec: &MetricSpec,
+    interrupt: &I,
+) -> Result<(Vec<f64>, Vec<f64>)> {
+    let (m, n) = x.dim();
+    if y.len() != m {
+        return invalid!("y has {} entries but X has {m} rows", y.len());
+    }
+    check_grouped(x, offsets, "X")?;
+    let spec = spec.with_ties(Ties::Pessimistic);
+    spec.validate()?;
+    let labels = y.to_vec();
+    let mut ascending = Vec::with_capacity(n);
+    let mut descending = Vec::with_capacity(n);
+    let mut scores = vec![0.0; m];
+    for f in 0..n {
+        interrupt.check()?;
+        scores.iter_mut().zip(x.column(f)).for_each(|(s, &v)| *s = v);
+        ascending.push(metrics::mean(&spec, &labels, &scores, offsets)?);
+        scores.iter_mut().for_each(|s| *s = -*s);
+        descending.push(metrics::mean(&spec, &labels, &scores, offsets)?);
+    }
+    Ok((ascending, descending))
 }
 
 #[cfg(test)]
