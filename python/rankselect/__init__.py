@@ -12,6 +12,8 @@ from .kendall import kendall_similarity
 from .importance import FeatureImportance, feature_importance
 from .gas import GAS
 from . import metrics
+from .data import Fold, RankingData, load_letor, load_letor_folds, save_letor
+from . import datasets
 
 __all__ = [
     "__version__",
@@ -22,4 +24,10 @@ __all__ = [
     "feature_importance",
     "GAS",
     "metrics",
+    "Fold",
+    "RankingData",
+    "load_letor",
+    "load_letor_folds",
+    "save_letor",
+    "datasets",
 ]

@@ -43,3 +43,16 @@ def metric_importance(
     measure: str,
     convention: str,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
+
+def load_letor(
+    path: str,
+    n_features: int | None = None,
+    float32: bool = False,
+    comments: bool = False,
+    allow_nonfinite: bool = False,
+) -> tuple[
+    npt.NDArray[np.float64] | npt.NDArray[np.float32],
+    npt.NDArray[np.float64],
+    npt.NDArray[np.int64],
+    list[str] | None,
+]: ...

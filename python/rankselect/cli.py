@@ -18,6 +18,7 @@ _COMMANDS = [
     "select",
     "similarity",
     "evaluate",
+    "info",
 ]
 
 

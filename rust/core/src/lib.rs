@@ -11,6 +11,7 @@ pub mod importance;
 pub mod interrupt;
 pub mod kendall;
 pub mod metrics;
+pub mod letor;
 
 pub use error::{Error, Result};
 pub use groups::QueryGroups;

@@ -30,7 +30,7 @@
 //! * `MeanNDCG = (1 / n) sum_{k=1}^{n} NDCG@k` per query (LETOR's MeanNDCG), then the
 //!   mean over queries; `0` for an empty query.
 //! * `ERR@k = sum_{i=1}^{min(k,n)} (1 / i) R_i prod_{j<i} (1 - R_j)` with
-//!   `R_i = g(r_i) / 2^{g_max}` (Chapelle et al. 2009, eq. 4; `g_max` the maximum grade,
+//!   `R_i = g(r_i) / 2^{g_max}` (Chapelle et al. 2009, "Expected reciprocal rank for graded relevance"; `g_max` the maximum grade,
 //!   by default the maximum label over all queries). LETOR's script has no ERR: both
 //!   conventions compute the same value.
 //!
@@ -96,12 +96,20 @@ pub struct MetricSpec {
 impl MetricSpec {
     /// `measure` with the standard convention and stable ties.
     pub fn new(measure: Measure) -> Self {
-        MetricSpec { measure, convention: Convention::Standard, ties: Ties::Stable }
+        MetricSpec {
+            measure,
+            convention: Convention::Standard,
+            ties: Ties::Stable,
+        }
     }
 
     /// `measure` with LETOR's conventions and stable ties (as `Eval-Score-4.0.pl`).
     pub fn letor(measure: Measure) -> Self {
-        MetricSpec { measure, convention: Convention::Letor, ties: Ties::Stable }
+        MetricSpec {
+            measure,
+            convention: Convention::Letor,
+            ties: Ties::Stable,
+        }
     }
 
     pub fn with_convention(self, convention: Convention) -> Self {
@@ -280,7 +288,10 @@ fn discounted(convention: Convention, g: f64, i: usize) -> f64 {
 /// DCG of the first `k` entries of `ranked` (k <= len), summed in rank order.
 #[inline]
 fn dcg(convention: Convention, ranked: &[f64], k: usize) -> f64 {
-    ranked[..k].iter().enumerate().fold(0.0, |acc, (i, &r)| acc + discounted(convention, gain(r), i + 1))
+    ranked[..k]
+        .iter()
+        .enumerate()
+        .fold(0.0, |acc, (i, &r)| acc + discounted(convention, gain(r), i + 1))
 }
 
 fn ndcg_ranked(convention: Convention, ranked: &[f64], ideal: &[f64], k: Option<usize>) -> f64 {
@@ -439,10 +450,34 @@ pub fn per_query_graded(
 ) -> Result<Vec<f64>> {
     spec.validate()?;
     let g = check_inputs(labels, scores, offsets, max_grade)?;
-    Ok(offsets
-        .par_windows(2)
-        .map_init(Scratch::new, |s, w| query_metric_graded(spec, &labels[w[0]..w[1]], &scores[w[0]..w[1]], g, s))
-        .collect())
+    Ok(map_queries(offsets, |s, w| {
+        query_metric_graded(spec, &labels[w[0]..w[1]], &scores[w[0]..w[1]], g, s)
+    }))
+}
+
+/// Below this many rows the per-query loop runs on the calling thread: ranking ~20k
+/// documents takes well under a millisecond, less than waking a thread pool.
+const PARALLEL_MIN_ROWS: usize = 32_768;
+
+/// `f(scratch, [start, end])` for every query, in query order; parallel over chunks of
+/// queries for large inputs. Each value depends on its query only, so the result is the
+/// same for any number of threads.
+fn map_queries<T, F>(offsets: &[usize], f: F) -> Vec<T>
+where
+    T: Send,
+    F: Fn(&mut Scratch, &[usize]) -> T + Sync + Send,
+{
+    let m = offsets.last().copied().unwrap_or(0);
+    if m < PARALLEL_MIN_ROWS {
+        let mut s = Scratch::new();
+        offsets.windows(2).map(|w| f(&mut s, w)).collect()
+    } else {
+        offsets
+            .par_windows(2)
+            .with_min_len(64)
+            .map_init(Scratch::new, |s, w| f(s, w))
+            .collect()
+    }
 }
 
 /// Several metrics at once, each query ranked once per tie mode: `out[s][q]` is metric
@@ -459,26 +494,23 @@ pub fn per_query_many(
     }
     let g = check_inputs(labels, scores, offsets, max_grade)?;
     let needs_ideal = specs.iter().any(|s| s.measure.needs_ideal());
-    let rows: Vec<Vec<f64>> = offsets
-        .par_windows(2)
-        .map_init(Scratch::new, |s, w| {
-            let (lab, sc) = (&labels[w[0]..w[1]], &scores[w[0]..w[1]]);
-            if needs_ideal {
-                s.ideal(lab);
-            }
-            let mut ranked_by: Option<Ties> = None;
-            specs
-                .iter()
-                .map(|spec| {
-                    if ranked_by != Some(spec.ties) {
-                        s.rank(spec.ties, lab, sc);
-                        ranked_by = Some(spec.ties);
-                    }
-                    from_ranked(spec, &s.ranked, &s.ideal, g)
-                })
-                .collect()
-        })
-        .collect();
+    let rows: Vec<Vec<f64>> = map_queries(offsets, |s, w| {
+        let (lab, sc) = (&labels[w[0]..w[1]], &scores[w[0]..w[1]]);
+        if needs_ideal {
+            s.ideal(lab);
+        }
+        let mut ranked_by: Option<Ties> = None;
+        specs
+            .iter()
+            .map(|spec| {
+                if ranked_by != Some(spec.ties) {
+                    s.rank(spec.ties, lab, sc);
+                    ranked_by = Some(spec.ties);
+                }
+                from_ranked(spec, &s.ranked, &s.ideal, g)
+            })
+            .collect()
+    });
     Ok((0..specs.len()).map(|j| rows.iter().map(|r| r[j]).collect()).collect())
 }
 
@@ -556,12 +588,28 @@ mod tests {
     fn ties_and_conventions() {
         let labels = [0.0, 1.0, 0.5];
         let scores = [1.0, 1.0, 0.0];
-        let p1 = |c, t| query_metric(&MetricSpec { measure: Measure::Precision(1), convention: c, ties: t }, &labels, &scores);
+        let p1 = |c, t| {
+            query_metric(
+                &MetricSpec {
+                    measure: Measure::Precision(1),
+                    convention: c,
+                    ties: t,
+                },
+                &labels,
+                &scores,
+            )
+        };
         assert_eq!(p1(Convention::Standard, Ties::Stable), 0.0);
         let spec = MetricSpec::new(Measure::Precision(2)).with_ties(Ties::Pessimistic);
         assert_eq!(query_metric(&spec, &[1.0, 0.0], &[1.0, 1.0]), 0.5);
         // 0.5 is relevant in the standard convention only.
-        let ap = |c| query_metric(&MetricSpec::new(Measure::AveragePrecision).with_convention(c), &[0.5], &[0.0]);
+        let ap = |c| {
+            query_metric(
+                &MetricSpec::new(Measure::AveragePrecision).with_convention(c),
+                &[0.5],
+                &[0.0],
+            )
+        };
         assert_eq!(ap(Convention::Standard), 1.0);
         assert_eq!(ap(Convention::Letor), 0.0);
     }
@@ -576,7 +624,11 @@ mod tests {
         assert_eq!(v, vec![1.0, 1.0 / 3.0]);
         assert!(close(mean(&spec, &labels, &scores, &offsets).unwrap(), 2.0 / 3.0));
         let many = per_query_many(
-            &[spec, MetricSpec::new(Measure::Ndcg(Some(1))), MetricSpec::new(Measure::AveragePrecision).with_ties(Ties::Pessimistic)],
+            &[
+                spec,
+                MetricSpec::new(Measure::Ndcg(Some(1))),
+                MetricSpec::new(Measure::AveragePrecision).with_ties(Ties::Pessimistic),
+            ],
             &labels,
             &scores,
             &offsets,
@@ -592,7 +644,54 @@ mod tests {
         assert!(per_query(&MetricSpec::new(Measure::Precision(0)), &labels, &scores, &offsets).is_err());
         assert!(per_query(&spec, &labels, &[f64::NAN, 0.0, 0.0, 0.0, 0.0], &offsets).is_err());
         assert!(mean(&spec, &[], &[], &[0]).is_err());
-        assert!(per_query_graded(&MetricSpec::new(Measure::Err(None)), &labels, &scores, &offsets, Some(1.0)).is_err());
+        assert!(per_query_graded(
+            &MetricSpec::new(Measure::Err(None)),
+            &labels,
+            &scores,
+            &offsets,
+            Some(1.0)
+        )
+        .is_err());
+    }
+
+    #[test]
+    fn parallel_path_equals_query_by_query() {
+        // > PARALLEL_MIN_ROWS rows: the rayon path must give exactly the sequential values.
+        let mut state = 12345u64;
+        let mut next = || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) as usize
+        };
+        let mut offsets = vec![0usize];
+        while *offsets.last().unwrap() < 40_000 {
+            let len = 1 + next() % 60;
+            offsets.push(offsets.last().unwrap() + len);
+        }
+        let m = *offsets.last().unwrap();
+        let labels: Vec<f64> = (0..m).map(|_| (next() % 3) as f64).collect();
+        let scores: Vec<f64> = (0..m).map(|_| (next() % 7) as f64).collect();
+        for spec in [
+            MetricSpec::letor(Measure::Ndcg(Some(10))),
+            MetricSpec::new(Measure::MeanNdcg).with_ties(Ties::Pessimistic),
+            MetricSpec::new(Measure::Err(None)),
+        ] {
+            let par = per_query(&spec, &labels, &scores, &offsets).unwrap();
+            let seq: Vec<f64> = offsets
+                .windows(2)
+                .map(|w| {
+                    query_metric_graded(
+                        &spec,
+                        &labels[w[0]..w[1]],
+                        &scores[w[0]..w[1]],
+                        2.0,
+                        &mut Scratch::new(),
+                    )
+                })
+                .collect();
+            assert_eq!(par, seq);
+        }
     }
 
     #[test]

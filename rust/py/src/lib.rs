@@ -11,6 +11,7 @@ mod groups;
 mod importance;
 mod kendall;
 mod metrics;
+mod letor;
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -19,5 +20,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     importance::register(m)?;
     kendall::register(m)?;
     metrics::register(m)?;
+    letor::register(m)?;
     Ok(())
 }
