@@ -60,17 +60,10 @@ def scipy_loop(X, qid, pairs=None, queries=None):
 
 
 def load_mq2008():
-    path = DATA / "MQ2008" / "Fold1" / "train.txt"
-    try:
-        from rankselect import load_letor
+    from rankselect import load_letor
 
-        d = load_letor(path)
-        return d.X, d.qid
-    except ImportError:
-        from sklearn.datasets import load_svmlight_file
-
-        X, _, qid = load_svmlight_file(str(path), query_id=True)
-        return X.toarray(), qid
+    d = load_letor(DATA / "MQ2008" / "Fold1" / "train.txt")
+    return d.X, d.qid
 
 
 def bench_mq2008(repeat, n_pairs=0):

@@ -292,7 +292,6 @@ def _write_letor(path, X, y, qid):
 
 
 def test_cli_similarity_and_select(tmp_path, capsys):
-    pytest.importorskip("rankselect.data", reason="needs rankselect.load_letor (branch data)")
     pytest.importorskip("matplotlib")
     from rankselect.cli import main
 

@@ -161,15 +161,9 @@ def test_negation_with_absolute():
 
 
 def _load_mq2008_fold1_train():
-    path = shared_path("MQ2008", "Fold1", "train.txt")
-    try:
-        from rankselect import load_letor
-    except ImportError:  # data layer not merged yet
-        from sklearn.datasets import load_svmlight_file
+    from rankselect import load_letor
 
-        X, y, qid = load_svmlight_file(str(path), query_id=True)
-        return X.toarray(), y, qid
-    d = load_letor(path)
+    d = load_letor(shared_path("MQ2008", "Fold1", "train.txt"))
     return d.X, d.y, d.qid
 
 
