@@ -19,6 +19,14 @@ by its direction (``directions_``). For features whose best direction is ascendi
 of LETOR's query-normalised features that correlate positively with relevance) this is the
 paper's signed tau. ``absolute=True`` ignores the sign altogether (``|tau_b|``, or for
 ``geng`` the closer of a feature and its negation), default False.
+
+Constant features
+-----------------
+A feature that is constant within every query orders no pair, so its similarity to every
+feature is 0 and it is never penalised; its importance is that of a worst-case tie break
+(pessimistic ties for IR measures, 0.5 for ``"pairwise"``). With a large ``c`` GAS can
+therefore pick such features (e.g. MQ2008's all-zero features 6-10 with ``importance="map"``,
+``c=0.1``, after four informative ones). Drop constant columns first if that matters.
 """
 from __future__ import annotations
 
