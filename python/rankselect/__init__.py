@@ -9,6 +9,10 @@ Public API (re-exported here):
 """
 from ._core import __version__
 from .groups import QueryGroups, center_by_query
+from .kendall import kendall_similarity
+from .importance import FeatureImportance, feature_importance
+from .gas import GAS
+from . import metrics
 from .data import Fold, RankingData, load_letor, load_letor_folds, save_letor
 from . import datasets
 from . import metrics
@@ -18,6 +22,10 @@ __all__ = [
     "__version__",
     "QueryGroups",
     "center_by_query",
+    "kendall_similarity",
+    "FeatureImportance",
+    "feature_importance",
+    "GAS",
     "metrics",
     "Fold",
     "RankingData",

@@ -10,6 +10,22 @@ def group_queries(
     qid: npt.NDArray[np.int64],
 ) -> tuple[npt.NDArray[np.uintp], npt.NDArray[np.uintp], npt.NDArray[np.int64]]: ...
 
+KENDALL_SHORT_MAX: int
+
+def kendall_similarity(
+    x: npt.NDArray[np.float64],
+    offsets: npt.NDArray[np.uintp],
+    variant: str,
+    absolute: bool,
+    short_max: int | None = None,
+) -> npt.NDArray[np.float64]: ...
+
+def pairwise_accuracy(
+    x: npt.NDArray[np.float64],
+    y: npt.NDArray[np.float64],
+    offsets: npt.NDArray[np.uintp],
+    short_max: int | None = None,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], int]: ...
 def metrics_per_query(
     specs: list[tuple[str, str, str]],
     y: npt.NDArray[np.float64],
@@ -21,6 +37,14 @@ def metrics_per_query(
     (measure, convention, ties), e.g. ("ndcg@10", "letor", "stable"). Rows grouped
     contiguously by ``offsets``; GIL released, parallel over queries."""
     ...
+
+def metric_importance(
+    x: npt.NDArray[np.float64],
+    y: npt.NDArray[np.float64],
+    offsets: npt.NDArray[np.uintp],
+    measure: str,
+    convention: str,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
 
 def load_letor(
     path: str,

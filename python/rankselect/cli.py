@@ -19,6 +19,7 @@ _COMMANDS = [
     "select",
     "info",
     "evaluate",
+    "similarity",
 ]
 
 

@@ -140,3 +140,29 @@ METHODS["greedy-rankrls"] = Method(
     scores=lambda est: est.lqo_errors_,
     add_arguments=_greedy_rankrls_arguments,
 )
+
+
+# gas: GAS (Geng et al. 2007). Score column: the penalised weight of each feature when the
+# greedy selected it (importance - 2c * similarity to the features selected before).
+def _gas_arguments(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("gas")
+    g.add_argument("--c", type=float, default=0.1,
+                   help="gas: importance/similarity trade-off c of Fig. 1 (default 0.1)")
+    g.add_argument("--importance", default="map",
+                   help="gas: importance measure: map, ndcg, ndcg@k, p@k (GAS-E) or pairwise (GAS-L); default map")
+    g.add_argument("--similarity", default="geng", choices=["geng", "tau_b"],
+                   help="gas: Kendall similarity variant (default geng)")
+
+
+def _gas_build(args: argparse.Namespace):
+    from ..gas import GAS
+
+    return GAS(n_features_to_select=args.k, c=args.c, importance=args.importance, similarity=args.similarity)
+
+
+METHODS["gas"] = Method(
+    build=_gas_build,
+    score_name="gas weight",
+    scores=lambda est: est.selection_weights_,
+    add_arguments=_gas_arguments,
+)

@@ -8,9 +8,11 @@
 pub mod error;
 pub mod greedy_rls;
 pub mod groups;
+pub mod importance;
 pub mod interrupt;
-pub mod letor;
+pub mod kendall;
 pub mod metrics;
+pub mod letor;
 pub mod rankrls;
 
 pub use error::{Error, Result};

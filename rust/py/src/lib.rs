@@ -9,16 +9,20 @@ use pyo3::prelude::*;
 mod errors;
 mod greedy_rls;
 mod groups;
-mod letor;
+mod importance;
+mod kendall;
 mod metrics;
+mod letor;
 mod rankrls;
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     groups::register(m)?;
-    letor::register(m)?;
+    importance::register(m)?;
+    kendall::register(m)?;
     metrics::register(m)?;
+    letor::register(m)?;
     rankrls::register(m)?;
     greedy_rls::register(m)?;
     Ok(())

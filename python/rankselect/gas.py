@@ -1,0 +1,218 @@
+"""GAS: greedy search algorithm of feature selection (Geng et al. 2007, Fig. 1).
+
+Problem (2) of the paper: choose ``t`` features maximising
+``sum_i w_i x_i - c sum_i sum_{j != i} e_ij x_i x_j``, with ``w`` the importance of each
+feature alone (Section 2.2, :func:`rankselect.feature_importance`) and ``e`` the Kendall
+similarity of the rankings two features produce (Section 2.3,
+:func:`rankselect.kendall_similarity`). The greedy algorithm (Fig. 1) repeats ``t``
+times: select the remaining feature ``k`` of largest current weight (ties go to the lowest
+index), then penalise every remaining feature ``j``: ``w_j <- w_j - 2 c e(k, j)``.
+
+Feature directions and the similarity sign
+------------------------------------------
+The paper's similarity is signed Kendall's tau on the raw values. Because importance lets a
+feature rank by ``-x`` when that is better, a feature and its negation would be (under the
+raw signed tau) maximally *dissimilar* (``geng`` 0, ``tau_b`` -1) although they produce the
+same ranking read backwards, and GAS would happily select both. rankselect therefore
+computes the similarity between the features **as they are used**: each feature multiplied
+by its direction (``directions_``). For features whose best direction is ascending (e.g. all
+of LETOR's query-normalised features that correlate positively with relevance) this is the
+paper's signed tau. ``absolute=True`` ignores the sign altogether (``|tau_b|``, or for
+``geng`` the closer of a feature and its negation), default False.
+
+Constant features
+-----------------
+A feature that is constant within every query orders no pair, so its similarity to every
+feature is 0 and it is never penalised; its importance is that of a worst-case tie break
+(pessimistic ties for IR measures, 0.5 for ``"pairwise"``). With a large ``c`` GAS can
+therefore pick such features (e.g. MQ2008's all-zero features 6-10 with ``importance="map"``,
+``c=0.1``, after four informative ones). Drop constant columns first if that matters.
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.feature_selection import SelectorMixin
+from sklearn.utils.validation import check_is_fitted
+
+from ._validation import check_ranking_data
+from .importance import FeatureImportance, _parse_measure, feature_importance
+from .kendall import VARIANTS, kendall_similarity
+
+
+def gas_greedy(importance, similarity, n_features_to_select: int, c: float):
+    """The greedy search of Fig. 1 on a precomputed importance vector and similarity matrix.
+
+    Parameters
+    ----------
+    importance : array-like of shape (n_features,)
+    similarity : array-like of shape (n_features, n_features)
+        Symmetric; only ``similarity[k, j]`` for selected ``k`` is read.
+    n_features_to_select : int
+    c : float >= 0
+
+    Returns
+    -------
+    selected : ndarray of shape (n_features_to_select,)
+        Feature indices in order of selection.
+    weights : ndarray of shape (n_features_to_select,)
+        The current (penalised) weight of each feature when it was selected.
+    """
+    w = np.array(importance, dtype=np.float64)
+    e = np.asarray(similarity, dtype=np.float64)
+    available = np.ones(w.shape[0], dtype=bool)
+    selected = np.empty(n_features_to_select, dtype=np.intp)
+    weights = np.empty(n_features_to_select, dtype=np.float64)
+    for step in range(n_features_to_select):
+        current = np.where(available, w, -np.inf)
+        k = int(np.argmax(current))  # first maximum: ties go to the lowest index
+        selected[step] = k
+        weights[step] = w[k]
+        available[k] = False
+        w -= 2.0 * c * e[k]
+    return selected, weights
+
+
+class GAS(SelectorMixin, BaseEstimator):
+    """GAS filter feature selection for ranking (Geng et al. 2007).
+
+    Parameters
+    ----------
+    n_features_to_select : int, default=10
+        Number ``t`` of features to select.
+    c : float, default=0.1
+        Trade-off between importance and redundancy in problem (2) of the paper (>= 0;
+        ``c = 0`` ranks by importance alone). Tune it on validation data; a precomputed
+        ``importance`` and ``similarity`` make a sweep over ``c`` and ``t`` cheap.
+    importance : str or array-like or FeatureImportance, default="map"
+        A measure of :func:`rankselect.feature_importance` (``"map"``, ``"ndcg@k"``,
+        ``"ndcg"``, ``"p@k"``: GAS-E; ``"pairwise"``: GAS-L), or precomputed scores:
+        a :class:`FeatureImportance` (importance and directions), or an array of shape
+        (n_features,) (directions are then taken as +1).
+    similarity : {"geng", "tau_b"} or array-like of shape (n_features, n_features), default="geng"
+        Kendall variant of :func:`rankselect.kendall_similarity`, computed on the
+        direction-adjusted features (see the module docstring), or a precomputed symmetric
+        matrix, used as given.
+    absolute : bool, default=False
+        Ignore the sign of the similarity (``|tau|``); only for a computed similarity.
+    convention : str, default="standard"
+        Metric conventions for a GAS-E importance (:mod:`rankselect.metrics`).
+
+    Attributes
+    ----------
+    selected_features_ : ndarray of shape (n_features_to_select,)
+        Selected feature indices (0-based), in order of selection.
+    selection_weights_ : ndarray of shape (n_features_to_select,)
+        Penalised weight ``w_k - 2c sum_{selected i} e(i, k)`` of each selected feature when
+        it was selected.
+    importance_ : ndarray of shape (n_features,)
+    directions_ : ndarray of shape (n_features,)
+        +1 if the feature ranks best by its values, -1 by their negation.
+    similarity_ : ndarray of shape (n_features, n_features)
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> gas = GAS(n_features_to_select=5, c=0.1).fit(X, y, qid=qid)  # doctest: +SKIP
+    >>> X_small = gas.transform(X)  # doctest: +SKIP
+    """
+
+    def __init__(self, n_features_to_select=10, *, c=0.1, importance="map", similarity="geng",
+                 absolute=False, convention="standard"):
+        self.n_features_to_select = n_features_to_select
+        self.c = c
+        self.importance = importance
+        self.similarity = similarity
+        self.absolute = absolute
+        self.convention = convention
+
+    def _check_params(self, n_features: int):
+        t = self.n_features_to_select
+        if isinstance(t, bool) or not isinstance(t, numbers.Integral):
+            raise TypeError(f"n_features_to_select must be an integer, got {t!r}")
+        if not 1 <= t <= n_features:
+            raise ValueError(
+                f"n_features_to_select must be between 1 and the number of features ({n_features}), got {t}")
+        c = self.c
+        if isinstance(c, bool) or not isinstance(c, numbers.Real) or not np.isfinite(c) or c < 0:
+            raise ValueError(f"c must be a finite number >= 0, got {c!r}")
+        if not isinstance(self.absolute, (bool, np.bool_)):
+            raise TypeError(f"absolute must be a bool, got {self.absolute!r}")
+
+    def _importance(self, X, y, qid) -> FeatureImportance:
+        imp = self.importance
+        n = X.shape[1]
+        if isinstance(imp, str):
+            _parse_measure(imp)
+            return feature_importance(X, y, qid, measure=imp, convention=self.convention)
+        if isinstance(imp, FeatureImportance):
+            values = np.asarray(imp.importance, dtype=np.float64)
+            directions = np.asarray(imp.directions)
+        else:
+            values = np.asarray(imp, dtype=np.float64) if not isinstance(imp, tuple) else None
+            if values is None or values.ndim != 1:
+                raise ValueError(
+                    "importance must be a measure name, a FeatureImportance or an array of shape (n_features,)")
+            directions = np.ones(n, dtype=np.int64)
+        if values.shape != (n,) or directions.shape != (n,):
+            raise ValueError(f"importance must have shape ({n},) to match X, got {values.shape}")
+        if not np.isfinite(values).all():
+            raise ValueError("importance contains NaN or infinity")
+        if not np.isin(directions, (-1, 1)).all():
+            raise ValueError("importance.directions must hold only +1 and -1")
+        return FeatureImportance(values, directions.astype(np.int64))
+
+    def _similarity(self, X, qid, directions) -> np.ndarray:
+        sim = self.similarity
+        n = X.shape[1]
+        if isinstance(sim, str):
+            if sim not in VARIANTS:
+                raise ValueError(f"similarity must be one of {VARIANTS} or an (n_features, n_features) array, got {sim!r}")
+            return kendall_similarity(X * directions, qid, variant=sim, absolute=bool(self.absolute))
+        e = np.asarray(sim, dtype=np.float64)
+        if e.shape != (n, n):
+            raise ValueError(f"similarity must have shape ({n}, {n}) to match X, got {e.shape}")
+        if not np.isfinite(e).all():
+            raise ValueError("similarity contains NaN or infinity")
+        if not np.allclose(e, e.T, rtol=1e-12, atol=1e-12):
+            raise ValueError("similarity must be a symmetric matrix")
+        return e.copy()
+
+    def fit(self, X, y, qid=None):
+        """Select features.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Relevance labels.
+        qid : array-like of shape (n_samples,)
+            Query id of every row (required).
+
+        Returns
+        -------
+        self
+        """
+        X, y, qid = check_ranking_data(X, y, qid)
+        n = X.shape[1]
+        if n == 0:
+            raise ValueError("X has no features (0 columns)")
+        self._check_params(n)
+        imp = self._importance(X, y, qid)
+        e = self._similarity(X, qid, imp.directions)
+        selected, weights = gas_greedy(imp.importance, e, int(self.n_features_to_select), float(self.c))
+        self.importance_ = imp.importance
+        self.directions_ = imp.directions
+        self.similarity_ = e
+        self.selected_features_ = selected
+        self.selection_weights_ = weights
+        self.n_features_in_ = n
+        return self
+
+    def _get_support_mask(self):
+        check_is_fitted(self, "selected_features_")
+        mask = np.zeros(self.n_features_in_, dtype=bool)
+        mask[self.selected_features_] = True
+        return mask
