@@ -3,8 +3,9 @@
 Every selector prints the same shape: one row per selected feature, in selection order,
 with the feature number as in the file (1-based), the method's per-step score (its name
 given by the method), and, with ``--vali``, validation NDCG@10 and MAP of the model that
-uses the features selected so far (when the method provides a model per prefix) or of the
-final model. ``--json`` prints the same as a JSON object.
+uses the features selected so far (when the method provides a model per prefix), of the
+final model (a method with one model), or, for a filter without a model (GAS), of RankRLS
+(alpha = 1) trained on each prefix. ``--json`` prints the same as a JSON object.
 
 A method registers itself in ``METHODS``: ``name -> Method(build, score_name, scores)``
 where ``build(args)`` returns an unfitted estimator with ``fit(X, y, qid=...)`` and
@@ -53,7 +54,11 @@ def add_parser(sub) -> None:
     p.set_defaults(handler=run)
 
 
-def _validation_rows(est, selected, Xv, yv, qv):
+#: ridge parameter of the RankRLS ranker that scores the prefixes of a filter's selection
+PREFIX_RANKER_ALPHA = 1.0
+
+
+def _validation_rows(est, selected, Xv, yv, qv, Xt, yt, qt):
     from .. import metrics
 
     def scores_of(pred):
@@ -62,8 +67,18 @@ def _validation_rows(est, selected, Xv, yv, qv):
     path = getattr(est, "coef_path_", None)
     if path is not None:
         return [scores_of(Xv @ path[i]) for i in range(len(selected))]
-    final = scores_of(est.predict(Xv))
-    return [None] * (len(selected) - 1) + [final]
+    if hasattr(est, "predict"):
+        final = scores_of(est.predict(Xv))
+        return [None] * (len(selected) - 1) + [final]
+    # A filter (e.g. GAS) has no model: score every prefix with RankRLS on those features.
+    from ..rankrls import RankRLS
+
+    rows = []
+    for i in range(len(selected)):
+        cols = selected[: i + 1]
+        ranker = RankRLS(alpha=PREFIX_RANKER_ALPHA).fit(Xt[:, cols], yt, qid=qt)
+        rows.append(scores_of(ranker.predict(Xv[:, cols])))
+    return rows
 
 
 def run(args: argparse.Namespace) -> int:
@@ -78,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
     vali_rows = None
     if args.vali:
         vali = load_letor(args.vali, n_features=train.X.shape[1])
-        vali_rows = _validation_rows(est, selected, vali.X, vali.y, vali.qid)
+        vali_rows = _validation_rows(est, selected, vali.X, vali.y, vali.qid, train.X, train.y, train.qid)
     if args.json:
         out = {
             "method": args.method,
