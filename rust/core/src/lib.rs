@@ -8,6 +8,9 @@
 pub mod error;
 pub mod groups;
 pub mod interrupt;
+pub mod pairs;
+pub mod ranksvm;
+pub mod squared_hinge;
 
 pub use error::{Error, Result};
 pub use groups::QueryGroups;
