@@ -5,12 +5,22 @@ Public API (re-exported here):
 - data: :func:`load_letor`, :func:`load_letor_folds`, :class:`RankingData`,
   :class:`QueryGroups`, :func:`center_by_query`
 - metrics: :mod:`rankselect.metrics`
+- pairwise: :func:`preference_pairs`, :func:`preference_pair_matrix`,
+  :mod:`rankselect.pairwise` (squared hinge loss, gradient, Hessian-vector product),
+  :class:`RankSVM`
 """
 from ._core import __version__
 from .groups import QueryGroups, center_by_query
+from . import pairwise
+from .pairwise import preference_pair_matrix, preference_pairs
+from .ranksvm import RankSVM
 
 __all__ = [
     "__version__",
     "QueryGroups",
     "center_by_query",
+    "pairwise",
+    "preference_pairs",
+    "preference_pair_matrix",
+    "RankSVM",
 ]

@@ -7,3 +7,44 @@ __version__: str
 def group_queries(
     qid: npt.NDArray[np.int64],
 ) -> tuple[npt.NDArray[np.uintp], npt.NDArray[np.uintp], npt.NDArray[np.int64]]: ...
+
+# pairwise (rust/py/src/pairwise.rs): rows grouped by query, offsets of shape (n_queries + 1,)
+def query_pair_counts(
+    y: npt.NDArray[np.float64], offsets: npt.NDArray[np.uintp]
+) -> npt.NDArray[np.uintp]: ...
+def preference_pairs(
+    y: npt.NDArray[np.float64], offsets: npt.NDArray[np.uintp], max_pairs: int | None = None
+) -> tuple[npt.NDArray[np.uintp], npt.NDArray[np.uintp], npt.NDArray[np.uintp]]: ...
+def squared_hinge_value_grad(
+    x: npt.NDArray[np.float64],
+    y: npt.NDArray[np.float64],
+    offsets: npt.NDArray[np.uintp],
+    w: npt.NDArray[np.float64],
+) -> tuple[float, npt.NDArray[np.float64]]: ...
+def squared_hinge_hessp(
+    x: npt.NDArray[np.float64],
+    y: npt.NDArray[np.float64],
+    offsets: npt.NDArray[np.uintp],
+    w: npt.NDArray[np.float64],
+    v: npt.NDArray[np.float64],
+) -> npt.NDArray[np.float64]: ...
+def explicit_squared_hinge_value_grad(
+    x: npt.NDArray[np.float64],
+    offsets: npt.NDArray[np.uintp],
+    i: npt.NDArray[np.uintp],
+    j: npt.NDArray[np.uintp],
+    pair_offsets: npt.NDArray[np.uintp],
+    w: npt.NDArray[np.float64],
+) -> tuple[float, npt.NDArray[np.float64]]: ...
+
+# ranksvm (rust/py/src/ranksvm.rs)
+def ranksvm_fit(
+    x: npt.NDArray[np.float64],
+    y: npt.NDArray[np.float64],
+    offsets: npt.NDArray[np.uintp],
+    c: float,
+    tol: float,
+    max_iter: int,
+    max_cg_iter: int,
+    w0: npt.NDArray[np.float64] | None = None,
+) -> tuple[npt.NDArray[np.float64], int, int, float, float, bool, int]: ...

@@ -8,10 +8,14 @@ use pyo3::prelude::*;
 
 mod errors;
 mod groups;
+mod pairwise;
+mod ranksvm;
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     groups::register(m)?;
+    pairwise::register(m)?;
+    ranksvm::register(m)?;
     Ok(())
 }
