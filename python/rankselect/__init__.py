@@ -14,6 +14,7 @@ from .groups import QueryGroups, center_by_query
 from . import pairwise
 from .pairwise import preference_pair_matrix, preference_pairs
 from .ranksvm import RankSVM
+from . import metrics
 
 __all__ = [
     "__version__",
@@ -23,4 +24,5 @@ __all__ = [
     "preference_pairs",
     "preference_pair_matrix",
     "RankSVM",
+    "metrics",
 ]

@@ -11,6 +11,7 @@ pub mod interrupt;
 pub mod pairs;
 pub mod ranksvm;
 pub mod squared_hinge;
+pub mod metrics;
 
 pub use error::{Error, Result};
 pub use groups::QueryGroups;

@@ -10,6 +10,7 @@ mod errors;
 mod groups;
 mod pairwise;
 mod ranksvm;
+mod metrics;
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -17,5 +18,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     groups::register(m)?;
     pairwise::register(m)?;
     ranksvm::register(m)?;
+    metrics::register(m)?;
     Ok(())
 }
