@@ -15,6 +15,8 @@ from . import pairwise
 from .pairwise import preference_pair_matrix, preference_pairs
 from .ranksvm import RankSVM
 from . import metrics
+from .data import Fold, RankingData, load_letor, load_letor_folds, save_letor
+from . import datasets
 
 __all__ = [
     "__version__",
@@ -25,4 +27,10 @@ __all__ = [
     "preference_pair_matrix",
     "RankSVM",
     "metrics",
+    "Fold",
+    "RankingData",
+    "load_letor",
+    "load_letor_folds",
+    "save_letor",
+    "datasets",
 ]

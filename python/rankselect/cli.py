@@ -17,6 +17,7 @@ from . import __version__
 _COMMANDS = [
     "select",
     "evaluate",
+    "info",
 ]
 
 

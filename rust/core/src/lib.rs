@@ -12,6 +12,7 @@ pub mod pairs;
 pub mod ranksvm;
 pub mod squared_hinge;
 pub mod metrics;
+pub mod letor;
 
 pub use error::{Error, Result};
 pub use groups::QueryGroups;

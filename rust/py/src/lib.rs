@@ -11,6 +11,7 @@ mod groups;
 mod pairwise;
 mod ranksvm;
 mod metrics;
+mod letor;
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -19,5 +20,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     pairwise::register(m)?;
     ranksvm::register(m)?;
     metrics::register(m)?;
+    letor::register(m)?;
     Ok(())
 }
