@@ -8,10 +8,12 @@ use pyo3::prelude::*;
 
 mod errors;
 mod groups;
+mod kernel_approx;
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     groups::register(m)?;
+    kernel_approx::register(m)?;
     Ok(())
 }
