@@ -5,12 +5,16 @@ Public API (re-exported here):
 - data: :func:`load_letor`, :func:`load_letor_folds`, :class:`RankingData`,
   :class:`QueryGroups`, :func:`center_by_query`
 - metrics: :mod:`rankselect.metrics`
+- kernel approximation: :class:`Nystroem`, :class:`RandomFourierFeatures`
 """
 from ._core import __version__
 from .groups import QueryGroups, center_by_query
+from .kernel_approximation import Nystroem, RandomFourierFeatures
 
 __all__ = [
     "__version__",
     "QueryGroups",
     "center_by_query",
+    "Nystroem",
+    "RandomFourierFeatures",
 ]
