@@ -17,6 +17,11 @@ from .ranksvm import RankSVM
 from . import metrics
 from .data import Fold, RankingData, load_letor, load_letor_folds, save_letor
 from . import datasets
+- kernel approximation: :class:`Nystroem`, :class:`RandomFourierFeatures`
+"""
+from ._core import __version__
+from .groups import QueryGroups, center_by_query
+from .kernel_approximation import Nystroem, RandomFourierFeatures
 
 __all__ = [
     "__version__",
@@ -33,4 +38,6 @@ __all__ = [
     "load_letor_folds",
     "save_letor",
     "datasets",
+    "Nystroem",
+    "RandomFourierFeatures",
 ]

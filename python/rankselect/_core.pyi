@@ -71,3 +71,34 @@ def load_letor(
     npt.NDArray[np.int64],
     list[str] | None,
 ]: ...
+# kernel_approx: Nystroem and random Fourier feature maps (float64, C-contiguous inputs).
+def kernel_matrix(
+    x: npt.NDArray[np.float64],
+    y: npt.NDArray[np.float64],
+    kernel: str,
+    gamma: float,
+    coef0: float,
+    degree: float,
+) -> npt.NDArray[np.float64]: ...
+def nystroem_normalization(
+    landmarks: npt.NDArray[np.float64],
+    kernel: str,
+    gamma: float,
+    coef0: float,
+    degree: float,
+    rank: int | None = None,
+) -> npt.NDArray[np.float64]: ...
+def nystroem_transform(
+    x: npt.NDArray[np.float64],
+    landmarks: npt.NDArray[np.float64],
+    normalization: npt.NDArray[np.float64],
+    kernel: str,
+    gamma: float,
+    coef0: float,
+    degree: float,
+) -> npt.NDArray[np.float64]: ...
+def random_fourier_transform(
+    x: npt.NDArray[np.float64],
+    weights: npt.NDArray[np.float64],
+    offset: npt.NDArray[np.float64],
+) -> npt.NDArray[np.float64]: ...

@@ -13,6 +13,7 @@ pub mod ranksvm;
 pub mod squared_hinge;
 pub mod metrics;
 pub mod letor;
+pub mod kernel_approx;
 
 pub use error::{Error, Result};
 pub use groups::QueryGroups;

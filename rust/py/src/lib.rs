@@ -12,6 +12,7 @@ mod pairwise;
 mod ranksvm;
 mod metrics;
 mod letor;
+mod kernel_approx;
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -21,5 +22,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     ranksvm::register(m)?;
     metrics::register(m)?;
     letor::register(m)?;
+    kernel_approx::register(m)?;
     Ok(())
 }
