@@ -8,6 +8,7 @@ Public API (re-exported here):
 - pairwise: :func:`preference_pairs`, :func:`preference_pair_matrix`,
   :mod:`rankselect.pairwise` (squared hinge loss, gradient, Hessian-vector product),
   :class:`RankSVM`
+- kernel approximation: :class:`Nystroem`, :class:`RandomFourierFeatures`
 """
 from ._core import __version__
 from .groups import QueryGroups, center_by_query
@@ -17,10 +18,6 @@ from .ranksvm import RankSVM
 from . import metrics
 from .data import Fold, RankingData, load_letor, load_letor_folds, save_letor
 from . import datasets
-- kernel approximation: :class:`Nystroem`, :class:`RandomFourierFeatures`
-"""
-from ._core import __version__
-from .groups import QueryGroups, center_by_query
 from .kernel_approximation import Nystroem, RandomFourierFeatures
 
 __all__ = [
