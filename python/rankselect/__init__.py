@@ -2,38 +2,54 @@
 
 Public API (re-exported here):
 
-- data: :func:`load_letor`, :func:`load_letor_folds`, :class:`RankingData`,
-  :class:`QueryGroups`, :func:`center_by_query`
-- metrics: :mod:`rankselect.metrics`
+- data: :func:`load_letor`, :func:`load_letor_folds`, :func:`save_letor`,
+  :class:`RankingData`, :class:`Fold`, :class:`QueryGroups`, :func:`center_by_query`,
+  :mod:`rankselect.datasets` (synthetic data with known ground truth, shipped example)
+- evaluation: :mod:`rankselect.metrics` (NDCG, P@k, MAP, MeanNDCG, ERR; standard and
+  LETOR conventions)
 - RankRLS and greedy RankRLS: :class:`RankRLS`, :class:`GreedyRankRLS`
+- GAS: :class:`GAS`, :func:`kendall_similarity`, :func:`feature_importance`
+- pairwise: :func:`preference_pairs`, :func:`preference_pair_matrix`,
+  :mod:`rankselect.pairwise` (squared hinge loss, gradient, Hessian-vector product),
+  :class:`RankSVM`
+- kernel approximation: :class:`Nystroem`, :class:`RandomFourierFeatures`
 """
 from ._core import __version__
-from .groups import QueryGroups, center_by_query
-from .kendall import kendall_similarity
-from .importance import FeatureImportance, feature_importance
-from .gas import GAS
-from . import metrics
+from . import datasets, metrics, pairwise
 from .data import Fold, RankingData, load_letor, load_letor_folds, save_letor
-from . import datasets
-from . import metrics
+from .gas import GAS
+from .groups import QueryGroups, center_by_query
+from .importance import FeatureImportance, feature_importance
+from .kendall import kendall_similarity
+from .kernel_approximation import Nystroem, RandomFourierFeatures
+from .pairwise import preference_pair_matrix, preference_pairs
 from .rankrls import GreedyRankRLS, RankRLS
+from .ranksvm import RankSVM
 
 __all__ = [
     "__version__",
-    "QueryGroups",
-    "center_by_query",
-    "kendall_similarity",
-    "FeatureImportance",
-    "feature_importance",
-    "GAS",
-    "metrics",
+    # data
     "Fold",
     "RankingData",
     "load_letor",
     "load_letor_folds",
     "save_letor",
+    "QueryGroups",
+    "center_by_query",
     "datasets",
+    # evaluation
     "metrics",
+    # selectors and rankers
     "RankRLS",
     "GreedyRankRLS",
+    "GAS",
+    "kendall_similarity",
+    "FeatureImportance",
+    "feature_importance",
+    "pairwise",
+    "preference_pairs",
+    "preference_pair_matrix",
+    "RankSVM",
+    "Nystroem",
+    "RandomFourierFeatures",
 ]

@@ -26,6 +26,34 @@ def pairwise_accuracy(
     offsets: npt.NDArray[np.uintp],
     short_max: int | None = None,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], int]: ...
+# pairwise (rust/py/src/pairwise.rs): rows grouped by query, offsets of shape (n_queries + 1,)
+def query_pair_counts(
+    y: npt.NDArray[np.float64], offsets: npt.NDArray[np.uintp]
+) -> npt.NDArray[np.uintp]: ...
+def preference_pairs(
+    y: npt.NDArray[np.float64], offsets: npt.NDArray[np.uintp], max_pairs: int | None = None
+) -> tuple[npt.NDArray[np.uintp], npt.NDArray[np.uintp], npt.NDArray[np.uintp]]: ...
+def squared_hinge_value_grad(
+    w: npt.NDArray[np.float64],
+) -> tuple[float, npt.NDArray[np.float64]]: ...
+def squared_hinge_hessp(
+    w: npt.NDArray[np.float64],
+    v: npt.NDArray[np.float64],
+def explicit_squared_hinge_value_grad(
+    i: npt.NDArray[np.uintp],
+    j: npt.NDArray[np.uintp],
+    pair_offsets: npt.NDArray[np.uintp],
+    w: npt.NDArray[np.float64],
+) -> tuple[float, npt.NDArray[np.float64]]: ...
+
+# ranksvm (rust/py/src/ranksvm.rs)
+def ranksvm_fit(
+    c: float,
+    tol: float,
+    max_iter: int,
+    max_cg_iter: int,
+    w0: npt.NDArray[np.float64] | None = None,
+) -> tuple[npt.NDArray[np.float64], int, int, float, float, bool, int]: ...
 def metrics_per_query(
     specs: list[tuple[str, str, str]],
     y: npt.NDArray[np.float64],
@@ -90,3 +118,26 @@ def greedy_rankrls(
     tol: float | None = None,
     progress: Callable[[int, int, float], object] | None = None,
 ) -> tuple[npt.NDArray[np.uintp], npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
+# kernel_approx: Nystroem and random Fourier feature maps (float64, C-contiguous inputs).
+def kernel_matrix(
+    kernel: str,
+    gamma: float,
+    coef0: float,
+    degree: float,
+def nystroem_normalization(
+    landmarks: npt.NDArray[np.float64],
+    kernel: str,
+    gamma: float,
+    coef0: float,
+    degree: float,
+    rank: int | None = None,
+def nystroem_transform(
+    landmarks: npt.NDArray[np.float64],
+    normalization: npt.NDArray[np.float64],
+    kernel: str,
+    gamma: float,
+    coef0: float,
+    degree: float,
+def random_fourier_transform(
+    weights: npt.NDArray[np.float64],
+    offset: npt.NDArray[np.float64],

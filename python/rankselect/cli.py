@@ -20,6 +20,7 @@ _COMMANDS = [
     "info",
     "evaluate",
     "similarity",
+    "train",
 ]
 
 

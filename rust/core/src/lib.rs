@@ -14,6 +14,10 @@ pub mod kendall;
 pub mod metrics;
 pub mod letor;
 pub mod rankrls;
+pub mod pairs;
+pub mod ranksvm;
+pub mod squared_hinge;
+pub mod kernel_approx;
 
 pub use error::{Error, Result};
 pub use groups::QueryGroups;

@@ -14,6 +14,9 @@ mod kendall;
 mod metrics;
 mod letor;
 mod rankrls;
+mod pairwise;
+mod ranksvm;
+mod kernel_approx;
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -25,5 +28,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     letor::register(m)?;
     rankrls::register(m)?;
     greedy_rls::register(m)?;
+    pairwise::register(m)?;
+    ranksvm::register(m)?;
+    kernel_approx::register(m)?;
     Ok(())
 }
