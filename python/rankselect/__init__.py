@@ -8,9 +8,15 @@ Public API (re-exported here):
 """
 from ._core import __version__
 from .groups import QueryGroups, center_by_query
+from .sparse import SparsePath, SparseRankSVM, sparse_path
+from .fsmrank import FSMRank
 
 __all__ = [
     "__version__",
     "QueryGroups",
     "center_by_query",
+    "SparseRankSVM",
+    "SparsePath",
+    "sparse_path",
+    "FSMRank",
 ]
