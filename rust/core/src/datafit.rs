@@ -301,7 +301,7 @@ mod tests {
 
     #[test]
     fn pair_norms_match_enumeration() {
-        let x = array![[1.0, 2.0], [0.5, -1.0], [3.0, 0.0], [1.0, 1.0], [2.0, 2.0], [0.0, 1.0]];
+        let x: ndarray::Array2<f64> = array![[1.0, 2.0], [0.5, -1.0], [3.0, 0.0], [1.0, 1.0], [2.0, 2.0], [0.0, 1.0]];
         let y = [2.0, 0.0, 1.0, 0.0, 1.0, 1.0];
         let offsets = [0, 4, 6];
         let mut naive = 0.0;

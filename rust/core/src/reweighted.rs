@@ -31,7 +31,7 @@ use crate::error::Result;
 use crate::fista::{fista, FistaOptions};
 use crate::interrupt::Interrupt;
 use crate::invalid;
-use crate::penalty::{Penalty, WeightedL1};
+use crate::penalty::WeightedL1;
 
 /// A non-convex separable penalty `Σ_j g(|w_j|)`.
 #[derive(Clone, Copy, Debug)]
