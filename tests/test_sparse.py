@@ -201,3 +201,22 @@ def test_bad_data():
         SparseRankSVM().fit(Xn, y, qid=qid)
     with pytest.raises(ValueError, match="y"):
         SparseRankSVM().fit(X, y[:-1], qid=qid)
+
+
+def test_cli_methods_registered(tmp_path, monkeypatch, capsys):
+    from rankselect import cli
+    from rankselect._cli import select
+
+    parser = cli._build_parser()
+    args = parser.parse_args(["select", "--method", "sparse-ranksvm", "--penalty", "log", "--C", "0.5", "T"])
+    est = select.METHODS["sparse-ranksvm"].build(args)
+    assert isinstance(est, SparseRankSVM) and est.penalty == "log" and est.C == 0.5
+    args = parser.parse_args(["select", "--method", "fsmrank", "--lambda1", "0.2", "--lambda2", "0.03", "T"])
+    from rankselect import FSMRank
+    est = select.METHODS["fsmrank"].build(args)
+    assert isinstance(est, FSMRank) and est.lambda1 == 0.2 and est.lambda2 == 0.03
+    X, y, qid = make_problem(20)
+    est.fit(X, y, qid=qid)
+    scores = select.METHODS["fsmrank"].scores(est)
+    assert scores == sorted(scores, reverse=True)
+    assert len(scores) == len(est.selected_features_) == est.support_.sum()
