@@ -8,6 +8,100 @@ def group_queries(
     qid: npt.NDArray[np.int64],
 ) -> tuple[npt.NDArray[np.uintp], npt.NDArray[np.uintp], npt.NDArray[np.int64]]: ...
 
+# pairwise (rust/py/src/pairwise.rs): rows grouped by query, offsets of shape (n_queries + 1,)
+def query_pair_counts(
+    y: npt.NDArray[np.float64], offsets: npt.NDArray[np.uintp]
+) -> npt.NDArray[np.uintp]: ...
+def preference_pairs(
+    y: npt.NDArray[np.float64], offsets: npt.NDArray[np.uintp], max_pairs: int | None = None
+) -> tuple[npt.NDArray[np.uintp], npt.NDArray[np.uintp], npt.NDArray[np.uintp]]: ...
+def squared_hinge_value_grad(
+    x: npt.NDArray[np.float64],
+    y: npt.NDArray[np.float64],
+    offsets: npt.NDArray[np.uintp],
+    w: npt.NDArray[np.float64],
+) -> tuple[float, npt.NDArray[np.float64]]: ...
+def squared_hinge_hessp(
+    x: npt.NDArray[np.float64],
+    y: npt.NDArray[np.float64],
+    offsets: npt.NDArray[np.uintp],
+    w: npt.NDArray[np.float64],
+    v: npt.NDArray[np.float64],
+) -> npt.NDArray[np.float64]: ...
+def explicit_squared_hinge_value_grad(
+    x: npt.NDArray[np.float64],
+    offsets: npt.NDArray[np.uintp],
+    i: npt.NDArray[np.uintp],
+    j: npt.NDArray[np.uintp],
+    pair_offsets: npt.NDArray[np.uintp],
+    w: npt.NDArray[np.float64],
+) -> tuple[float, npt.NDArray[np.float64]]: ...
+
+# ranksvm (rust/py/src/ranksvm.rs)
+def ranksvm_fit(
+    x: npt.NDArray[np.float64],
+    y: npt.NDArray[np.float64],
+    offsets: npt.NDArray[np.uintp],
+    c: float,
+    tol: float,
+    max_iter: int,
+    max_cg_iter: int,
+    w0: npt.NDArray[np.float64] | None = None,
+) -> tuple[npt.NDArray[np.float64], int, int, float, float, bool, int]: ...
+def metrics_per_query(
+    specs: list[tuple[str, str, str]],
+    y: npt.NDArray[np.float64],
+    scores: npt.NDArray[np.float64],
+    offsets: npt.NDArray[np.int64],
+    max_grade: float | None = None,
+) -> npt.NDArray[np.float64]:
+    """Per-query metrics, shape (len(specs), n_queries); each spec is
+    (measure, convention, ties), e.g. ("ndcg@10", "letor", "stable"). Rows grouped
+    contiguously by ``offsets``; GIL released, parallel over queries."""
+    ...
+def load_letor(
+    path: str,
+    n_features: int | None = None,
+    float32: bool = False,
+    comments: bool = False,
+    allow_nonfinite: bool = False,
+) -> tuple[
+    npt.NDArray[np.float64] | npt.NDArray[np.float32],
+    npt.NDArray[np.float64],
+    npt.NDArray[np.int64],
+    list[str] | None,
+]: ...
+# kernel_approx: Nystroem and random Fourier feature maps (float64, C-contiguous inputs).
+def kernel_matrix(
+    x: npt.NDArray[np.float64],
+    y: npt.NDArray[np.float64],
+    kernel: str,
+    gamma: float,
+    coef0: float,
+    degree: float,
+) -> npt.NDArray[np.float64]: ...
+def nystroem_normalization(
+    landmarks: npt.NDArray[np.float64],
+    kernel: str,
+    gamma: float,
+    coef0: float,
+    degree: float,
+    rank: int | None = None,
+) -> npt.NDArray[np.float64]: ...
+def nystroem_transform(
+    x: npt.NDArray[np.float64],
+    landmarks: npt.NDArray[np.float64],
+    normalization: npt.NDArray[np.float64],
+    kernel: str,
+    gamma: float,
+    coef0: float,
+    degree: float,
+) -> npt.NDArray[np.float64]: ...
+def random_fourier_transform(
+    x: npt.NDArray[np.float64],
+    weights: npt.NDArray[np.float64],
+    offset: npt.NDArray[np.float64],
+) -> npt.NDArray[np.float64]: ...
 # sparse solvers (rust/py/src/sparse.rs); x rows grouped by query (offsets)
 def sparse_ranksvm(
     x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], offsets: npt.NDArray[np.uintp],

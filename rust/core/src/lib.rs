@@ -8,6 +8,12 @@
 pub mod error;
 pub mod groups;
 pub mod interrupt;
+pub mod pairs;
+pub mod ranksvm;
+pub mod squared_hinge;
+pub mod metrics;
+pub mod letor;
+pub mod kernel_approx;
 
 pub use error::{Error, Result};
 pub use groups::QueryGroups;

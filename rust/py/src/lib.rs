@@ -8,12 +8,22 @@ use pyo3::prelude::*;
 
 mod errors;
 mod groups;
+mod pairwise;
+mod ranksvm;
+mod metrics;
+mod letor;
+mod kernel_approx;
 mod sparse;
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     groups::register(m)?;
+    pairwise::register(m)?;
+    ranksvm::register(m)?;
+    metrics::register(m)?;
+    letor::register(m)?;
+    kernel_approx::register(m)?;
     sparse::register(m)?;
     Ok(())
 }

@@ -1,0 +1,164 @@
+//! Bindings of `rankselect_core::pairs` and `rankselect_core::squared_hinge`.
+//!
+//! All functions take rows already grouped by query (`offsets`); the Python layer groups
+//! and maps indices back to input rows.
+
+use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1, PyReadonlyArray2};
+use pyo3::prelude::*;
+use rankselect_core::pairs;
+use rankselect_core::squared_hinge::{ExplicitSquaredHinge, SquaredHinge};
+
+use crate::errors::IntoPyResult;
+
+fn offsets_vec(offsets: &PyReadonlyArray1<'_, usize>) -> PyResult<Vec<usize>> {
+    Ok(offsets.as_slice()?.to_vec())
+}
+
+fn check_len(name: &str, got: usize, want: usize) -> PyResult<()> {
+    if got != want {
+        return Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "{name} has {got} entries, expected {want}"
+        )));
+    }
+    Ok(())
+}
+
+/// query_pair_counts(y, offsets) -> counts: preference pairs per query.
+#[pyfunction]
+fn query_pair_counts<'py>(
+    py: Python<'py>,
+    y: PyReadonlyArray1<'py, f64>,
+    offsets: PyReadonlyArray1<'py, usize>,
+) -> PyResult<Bound<'py, PyArray1<usize>>> {
+    let y = y.as_slice()?;
+    let offsets = offsets_vec(&offsets)?;
+    let counts = py.detach(|| pairs::query_pair_counts(y, &offsets)).py()?;
+    Ok(counts.into_pyarray(py))
+}
+
+/// preference_pairs(y, offsets, max_pairs=None) -> (i, j, pair_offsets), grouped rows.
+#[pyfunction]
+#[pyo3(signature = (y, offsets, max_pairs=None))]
+#[allow(clippy::type_complexity)]
+fn preference_pairs<'py>(
+    py: Python<'py>,
+    y: PyReadonlyArray1<'py, f64>,
+    offsets: PyReadonlyArray1<'py, usize>,
+    max_pairs: Option<usize>,
+) -> PyResult<(Bound<'py, PyArray1<usize>>, Bound<'py, PyArray1<usize>>, Bound<'py, PyArray1<usize>>)> {
+    let y = y.as_slice()?;
+    let offsets = offsets_vec(&offsets)?;
+    let p = py.detach(|| pairs::preference_pairs(y, &offsets, max_pairs)).py()?;
+    Ok((p.i.into_pyarray(py), p.j.into_pyarray(py), p.offsets.into_pyarray(py)))
+}
+
+/// squared_hinge_value_grad(X, y, offsets, w) -> (value, grad): implicit pairs.
+#[pyfunction]
+fn squared_hinge_value_grad<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray2<'py, f64>,
+    y: PyReadonlyArray1<'py, f64>,
+    offsets: PyReadonlyArray1<'py, usize>,
+    w: PyReadonlyArray1<'py, f64>,
+) -> PyResult<(f64, Bound<'py, PyArray1<f64>>)> {
+    let x = x.as_array();
+    let y = y.as_slice()?;
+    let w = w.as_slice()?;
+    let offsets = offsets_vec(&offsets)?;
+    check_len("w", w.len(), x.ncols())?;
+    let (v, g) = py
+        .detach(|| -> rankselect_core::Result<(f64, Vec<f64>)> {
+            let loss = SquaredHinge::new(x, y, &offsets)?;
+            let mut g = vec![0.0; w.len()];
+            let v = loss.value_grad(w, &mut g);
+            Ok((v, g))
+        })
+        .py()?;
+    Ok((v, g.into_pyarray(py)))
+}
+
+/// squared_hinge_hessp(X, y, offsets, w, V) -> H V: generalized Hessian of the loss at w
+/// applied to the columns of V (n x k), active set computed once.
+#[pyfunction]
+fn squared_hinge_hessp<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray2<'py, f64>,
+    y: PyReadonlyArray1<'py, f64>,
+    offsets: PyReadonlyArray1<'py, usize>,
+    w: PyReadonlyArray1<'py, f64>,
+    v: PyReadonlyArray2<'py, f64>,
+) -> PyResult<Bound<'py, numpy::PyArray2<f64>>> {
+    let x = x.as_array();
+    let y = y.as_slice()?;
+    let w = w.as_slice()?;
+    let v = v.as_array();
+    let offsets = offsets_vec(&offsets)?;
+    check_len("w", w.len(), x.ncols())?;
+    check_len("v", v.nrows(), x.ncols())?;
+    let out = py
+        .detach(|| -> rankselect_core::Result<ndarray::Array2<f64>> {
+            let loss = SquaredHinge::new(x, y, &offsets)?;
+            let h = loss.hessian(w);
+            let mut out = ndarray::Array2::zeros(v.raw_dim());
+            let mut buf = vec![0.0; v.nrows()];
+            for (k, col) in v.columns().into_iter().enumerate() {
+                let c = col.to_vec();
+                h.apply(&c, &mut buf);
+                out.column_mut(k).assign(&ndarray::ArrayView1::from(&buf));
+            }
+            Ok(out)
+        })
+        .py()?;
+    Ok(out.into_pyarray(py))
+}
+
+/// explicit_squared_hinge_value_grad(X, offsets, i, j, pair_offsets, w) -> (value, grad).
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn explicit_squared_hinge_value_grad<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray2<'py, f64>,
+    offsets: PyReadonlyArray1<'py, usize>,
+    i: PyReadonlyArray1<'py, usize>,
+    j: PyReadonlyArray1<'py, usize>,
+    pair_offsets: PyReadonlyArray1<'py, usize>,
+    w: PyReadonlyArray1<'py, f64>,
+) -> PyResult<(f64, Bound<'py, PyArray1<f64>>)> {
+    let x = x.as_array();
+    let w = w.as_slice()?;
+    let offsets = offsets_vec(&offsets)?;
+    check_len("w", w.len(), x.ncols())?;
+    let p = pairs::Pairs { i: i.as_slice()?.to_vec(), j: j.as_slice()?.to_vec(), offsets: offsets_vec(&pair_offsets)? };
+    // The explicit kernel indexes rows by the pair list: check it describes these queries.
+    let nq = offsets.len().saturating_sub(1);
+    let ok = p.i.len() == p.j.len()
+        && p.offsets.len() == offsets.len()
+        && p.offsets.first() == Some(&0)
+        && p.offsets.last() == Some(&p.i.len())
+        && (0..nq).all(|q| {
+            let (a, b) = (p.offsets[q], p.offsets[q + 1]);
+            a <= b
+                && p.i[a..b].iter().chain(&p.j[a..b]).all(|&r| r >= offsets[q] && r < offsets[q + 1])
+        });
+    if !ok {
+        return Err(pyo3::exceptions::PyValueError::new_err("pairs do not match the query offsets"));
+    }
+    let (v, g) = py
+        .detach(|| -> rankselect_core::Result<(f64, Vec<f64>)> {
+            let loss = ExplicitSquaredHinge::new(x, &offsets, &p)?;
+            let mut g = vec![0.0; w.len()];
+            let v = loss.value_grad(w, &mut g);
+            Ok((v, g))
+        })
+        .py()?;
+    Ok((v, g.into_pyarray(py)))
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(query_pair_counts, m)?)?;
+    m.add_function(wrap_pyfunction!(preference_pairs, m)?)?;
+    m.add_function(wrap_pyfunction!(squared_hinge_value_grad, m)?)?;
+    m.add_function(wrap_pyfunction!(squared_hinge_hessp, m)?)?;
+    m.add_function(wrap_pyfunction!(explicit_squared_hinge_value_grad, m)?)?;
+    Ok(())
+}

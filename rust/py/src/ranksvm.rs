@@ -1,0 +1,54 @@
+//! Bindings of `rankselect_core::ranksvm`.
+
+use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1, PyReadonlyArray2};
+use pyo3::prelude::*;
+use rankselect_core::ranksvm::{fit, RankSvmParams};
+
+use crate::errors::{python_interrupt, IntoPyResult};
+
+/// ranksvm_fit(X, y, offsets, C, tol, max_iter, max_cg_iter, w0=None)
+///     -> (w, n_iter, n_cg_iter, objective, rel_grad_norm, converged, n_pairs)
+///
+/// Rows grouped by query (offsets). Runs with the GIL released; Ctrl-C interrupts.
+#[pyfunction]
+#[pyo3(signature = (x, y, offsets, c, tol, max_iter, max_cg_iter, w0=None))]
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn ranksvm_fit<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray2<'py, f64>,
+    y: PyReadonlyArray1<'py, f64>,
+    offsets: PyReadonlyArray1<'py, usize>,
+    c: f64,
+    tol: f64,
+    max_iter: usize,
+    max_cg_iter: usize,
+    w0: Option<PyReadonlyArray1<'py, f64>>,
+) -> PyResult<(Bound<'py, PyArray1<f64>>, usize, usize, f64, f64, bool, usize)> {
+    let x = x.as_array();
+    let y = y.as_slice()?;
+    let offsets = offsets.as_slice()?.to_vec();
+    let w0 = match &w0 {
+        Some(a) => Some(a.as_slice()?),
+        None => None,
+    };
+    if x.nrows() != y.len() {
+        return Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "X has {} rows but y has {} entries",
+            x.nrows(),
+            y.len()
+        )));
+    }
+    let params = RankSvmParams { c, tol, max_iter, max_cg_iter };
+    let f = py
+        .detach(|| {
+            let interrupt = python_interrupt();
+            fit(x, y, &offsets, &params, w0, &interrupt)
+        })
+        .py()?;
+    Ok((f.w.into_pyarray(py), f.n_iter, f.n_cg_iter, f.objective, f.rel_grad_norm, f.converged, f.n_pairs))
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(ranksvm_fit, m)?)?;
+    Ok(())
+}
