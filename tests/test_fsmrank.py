@@ -146,3 +146,18 @@ def test_all_constant_features():
     X, y, qid = make_problem(16)
     with pytest.raises(ValueError, match="constant"):
         FSMRank().fit(np.ones_like(X), y, qid=qid)
+
+
+def test_fsmsvm_top_t_then_ranksvm():
+    from rankselect import FSMSVM, RankSVM
+
+    X, y, qid = make_problem(17, n=8)
+    est = FSMSVM(t=3, lambda2=0.001).fit(X, y, qid=qid)
+    fsm = FSMRank(lambda2=0.001).fit(X, y, qid=qid)
+    np.testing.assert_array_equal(est.selected_features_, fsm.selected_features_[:3])
+    ref = RankSVM().fit(X[:, est.selected_features_], y, qid=qid)
+    np.testing.assert_allclose(est.coef_[est.selected_features_], ref.coef_)
+    assert est.get_support().sum() == 3
+    np.testing.assert_allclose(est.predict(X), X @ est.coef_)
+    with pytest.raises(ValueError, match="t"):
+        FSMSVM(t=0).fit(X, y, qid=qid)

@@ -20,7 +20,7 @@ from .data import Fold, RankingData, load_letor, load_letor_folds, save_letor
 from . import datasets
 from .kernel_approximation import Nystroem, RandomFourierFeatures
 from .sparse import SparsePath, SparseRankSVM, sparse_path
-from .fsmrank import FSMRank
+from .fsmrank import FSMRank, FSMSVM
 
 __all__ = [
     "__version__",
@@ -43,4 +43,5 @@ __all__ = [
     "SparsePath",
     "sparse_path",
     "FSMRank",
+    "FSMSVM",
 ]

@@ -206,3 +206,74 @@ class FSMRank(SelectorMixin, BaseEstimator):
         check_is_fitted(self, "coef_")
         idx = np.flatnonzero(self.coef_)
         return idx[np.argsort(-np.abs(self.coef_[idx]), kind="stable")]
+
+
+class FSMSVM(SelectorMixin, BaseEstimator):
+    """FSMSVM (Lai et al. Section IV): the two-stage baseline — the top ``t`` features by
+    ``|coef_|`` of :class:`FSMRank`, then :class:`rankselect.RankSVM` on them.
+
+    Parameters
+    ----------
+    t : int >= 1
+        Number of features kept (fewer if FSMRank has fewer non-zero coefficients).
+    lambda1, lambda2, importance, similarity, max_iter, tol : see :class:`FSMRank`.
+    C : float > 0, default=1.0
+        RankSVM regularisation.
+
+    Attributes
+    ----------
+    fsmrank_ : FSMRank
+    ranksvm_ : RankSVM
+        Fitted on ``X[:, selected_features_]``.
+    selected_features_ : ndarray of int
+        Chosen features, by decreasing FSMRank ``|coef_|``.
+    coef_ : ndarray of shape (n_features,)
+        RankSVM weights placed back on all features (0 elsewhere).
+    """
+
+    __metadata_request__fit = {"qid": True}
+
+    def __init__(self, t=10, lambda1=0.1, lambda2=0.01, importance="pearson", similarity="pearson",
+                 max_iter=400, tol=1e-4, C=1.0):
+        self.t = t
+        self.lambda1 = lambda1
+        self.lambda2 = lambda2
+        self.importance = importance
+        self.similarity = similarity
+        self.max_iter = max_iter
+        self.tol = tol
+        self.C = C
+
+    def fit(self, X, y, qid=None):
+        from .ranksvm import RankSVM
+
+        check_positive(self.t, "t", integer=True)
+        check_positive(self.C, "C")
+        X, y, qid = check_ranking_data(X, y, qid)
+        self.fsmrank_ = FSMRank(lambda1=self.lambda1, lambda2=self.lambda2, importance=self.importance,
+                                similarity=self.similarity, max_iter=self.max_iter,
+                                tol=self.tol).fit(X, y, qid=qid)
+        sel = self.fsmrank_.selected_features_[: int(self.t)]
+        if sel.size == 0:
+            raise ValueError("FSMRank selected no feature: lower lambda2")
+        self.selected_features_ = sel
+        self.ranksvm_ = RankSVM(C=self.C).fit(X[:, sel], y, qid=qid)
+        coef = np.zeros(X.shape[1])
+        coef[sel] = self.ranksvm_.coef_
+        self.coef_ = coef
+        self.n_features_in_ = X.shape[1]
+        return self
+
+    def predict(self, X):
+        """Scores ``X @ coef_``, shape (m,)."""
+        check_is_fitted(self, "coef_")
+        X = check_matrix(X, "X")
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {X.shape[1]} features, the model was fitted with {self.n_features_in_}")
+        return X @ self.coef_
+
+    def _get_support_mask(self):
+        check_is_fitted(self, "coef_")
+        mask = np.zeros(self.n_features_in_, dtype=bool)
+        mask[self.selected_features_] = True
+        return mask
