@@ -13,6 +13,8 @@ Public API (re-exported here):
   :mod:`rankselect.pairwise` (squared hinge loss, gradient, Hessian-vector product),
   :class:`RankSVM`
 - kernel approximation: :class:`Nystroem`, :class:`RandomFourierFeatures`
+- sparse rankers: :class:`SparseRankSVM` (l1, weighted l1, log, MCP, lp), :func:`sparse_path`,
+  :class:`FSMRank`, :class:`FSMSVM`
 """
 from ._core import __version__
 from . import datasets, metrics, pairwise
@@ -25,6 +27,8 @@ from .kernel_approximation import Nystroem, RandomFourierFeatures
 from .pairwise import preference_pair_matrix, preference_pairs
 from .rankrls import GreedyRankRLS, RankRLS
 from .ranksvm import RankSVM
+from .sparse import SparsePath, SparseRankSVM, sparse_path
+from .fsmrank import FSMRank, FSMSVM
 
 __all__ = [
     "__version__",
@@ -52,4 +56,9 @@ __all__ = [
     "RankSVM",
     "Nystroem",
     "RandomFourierFeatures",
+    "SparseRankSVM",
+    "SparsePath",
+    "sparse_path",
+    "FSMRank",
+    "FSMSVM",
 ]

@@ -181,3 +181,36 @@ METHODS["gas"] = Method(
     scores=lambda est: est.selection_weights_,
     add_arguments=_gas_arguments,
 )
+
+
+# --- sparse-ranksvm and fsmrank (issue 6) ---
+def _sparse_add_arguments(p: argparse.ArgumentParser) -> None:
+    def add(flag, **kw):
+        if flag not in p._option_string_actions:  # another method may share the option
+            p.add_argument(flag, **kw)
+
+    add("--penalty", choices=["l1", "log", "mcp", "lp"], default="l1",
+        help="sparse-ranksvm: penalty (default l1)")
+    add("--C", type=float, default=1.0, dest="C", help="sparse-ranksvm: loss weight C (default 1)")
+    add("--lambda1", type=float, default=0.1, help="fsmrank: similarity weight (default 0.1)")
+    add("--lambda2", type=float, default=0.01, help="fsmrank: importance-weighted L1 weight (default 0.01)")
+
+
+def _abs_coef_scores(est):
+    return [abs(float(est.coef_[j])) for j in est.selected_features_]
+
+
+def _build_sparse(args):
+    from ..sparse import SparseRankSVM
+
+    return SparseRankSVM(C=args.C, penalty=args.penalty)
+
+
+def _build_fsmrank(args):
+    from ..fsmrank import FSMRank
+
+    return FSMRank(lambda1=args.lambda1, lambda2=args.lambda2)
+
+
+METHODS["sparse-ranksvm"] = Method(_build_sparse, "|coef|", _abs_coef_scores, _sparse_add_arguments)
+METHODS["fsmrank"] = Method(_build_fsmrank, "|coef|", _abs_coef_scores, _sparse_add_arguments)

@@ -22,3 +22,8 @@ pub mod kernel_approx;
 pub use error::{Error, Result};
 pub use groups::QueryGroups;
 pub use interrupt::{Interrupt, NoInterrupt};
+pub mod datafit;
+pub mod penalty;
+pub mod fista;
+pub mod reweighted;
+pub mod fsmrank;

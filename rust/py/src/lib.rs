@@ -17,6 +17,7 @@ mod rankrls;
 mod pairwise;
 mod ranksvm;
 mod kernel_approx;
+mod sparse;
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -31,5 +32,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     pairwise::register(m)?;
     ranksvm::register(m)?;
     kernel_approx::register(m)?;
+    sparse::register(m)?;
     Ok(())
 }

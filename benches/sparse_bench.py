@@ -1,0 +1,281 @@
+"""Benchmarks of issue 6 (sparse RankSVM and FSMRank). Run with the release build:
+
+    maturin develop --release && python benches/sparse_bench.py [--part all|svc|synthetic|fsm|cv]
+
+- svc: L1 sparse RankSVM (FISTA, implicit pairs) vs scikit-learn LinearSVC(penalty='l1',
+  loss='squared_hinge', dual=False) on explicit pair differences (both orientations, C/2),
+  MQ2008 Fold1: time for each to reach the same objective (within 1e-6 relative of the
+  best of the two), median of 3 repeats.
+- synthetic: the same on a synthetic set with ~10^7 preference pairs (LinearSVC's explicit
+  pair matrix is estimated and not built when it would not fit in memory).
+- fsm: FSMRank accelerated (Alg. 1) vs plain projected gradient vs projected subgradient
+  descent: objective gap vs time on MQ2008 Fold1 (the paper's Fig. 5) -> benches/fsmrank_convergence.png
+- cv: MQ2008 5-fold MAP / NDCG@10 (LETOR conventions, rankselect.metrics) and sparsity ratio for
+  l1, log, mcp, lp and FSMRank, C (or lambda2) chosen by validation MAP, whole path reported.
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+from sklearn.datasets import load_svmlight_file
+
+import rankselect
+from rankselect import FSMRank, SparseRankSVM
+
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "MQ2008"
+
+
+def load(fold, part):
+    X, y, qid = load_svmlight_file(str(DATA / f"Fold{fold}" / f"{part}.txt"), query_id=True)
+    return X.toarray(), y, qid
+
+
+def pair_diffs(X, y, qid):
+    out = []
+    for q in np.unique(qid):
+        idx = np.flatnonzero(qid == q)
+        yi = y[idx]
+        hi, lo = np.nonzero(yi[:, None] > yi[None, :])
+        if hi.size:
+            out.append(X[idx[hi]] - X[idx[lo]])
+    return np.vstack(out)
+
+
+def l1_obj(Z, w, C):
+    r = np.maximum(0, 1 - Z @ w)
+    return float(np.abs(w).sum() + C * r @ r)
+
+
+def time_it(f, repeats=3):
+    ts, out = [], None
+    for _ in range(repeats):
+        t = time.perf_counter()
+        out = f()
+        ts.append(time.perf_counter() - t)
+    return statistics.median(ts), out
+
+
+def svc_compare(X, y, qid, C, label):
+    from sklearn.svm import LinearSVC
+
+    t_pairs, Z = time_it(lambda: pair_diffs(X, y, qid), 1)
+    Xp = np.vstack([Z, -Z])
+    yp = np.r_[np.ones(len(Z)), -np.ones(len(Z))]
+    ref = SparseRankSVM(C=C, tol=1e-10, max_iter=100_000).fit(X, y, qid=qid)
+    svc_hi = LinearSVC(penalty="l1", loss="squared_hinge", dual=False, fit_intercept=False,
+                       tol=1e-10, C=C / 2, max_iter=100_000).fit(Xp, yp)
+    target = min(ref.objective_, l1_obj(Z, svc_hi.coef_.ravel(), C))
+    rows = []
+    for tol in [1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10]:
+        t, est = time_it(lambda: SparseRankSVM(C=C, tol=tol, max_iter=100_000).fit(X, y, qid=qid))
+        if l1_obj(Z, est.coef_, C) <= target * (1 + 1e-6):
+            rows.append(("rankselect FISTA", tol, t, l1_obj(Z, est.coef_, C)))
+            break
+    for tol in [1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10]:
+        svc = LinearSVC(penalty="l1", loss="squared_hinge", dual=False, fit_intercept=False,
+                        tol=tol, C=C / 2, max_iter=100_000)
+        t, svc = time_it(lambda: svc.fit(Xp, yp))
+        if l1_obj(Z, svc.coef_.ravel(), C) <= target * (1 + 1e-6):
+            rows.append(("LinearSVC explicit pairs", tol, t, l1_obj(Z, svc.coef_.ravel(), C)))
+            break
+    print(f"\n### {label}: {len(X)} rows, {X.shape[1]} features, {len(Z)} pairs, C={C}")
+    print(f"pair construction (numpy, LinearSVC only): {t_pairs:.3f} s")
+    print("| solver | tol needed | median time (s) | objective |")
+    print("|---|---|---|---|")
+    for r in rows:
+        print(f"| {r[0]} | {r[1]:g} | {r[2]:.3f} | {r[3]:.8g} |")
+    if len(rows) == 2:
+        print(f"ratio LinearSVC / rankselect = {rows[1][2] / rows[0][2]:.1f}x "
+              f"({(rows[1][2] + t_pairs) / rows[0][2]:.1f}x with pair construction)")
+
+
+def synthetic(n_queries=1100, per_query=150, n=46, seed=0):
+    rng = np.random.default_rng(seed)
+    m = n_queries * per_query
+    X = rng.uniform(size=(m, n))
+    w = np.zeros(n)
+    w[:8] = rng.normal(size=8)
+    s = X @ w + 0.3 * rng.normal(size=m)
+    y = np.digitize(s, np.quantile(s, [0.5, 0.75, 0.9, 0.97])).astype(float)
+    qid = np.repeat(np.arange(n_queries), per_query)
+    return X, y, qid
+
+
+def part_synthetic():
+    X, y, qid = synthetic()
+    n_pairs = 0
+    for q in range(qid.max() + 1):
+        yq = y[qid == q]
+        n_pairs += int((yq[:, None] > yq[None, :]).sum())
+    C = 1e-4
+    t, est = time_it(lambda: SparseRankSVM(C=C, tol=1e-6, max_iter=20_000).fit(X, y, qid=qid), 1)
+    gb = 2 * n_pairs * X.shape[1] * 8 / 1e9
+    print(f"\n### synthetic: {len(X)} rows, {X.shape[1]} features, {n_pairs} pairs, C={C}")
+    print(f"rankselect FISTA (tol 1e-6): {t:.2f} s, {est.n_iter_} iterations, "
+          f"{est.support_.sum()} features, objective {est.objective_:.6g}")
+    print(f"LinearSVC would need the explicit pair matrix (both orientations): {gb:.1f} GB of float64 "
+          f"-> not run on this machine")
+
+
+def part_fsm():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    X, y, qid = load(1, "train")
+    l1, l2 = 0.1, 0.01
+    kw = dict(lambda1=l1, lambda2=l2)
+    best = FSMRank(max_iter=20000, tol=1e-12, **kw).fit(X, y, qid=qid).objective_
+    curves = {}
+    for name, acc in [("FSMRank (Alg. 1, accelerated)", True), ("projected gradient (no momentum)", False)]:
+        est = FSMRank(max_iter=400, tol=1e-12, **kw)
+        t, est = time_it(lambda: est.fit(X, y, qid=qid, accelerate=acc), 1)
+        h = est.objective_history_
+        curves[name] = (np.linspace(0, t, len(h)), h)
+    # projected subgradient descent on the same objective (numpy, explicit pairs), step a/sqrt(t)
+    keep = ~np.all(X == X[:1], axis=0)
+    fsm = FSMRank(**kw).fit(X, y, qid=qid)
+    Z = pair_diffs(X[:, keep], y, qid)
+    s = fsm.importance_[keep]
+    A = fsm.similarity_[np.ix_(keep, keep)]
+    A2 = np.block([[A, A], [A, A]])
+    with np.errstate(divide="ignore"):
+        s2 = np.r_[s, s]
+        lin = np.where(s2 > 0, l2 / s2, 0.0)
+    dd = keep.sum()
+    P = len(Z)
+
+    def psi_grad(w):
+        u = w[:dd] - w[dd:]
+        r = np.maximum(0, 1 - Z @ u)
+        gu = -2 * Z.T @ r / P
+        return 0.5 * l1 * w @ A2 @ w + lin @ w + r @ r / P, l1 * A2 @ w + lin + np.r_[gu, -gu]
+
+    w = np.zeros(2 * dd)
+    hs, ts = [], []
+    t0 = time.perf_counter()
+    for it in range(400):
+        v, g = psi_grad(w)
+        hs.append(v)
+        ts.append(time.perf_counter() - t0)
+        w = np.maximum(0, w - 0.05 / np.sqrt(it + 1) * g)
+    curves["projected subgradient (numpy, explicit pairs)"] = (np.asarray(ts), np.asarray(hs))
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for name, (tt, h) in curves.items():
+        ax.semilogy(tt, np.maximum(h - best, 1e-12), label=name)
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("objective - optimum")
+    ax.set_title(f"FSMRank eq. (2) on MQ2008 Fold1 (lambda1={l1}, lambda2={l2})")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    out = Path(__file__).with_name("fsmrank_convergence.png")
+    fig.savefig(out, dpi=120)
+    print(f"\n### FSMRank convergence (MQ2008 Fold1): optimum {best:.8g}; figure {out.name}")
+    print("| method | iterations | time (s) | final gap |")
+    print("|---|---|---|---|")
+    for name, (tt, h) in curves.items():
+        print(f"| {name} | {len(h) - 1} | {tt[-1]:.3f} | {h[-1] - best:.3g} |")
+
+
+def _letor_map_ndcg10(y, s, qid):
+    """Bench-local fallback while rankselect.metrics is not merged: LETOR Eval-Score-4.0
+    conventions (see ../shared/data/README): relevant = label >= 1, gain 2^r - 1, discount 1 at
+    ranks 1-2 and 1/log2(i) after, NDCG@10 = 0 for queries with < 10 documents, queries without
+    relevant documents count 0, ties keep file order."""
+    aps, ndcgs = [], []
+    for q in dict.fromkeys(qid):
+        idx = np.flatnonzero(qid == q)
+        order = idx[np.argsort(-s[idx], kind="stable")]
+        lab = y[order]
+        rel = lab >= 1
+        nrel = rel.sum()
+        aps.append(0.0 if nrel == 0 else float(np.sum(np.cumsum(rel)[rel] / (np.flatnonzero(rel) + 1)) / nrel))
+        if len(idx) < 10:
+            ndcgs.append(0.0)
+            continue
+        disc = np.ones(10)
+        disc[2:] = 1 / np.log2(np.arange(3, 11))
+        dcg = np.sum((2.0 ** lab[:10] - 1) * disc)
+        ideal = np.sum((2.0 ** np.sort(y[idx])[::-1][:10] - 1) * disc)
+        ndcgs.append(0.0 if ideal == 0 else dcg / ideal)
+    return float(np.mean(aps)), float(np.mean(ndcgs))
+
+
+def part_cv():
+    try:
+        from rankselect import metrics
+
+        def evaluate(w, X, y, qid):
+            s = X @ w
+            return metrics.mean_average_precision(y, s, qid), metrics.ndcg(y, s, qid, k=10)
+        print("\n(metrics: rankselect.metrics)")
+    except ImportError:
+        def evaluate(w, X, y, qid):
+            return _letor_map_ndcg10(y, X @ w, qid)
+        print("\n(metrics: bench-local LETOR fallback, rankselect.metrics not merged yet)")
+
+    Cs = [0.001, 0.01, 0.1, 1.0, 10.0]
+    lam2s = [1e-4, 1e-3, 1e-2, 1e-1]
+    methods = {p: Cs for p in ["l1", "log", "mcp", "lp"]}
+    methods["fsmrank"] = lam2s
+    results = {k: [] for k in methods}
+    paths = {k: {v: [] for v in grid} for k, grid in methods.items()}
+    for fold in range(1, 6):
+        tr, va, te = load(fold, "train"), load(fold, "vali"), load(fold, "test")
+        nonconst = (~np.all(tr[0] == tr[0][:1], axis=0)).sum()
+        for name, grid in methods.items():
+            best = None
+            for v in grid:
+                if name == "fsmrank":
+                    import warnings
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        est = FSMRank(lambda1=0.1, lambda2=v).fit(*tr[:2], qid=tr[2])
+                else:
+                    est = SparseRankSVM(C=v, penalty=name, tol=1e-6).fit(*tr[:2], qid=tr[2])
+                w = est.coef_
+                vmap, _ = evaluate(w, *va)
+                tmap, tndcg = evaluate(w, *te)
+                k = int(np.count_nonzero(w))
+                paths[name][v].append((k, vmap, tmap))
+                # an all-zero model ranks by file order: never let it win
+                if k > 0 and (best is None or vmap > best[0]):
+                    best = (vmap, tmap, tndcg, k / nonconst, v)
+            results[name].append(best)
+    print("\n### MQ2008 5-fold (test means; parameter chosen per fold by validation MAP)")
+    print("| method | MAP | NDCG@10 | sparsity ratio | chosen values |")
+    print("|---|---|---|---|---|")
+    for name, rows in results.items():
+        r = np.array([b[:4] for b in rows])
+        print(f"| {name} | {r[:, 1].mean():.4f} | {r[:, 2].mean():.4f} | {r[:, 3].mean():.2f} | "
+              f"{[b[4] for b in rows]} |")
+    print("\nPath (mean over folds): features kept / validation MAP / test MAP per value")
+    for name, grid in paths.items():
+        cells = [f"{v:g}: {np.mean([a[0] for a in p]):.1f} / {np.mean([a[1] for a in p]):.4f} / "
+                 f"{np.mean([a[2] for a in p]):.4f}" for v, p in grid.items()]
+        print(f"- {name} ({'lambda2' if name == 'fsmrank' else 'C'}): " + "; ".join(cells))
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--part", default="all", choices=["all", "svc", "synthetic", "fsm", "cv"])
+    a = ap.parse_args(argv)
+    if a.part in ("all", "svc"):
+        X, y, qid = load(1, "train")
+        for C in [0.01, 0.1]:
+            svc_compare(X, y, qid, C, "MQ2008 Fold1 train")
+    if a.part in ("all", "synthetic"):
+        part_synthetic()
+    if a.part in ("all", "fsm"):
+        part_fsm()
+    if a.part in ("all", "cv"):
+        part_cv()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

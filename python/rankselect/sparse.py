@@ -1,0 +1,266 @@
+"""Sparse RankSVM (Laporte et al. 2014): L1 by FISTA, non-convex log / MCP / lp by reweighted L1.
+
+Minimises, over linear scoring functions ``s(x) = w·x``,
+
+- ``penalty="l1"``: ``||w||_1 + C·L(w)`` (eq. 7), or with ``weights=beta``
+  ``sum_j beta_j |w_j| + C·L(w)`` (eq. 12), by FISTA with backtracking (Alg. 1);
+- ``penalty in {"log", "mcp", "lp"}``: ``sum_j g(|w_j|) + C·L(w)`` by reweighted L1
+  (Alg. 2, Table II): ``g(u) = log(1 + u/epsilon)``; MCP with ``lambda = 1/C``:
+  ``g'(u) = max(1 - u/(gamma·lambda), 0)``; ``lp``: ``g'(u) = p·max(u, epsilon)^(p-1)``
+  (the derivative capped at ``u = epsilon``, so coefficients at zero can re-enter),
+
+where ``L(w) = sum over preference pairs (same query, y_i > y_j) of max(0, 1 - w·(x_i - x_j))^2``.
+The solvers run in the Rust core with the GIL released (Ctrl-C interrupts them).
+"""
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.feature_selection import SelectorMixin
+from sklearn.utils.validation import check_is_fitted
+
+from . import _core
+from ._validation import check_matrix, check_positive, check_ranking_data, check_vector
+from .groups import QueryGroups
+
+PENALTIES = ("l1", "log", "mcp", "lp")
+
+
+def _constant_columns(X: np.ndarray) -> np.ndarray:
+    """Boolean mask of the columns of X that are constant over all rows."""
+    return np.all(X == X[:1], axis=0)
+
+
+@dataclass(frozen=True)
+class SparsePath:
+    """Models along a regularisation path (increasing ``C`` = decreasing regularisation).
+
+    Attributes
+    ----------
+    Cs : ndarray of shape (n_Cs,)
+    coefs : ndarray of shape (n_Cs, n_features)
+    n_selected : ndarray of shape (n_Cs,)
+        Number of non-zero coefficients of each model.
+    objectives : ndarray of shape (n_Cs,)
+        Final objective value of each model.
+    n_iter : ndarray of shape (n_Cs,)
+        Solver iterations of each model (warm-started from the previous one).
+    """
+
+    Cs: np.ndarray
+    coefs: np.ndarray
+    n_selected: np.ndarray
+    objectives: np.ndarray
+    n_iter: np.ndarray
+
+
+class SparseRankSVM(SelectorMixin, BaseEstimator):
+    """Sparse linear RankSVM with a squared pairwise hinge loss (Laporte et al. 2014).
+
+    Parameters
+    ----------
+    C : float > 0, default=1.0
+        Weight of the pairwise loss (eq. 7). Larger C selects more features.
+    penalty : {"l1", "log", "mcp", "lp"}, default="l1"
+    p : float in (0, 1), default=0.5
+        Exponent of the ``lp`` penalty.
+    epsilon : float > 0, default=0.1
+        ``log`` penalty parameter; also the point below which the ``lp`` derivative is capped.
+    gamma : float > 0, default=2.0
+        MCP parameter (its ``lambda`` is ``1/C``).
+    weights : array-like of shape (n_features,) or None
+        Non-negative weights of the weighted L1 penalty (eq. 12); ``penalty="l1"`` only.
+    max_iter : int, default=5000
+        Maximum FISTA iterations per (weighted) L1 solve.
+    max_reweightings : int, default=10
+        Maximum outer steps of the reweighted scheme (non-convex penalties).
+    tol : float > 0, default=1e-6
+        Relative objective change AND relative KKT residual tolerance of the solver; relative
+        change tolerance of the outer loop.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,)
+    support_ : ndarray of bool, shape (n_features,)
+        ``coef_ != 0``.
+    sparsity_ratio_ : float
+        Non-zero coefficients / features that are not constant on the training set
+        (Laporte et al. Section V-B).
+    n_iter_ : int
+        Total solver iterations.
+    n_reweightings_ : int
+        Outer steps (1 for ``l1``).
+    objective_ : float
+        Final objective: ``sum_j g(|w_j|) + C·L(w)`` (``||w||_1 + C·L(w)`` for l1).
+    objective_history_ : ndarray
+        Per-iteration objective (l1) or per-outer-step objective (non-convex).
+    converged_ : bool
+    n_features_in_ : int
+    """
+
+    __metadata_request__fit = {"qid": True}
+
+    def __init__(self, C=1.0, penalty="l1", p=0.5, epsilon=0.1, gamma=2.0, weights=None,
+                 max_iter=5000, max_reweightings=10, tol=1e-6):
+        self.C = C
+        self.penalty = penalty
+        self.p = p
+        self.epsilon = epsilon
+        self.gamma = gamma
+        self.weights = weights
+        self.max_iter = max_iter
+        self.max_reweightings = max_reweightings
+        self.tol = tol
+
+    # -- validation ---------------------------------------------------------------------
+    def _check_params(self, n_features: int):
+        check_positive(self.C, "C")
+        if self.penalty not in PENALTIES:
+            raise ValueError(f"penalty must be one of {PENALTIES}, got {self.penalty!r}")
+        if isinstance(self.p, bool) or not isinstance(self.p, numbers.Real) or not (0 < self.p < 1):
+            raise ValueError(f"p must be in the open interval (0, 1), got {self.p!r}")
+        check_positive(self.epsilon, "epsilon")
+        check_positive(self.gamma, "gamma")
+        check_positive(self.max_iter, "max_iter", integer=True)
+        check_positive(self.max_reweightings, "max_reweightings", integer=True)
+        check_positive(self.tol, "tol")
+        weights = None
+        if self.weights is not None:
+            if self.penalty != "l1":
+                raise ValueError("weights is only used with penalty='l1' (weighted L1, eq. 12)")
+            weights = check_vector(self.weights, "weights", allow_nan=True)
+            if weights.shape[0] != n_features:
+                raise ValueError(f"weights has {weights.shape[0]} entries but X has {n_features} features")
+            if np.isnan(weights).any() or (weights < 0).any():
+                raise ValueError("weights must be >= 0 (np.inf pins a coefficient at 0)")
+        return weights
+
+    def _prepare(self, X, y, qid):
+        X, y, qid = check_ranking_data(X, y, qid)
+        constant = _constant_columns(X)
+        if constant.all():
+            raise ValueError("X: every feature is constant over the training set; nothing to select")
+        groups = QueryGroups.from_qid(qid)
+        Xg = np.ascontiguousarray(groups.gather(X))
+        yg = np.ascontiguousarray(groups.gather(y))
+        offsets = groups.offsets.astype(np.uintp)
+        return X, Xg, yg, offsets, constant
+
+    def _solve(self, Xg, yg, offsets, C, weights, w0):
+        return _core.sparse_ranksvm(
+            Xg, yg, offsets, float(C), self.penalty, float(self.p), float(self.epsilon),
+            float(self.gamma), weights, w0, int(self.max_iter), int(self.max_reweightings),
+            float(self.tol))
+
+    # -- fit ----------------------------------------------------------------------------
+    def fit(self, X, y, qid=None, *, coef_init=None):
+        """Fit on ``X`` (m, n), labels ``y`` (m,), query ids ``qid`` (m,).
+
+        ``coef_init`` (n,) warm-starts the solver.
+        """
+        X, Xg, yg, offsets, constant = self._prepare(X, y, qid)
+        weights = self._check_params(X.shape[1])
+        w0 = None if coef_init is None else check_vector(coef_init, "coef_init", n=X.shape[1])
+        coef, n_iter, history, n_rew, converged, obj = self._solve(Xg, yg, offsets, self.C, weights, w0)
+        self._set_fitted(np.asarray(coef), n_iter, np.asarray(history), n_rew, converged, obj, constant)
+        return self
+
+    def _set_fitted(self, coef, n_iter, history, n_rew, converged, obj, constant):
+        self.coef_ = coef
+        self.support_ = coef != 0
+        self.n_features_in_ = coef.shape[0]
+        self.constant_features_ = np.flatnonzero(constant)
+        self.sparsity_ratio_ = float(self.support_.sum() / max(1, (~constant).sum()))
+        self.n_iter_ = int(n_iter)
+        self.n_reweightings_ = int(n_rew)
+        self.objective_history_ = history
+        self.objective_ = float(obj)
+        self.converged_ = bool(converged)
+
+    def predict(self, X):
+        """Scores ``X @ coef_``, shape (m,)."""
+        check_is_fitted(self, "coef_")
+        X = check_matrix(X, "X")
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {X.shape[1]} features, the model was fitted with {self.n_features_in_}")
+        return X @ self.coef_
+
+    def _get_support_mask(self):
+        check_is_fitted(self, "support_")
+        return self.support_
+
+    @property
+    def selected_features_(self):
+        """Indices of the non-zero coefficients, by decreasing ``|coef_|``."""
+        check_is_fitted(self, "coef_")
+        idx = np.flatnonzero(self.coef_)
+        return idx[np.argsort(-np.abs(self.coef_[idx]), kind="stable")]
+
+    # -- path ---------------------------------------------------------------------------
+    def c_min(self, X, y, qid) -> float:
+        """Smallest ``C`` at which the l1 / weighted-l1 solution is not all zero:
+        ``1 / max_j (|dL/dw_j(0)| / beta_j)`` (KKT at ``w = 0``)."""
+        X, Xg, yg, offsets, constant = self._prepare(X, y, qid)
+        weights = self._check_params(X.shape[1])
+        _, grad = _core.sparse_loss_grad(Xg, yg, offsets, np.zeros(X.shape[1]))
+        beta = np.ones(X.shape[1]) if weights is None else weights
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.where(beta > 0, np.abs(grad) / beta, np.where(np.abs(grad) > 0, np.inf, 0))
+        top = ratio.max()
+        if not top > 0:
+            raise ValueError("y has no preference pair that the features can separate")
+        return float(1.0 / top)
+
+    def path(self, X, y, qid=None, Cs=None, n_Cs: int = 10, ratio: float = 1e3) -> SparsePath:
+        """Fit the models for increasing ``C`` (decreasing regularisation) with warm starts.
+
+        ``Cs`` defaults to ``n_Cs`` values log-spaced from :meth:`c_min` to ``ratio·c_min``.
+        The estimator's own parameters (other than ``C``) are used; it is not refitted.
+        """
+        X, Xg, yg, offsets, constant = self._prepare(X, y, qid)
+        weights = self._check_params(X.shape[1])
+        if Cs is None:
+            c0 = self.c_min(X, y, qid)
+            Cs = c0 * np.logspace(0, np.log10(ratio), int(n_Cs))
+        Cs = np.sort(check_vector(Cs, "Cs"))
+        if (Cs <= 0).any():
+            raise ValueError("Cs must all be > 0")
+        coefs, nsel, objs, iters = [], [], [], []
+        w = None
+        for C in Cs:
+            coef, n_iter, history, n_rew, converged, obj = self._solve(Xg, yg, offsets, C, weights, w)
+            w = np.asarray(coef)
+            coefs.append(w.copy())
+            nsel.append(int(np.count_nonzero(w)))
+            objs.append(float(obj))
+            iters.append(int(n_iter))
+        return SparsePath(Cs=np.asarray(Cs), coefs=np.vstack(coefs), n_selected=np.asarray(nsel),
+                          objectives=np.asarray(objs), n_iter=np.asarray(iters))
+
+
+def sparse_path(X, y, qid, Cs=None, penalty="l1", **params) -> SparsePath:
+    """Regularisation path of :class:`SparseRankSVM`: models for increasing ``C`` (warm starts).
+
+    Parameters
+    ----------
+    X : array-like of shape (m, n)
+    y : array-like of shape (m,)
+    qid : array-like of shape (m,)
+    Cs : array-like of shape (n_Cs,) or None
+        Default: 10 values log-spaced over three decades from the smallest C with a non-zero
+        model (:meth:`SparseRankSVM.c_min`).
+    penalty : {"l1", "log", "mcp", "lp"}
+    **params : other :class:`SparseRankSVM` parameters (``n_Cs``, ``ratio`` go to ``path``).
+
+    Returns
+    -------
+    SparsePath
+        ``Cs``, ``coefs`` (n_Cs, n), ``n_selected``, ``objectives``, ``n_iter``.
+    """
+    path_kw = {k: params.pop(k) for k in ("n_Cs", "ratio") if k in params}
+    est = SparseRankSVM(penalty=penalty, **params)
+    return est.path(X, y, qid, Cs=Cs, **path_kw)

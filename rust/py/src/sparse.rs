@@ -1,0 +1,185 @@
+//! Bindings of the sparse solvers: L1 / weighted-L1 / reweighted non-convex RankSVM
+//! (`rankselect_core::{fista, reweighted}`) and FSMRank (`rankselect_core::fsmrank`).
+//! Inputs are validated here and in the core; kernels run with the GIL released and are
+//! interruptible (Ctrl-C -> KeyboardInterrupt).
+
+use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1, PyReadonlyArray2};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use rankselect_core::datafit::{Datafit, PairwiseHinge, Scaled};
+use rankselect_core::fista::{fista, FistaOptions};
+use rankselect_core::fsmrank::fsmrank as fsmrank_kernel;
+use rankselect_core::penalty::{WeightedL1, L1};
+use rankselect_core::reweighted::{reweighted_l1, NonConvex, ReweightedOptions};
+use rankselect_core::groups::check_offsets;
+
+use crate::errors::{python_interrupt, IntoPyResult};
+
+type SolveOut<'py> = (Bound<'py, PyArray1<f64>>, usize, Bound<'py, PyArray1<f64>>, usize, bool, f64);
+
+/// sparse_ranksvm(x, y, offsets, c, penalty, p, epsilon, gamma, weights, w0, max_iter,
+/// max_reweightings, tol) -> (coef, n_iter, objective_history, n_reweightings, converged, objective)
+///
+/// Rows of `x` (m, n) grouped by query (`offsets`). Minimises `Ω(w) + c·L(w)` with
+/// `Ω = ||w||_1` / weighted L1 (`penalty="l1"`) by FISTA, or the non-convex `log`, `mcp`
+/// (lambda = 1/c), `lp` penalties by reweighted L1.
+#[pyfunction]
+#[pyo3(signature = (x, y, offsets, c, penalty, p, epsilon, gamma, weights, w0, max_iter, max_reweightings, tol))]
+#[allow(clippy::too_many_arguments)]
+fn sparse_ranksvm<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray2<'py, f64>,
+    y: PyReadonlyArray1<'py, f64>,
+    offsets: PyReadonlyArray1<'py, usize>,
+    c: f64,
+    penalty: &str,
+    p: f64,
+    epsilon: f64,
+    gamma: f64,
+    weights: Option<PyReadonlyArray1<'py, f64>>,
+    w0: Option<PyReadonlyArray1<'py, f64>>,
+    max_iter: usize,
+    max_reweightings: usize,
+    tol: f64,
+) -> PyResult<SolveOut<'py>> {
+    let xv = x.as_array();
+    let (m, n) = xv.dim();
+    let y = y.as_slice()?;
+    let offsets = offsets.as_slice()?;
+    if y.len() != m {
+        return Err(PyValueError::new_err(format!("y has {} entries but x has {m} rows", y.len())));
+    }
+    check_offsets(offsets, m).py()?;
+    if !(c.is_finite() && c > 0.0) {
+        return Err(PyValueError::new_err(format!("C must be > 0, got {c}")));
+    }
+    let weights = weights.map(|w| w.as_slice().map(|s| s.to_vec())).transpose()?;
+    let w0 = match w0 {
+        Some(w) => w.as_slice()?.to_vec(),
+        None => vec![0.0; n],
+    };
+    let nonconvex = match penalty {
+        "l1" => None,
+        "log" => Some(NonConvex::Log { epsilon }),
+        "mcp" => Some(NonConvex::Mcp { gamma, lambda: 1.0 / c }),
+        "lp" => Some(NonConvex::Lp { p, epsilon }),
+        other => return Err(PyValueError::new_err(format!("unknown penalty {other:?}"))),
+    };
+    if let Some(g) = &nonconvex {
+        g.validate().py()?;
+        if weights.is_some() {
+            return Err(PyValueError::new_err("weights is only used with penalty='l1'"));
+        }
+    }
+    let inner = FistaOptions { max_iter, tol, kkt_tol: tol, ..Default::default() };
+    let interrupt = python_interrupt();
+    let out = py.detach(|| -> rankselect_core::Result<(Vec<f64>, usize, Vec<f64>, usize, bool, f64)> {
+        let datafit = Scaled::new(PairwiseHinge::new(xv, y, offsets)?, c)?;
+        match nonconvex {
+            None => {
+                let r = match weights {
+                    Some(wt) => fista(&datafit, &WeightedL1::new(wt)?, &w0, &inner, &interrupt)?,
+                    None => fista(&datafit, &L1::new(1.0)?, &w0, &inner, &interrupt)?,
+                };
+                // the returned w is the best iterate
+                let best = r.objective.iter().cloned().fold(f64::INFINITY, f64::min);
+                Ok((r.w, r.n_iter, r.objective, 1, r.converged, best))
+            }
+            Some(g) => {
+                let opts = ReweightedOptions { max_reweightings, tol, inner };
+                let r = reweighted_l1(&datafit, &g, &w0, None, &opts, &interrupt)?;
+                let last = r.objective.last().copied().unwrap_or(f64::NAN);
+                Ok((r.w, r.n_iter, r.objective, r.n_reweightings, r.converged, last))
+            }
+        }
+    });
+    let (w, n_iter, hist, n_rew, conv, obj) = out.py()?;
+    Ok((w.into_pyarray(py), n_iter, hist.into_pyarray(py), n_rew, conv, obj))
+}
+
+/// sparse_loss_grad(x, y, offsets, w) -> (L(w), grad L(w)): the unscaled pairwise squared hinge.
+#[pyfunction]
+fn sparse_loss_grad<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray2<'py, f64>,
+    y: PyReadonlyArray1<'py, f64>,
+    offsets: PyReadonlyArray1<'py, usize>,
+    w: PyReadonlyArray1<'py, f64>,
+) -> PyResult<(f64, Bound<'py, PyArray1<f64>>)> {
+    let xv = x.as_array();
+    let (m, n) = xv.dim();
+    let y = y.as_slice()?;
+    let offsets = offsets.as_slice()?;
+    let w = w.as_slice()?;
+    if y.len() != m || w.len() != n {
+        return Err(PyValueError::new_err("sparse_loss_grad: y must have m entries and w n entries"));
+    }
+    check_offsets(offsets, m).py()?;
+    let (v, g) = py
+        .detach(|| -> rankselect_core::Result<(f64, Vec<f64>)> {
+            let loss = PairwiseHinge::new(xv, y, offsets)?;
+            let mut g = vec![0.0; n];
+            let v = loss.value_grad(w, &mut g);
+            Ok((v, g))
+        })
+        .py()?;
+    Ok((v, g.into_pyarray(py)))
+}
+
+type FsmOut<'py> = (Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>, usize, Bound<'py, PyArray1<f64>>, bool, usize);
+
+/// fsmrank(x, y, offsets, similarity, importance, lambda1, lambda2, w0, max_iter, tol,
+/// accelerate) -> (coef (d), w (2d), n_iter, objective_history, converged, n_pairs)
+///
+/// Lai et al. eq. (2) on the doubled features, by Alg. 1 (`accelerate=False`: plain
+/// projected proximal gradient, for comparison).
+#[pyfunction]
+#[pyo3(signature = (x, y, offsets, similarity, importance, lambda1, lambda2, w0, max_iter, tol, accelerate=true))]
+#[allow(clippy::too_many_arguments)]
+fn fsmrank<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray2<'py, f64>,
+    y: PyReadonlyArray1<'py, f64>,
+    offsets: PyReadonlyArray1<'py, usize>,
+    similarity: PyReadonlyArray2<'py, f64>,
+    importance: PyReadonlyArray1<'py, f64>,
+    lambda1: f64,
+    lambda2: f64,
+    w0: Option<PyReadonlyArray1<'py, f64>>,
+    max_iter: usize,
+    tol: f64,
+    accelerate: bool,
+) -> PyResult<FsmOut<'py>> {
+    let xv = x.as_array();
+    let m = xv.nrows();
+    let y = y.as_slice()?;
+    let offsets = offsets.as_slice()?;
+    if y.len() != m {
+        return Err(PyValueError::new_err(format!("y has {} entries but x has {m} rows", y.len())));
+    }
+    check_offsets(offsets, m).py()?;
+    let sim = similarity.as_array();
+    let imp = importance.as_slice()?;
+    let w0 = w0.map(|w| w.as_slice().map(|s| s.to_vec())).transpose()?;
+    // Lai et al. Alg. 1: no restart; stop on the relative objective change (and KKT).
+    let opts = FistaOptions { max_iter, tol, kkt_tol: tol, accelerate, restart: false, ..Default::default() };
+    let interrupt = python_interrupt();
+    let r = py
+        .detach(|| fsmrank_kernel(xv, y, offsets, sim, imp, lambda1, lambda2, w0.as_deref(), &opts, &interrupt))
+        .py()?;
+    Ok((
+        r.coef.into_pyarray(py),
+        r.solver.w.into_pyarray(py),
+        r.solver.n_iter,
+        r.solver.objective.into_pyarray(py),
+        r.solver.converged,
+        r.n_pairs,
+    ))
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(sparse_ranksvm, m)?)?;
+    m.add_function(wrap_pyfunction!(sparse_loss_grad, m)?)?;
+    m.add_function(wrap_pyfunction!(fsmrank, m)?)?;
+    Ok(())
+}
