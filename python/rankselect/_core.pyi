@@ -1,14 +1,66 @@
 """Type stubs of the Rust extension module ``rankselect._core``."""
-from typing import Callable
-
 import numpy as np
 import numpy.typing as npt
+from typing import Callable
 
 __version__: str
 
 def group_queries(
     qid: npt.NDArray[np.int64],
 ) -> tuple[npt.NDArray[np.uintp], npt.NDArray[np.uintp], npt.NDArray[np.int64]]: ...
+
+def load_letor(
+    path: str,
+    n_features: int | None = None,
+    float32: bool = False,
+    comments: bool = False,
+    allow_nonfinite: bool = False,
+) -> tuple[
+    npt.NDArray[np.float64] | npt.NDArray[np.float32],
+    npt.NDArray[np.float64],
+    npt.NDArray[np.int64],
+    list[str] | None,
+]: ...
+
+def metrics_per_query(
+    specs: list[tuple[str, str, str]],
+    y: npt.NDArray[np.float64],
+    scores: npt.NDArray[np.float64],
+    offsets: npt.NDArray[np.int64],
+    max_grade: float | None = None,
+) -> npt.NDArray[np.float64]:
+    """Per-query metrics, shape (len(specs), n_queries); each spec is
+    (measure, convention, ties), e.g. ("ndcg@10", "letor", "stable"). Rows grouped
+    contiguously by ``offsets``; GIL released, parallel over queries."""
+    ...
+
+# rankrls
+def rankrls_fit(
+    x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], offsets: npt.NDArray[np.int64], alpha: float
+) -> npt.NDArray[np.float64]: ...
+
+def rankrls_lqo(
+    x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], offsets: npt.NDArray[np.int64], alpha: float
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64], float]: ...
+
+def rankrls_alpha_path(
+    x: npt.NDArray[np.float64],
+    y: npt.NDArray[np.float64],
+    offsets: npt.NDArray[np.int64],
+    alphas: npt.NDArray[np.float64],
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
+
+# greedy_rls
+def greedy_rankrls(
+    x: npt.NDArray[np.float64],
+    y: npt.NDArray[np.float64],
+    offsets: npt.NDArray[np.int64],
+    k: int,
+    alpha: float,
+    criterion: str = "squared",
+    tol: float | None = None,
+    progress: Callable[[int, int, float], object] | None = None,
+) -> tuple[npt.NDArray[np.uintp], npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
 
 KENDALL_SHORT_MAX: int
 
@@ -26,45 +78,6 @@ def pairwise_accuracy(
     offsets: npt.NDArray[np.uintp],
     short_max: int | None = None,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], int]: ...
-# pairwise (rust/py/src/pairwise.rs): rows grouped by query, offsets of shape (n_queries + 1,)
-def query_pair_counts(
-    y: npt.NDArray[np.float64], offsets: npt.NDArray[np.uintp]
-) -> npt.NDArray[np.uintp]: ...
-def preference_pairs(
-    y: npt.NDArray[np.float64], offsets: npt.NDArray[np.uintp], max_pairs: int | None = None
-) -> tuple[npt.NDArray[np.uintp], npt.NDArray[np.uintp], npt.NDArray[np.uintp]]: ...
-def squared_hinge_value_grad(
-    w: npt.NDArray[np.float64],
-) -> tuple[float, npt.NDArray[np.float64]]: ...
-def squared_hinge_hessp(
-    w: npt.NDArray[np.float64],
-    v: npt.NDArray[np.float64],
-def explicit_squared_hinge_value_grad(
-    i: npt.NDArray[np.uintp],
-    j: npt.NDArray[np.uintp],
-    pair_offsets: npt.NDArray[np.uintp],
-    w: npt.NDArray[np.float64],
-) -> tuple[float, npt.NDArray[np.float64]]: ...
-
-# ranksvm (rust/py/src/ranksvm.rs)
-def ranksvm_fit(
-    c: float,
-    tol: float,
-    max_iter: int,
-    max_cg_iter: int,
-    w0: npt.NDArray[np.float64] | None = None,
-) -> tuple[npt.NDArray[np.float64], int, int, float, float, bool, int]: ...
-def metrics_per_query(
-    specs: list[tuple[str, str, str]],
-    y: npt.NDArray[np.float64],
-    scores: npt.NDArray[np.float64],
-    offsets: npt.NDArray[np.int64],
-    max_grade: float | None = None,
-) -> npt.NDArray[np.float64]:
-    """Per-query metrics, shape (len(specs), n_queries); each spec is
-    (measure, convention, ties), e.g. ("ndcg@10", "letor", "stable"). Rows grouped
-    contiguously by ``offsets``; GIL released, parallel over queries."""
-    ...
 
 def metric_importance(
     x: npt.NDArray[np.float64],
@@ -74,56 +87,61 @@ def metric_importance(
     convention: str,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
 
-def load_letor(
-    path: str,
-    n_features: int | None = None,
-    float32: bool = False,
-    comments: bool = False,
-    allow_nonfinite: bool = False,
-) -> tuple[
-    npt.NDArray[np.float64] | npt.NDArray[np.float32],
-    npt.NDArray[np.float64],
-    npt.NDArray[np.int64],
-    list[str] | None,
-]: ...
-def metrics_per_query(
-    specs: list[tuple[str, str, str]],
-    y: npt.NDArray[np.float64],
-    scores: npt.NDArray[np.float64],
-    offsets: npt.NDArray[np.int64],
-    max_grade: float | None = None,
-) -> npt.NDArray[np.float64]:
-    """Per-query metrics, shape (len(specs), n_queries); each spec is
-    (measure, convention, ties), e.g. ("ndcg@10", "letor", "stable"). Rows grouped
-    contiguously by ``offsets``; GIL released, parallel over queries."""
-    ...
-# rankrls
-def rankrls_fit(
-    x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], offsets: npt.NDArray[np.int64], alpha: float
-) -> npt.NDArray[np.float64]: ...
-def rankrls_lqo(
-    x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], offsets: npt.NDArray[np.int64], alpha: float
-) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64], float]: ...
-def rankrls_alpha_path(
-    x: npt.NDArray[np.float64],
-    alphas: npt.NDArray[np.float64],
-) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
+# pairwise (rust/py/src/pairwise.rs): rows grouped by query, offsets of shape (n_queries + 1,)
+def query_pair_counts(
+    y: npt.NDArray[np.float64], offsets: npt.NDArray[np.uintp]
+) -> npt.NDArray[np.uintp]: ...
 
-# greedy_rls
-def greedy_rankrls(
+def preference_pairs(
+    y: npt.NDArray[np.float64], offsets: npt.NDArray[np.uintp], max_pairs: int | None = None
+) -> tuple[npt.NDArray[np.uintp], npt.NDArray[np.uintp], npt.NDArray[np.uintp]]: ...
+
+def squared_hinge_value_grad(
     x: npt.NDArray[np.float64],
-    k: int,
-    alpha: float,
-    criterion: str = "squared",
-    tol: float | None = None,
-    progress: Callable[[int, int, float], object] | None = None,
-) -> tuple[npt.NDArray[np.uintp], npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
+    y: npt.NDArray[np.float64],
+    offsets: npt.NDArray[np.uintp],
+    w: npt.NDArray[np.float64],
+) -> tuple[float, npt.NDArray[np.float64]]: ...
+
+def squared_hinge_hessp(
+    x: npt.NDArray[np.float64],
+    y: npt.NDArray[np.float64],
+    offsets: npt.NDArray[np.uintp],
+    w: npt.NDArray[np.float64],
+    v: npt.NDArray[np.float64],
+) -> npt.NDArray[np.float64]: ...
+
+def explicit_squared_hinge_value_grad(
+    x: npt.NDArray[np.float64],
+    offsets: npt.NDArray[np.uintp],
+    i: npt.NDArray[np.uintp],
+    j: npt.NDArray[np.uintp],
+    pair_offsets: npt.NDArray[np.uintp],
+    w: npt.NDArray[np.float64],
+) -> tuple[float, npt.NDArray[np.float64]]: ...
+
+# ranksvm (rust/py/src/ranksvm.rs)
+def ranksvm_fit(
+    x: npt.NDArray[np.float64],
+    y: npt.NDArray[np.float64],
+    offsets: npt.NDArray[np.uintp],
+    c: float,
+    tol: float,
+    max_iter: int,
+    max_cg_iter: int,
+    w0: npt.NDArray[np.float64] | None = None,
+) -> tuple[npt.NDArray[np.float64], int, int, float, float, bool, int]: ...
+
 # kernel_approx: Nystroem and random Fourier feature maps (float64, C-contiguous inputs).
 def kernel_matrix(
+    x: npt.NDArray[np.float64],
+    y: npt.NDArray[np.float64],
     kernel: str,
     gamma: float,
     coef0: float,
     degree: float,
+) -> npt.NDArray[np.float64]: ...
+
 def nystroem_normalization(
     landmarks: npt.NDArray[np.float64],
     kernel: str,
@@ -131,17 +149,24 @@ def nystroem_normalization(
     coef0: float,
     degree: float,
     rank: int | None = None,
+) -> npt.NDArray[np.float64]: ...
+
 def nystroem_transform(
+    x: npt.NDArray[np.float64],
     landmarks: npt.NDArray[np.float64],
     normalization: npt.NDArray[np.float64],
     kernel: str,
     gamma: float,
     coef0: float,
     degree: float,
+) -> npt.NDArray[np.float64]: ...
+
 def random_fourier_transform(
+    x: npt.NDArray[np.float64],
     weights: npt.NDArray[np.float64],
     offset: npt.NDArray[np.float64],
 ) -> npt.NDArray[np.float64]: ...
+
 # sparse solvers (rust/py/src/sparse.rs); x rows grouped by query (offsets)
 def sparse_ranksvm(
     x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], offsets: npt.NDArray[np.uintp],
@@ -149,10 +174,12 @@ def sparse_ranksvm(
     weights: npt.NDArray[np.float64] | None, w0: npt.NDArray[np.float64] | None,
     max_iter: int, max_reweightings: int, tol: float,
 ) -> tuple[npt.NDArray[np.float64], int, npt.NDArray[np.float64], int, bool, float]: ...
+
 def sparse_loss_grad(
     x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], offsets: npt.NDArray[np.uintp],
     w: npt.NDArray[np.float64],
 ) -> tuple[float, npt.NDArray[np.float64]]: ...
+
 def fsmrank(
     x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], offsets: npt.NDArray[np.uintp],
     similarity: npt.NDArray[np.float64], importance: npt.NDArray[np.float64],
