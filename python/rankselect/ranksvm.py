@@ -38,6 +38,17 @@ class RankSVM(BaseEstimator):
         Maximum number of Newton steps.
     max_cg_iter : int, default=500
         Maximum number of conjugate-gradient iterations per Newton step.
+    kernel : {None, "nystroem", "rff"}, default=None
+        None: linear RankSVM on X. "nystroem" / "rff": RankNystroem / RankRandomFourier of
+        Chen et al. 2017 (Alg. 3): fit an RBF kernel approximation map (:class:`Nystroem`
+        or :class:`RandomFourierFeatures`) on the training rows inside ``fit`` and learn the
+        linear RankSVM on the mapped features; ``predict`` applies the same map.
+    n_components : int, default=100
+        Landmarks / random features of the kernel map (ignored when ``kernel=None``).
+    gamma : float, default=None
+        RBF width ``exp(-gamma ||x - x'||^2)``; None means ``1 / n_features``.
+    random_state : int, RandomState instance or None, default=None
+        Seed of the kernel map.
 
     Attributes
     ----------
@@ -52,6 +63,8 @@ class RankSVM(BaseEstimator):
     n_pairs_ : int
         Number of preference pairs in the training data.
     n_features_in_ : int
+    kernel_map_ : Nystroem or RandomFourierFeatures
+        The fitted map (only when ``kernel`` is set); ``coef_`` lives in its output space.
 
     Notes
     -----
@@ -65,20 +78,41 @@ class RankSVM(BaseEstimator):
     # qid is always needed: request it by default under metadata routing.
     __metadata_request__fit = {"qid": True}
 
-    def __init__(self, C=1.0, tol=1e-6, max_iter=100, max_cg_iter=500):
+    def __init__(self, C=1.0, tol=1e-6, max_iter=100, max_cg_iter=500, *, kernel=None,
+                 n_components=100, gamma=None, random_state=None):
         self.C = C
         self.tol = tol
         self.max_iter = max_iter
         self.max_cg_iter = max_cg_iter
+        self.kernel = kernel
+        self.n_components = n_components
+        self.gamma = gamma
+        self.random_state = random_state
 
     # Feature map hooks: the linear model uses X itself. A kernel approximation
     # (Nystroem / random Fourier features) plugs in here: fit the map in
     # `_fit_features` and apply it in `_transform_features`.
     def _fit_features(self, X, y, qid):
-        return X
+        from .kernel_approximation import Nystroem, RandomFourierFeatures
+
+        if self.kernel is None:
+            return X
+        gamma = 1.0 / X.shape[1] if self.gamma is None else self.gamma
+        if self.kernel == "nystroem":
+            kmap = Nystroem("rbf", gamma=gamma, n_components=self.n_components,
+                            random_state=self.random_state)
+        elif self.kernel == "rff":
+            kmap = RandomFourierFeatures(gamma=gamma, n_components=self.n_components,
+                                         random_state=self.random_state)
+        else:
+            raise ValueError(f"kernel must be None, 'nystroem' or 'rff', got {self.kernel!r}")
+        self.kernel_map_ = kmap.fit(X)
+        return self.kernel_map_.transform(X)
 
     def _transform_features(self, X):
-        return X
+        if self.kernel is None:
+            return X
+        return self.kernel_map_.transform(X)
 
     def _check_params(self):
         check_positive(self.C, "C")
