@@ -10,6 +10,7 @@ Public API (re-exported here):
 from ._core import __version__
 from .groups import QueryGroups, center_by_query
 from .rankrls import GreedyRankRLS, RankRLS
+from . import metrics
 
 __all__ = [
     "__version__",
@@ -17,4 +18,5 @@ __all__ = [
     "center_by_query",
     "RankRLS",
     "GreedyRankRLS",
+    "metrics",
 ]

@@ -35,3 +35,14 @@ def greedy_rankrls(
     tol: float | None = None,
     progress: Callable[[int, int, float], object] | None = None,
 ) -> tuple[npt.NDArray[np.uintp], npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
+def metrics_per_query(
+    specs: list[tuple[str, str, str]],
+    y: npt.NDArray[np.float64],
+    scores: npt.NDArray[np.float64],
+    offsets: npt.NDArray[np.int64],
+    max_grade: float | None = None,
+) -> npt.NDArray[np.float64]:
+    """Per-query metrics, shape (len(specs), n_queries); each spec is
+    (measure, convention, ties), e.g. ("ndcg@10", "letor", "stable"). Rows grouped
+    contiguously by ``offsets``; GIL released, parallel over queries."""
+    ...

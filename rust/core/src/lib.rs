@@ -10,6 +10,7 @@ pub mod greedy_rls;
 pub mod groups;
 pub mod interrupt;
 pub mod rankrls;
+pub mod metrics;
 
 pub use error::{Error, Result};
 pub use groups::QueryGroups;

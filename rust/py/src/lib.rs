@@ -10,6 +10,7 @@ mod errors;
 mod greedy_rls;
 mod groups;
 mod rankrls;
+mod metrics;
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -17,5 +18,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     groups::register(m)?;
     rankrls::register(m)?;
     greedy_rls::register(m)?;
+    metrics::register(m)?;
     Ok(())
 }
