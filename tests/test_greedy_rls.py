@@ -207,3 +207,18 @@ def test_mq2008_selects_table2_features(fold):
     X, y, qid = load_mq2008(fold)
     model = GreedyRankRLS(n_features_to_select=len(expected), alpha=alpha).fit(X, y, qid=qid)
     assert [int(j) + 1 for j in model.selected_features_] == expected
+
+
+def test_cli_select_greedy_rankrls(capsys):
+    pytest.importorskip("rankselect.data", reason="the LETOR loader (branch data) is not merged yet")
+    from conftest import shared_path
+    from rankselect.cli import main
+
+    train = shared_path("MQ2008", "Fold1", "train.txt")
+    vali = shared_path("MQ2008", "Fold1", "vali.txt")
+    assert main(["select", "--method", "greedy-rankrls", "-k", "3", "--alpha", "1",
+                 str(train), "--vali", str(vali), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["selected_features"][0] == 39
+    assert out["score_name"] == "LQO error" and len(out["scores"]) == 3
+    assert len(out["validation"]) == 3
