@@ -110,6 +110,24 @@ def test_tol_stops_early_and_verbose(capsys):
     assert "feature 2" in capsys.readouterr().err
 
 
+def test_ranking_criterion_matches_brute_force():
+    from rankselect import metrics
+
+    X, y, qid = make(12, [5, 6, 4, 7, 3, 6], 5, shuffle=True)
+    for crit, f in [("ndcg@3", lambda yy, s, q: metrics.ndcg(yy, s, q, k=3)),
+                    ("map", lambda yy, s, q: metrics.mean_average_precision(yy, s, q))]:
+        model = GreedyRankRLS(n_features_to_select=3, alpha=0.5, criterion=crit).fit(X, y, qid=qid)
+        sel = []
+        for step in range(3):
+            cand = [j for j in range(5) if j not in sel]
+            vals = [f(y, lqo(X[:, sel + [j]], y, qid, 0.5)[1], qid) for j in cand]
+            best = max(vals)
+            j = cand[next(i for i, v in enumerate(vals) if v >= best - 1e-12)]
+            assert model.selected_features_[step] == j
+            np.testing.assert_allclose(model.lqo_errors_[step], vals[cand.index(j)], rtol=1e-10)
+            sel.append(j)
+
+
 @pytest.mark.parametrize(
     "kwargs, mutate, exc, word",
     [
@@ -120,6 +138,8 @@ def test_tol_stops_early_and_verbose(capsys):
         ({"alpha": -2.0}, None, ValueError, "alpha"),
         ({"criterion": "bogus"}, None, ValueError, "criterion"),
         ({"tol": -1.0}, None, ValueError, "tol"),
+        ({"criterion": "ndcg@0"}, None, ValueError, "criterion"),
+        ({"criterion": "map", "convention": "weird"}, None, ValueError, "convention"),
         ({}, "nan", ValueError, "X"),
         ({}, "one_query", ValueError, "qid"),
         ({}, "short_y", ValueError, "y"),
@@ -187,3 +207,18 @@ def test_mq2008_selects_table2_features(fold):
     X, y, qid = load_mq2008(fold)
     model = GreedyRankRLS(n_features_to_select=len(expected), alpha=alpha).fit(X, y, qid=qid)
     assert [int(j) + 1 for j in model.selected_features_] == expected
+
+
+def test_cli_select_greedy_rankrls(capsys):
+    pytest.importorskip("rankselect.data", reason="the LETOR loader (branch data) is not merged yet")
+    from conftest import shared_path
+    from rankselect.cli import main
+
+    train = shared_path("MQ2008", "Fold1", "train.txt")
+    vali = shared_path("MQ2008", "Fold1", "vali.txt")
+    assert main(["select", "--method", "greedy-rankrls", "-k", "3", "--alpha", "1",
+                 str(train), "--vali", str(vali), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["selected_features"][0] == 39
+    assert out["score_name"] == "LQO error" and len(out["scores"]) == 3
+    assert len(out["validation"]) == 3

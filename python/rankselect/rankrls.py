@@ -141,7 +141,13 @@ class GreedyRankRLS(SelectorMixin, BaseEstimator):
     alpha : float, default=1.0
         Ridge parameter (the paper's lambda), > 0.
     criterion : str, default="squared"
-        ``"squared"``: LQO pairwise squared loss (lower is better).
+        ``"squared"``: the paper's LQO pairwise squared loss (lower is better). Or a ranking
+        measure of :mod:`rankselect.metrics` (``"ndcg@10"``, ``"map"``, ``"p@10"``,
+        ``"meanndcg"``, ``"err@10"``, ...): the mean over queries of the measure of the
+        exact LQO predictions (each query scored by the model trained without it); higher
+        is better and the candidate maximising it is added. Labels must be >= 0.
+    convention : {"standard", "letor"}, default="standard"
+        Metric convention for a ranking-measure criterion (see :mod:`rankselect.metrics`).
     tol : float or None, default=None
         Early stop: after the first feature, stop before adding a feature whose criterion
         improves on the previous step's by less than ``tol * |previous|`` (relative). The
@@ -154,7 +160,8 @@ class GreedyRankRLS(SelectorMixin, BaseEstimator):
     selected_features_ : ndarray of shape (k,)
         Selected features in order (0-based).
     lqo_errors_ : ndarray of shape (k,)
-        Criterion value after each step.
+        Criterion value after each step (the LQO squared error, or the mean LQO ranking
+        measure for a ranking criterion).
     coef_path_ : ndarray of shape (k, n_features)
         Row ``j``: RankRLS weights on the first ``j + 1`` selected features, zeros elsewhere.
     coef_ : ndarray of shape (n_features,)
@@ -162,10 +169,12 @@ class GreedyRankRLS(SelectorMixin, BaseEstimator):
     n_features_in_ : int
     """
 
-    def __init__(self, n_features_to_select=10, alpha=1.0, criterion="squared", tol=None, verbose=False):
+    def __init__(self, n_features_to_select=10, alpha=1.0, criterion="squared", convention="standard",
+                 tol=None, verbose=False):
         self.n_features_to_select = n_features_to_select
         self.alpha = alpha
         self.criterion = criterion
+        self.convention = convention
         self.tol = tol
         self.verbose = verbose
 
@@ -193,7 +202,7 @@ class GreedyRankRLS(SelectorMixin, BaseEstimator):
 
         selected, values, path = _core.greedy_rankrls(
             Xg, yg, offsets, int(k), float(self.alpha), self.criterion,
-            None if self.tol is None else float(self.tol), progress,
+            None if self.tol is None else float(self.tol), progress, str(self.convention),
         )
         self.selected_features_ = np.asarray(selected, dtype=np.intp)
         self.lqo_errors_ = np.asarray(values)

@@ -44,6 +44,7 @@ use ndarray::{Array2, ArrayView2};
 use rayon::prelude::*;
 
 use crate::error::Result;
+use crate::metrics::{query_metric_with, MetricSpec, Scratch};
 use crate::groups::{center_vec, check_offsets};
 use crate::interrupt::Interrupt;
 use crate::invalid;
@@ -73,6 +74,31 @@ impl Criterion for Squared {
         false
     }
     fn is_squared(&self) -> bool {
+        true
+    }
+}
+
+/// A ranking measure on the exact LQO predictions (ours, not in the paper): the mean over
+/// queries of `metric(labels_q, yc_q - p_q)`, where `yc_q - p_q = Xc_q w_{-q}` are the
+/// hold-out scores up to a per-query constant (which no ranking measure sees). Higher is
+/// better. Labels must be >= 0.
+#[derive(Clone, Copy, Debug)]
+pub struct MetricCriterion(pub MetricSpec);
+
+impl Criterion for MetricCriterion {
+    fn value(&self, p: &[f64], yc: &[f64], y: &[f64], offsets: &[usize]) -> f64 {
+        let mut scratch = Scratch::new();
+        let mut scores = Vec::new();
+        let nq = offsets.len() - 1;
+        let mut total = 0.0;
+        for w in offsets.windows(2) {
+            scores.clear();
+            scores.extend((w[0]..w[1]).map(|r| yc[r] - p[r]));
+            total += query_metric_with(&self.0, &y[w[0]..w[1]], &scores, &mut scratch);
+        }
+        total / nq as f64
+    }
+    fn higher_is_better(&self) -> bool {
         true
     }
 }
@@ -300,6 +326,9 @@ pub fn greedy_rankrls(
     if y.iter().any(|v| !v.is_finite()) {
         return invalid!("y contains NaN or infinity");
     }
+    if !criterion.is_squared() && y.iter().any(|&v| v < 0.0) {
+        return invalid!("y must be >= 0 (relevance grades) for a ranking-measure criterion");
+    }
 
     let mut st = GreedyState::new(x, y, offsets, alpha);
 
@@ -454,6 +483,34 @@ mod tests {
         let p4 = path.selected.iter().position(|&f| f == 4).unwrap();
         assert!(p2 < p4);
         assert!(path.errors.iter().all(|e| e.is_finite()));
+    }
+
+    #[test]
+    fn metric_criterion_matches_brute_force() {
+        use crate::metrics::{query_metric, Measure};
+        let (x, y, off) = problem(21, &[5, 4, 7, 3, 6, 6], 5);
+        let spec = MetricSpec::new(Measure::Ndcg(Some(3)));
+        let opts = GreedyOptions { k: 3, alpha: 0.5, tol: None };
+        let path = greedy_rankrls(x.view(), &y, &off, &opts, &MetricCriterion(spec), &NoInterrupt, &mut |_, _, _| Ok(()))
+            .unwrap();
+        let mut sel: Vec<usize> = Vec::new();
+        for step in 0..3 {
+            let mut best: Option<(usize, f64)> = None;
+            for i in (0..5).filter(|i| !sel.contains(i)) {
+                let mut feats = sel.clone();
+                feats.push(i);
+                let (_, preds) = naive_lqo(&x, &y, &off, &feats, 0.5);
+                let v: f64 = off.windows(2).map(|w| query_metric(&spec, &y[w[0]..w[1]], &preds[w[0]..w[1]])).sum::<f64>()
+                    / (off.len() - 1) as f64;
+                if best.map_or(true, |(_, bv)| v > bv + 1e-12) {
+                    best = Some((i, v));
+                }
+            }
+            let (b, v) = best.unwrap();
+            assert!((path.errors[step] - v).abs() < 1e-12, "{} vs {v}", path.errors[step]);
+            assert_eq!(path.selected[step], b);
+            sel.push(b);
+        }
     }
 
     #[test]

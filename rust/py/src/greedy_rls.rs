@@ -3,26 +3,35 @@
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use rankselect_core::greedy_rls::{greedy_rankrls as kernel, Criterion, GreedyOptions, Squared};
+use rankselect_core::greedy_rls::{greedy_rankrls as kernel, Criterion, GreedyOptions, MetricCriterion, Squared};
+use rankselect_core::metrics::{Convention, Measure, MetricSpec};
 use rankselect_core::Error;
 
 use crate::errors::{python_interrupt, IntoPyResult};
 use crate::rankrls::offsets_of;
 
-fn criterion_of(name: &str) -> PyResult<Box<dyn Criterion + Send + Sync>> {
-    match name.to_ascii_lowercase().as_str() {
-        "squared" => Ok(Box::new(Squared)),
-        _ => Err(PyValueError::new_err(format!("criterion must be 'squared', got {name:?}"))),
+fn criterion_of(name: &str, convention: &str) -> PyResult<Box<dyn Criterion + Send + Sync>> {
+    if name.eq_ignore_ascii_case("squared") {
+        return Ok(Box::new(Squared));
     }
+    let measure: Measure = name.parse().map_err(|e| {
+        PyValueError::new_err(format!("criterion must be 'squared' or a ranking measure such as 'ndcg@10' or 'map': {e}"))
+    })?;
+    let convention: Convention =
+        convention.parse().map_err(|e| PyValueError::new_err(format!("convention: {e}")))?;
+    let spec = MetricSpec::new(measure).with_convention(convention);
+    spec.validate().map_err(|e| PyValueError::new_err(format!("criterion: {e}")))?;
+    Ok(Box::new(MetricCriterion(spec)))
 }
 
-/// greedy_rankrls(X, y, offsets, k, alpha, criterion="squared", tol=None, progress=None)
+/// greedy_rankrls(X, y, offsets, k, alpha, criterion="squared", tol=None, progress=None,
+///                convention="standard")
 ///     -> (selected, values, coef_path (steps, n))
 ///
 /// Rows grouped by query (offsets). `progress(step, feature, value)` is called after every
 /// step (with the GIL); an exception it raises stops the run and propagates.
 #[pyfunction]
-#[pyo3(signature = (x, y, offsets, k, alpha, criterion="squared", tol=None, progress=None))]
+#[pyo3(signature = (x, y, offsets, k, alpha, criterion="squared", tol=None, progress=None, convention="standard"))]
 #[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn greedy_rankrls<'py>(
     py: Python<'py>,
@@ -34,9 +43,10 @@ fn greedy_rankrls<'py>(
     criterion: &str,
     tol: Option<f64>,
     progress: Option<Py<PyAny>>,
+    convention: &str,
 ) -> PyResult<(Bound<'py, PyArray1<usize>>, Bound<'py, PyArray1<f64>>, Bound<'py, PyArray2<f64>>)> {
     let off = offsets_of(&offsets)?;
-    let crit = criterion_of(criterion)?;
+    let crit = criterion_of(criterion, convention)?;
     let xv = x.as_array();
     let yv = y.as_slice()?;
     let opts = GreedyOptions { k, alpha, tol };
