@@ -133,37 +133,25 @@ def load_folds(data_dir: Union[str, os.PathLike]) -> List[Fold]:
 
 
 def _evaluate(y, scores, qid, convention: str, per_query: bool = False) -> Dict[str, Any]:
-    """All report metrics for one ranking; with ``per_query`` also per-query AP and NDCG@10."""
+    """All report metrics for one ranking (one pass of :func:`rankselect.metrics.evaluate`);
+    with ``per_query`` also ``"per_query": {"AP": (q,), "NDCG@10": (q,)}`` in order of first
+    appearance of the qids."""
     from . import metrics
 
-    out = {"MAP": float(metrics.mean_average_precision(y, scores, qid, convention=convention))}
-    for k in CUTOFFS:
-        out[f"P@{k}"] = float(metrics.precision(y, scores, qid, k=k, convention=convention))
-        out[f"NDCG@{k}"] = float(metrics.ndcg(y, scores, qid, k=k, convention=convention))
-    out["MeanNDCG"] = float(metrics.mean_ndcg(y, scores, qid, convention=convention))
+    pq = metrics.evaluate(y, scores, qid, convention=convention, ks=CUTOFFS, per_query=True)
+    out: Dict[str, Any] = {k: float(np.mean(pq[k])) for k in TEST_KEYS}
     if per_query:
-        out["per_query"] = {
-            "AP": np.asarray(metrics.average_precision(y, scores, qid, convention=convention), dtype=float),
-            "NDCG@10": np.asarray(metrics.ndcg(y, scores, qid, k=10, convention=convention, per_query=True), dtype=float),
-        }
+        out["per_query"] = {"AP": np.asarray(pq["MAP"], dtype=float), "NDCG@10": np.asarray(pq["NDCG@10"], dtype=float)}
     return out
 
 
-def _metric(key: str, y, scores, qid, convention: str) -> float:
-    """One report metric ("MAP", "P@k", "NDCG@k", "MeanNDCG") as a float."""
+def _scores(keys, y, scores, qid, convention: str) -> Dict[str, float]:
+    """The report metrics ``keys`` ("MAP", "P@k", "NDCG@k", "MeanNDCG"), one pass."""
     from . import metrics
 
-    if key == "MAP":
-        return float(metrics.mean_average_precision(y, scores, qid, convention=convention))
-    if key == "MeanNDCG":
-        return float(metrics.mean_ndcg(y, scores, qid, convention=convention))
-    name, _, k = key.partition("@")
-    f = metrics.precision if name == "P" else metrics.ndcg
-    return float(f(y, scores, qid, k=int(k), convention=convention))
-
-
-def _scores(keys, y, scores, qid, convention: str) -> Dict[str, float]:
-    return {k: _metric(k, y, scores, qid, convention) for k in dict.fromkeys(keys)}
+    ks = sorted({int(k.partition("@")[2]) for k in keys if "@" in k}) or [10]
+    res = metrics.evaluate(y, scores, qid, convention=convention, ks=ks)
+    return {k: float(res[k]) for k in keys}
 
 
 def _ties_within_every_query(scores: np.ndarray, qid: np.ndarray) -> bool:
@@ -815,4 +803,4 @@ def _run_method(fold: Fold, label, name, options, grid, sel_key, convention, cac
         method=label, fold=fold.name, params=cand.params, validation_score=float(v), test=test,
         selected_features=[int(j) for j in cand.selected], n_features=n_used,
         sparsity_ratio=n_used / avail, fit_time=fit_time, per_query=per_query,
-        test_qids=np.unique(te.qid), n_candidates=n_cand, skipped=skipped, curve=curve)
+        test_qids=np.asarray(list(dict.fromkeys(te.qid.tolist()))), n_candidates=n_cand, skipped=skipped, curve=curve)
