@@ -317,10 +317,10 @@ def _gas_grid(n):
 def _sparse_candidates(train, grid, options, cache):
     from . import SparseRankSVM
 
-    Cs = list(grid["C"])
-    est = SparseRankSVM(C=Cs[0], penalty=options["penalty"])
-    coefs = np.asarray(est.path(train.X, train.y, qid=train.qid, Cs=Cs), dtype=float)
-    yield [Candidate({"C": C}, w, _nonzero_order(w)) for C, w in zip(Cs, coefs)]
+    est = SparseRankSVM(penalty=options["penalty"], p=options["p"])
+    path = est.path(train.X, train.y, qid=train.qid, Cs=list(grid["C"]))  # ascending C, warm started
+    yield [Candidate({"C": float(C)}, np.asarray(w, dtype=float), _nonzero_order(np.asarray(w)))
+           for C, w in zip(path.Cs, path.coefs)]
 
 
 # -- fsmrank
@@ -349,11 +349,11 @@ METHODS: Dict[str, MethodSpec] = {
         options={"importance": "map", "similarity": "kendall", "ranker": "rankrls"}),
     "sparse-ranksvm": MethodSpec(
         "sparse-ranksvm", "sparse RankSVM (Laporte et al. 2014) along a warm-started C path",
-        lambda n: {"C": [10.0 ** e for e in np.arange(-3, 2.01, 0.5)]}, _sparse_candidates, lambda g: 1,
-        options={"penalty": "l1"}),
+        lambda n: {"C": [float(10.0 ** e) for e in np.arange(-2, 3.01, 0.5)]}, _sparse_candidates, lambda g: 1,
+        options={"penalty": "l1", "p": 0.5}),
     "fsmrank": MethodSpec(
         "fsmrank", "FSMRank (Lai et al. 2013)",
-        lambda n: {"lambda1": [0.0, 0.1, 1.0], "lambda2": [1e-3, 1e-2, 1e-1]}, _fsmrank_candidates,
+        lambda n: {"lambda1": [0.01, 0.1, 1.0], "lambda2": [1e-3, 1e-2, 1e-1]}, _fsmrank_candidates,
         lambda g: len(g["lambda1"]) * len(g["lambda2"])),
 }
 
