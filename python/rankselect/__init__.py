@@ -8,9 +8,11 @@ Public API (re-exported here):
 """
 from ._core import __version__
 from .groups import QueryGroups, center_by_query
+from . import metrics
 
 __all__ = [
     "__version__",
     "QueryGroups",
     "center_by_query",
+    "metrics",
 ]

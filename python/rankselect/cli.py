@@ -16,6 +16,7 @@ from . import __version__
 # One module per subcommand, in the order `--help` lists them.
 _COMMANDS = [
     "select",
+    "evaluate",
     "experiment",
 ]
 

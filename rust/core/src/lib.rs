@@ -8,6 +8,7 @@
 pub mod error;
 pub mod groups;
 pub mod interrupt;
+pub mod metrics;
 
 pub use error::{Error, Result};
 pub use groups::QueryGroups;

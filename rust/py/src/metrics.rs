@@ -1,0 +1,52 @@
+//! Bindings of `rankselect_core::metrics`.
+
+use numpy::{IntoPyArray, PyArray2, PyReadonlyArray1};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use rankselect_core::metrics::{per_query_many, Convention, Measure, MetricSpec, Ties};
+
+use crate::errors::IntoPyResult;
+
+/// metrics_per_query(specs, y, scores, offsets, max_grade=None) -> ndarray (n_specs, n_queries)
+///
+/// `specs` is a list of (measure, convention, ties) strings, e.g. ("ndcg@10", "letor",
+/// "stable"). Rows are grouped contiguously by `offsets` (length n_queries + 1). Each query
+/// is ranked once per tie mode; parallel over queries with the GIL released.
+#[pyfunction]
+#[pyo3(signature = (specs, y, scores, offsets, max_grade=None))]
+fn metrics_per_query<'py>(
+    py: Python<'py>,
+    specs: Vec<(String, String, String)>,
+    y: PyReadonlyArray1<'py, f64>,
+    scores: PyReadonlyArray1<'py, f64>,
+    offsets: PyReadonlyArray1<'py, i64>,
+    max_grade: Option<f64>,
+) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    let specs = specs
+        .iter()
+        .map(|(m, c, t)| {
+            Ok(MetricSpec {
+                measure: m.parse::<Measure>().py()?,
+                convention: c.parse::<Convention>().py()?,
+                ties: t.parse::<Ties>().py()?,
+            })
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    let offsets = offsets
+        .as_slice()?
+        .iter()
+        .map(|&o| usize::try_from(o).map_err(|_| PyValueError::new_err("query offsets must be >= 0")))
+        .collect::<PyResult<Vec<usize>>>()?;
+    let (y, scores) = (y.as_slice()?, scores.as_slice()?);
+    let n_q = offsets.len().saturating_sub(1);
+    let out = py.detach(|| per_query_many(&specs, y, scores, &offsets, max_grade)).py()?;
+    let flat: Vec<f64> = out.into_iter().flatten().collect();
+    let arr = numpy::ndarray::Array2::from_shape_vec((specs.len(), n_q), flat)
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    Ok(arr.into_pyarray(py))
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(metrics_per_query, m)?)?;
+    Ok(())
+}
