@@ -41,7 +41,7 @@ def _make_layout(root: Path, seed: int = 0) -> Path:
 
     parts = []
     for i in range(5):
-        d = make_ranking(n_queries=12, docs_per_query=12, n_features=N_FEATURES, n_informative=3,
+        d = make_ranking(n_queries=12, docs_per_query=12, n_informative=3, n_redundant=1, n_noise=2,
                          random_state=seed + i)
         X, y, q = np.asarray(d.X), np.asarray(d.y), np.asarray(d.qid)
         parts.append((X, y, q + 1000 * (i + 1)))  # distinct query ids per part

@@ -220,14 +220,15 @@ def _nonzero_order(coef: np.ndarray) -> List[int]:
 
 
 def _rankrls_coefs(X, y, qid, alphas: Sequence[float]) -> np.ndarray:
-    """RankRLS weights for every alpha, shape (len(alphas), n): one decomposition."""
-    from . import RankRLS
+    """RankRLS weights for every alpha, shape (len(alphas), n), from one eigendecomposition
+    of ``Xc^T Xc`` (the core's alpha path; ``RankRLS(alpha=list)`` keeps only the LQO-best)."""
+    from . import _core
+    from .rankrls import _check_alpha, _grouped
 
-    est = RankRLS(alpha=list(alphas)).fit(X, y, qid=qid)
-    coef = np.asarray(est.coef_, dtype=float)
-    if coef.ndim == 1:
-        coef = coef[None, :]
-    return coef
+    a, _ = _check_alpha(list(alphas))
+    Xg, yg, offsets, _ = _grouped(X, y, qid)
+    _, coefs = _core.rankrls_alpha_path(Xg, yg, offsets, a)
+    return np.asarray(coefs, dtype=float).reshape(len(a), X.shape[1])
 
 
 def _full(coef_sub: np.ndarray, support: Sequence[int], n: int) -> np.ndarray:
