@@ -111,3 +111,32 @@ def run(args: argparse.Namespace) -> int:
 
 
 # --- method registrations (one block per method; keep each block self-contained) ---
+
+
+# greedy-rankrls (issue 3): greedy RankRLS with exact leave-query-out selection.
+def _greedy_rankrls_arguments(p: argparse.ArgumentParser) -> None:
+    try:
+        p.add_argument("--alpha", type=float, default=1.0,
+                       help="ridge parameter (the paper's lambda), > 0 (default 1)")
+    except argparse.ArgumentError:  # another method already added --alpha
+        pass
+    try:
+        p.add_argument("--criterion", default="squared",
+                       help="greedy-rankrls: LQO selection criterion (default 'squared')")
+    except argparse.ArgumentError:
+        pass
+
+
+def _greedy_rankrls_build(args: argparse.Namespace):
+    from ..rankrls import GreedyRankRLS
+
+    return GreedyRankRLS(n_features_to_select=args.k, alpha=args.alpha,
+                         criterion=getattr(args, "criterion", "squared"))
+
+
+METHODS["greedy-rankrls"] = Method(
+    build=_greedy_rankrls_build,
+    score_name="LQO error",
+    scores=lambda est: est.lqo_errors_,
+    add_arguments=_greedy_rankrls_arguments,
+)

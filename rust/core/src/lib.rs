@@ -6,8 +6,10 @@
 //! not depend on the number of threads.
 
 pub mod error;
+pub mod greedy_rls;
 pub mod groups;
 pub mod interrupt;
+pub mod rankrls;
 pub mod metrics;
 
 pub use error::{Error, Result};

@@ -7,13 +7,17 @@
 use pyo3::prelude::*;
 
 mod errors;
+mod greedy_rls;
 mod groups;
+mod rankrls;
 mod metrics;
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     groups::register(m)?;
+    rankrls::register(m)?;
+    greedy_rls::register(m)?;
     metrics::register(m)?;
     Ok(())
 }

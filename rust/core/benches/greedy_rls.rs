@@ -1,0 +1,40 @@
+//! Criterion benches of greedy RankRLS: the candidate scan and the cache update of one
+//! step (m = 60,000 rows in 500 queries of 120, n = 136).
+use criterion::{criterion_group, criterion_main, Criterion};
+use ndarray::Array2;
+use rankselect_core::greedy_rls::{GreedyState, Squared};
+
+fn problem(m: usize, n: usize) -> (Array2<f64>, Vec<f64>, Vec<usize>) {
+    let mut s = 0x9E3779B97F4A7C15u64;
+    let mut next = move || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        (s >> 11) as f64 / (1u64 << 53) as f64 - 0.5
+    };
+    let x = Array2::from_shape_fn((m, n), |_| next());
+    let y: Vec<f64> = (0..m).map(|_| (next() * 4.0 + 2.0).floor()).collect();
+    let offsets: Vec<usize> = (0..=m / 120).map(|q| q * 120).collect();
+    (x, y, offsets)
+}
+
+fn bench(c: &mut Criterion) {
+    let (m, n) = (60_000, 136);
+    let (x, y, off) = problem(m, n);
+    let skip = vec![false; n];
+    let state = GreedyState::new(x.view(), &y, &off, 1.0);
+    let mut g = c.benchmark_group("greedy_rls");
+    g.sample_size(10);
+    g.bench_function("scan m=60000 n=136", |b| b.iter(|| state.scan(&y, &off, &Squared, &skip)));
+    g.bench_function("update m=60000 n=136", |b| {
+        b.iter_batched_ref(
+            || GreedyState::new(x.view(), &y, &off, 1.0),
+            |st| st.add(3, &off, &skip),
+            criterion::BatchSize::LargeInput,
+        )
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

@@ -1,0 +1,68 @@
+//! Bindings of `rankselect_core::greedy_rls`: greedy RankRLS with exact LQO selection.
+
+use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use rankselect_core::greedy_rls::{greedy_rankrls as kernel, Criterion, GreedyOptions, Squared};
+use rankselect_core::Error;
+
+use crate::errors::{python_interrupt, IntoPyResult};
+use crate::rankrls::offsets_of;
+
+fn criterion_of(name: &str) -> PyResult<Box<dyn Criterion + Send + Sync>> {
+    match name.to_ascii_lowercase().as_str() {
+        "squared" => Ok(Box::new(Squared)),
+        _ => Err(PyValueError::new_err(format!("criterion must be 'squared', got {name:?}"))),
+    }
+}
+
+/// greedy_rankrls(X, y, offsets, k, alpha, criterion="squared", tol=None, progress=None)
+///     -> (selected, values, coef_path (steps, n))
+///
+/// Rows grouped by query (offsets). `progress(step, feature, value)` is called after every
+/// step (with the GIL); an exception it raises stops the run and propagates.
+#[pyfunction]
+#[pyo3(signature = (x, y, offsets, k, alpha, criterion="squared", tol=None, progress=None))]
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn greedy_rankrls<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray2<'py, f64>,
+    y: PyReadonlyArray1<'py, f64>,
+    offsets: PyReadonlyArray1<'py, i64>,
+    k: usize,
+    alpha: f64,
+    criterion: &str,
+    tol: Option<f64>,
+    progress: Option<Py<PyAny>>,
+) -> PyResult<(Bound<'py, PyArray1<usize>>, Bound<'py, PyArray1<f64>>, Bound<'py, PyArray2<f64>>)> {
+    let off = offsets_of(&offsets)?;
+    let crit = criterion_of(criterion)?;
+    let xv = x.as_array();
+    let yv = y.as_slice()?;
+    let opts = GreedyOptions { k, alpha, tol };
+    let interrupt = python_interrupt();
+    let (result, callback_error) = py.detach(|| {
+        let mut callback_error: Option<PyErr> = None;
+        let mut report = |step: usize, feature: usize, value: f64| -> rankselect_core::Result<()> {
+            if let Some(cb) = &progress {
+                Python::attach(|py| cb.call1(py, (step, feature, value)).map(|_| ())).map_err(|e| {
+                    callback_error = Some(e);
+                    Error::Interrupted
+                })?;
+            }
+            Ok(())
+        };
+        let result = kernel(xv, yv, &off, &opts, crit.as_ref(), &interrupt, &mut report);
+        (result, callback_error)
+    });
+    if let Some(e) = callback_error {
+        return Err(e);
+    }
+    let path = result.py()?;
+    Ok((path.selected.into_pyarray(py), path.errors.into_pyarray(py), path.coef_path.into_pyarray(py)))
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(greedy_rankrls, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,81 @@
+//! Bindings of `rankselect_core::rankrls`: RankRLS, exact LQO predictions, alpha paths.
+
+use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use rankselect_core::rankrls;
+
+use crate::errors::{python_interrupt, IntoPyResult};
+
+/// Query offsets from a NumPy integer array (non-negative).
+pub fn offsets_of(offsets: &PyReadonlyArray1<'_, i64>) -> PyResult<Vec<usize>> {
+    offsets
+        .as_array()
+        .iter()
+        .map(|&o| usize::try_from(o).map_err(|_| PyValueError::new_err("offsets must be non-negative")))
+        .collect()
+}
+
+/// rankrls_fit(X, y, offsets, alpha) -> coef
+///
+/// RankRLS weights on rows grouped by query (offsets): (Xc^T Xc + alpha I)^-1 Xc^T yc.
+#[pyfunction]
+fn rankrls_fit<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray2<'py, f64>,
+    y: PyReadonlyArray1<'py, f64>,
+    offsets: PyReadonlyArray1<'py, i64>,
+    alpha: f64,
+) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    let off = offsets_of(&offsets)?;
+    let xv = x.as_array();
+    let yv = y.as_slice()?;
+    let w = py.detach(|| rankrls::fit(xv, yv, &off, alpha)).py()?;
+    Ok(w.into_pyarray(py))
+}
+
+/// rankrls_lqo(X, y, offsets, alpha) -> (coef, predictions, residuals, error)
+///
+/// Exact leave-query-out predictions (grouped order) of the model trained without each
+/// row's query, and the query-centred hold-out residuals.
+#[pyfunction]
+#[allow(clippy::type_complexity)]
+fn rankrls_lqo<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray2<'py, f64>,
+    y: PyReadonlyArray1<'py, f64>,
+    offsets: PyReadonlyArray1<'py, i64>,
+    alpha: f64,
+) -> PyResult<(Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>, f64)> {
+    let off = offsets_of(&offsets)?;
+    let xv = x.as_array();
+    let yv = y.as_slice()?;
+    let interrupt = python_interrupt();
+    let r = py.detach(|| rankrls::fit_lqo(xv, yv, &off, alpha, &interrupt)).py()?;
+    Ok((r.coef.into_pyarray(py), r.predictions.into_pyarray(py), r.residuals.into_pyarray(py), r.error))
+}
+
+/// rankrls_alpha_path(X, y, offsets, alphas) -> (lqo_errors, coefs (n_alphas, n))
+#[pyfunction]
+fn rankrls_alpha_path<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray2<'py, f64>,
+    y: PyReadonlyArray1<'py, f64>,
+    offsets: PyReadonlyArray1<'py, i64>,
+    alphas: PyReadonlyArray1<'py, f64>,
+) -> PyResult<(Bound<'py, PyArray1<f64>>, Bound<'py, PyArray2<f64>>)> {
+    let off = offsets_of(&offsets)?;
+    let xv = x.as_array();
+    let yv = y.as_slice()?;
+    let al = alphas.as_slice()?;
+    let interrupt = python_interrupt();
+    let r = py.detach(|| rankrls::lqo_alpha_path(xv, yv, &off, al, &interrupt)).py()?;
+    Ok((r.errors.into_pyarray(py), r.coefs.into_pyarray(py)))
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(rankrls_fit, m)?)?;
+    m.add_function(wrap_pyfunction!(rankrls_lqo, m)?)?;
+    m.add_function(wrap_pyfunction!(rankrls_alpha_path, m)?)?;
+    Ok(())
+}
