@@ -11,6 +11,8 @@ from ._core import __version__
 from .groups import QueryGroups, center_by_query
 from .rankrls import GreedyRankRLS, RankRLS
 from . import metrics
+from .data import Fold, RankingData, load_letor, load_letor_folds, save_letor
+from . import datasets
 
 __all__ = [
     "__version__",
@@ -19,4 +21,10 @@ __all__ = [
     "RankRLS",
     "GreedyRankRLS",
     "metrics",
+    "Fold",
+    "RankingData",
+    "load_letor",
+    "load_letor_folds",
+    "save_letor",
+    "datasets",
 ]

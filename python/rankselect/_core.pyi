@@ -46,3 +46,15 @@ def metrics_per_query(
     (measure, convention, ties), e.g. ("ndcg@10", "letor", "stable"). Rows grouped
     contiguously by ``offsets``; GIL released, parallel over queries."""
     ...
+def load_letor(
+    path: str,
+    n_features: int | None = None,
+    float32: bool = False,
+    comments: bool = False,
+    allow_nonfinite: bool = False,
+) -> tuple[
+    npt.NDArray[np.float64] | npt.NDArray[np.float32],
+    npt.NDArray[np.float64],
+    npt.NDArray[np.int64],
+    list[str] | None,
+]: ...

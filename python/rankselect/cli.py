@@ -18,6 +18,7 @@ _COMMANDS = [
     "select",
     "evaluate",
     "experiment",
+    "info",
 ]
 
 

@@ -11,6 +11,7 @@ pub mod groups;
 pub mod interrupt;
 pub mod rankrls;
 pub mod metrics;
+pub mod letor;
 
 pub use error::{Error, Result};
 pub use groups::QueryGroups;

@@ -11,6 +11,7 @@ mod greedy_rls;
 mod groups;
 mod rankrls;
 mod metrics;
+mod letor;
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -19,5 +20,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     rankrls::register(m)?;
     greedy_rls::register(m)?;
     metrics::register(m)?;
+    letor::register(m)?;
     Ok(())
 }

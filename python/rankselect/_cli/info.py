@@ -1,0 +1,75 @@
+"""``rankselect info FILE [--json]``: a summary of a LETOR / SVMlight ranking file.
+
+Prints rows, queries, features, documents per query (min / mean / max), the label
+histogram and the constant features (1-based numbers, as in the file).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any, Dict
+
+import numpy as np
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser(
+        "info",
+        help="summarise a LETOR/SVMlight file: rows, queries, features, labels, constant features",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("file", metavar="FILE", help="LETOR/SVMlight ranking file (.gz ok)")
+    p.add_argument("--n-features", type=int, default=None,
+                   help="number of features (default: the largest index in the file)")
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.set_defaults(handler=run)
+
+
+def summarize(data) -> Dict[str, Any]:
+    """The ``info`` summary of a :class:`~rankselect.RankingData` as a dict."""
+    _, sizes = np.unique(data.qid, return_counts=True)
+    labels, counts = np.unique(data.y, return_counts=True)
+    X = data.X
+    constant = np.flatnonzero(np.all(X == X[:1], axis=0)) if X.shape[0] else np.arange(X.shape[1])
+
+    def label_key(v: float) -> str:
+        return str(int(v)) if float(v).is_integer() else repr(float(v))
+
+    return {
+        "rows": data.n_samples,
+        "queries": int(sizes.size),
+        "features": data.n_features,
+        "docs_per_query": {
+            "min": int(sizes.min()),
+            "mean": float(sizes.mean()),
+            "max": int(sizes.max()),
+        },
+        "labels": {label_key(v): int(c) for v, c in zip(labels, counts)},
+        "constant_features": [int(j) + 1 for j in constant],
+    }
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..data import load_letor
+
+    info = summarize(load_letor(args.file, n_features=args.n_features))
+    info = {"file": args.file, **info}
+    if args.json:
+        print(json.dumps(info, indent=2))
+        return 0
+    d = info["docs_per_query"]
+    const = info["constant_features"]
+    rows = [
+        ("file", info["file"]),
+        ("rows", str(info["rows"])),
+        ("queries", str(info["queries"])),
+        ("features", str(info["features"])),
+        ("docs/query", f"min {d['min']}  mean {d['mean']:.2f}  max {d['max']}"),
+        ("labels", "  ".join(f"{k}: {v}" for k, v in info["labels"].items())),
+        ("constant features", f"{len(const)}" + (f" ({', '.join(map(str, const))})" if const else "")),
+    ]
+    width = max(len(k) for k, _ in rows)
+    for k, v in rows:
+        print(f"{k:<{width}}  {v}")
+    return 0
