@@ -21,6 +21,7 @@ _COMMANDS = [
     "evaluate",
     "similarity",
     "train",
+    "experiment",
 ]
 
 
