@@ -16,6 +16,8 @@
 //! All maps run over fixed-size row chunks in parallel (rayon); each chunk is computed by
 //! the same sequential code whatever the thread count, so results are bit-identical for
 //! any number of threads. The eigendecomposition runs sequentially for the same reason.
+//! The element-wise `exp` (RBF) and `cos` (random features) passes use the vectorised
+//! `fastmath` routines below (a few ulp from libm).
 
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::linalg::evd::{self_adjoint_evd, self_adjoint_evd_scratch, ComputeEigenvectors};
@@ -686,13 +688,14 @@ mod tests {
 
     #[test]
     fn rff_matches_naive_and_is_thread_independent() {
-        let x = mat(1000, 5, 5);
+        // 2500 rows: several row chunks, so the 1-thread and default pools split differently.
+        let x = mat(2500, 5, 5);
         let w = mat(5, 17, 6);
         let b = Array1::from(lcg(17, 7));
         let z = random_fourier_transform(x.view(), w.view(), b.view(), &NoInterrupt).unwrap();
         let p = x.dot(&w);
         let s = (2.0f64 / 17.0).sqrt();
-        let want = Array2::from_shape_fn((1000, 17), |(i, j)| (p[[i, j]] + b[j]).cos() * s);
+        let want = Array2::from_shape_fn((2500, 17), |(i, j)| (p[[i, j]] + b[j]).cos() * s);
         let err = (&z - &want).iter().fold(0.0f64, |a, v| a.max(v.abs()));
         assert!(err < 1e-12);
         let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
@@ -700,6 +703,22 @@ mod tests {
             .install(|| random_fourier_transform(x.view(), w.view(), b.view(), &NoInterrupt))
             .unwrap();
         assert_eq!(z, z1);
+    }
+
+    #[test]
+    fn nystroem_transform_is_thread_independent() {
+        let x = mat(2500, 6, 21);
+        let z = mat(40, 6, 22);
+        let k = Kernel::Rbf { gamma: 0.4 };
+        let n = nystroem_normalization(z.view(), k, None).unwrap();
+        let run = || nystroem_transform(x.view(), z.view(), n.view(), k, &NoInterrupt).unwrap();
+        let many = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+        let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+        assert_eq!(many.install(run), one.install(run));
+        let kb = kernel_block(x.view(), z.view(), k, &NoInterrupt).unwrap();
+        let want = naive(&x, &z, k);
+        let err = (&kb - &want).iter().fold(0.0f64, |a, v| a.max(v.abs()));
+        assert!(err < 1e-12, "{err}");
     }
 
     #[test]
