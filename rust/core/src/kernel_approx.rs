@@ -413,6 +413,7 @@ pub fn random_fourier_transform(
 /// multiply-add), so both versions give bit-identical results. Accuracy: a few ulp
 /// (checked against libm in the tests). Elements outside the reduced range (non-finite,
 /// `exp` arguments below -708 or above 0, `cos` arguments beyond ±1e5) fall back to libm.
+#[allow(clippy::excessive_precision)] // fdlibm constants, kept as published
 mod fastmath {
     const MAGIC: f64 = 6755399441055744.0; // 1.5 * 2^52: adding it rounds to an integer
     const COS_LIMIT: f64 = 1.0e5; // |n| < 2^17: the 3-term Cody-Waite reduction is exact enough
