@@ -156,9 +156,11 @@ def test_nystroem_is_deterministic_and_thread_independent():
     a = Nystroem(gamma=0.2, n_components=64, random_state=3).fit(X).transform(X)
     b = Nystroem(gamma=0.2, n_components=64, random_state=3).fit(X).transform(X)
     np.testing.assert_array_equal(a, b)
-    # Row chunks are computed independently: transforming a slice gives the same rows.
+    # Row chunks (1024 rows) are computed independently: transforming a slice that starts
+    # inside one chunk and crosses into the next gives the same rows.
     ny = Nystroem(gamma=0.2, n_components=64, random_state=3).fit(X)
     np.testing.assert_array_equal(ny.transform(X[1000:1500]), a[1000:1500])
+    np.testing.assert_array_equal(ny.transform(X[700:2900]), a[700:2900])
 
 
 # ----------------------------------------------------------------- random Fourier features
