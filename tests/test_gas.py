@@ -5,6 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rankselect import GAS, FeatureImportance, feature_importance, kendall_similarity
+from rankselect.gas import gas_greedy
 
 
 # ---------------------------------------------------------------------------------------
@@ -328,3 +329,21 @@ def test_plot_similarity_on_given_axes():
         plot_similarity(np.ones((2, 3)))
     with pytest.raises(ValueError, match="labels"):
         plot_similarity(sim, labels=["a"])
+
+
+def test_features_constant_within_every_query_come_last():
+    # Feature 1 is constant inside each query (it only shifts between queries), feature 3 is
+    # all zero: neither orders any documents, so GAS takes them only after the others even
+    # when c penalises the informative ones below their importance.
+    rng = np.random.default_rng(0)
+    qid = np.repeat(np.arange(30), 8)
+    z = rng.normal(size=(qid.size, 2))
+    X = np.column_stack([z[:, 0], qid * 1.0, z[:, 0] + 0.1 * z[:, 1], np.zeros(qid.size)])
+    y = (z[:, 0] > 0).astype(float)
+    gas = GAS(n_features_to_select=4, c=5.0, importance="pairwise").fit(X, y, qid=qid)
+    assert list(gas.constant_features_) == [1, 3]
+    assert set(gas.selected_features_[:2]) == {0, 2}
+    assert set(gas.selected_features_[2:]) == {1, 3}
+    # the literal Fig. 1 greedy (no `last`) would take a constant feature second
+    sel, _ = gas_greedy(gas.importance_, gas.similarity_, 4, 5.0)
+    assert sel[1] in (1, 3)

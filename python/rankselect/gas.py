@@ -24,9 +24,11 @@ Constant features
 -----------------
 A feature that is constant within every query orders no pair, so its similarity to every
 feature is 0 and it is never penalised; its importance is that of a worst-case tie break
-(pessimistic ties for IR measures, 0.5 for ``"pairwise"``). With a large ``c`` GAS can
-therefore pick such features (e.g. MQ2008's all-zero features 6-10 with ``importance="map"``,
-``c=0.1``, after four informative ones). Drop constant columns first if that matters.
+(pessimistic ties for IR measures, 0.5 for ``"pairwise"``). Fig. 1 taken literally would
+therefore pick such features once ``c`` has penalised the others enough (e.g. MQ2008's
+all-zero features 6-10 with ``importance="map"``, ``c=0.1``, after four informative ones).
+``GAS`` selects them only after every other feature (``constant_features_`` lists them);
+:func:`gas_greedy` without ``last=`` is the literal Fig. 1.
 """
 from __future__ import annotations
 
@@ -42,7 +44,7 @@ from .importance import FeatureImportance, _parse_measure, feature_importance
 from .kendall import VARIANTS, kendall_similarity
 
 
-def gas_greedy(importance, similarity, n_features_to_select: int, c: float):
+def gas_greedy(importance, similarity, n_features_to_select: int, c: float, last=None):
     """The greedy search of Fig. 1 on a precomputed importance vector and similarity matrix.
 
     Parameters
@@ -52,6 +54,9 @@ def gas_greedy(importance, similarity, n_features_to_select: int, c: float):
         Symmetric; only ``similarity[k, j]`` for selected ``k`` is read.
     n_features_to_select : int
     c : float >= 0
+    last : array-like of bool, shape (n_features,), optional
+        Features taken only after every other one (e.g. features constant within every
+        query, which cannot order any documents).
 
     Returns
     -------
@@ -63,16 +68,29 @@ def gas_greedy(importance, similarity, n_features_to_select: int, c: float):
     w = np.array(importance, dtype=np.float64)
     e = np.asarray(similarity, dtype=np.float64)
     available = np.ones(w.shape[0], dtype=bool)
+    last = np.zeros(w.shape[0], dtype=bool) if last is None else np.asarray(last, dtype=bool)
     selected = np.empty(n_features_to_select, dtype=np.intp)
     weights = np.empty(n_features_to_select, dtype=np.float64)
     for step in range(n_features_to_select):
-        current = np.where(available, w, -np.inf)
+        pool = available & ~last if (available & ~last).any() else available
+        current = np.where(pool, w, -np.inf)
         k = int(np.argmax(current))  # first maximum: ties go to the lowest index
         selected[step] = k
         weights[step] = w[k]
         available[k] = False
         w -= 2.0 * c * e[k]
     return selected, weights
+
+
+def _constant_within_queries(X, qid):
+    """(n_features,) bool: the feature takes one value inside every query, so it cannot
+    order any two documents (e.g. LETOR's all-zero columns)."""
+    from .groups import QueryGroups
+
+    g = QueryGroups.from_qid(qid)
+    Xg = g.gather(X)
+    starts = g.offsets[:-1]
+    return (np.maximum.reduceat(Xg, starts, axis=0) == np.minimum.reduceat(Xg, starts, axis=0)).all(axis=0)
 
 
 class GAS(SelectorMixin, BaseEstimator):
@@ -111,6 +129,8 @@ class GAS(SelectorMixin, BaseEstimator):
     directions_ : ndarray of shape (n_features,)
         +1 if the feature ranks best by its values, -1 by their negation.
     similarity_ : ndarray of shape (n_features, n_features)
+    constant_features_ : ndarray of int
+        Features constant within every training query; selected only after all others.
     n_features_in_ : int
 
     Examples
@@ -202,12 +222,15 @@ class GAS(SelectorMixin, BaseEstimator):
         self._check_params(n)
         imp = self._importance(X, y, qid)
         e = self._similarity(X, qid, imp.directions)
-        selected, weights = gas_greedy(imp.importance, e, int(self.n_features_to_select), float(self.c))
+        constant = _constant_within_queries(X, qid)
+        selected, weights = gas_greedy(imp.importance, e, int(self.n_features_to_select), float(self.c),
+                                       last=constant)
         self.importance_ = imp.importance
         self.directions_ = imp.directions
         self.similarity_ = e
         self.selected_features_ = selected
         self.selection_weights_ = weights
+        self.constant_features_ = np.flatnonzero(constant)
         self.n_features_in_ = n
         return self
 
