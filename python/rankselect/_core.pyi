@@ -175,11 +175,6 @@ def sparse_ranksvm(
     max_iter: int, max_reweightings: int, tol: float,
 ) -> tuple[npt.NDArray[np.float64], int, npt.NDArray[np.float64], int, bool, float]: ...
 
-def sparse_loss_grad(
-    x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], offsets: npt.NDArray[np.uintp],
-    w: npt.NDArray[np.float64],
-) -> tuple[float, npt.NDArray[np.float64]]: ...
-
 def fsmrank(
     x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], offsets: npt.NDArray[np.uintp],
     similarity: npt.NDArray[np.float64], importance: npt.NDArray[np.float64],

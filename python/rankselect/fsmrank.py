@@ -23,6 +23,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import _core
 from ._validation import check_matrix, check_positive, check_ranking_data, check_vector
+from ._linear import SparseLinearRankerMixin
 from .groups import QueryGroups
 from .sparse import _constant_columns
 
@@ -60,7 +61,7 @@ def pearson_similarity(X: np.ndarray) -> np.ndarray:
     return A
 
 
-class FSMRank(SelectorMixin, BaseEstimator):
+class FSMRank(SparseLinearRankerMixin, SelectorMixin, BaseEstimator):
     """FSMRank: feature selection for ranking by importance/similarity-regularised RankSVM.
 
     Parameters
@@ -188,24 +189,6 @@ class FSMRank(SelectorMixin, BaseEstimator):
         self.n_pairs_ = int(n_pairs)
         return self
 
-    def predict(self, X):
-        """Scores ``X @ coef_``, shape (m,)."""
-        check_is_fitted(self, "coef_")
-        X = check_matrix(X, "X")
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, the model was fitted with {self.n_features_in_}")
-        return X @ self.coef_
-
-    def _get_support_mask(self):
-        check_is_fitted(self, "support_")
-        return self.support_
-
-    @property
-    def selected_features_(self):
-        """Indices of the non-zero coefficients, by decreasing ``|coef_|``."""
-        check_is_fitted(self, "coef_")
-        idx = np.flatnonzero(self.coef_)
-        return idx[np.argsort(-np.abs(self.coef_[idx]), kind="stable")]
 
 
 class FSMSVM(SelectorMixin, BaseEstimator):
@@ -264,13 +247,7 @@ class FSMSVM(SelectorMixin, BaseEstimator):
         self.n_features_in_ = X.shape[1]
         return self
 
-    def predict(self, X):
-        """Scores ``X @ coef_``, shape (m,)."""
-        check_is_fitted(self, "coef_")
-        X = check_matrix(X, "X")
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, the model was fitted with {self.n_features_in_}")
-        return X @ self.coef_
+    predict = SparseLinearRankerMixin.predict
 
     def _get_support_mask(self):
         check_is_fitted(self, "coef_")

@@ -25,6 +25,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import _core
 from ._validation import check_matrix, check_positive, check_ranking_data, check_vector
+from ._linear import SparseLinearRankerMixin
 from .groups import QueryGroups
 
 PENALTIES = ("l1", "log", "mcp", "lp")
@@ -58,7 +59,7 @@ class SparsePath:
     n_iter: np.ndarray
 
 
-class SparseRankSVM(SelectorMixin, BaseEstimator):
+class SparseRankSVM(SparseLinearRankerMixin, SelectorMixin, BaseEstimator):
     """Sparse linear RankSVM with a squared pairwise hinge loss (Laporte et al. 2014).
 
     Parameters
@@ -181,24 +182,6 @@ class SparseRankSVM(SelectorMixin, BaseEstimator):
         self.objective_ = float(obj)
         self.converged_ = bool(converged)
 
-    def predict(self, X):
-        """Scores ``X @ coef_``, shape (m,)."""
-        check_is_fitted(self, "coef_")
-        X = check_matrix(X, "X")
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, the model was fitted with {self.n_features_in_}")
-        return X @ self.coef_
-
-    def _get_support_mask(self):
-        check_is_fitted(self, "support_")
-        return self.support_
-
-    @property
-    def selected_features_(self):
-        """Indices of the non-zero coefficients, by decreasing ``|coef_|``."""
-        check_is_fitted(self, "coef_")
-        idx = np.flatnonzero(self.coef_)
-        return idx[np.argsort(-np.abs(self.coef_[idx]), kind="stable")]
 
     # -- path ---------------------------------------------------------------------------
     def c_min(self, X, y, qid) -> float:
@@ -206,7 +189,7 @@ class SparseRankSVM(SelectorMixin, BaseEstimator):
         ``1 / max_j (|dL/dw_j(0)| / beta_j)`` (KKT at ``w = 0``)."""
         X, Xg, yg, offsets, constant = self._prepare(X, y, qid)
         weights = self._check_params(X.shape[1])
-        _, grad = _core.sparse_loss_grad(Xg, yg, offsets, np.zeros(X.shape[1]))
+        _, grad = _core.squared_hinge_value_grad(Xg, yg, offsets, np.zeros(X.shape[1]))
         beta = np.ones(X.shape[1]) if weights is None else weights
         with np.errstate(divide="ignore", invalid="ignore"):
             ratio = np.where(beta > 0, np.abs(grad) / beta, np.where(np.abs(grad) > 0, np.inf, 0))

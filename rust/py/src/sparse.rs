@@ -6,7 +6,7 @@
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use rankselect_core::datafit::{Datafit, PairwiseHinge, Scaled};
+use rankselect_core::datafit::{PairwiseHinge, Scaled};
 use rankselect_core::fista::{fista, FistaOptions};
 use rankselect_core::fsmrank::fsmrank as fsmrank_kernel;
 use rankselect_core::penalty::{WeightedL1, L1};
@@ -97,35 +97,6 @@ fn sparse_ranksvm<'py>(
     Ok((w.into_pyarray(py), n_iter, hist.into_pyarray(py), n_rew, conv, obj))
 }
 
-/// sparse_loss_grad(x, y, offsets, w) -> (L(w), grad L(w)): the unscaled pairwise squared hinge.
-#[pyfunction]
-fn sparse_loss_grad<'py>(
-    py: Python<'py>,
-    x: PyReadonlyArray2<'py, f64>,
-    y: PyReadonlyArray1<'py, f64>,
-    offsets: PyReadonlyArray1<'py, usize>,
-    w: PyReadonlyArray1<'py, f64>,
-) -> PyResult<(f64, Bound<'py, PyArray1<f64>>)> {
-    let xv = x.as_array();
-    let (m, n) = xv.dim();
-    let y = y.as_slice()?;
-    let offsets = offsets.as_slice()?;
-    let w = w.as_slice()?;
-    if y.len() != m || w.len() != n {
-        return Err(PyValueError::new_err("sparse_loss_grad: y must have m entries and w n entries"));
-    }
-    check_offsets(offsets, m).py()?;
-    let (v, g) = py
-        .detach(|| -> rankselect_core::Result<(f64, Vec<f64>)> {
-            let loss = PairwiseHinge::new(xv, y, offsets)?;
-            let mut g = vec![0.0; n];
-            let v = loss.value_grad(w, &mut g);
-            Ok((v, g))
-        })
-        .py()?;
-    Ok((v, g.into_pyarray(py)))
-}
-
 type FsmOut<'py> = (Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>, usize, Bound<'py, PyArray1<f64>>, bool, usize);
 
 /// fsmrank(x, y, offsets, similarity, importance, lambda1, lambda2, w0, max_iter, tol,
@@ -179,7 +150,6 @@ fn fsmrank<'py>(
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sparse_ranksvm, m)?)?;
-    m.add_function(wrap_pyfunction!(sparse_loss_grad, m)?)?;
     m.add_function(wrap_pyfunction!(fsmrank, m)?)?;
     Ok(())
 }

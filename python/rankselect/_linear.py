@@ -1,0 +1,31 @@
+"""Shared behaviour of the sparse linear rankers (SparseRankSVM, FSMRank)."""
+from __future__ import annotations
+
+import numpy as np
+from sklearn.utils.validation import check_is_fitted
+
+from ._validation import check_matrix
+
+
+class SparseLinearRankerMixin:
+    """``predict`` = ``X @ coef_``; the support and ``selected_features_`` come from the
+    non-zero coefficients (``support_``), ordered by decreasing ``|coef_|``."""
+
+    def predict(self, X):
+        """Scores ``X @ coef_``, shape (m,)."""
+        check_is_fitted(self, "coef_")
+        X = check_matrix(X, "X")
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {X.shape[1]} features, the model was fitted with {self.n_features_in_}")
+        return X @ self.coef_
+
+    def _get_support_mask(self):
+        check_is_fitted(self, "support_")
+        return self.support_
+
+    @property
+    def selected_features_(self):
+        """Indices of the non-zero coefficients, by decreasing ``|coef_|``."""
+        check_is_fitted(self, "coef_")
+        idx = np.flatnonzero(self.coef_)
+        return idx[np.argsort(-np.abs(self.coef_[idx]), kind="stable")]
