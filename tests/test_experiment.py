@@ -461,3 +461,21 @@ def test_mq2008_rankrls_reproduces_published_row():
     assert round(avg["NDCG@10"], 4) == 0.2268
     per_fold_map = [round(f["rankrls"].test["MAP"], 4) for f in res.folds]
     assert per_fold_map == [0.4524, 0.4300, 0.4542, 0.5225, 0.5006]
+
+
+def test_mq2008_greedy_rankrls_reproduces_tables_2_and_7_to_10():
+    """Greedy RankRLS paper end to end: alpha in 2^-10..2^10, k in 1..46 selected by
+    validation MAP (first best in grid order), LETOR conventions. Tables 7-10 GRankRLS
+    column to 4 decimals and Table 2's k and features per fold (lambda too where k > 1; on
+    the k = 1 folds every lambda ranks by feature 39 alone, a tie)."""
+    root = shared_path("MQ2008")
+    res = run(root, ["greedy-rankrls"], progress=False, curves=False)
+    avg = res.averages()["greedy-rankrls"]
+    assert [round(avg[k], 4) for k in ("MAP", "P@10", "MeanNDCG", "NDCG@10")] == [0.4720, 0.2467, 0.4840, 0.2251]
+    rows = [f["greedy-rankrls"] for f in res.folds]
+    assert [round(r.test["MAP"], 4) for r in rows] == [0.4311, 0.4239, 0.4582, 0.5283, 0.5183]
+    assert [r.params["k"] for r in rows] == [1, 4, 7, 4, 1]
+    assert [[j + 1 for j in r.selected_features] for r in rows] == [
+        [39], [39, 23, 37, 32], [39, 29, 25, 23, 46, 37, 19], [39, 29, 25, 23], [39]]
+    assert [np.log2(r.params["alpha"]) for r in rows][1:4] == [10, 3, 6]
+    assert all(not r.skipped for r in rows)
