@@ -313,7 +313,7 @@ METHODS: Dict[str, MethodSpec] = {
         options={"penalty": "l1", "p": 0.5}),
     "fsmrank": MethodSpec(
         "fsmrank", "FSMRank (Lai et al. 2013)",
-        lambda n: {"lambda1": [0.01, 0.1, 1.0], "lambda2": [1e-3, 1e-2, 1e-1]}, _fsmrank_candidates,
+        lambda n: {"lambda1": [1e-3, 1e-2, 0.1, 1.0], "lambda2": [1e-6, 1e-5, 1e-4, 1e-3]}, _fsmrank_candidates,
         lambda g: len(g["lambda1"]) * len(g["lambda2"])),
 }
 
