@@ -273,6 +273,80 @@ def test_paired_ttest_matches_scipy(result):
         result.paired_ttest("rankrls", "nope")
 
 
+# ------------------------------------------------------- the other methods' adapters
+
+TINY = {
+    "ranksvm": {"C": [0.1, 10.0]},
+    "gas": {"c": [0.0, 0.5], "t": [1, 3, 6], "alpha": [0.1, 10.0], "C": [1.0]},
+    "sparse-ranksvm": {"C": [0.1, 1.0, 10.0]},
+    "fsmrank": {"lambda1": [0.1], "lambda2": [1e-3, 1e-1]},
+}
+
+
+def _check_method(res, label, layout):
+    """Every fold's chosen point is the first best validation point among the fitted
+    candidates (recomputed independently), and the test metrics are those of its weights."""
+    folds = load_folds(layout)
+    for fold, per in zip(folds, res.folds):
+        r = per[label]
+        assert r.n_candidates == len(r.curve) + len(r.skipped) > 0
+        best = max(c["vali"]["MAP"] for c in r.curve)
+        assert r.validation_score == pytest.approx(best, abs=1e-12)
+        first = next(c for c in r.curve if c["vali"]["MAP"] == best)
+        assert r.params == first["params"]
+        assert r.test["MAP"] == pytest.approx(first["test"]["MAP"], abs=1e-12)
+        assert 0 < r.n_features <= N_FEATURES
+    avg = res.averages()[label]
+    for key in ("MAP", "NDCG@10", "P@10", "MeanNDCG", "n_features"):
+        assert np.isfinite(avg[key])
+    assert avg["MAP"] > 0.5  # the synthetic data are easy: far above a random ranking
+
+
+def test_ranksvm_adapter(layout):
+    res = run(layout, ["ranksvm"], grid=TINY, progress=False)
+    _check_method(res, "ranksvm", layout)
+    fold = load_folds(layout)[0]
+    C = res.folds[0]["ranksvm"].params["C"]
+    w = rankselect.RankSVM(C=C).fit(fold.train.X, fold.train.y, qid=fold.train.qid).coef_
+    ref = metrics.evaluate(fold.test.y, fold.test.X @ w, fold.test.qid, convention="letor")["MAP"]
+    assert res.folds[0]["ranksvm"].test["MAP"] == pytest.approx(float(ref), abs=1e-12)
+
+
+@pytest.mark.parametrize("ranker", ["rankrls", "ranksvm"])
+def test_gas_adapter(layout, ranker):
+    label = "gas" if ranker == "rankrls" else "gas:ranker=ranksvm"
+    res = run(layout, [label], grid=TINY, progress=False)
+    _check_method(res, label, layout)
+    fold = load_folds(layout)[0]
+    r = res.folds[0][label]
+    gas = rankselect.GAS(n_features_to_select=r.params["t"], c=r.params["c"]).fit(
+        fold.train.X, fold.train.y, qid=fold.train.qid)
+    assert r.selected_features == [int(j) for j in gas.selected_features_]
+    per_point = 2 if ranker == "rankrls" else 1
+    assert r.n_candidates == 2 * 3 * per_point
+
+
+@pytest.mark.parametrize("penalty", ["l1", "log"])
+def test_sparse_ranksvm_adapter(layout, penalty):
+    label = f"sparse-ranksvm:penalty={penalty}"
+    res = run(layout, [label], grid=TINY, progress=False)
+    _check_method(res, label, layout)
+    fold = load_folds(layout)[0]
+    r = res.folds[0][label]
+    path = rankselect.sparse_path(fold.train.X, fold.train.y, fold.train.qid, Cs=[0.1, 1.0, 10.0], penalty=penalty)
+    i = list(path.Cs).index(r.params["C"])
+    assert r.n_features == int(path.n_selected[i])
+
+
+def test_fsmrank_adapter(layout):
+    res = run(layout, ["fsmrank"], grid=TINY, progress=False)
+    _check_method(res, "fsmrank", layout)
+    fold = load_folds(layout)[0]
+    r = res.folds[0]["fsmrank"]
+    est = rankselect.FSMRank(**r.params).fit(fold.train.X, fold.train.y, qid=fold.train.qid)
+    assert r.n_features == int(np.count_nonzero(est.coef_))
+
+
 # ------------------------------------------------------------------ bad input
 
 
@@ -291,7 +365,7 @@ def test_missing_fold_dir_named(layout, tmp_path):
     shutil.rmtree(root / "Fold2")
     with pytest.raises(FileNotFoundError, match="Fold2"):
         load_folds(root)
-    with pytest.raises(FileNotFoundError, match="no Fold1..Fold5"):
+    with pytest.raises(FileNotFoundError, match="no fold directory Fold1"):
         load_folds(tmp_path)
     with pytest.raises(FileNotFoundError, match="not a directory"):
         load_folds(tmp_path / "absent")
@@ -387,3 +461,21 @@ def test_mq2008_rankrls_reproduces_published_row():
     assert round(avg["NDCG@10"], 4) == 0.2268
     per_fold_map = [round(f["rankrls"].test["MAP"], 4) for f in res.folds]
     assert per_fold_map == [0.4524, 0.4300, 0.4542, 0.5225, 0.5006]
+
+
+def test_mq2008_greedy_rankrls_reproduces_tables_2_and_7_to_10():
+    """Greedy RankRLS paper end to end: alpha in 2^-10..2^10, k in 1..46 selected by
+    validation MAP (first best in grid order), LETOR conventions. Tables 7-10 GRankRLS
+    column to 4 decimals and Table 2's k and features per fold (lambda too where k > 1; on
+    the k = 1 folds every lambda ranks by feature 39 alone, a tie)."""
+    root = shared_path("MQ2008")
+    res = run(root, ["greedy-rankrls"], progress=False, curves=False)
+    avg = res.averages()["greedy-rankrls"]
+    assert [round(avg[k], 4) for k in ("MAP", "P@10", "MeanNDCG", "NDCG@10")] == [0.4720, 0.2467, 0.4840, 0.2251]
+    rows = [f["greedy-rankrls"] for f in res.folds]
+    assert [round(r.test["MAP"], 4) for r in rows] == [0.4311, 0.4239, 0.4582, 0.5283, 0.5183]
+    assert [r.params["k"] for r in rows] == [1, 4, 7, 4, 1]
+    assert [[j + 1 for j in r.selected_features] for r in rows] == [
+        [39], [39, 23, 37, 32], [39, 29, 25, 23, 46, 37, 19], [39, 29, 25, 23], [39]]
+    assert [np.log2(r.params["alpha"]) for r in rows][1:4] == [10, 3, 6]
+    assert all(not r.skipped for r in rows)

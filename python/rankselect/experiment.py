@@ -72,61 +72,13 @@ _SPLITS = ("train", "vali", "test")
 # --------------------------------------------------------------------------- data
 
 
-@dataclass
-class Fold:
-    """One fold: ``train``, ``vali``, ``test`` are RankingData (X, y, qid)."""
+def load_folds(data_dir: Union[str, os.PathLike]) -> list:
+    """The five folds of ``data_dir`` via :func:`rankselect.load_letor_folds` (train, vali and
+    test of a fold share one feature count). Raises ``FileNotFoundError`` naming the missing
+    directory or file."""
+    from .data import load_letor_folds
 
-    name: str
-    train: Any
-    vali: Any
-    test: Any
-
-
-def _fold_dirs(root: Path) -> List[Path]:
-    if not root.is_dir():
-        raise FileNotFoundError(f"data_dir {str(root)!r} is not a directory")
-    found = {}
-    for p in root.iterdir():
-        m = re.fullmatch(r"Fold(\d+)", p.name)
-        if m and p.is_dir():
-            found[int(m.group(1))] = p
-    if not found:
-        raise FileNotFoundError(
-            f"data_dir {str(root)!r} has no Fold1..Fold5 directories (expected FoldK/train.txt, vali.txt, test.txt)")
-    n = max(found)
-    for i in range(1, n + 1):
-        if i not in found:
-            raise FileNotFoundError(f"fold directory {str(root / f'Fold{i}')!r} is missing (found Fold{n})")
-    return [found[i] for i in range(1, n + 1)]
-
-
-def _split_file(fold_dir: Path, split: str) -> Path:
-    for name in (f"{split}.txt", f"{split}.txt.gz"):
-        p = fold_dir / name
-        if p.is_file():
-            return p
-    raise FileNotFoundError(f"missing file {str(fold_dir / (split + '.txt'))!r} (each fold needs train.txt, vali.txt and test.txt)")
-
-
-def load_folds(data_dir: Union[str, os.PathLike]) -> List[Fold]:
-    """Load ``data_dir/FoldK/{train,vali,test}.txt`` for K = 1, 2, ... .
-
-    All files of a fold share the number of feature columns (the largest index seen in
-    any of the three). Raises ``FileNotFoundError`` naming the first missing directory or
-    file.
-    """
-    from .data import load_letor
-
-    root = Path(data_dir)
-    dirs = _fold_dirs(root)
-    paths = [[_split_file(d, s) for s in _SPLITS] for d in dirs]  # check all before loading
-    folds = []
-    for d, files in zip(dirs, paths):
-        parts = [load_letor(str(p)) for p in files]
-        n = max(p.X.shape[1] for p in parts)
-        parts = [p if p.X.shape[1] == n else load_letor(str(f), n_features=n) for p, f in zip(parts, files)]
-        folds.append(Fold(d.name, *parts))
-    return folds
+    return load_letor_folds(data_dir)
 
 
 # ------------------------------------------------------------------------ metrics
@@ -279,19 +231,25 @@ def _gas_candidates(train, grid, options, cache):
 
     X, y, q = train.X, train.y, train.qid
     n = X.shape[1]
-    key = ("kendall", options["similarity"])
-    if key not in cache:
-        cache[key] = kendall_similarity(X, q, variant=options["similarity"])
-    S = cache[key]
+    # one importance vector and one Kendall matrix per fold serve every (c, t) point; GAS
+    # computes the similarity on the direction-adjusted features, so do the same here
     ikey = ("importance", options["importance"])
     if ikey not in cache:
         cache[ikey] = feature_importance(X, y, q, measure=options["importance"])
     imp = cache[ikey]
-    ts = [int(t) for t in grid["t"] if int(t) <= n]
+    key = ("kendall", options["similarity"], options["importance"])
+    if key not in cache:
+        cache[key] = kendall_similarity(X * imp.directions, q, variant=options["similarity"])
+    S = cache[key]
+    ts = sorted({int(t) for t in grid["t"] if 1 <= int(t) <= n})
+    if not ts:
+        raise ValueError(f"gas grid: t must hold values in 1..{n}, got {grid['t']}")
     tmax = max(ts)
     ranker = options["ranker"]
+    if ranker not in ("rankrls", "ranksvm"):
+        raise ValueError(f"gas option ranker must be 'rankrls' or 'ranksvm', got {ranker!r}")
     for c in grid["c"]:
-        gas = GAS(n_features_to_select=tmax, c=c, importance=imp, similarity=S).fit(X, y, qid=q)
+        gas = GAS(n_features_to_select=tmax, c=float(c), importance=imp, similarity=S).fit(X, y, qid=q)
         order = [int(j) for j in gas.selected_features_]
         out = []
         for t in ts:
@@ -311,7 +269,8 @@ def _gas_candidates(train, grid, options, cache):
 
 
 def _gas_grid(n):
-    return {"c": [0.0, 0.1, 0.3, 1.0, 3.0], "t": list(range(1, n + 1)), "alpha": POW2}
+    return {"c": [0.0, 0.1, 0.3, 1.0, 3.0], "t": list(range(1, n + 1)), "alpha": POW2,
+            "C": [10.0 ** e for e in range(-4, 3)]}
 
 
 # -- sparse-ranksvm
@@ -347,14 +306,14 @@ METHODS: Dict[str, MethodSpec] = {
     "gas": MethodSpec(
         "gas", "GAS (Geng et al. 2007): greedy importance/similarity selection, then a ranker on the selected features",
         _gas_grid, _gas_candidates, lambda g: len(g["c"]),
-        options={"importance": "map", "similarity": "kendall", "ranker": "rankrls"}),
+        options={"importance": "map", "similarity": "geng", "ranker": "rankrls"}),
     "sparse-ranksvm": MethodSpec(
         "sparse-ranksvm", "sparse RankSVM (Laporte et al. 2014) along a warm-started C path",
         lambda n: {"C": [float(10.0 ** e) for e in np.arange(-2, 3.01, 0.5)]}, _sparse_candidates, lambda g: 1,
         options={"penalty": "l1", "p": 0.5}),
     "fsmrank": MethodSpec(
         "fsmrank", "FSMRank (Lai et al. 2013)",
-        lambda n: {"lambda1": [0.01, 0.1, 1.0], "lambda2": [1e-3, 1e-2, 1e-1]}, _fsmrank_candidates,
+        lambda n: {"lambda1": [1e-3, 1e-2, 0.1, 1.0], "lambda2": [1e-6, 1e-5, 1e-4, 1e-3]}, _fsmrank_candidates,
         lambda g: len(g["lambda1"]) * len(g["lambda2"])),
 }
 
@@ -754,7 +713,7 @@ def run(
     return ExperimentResult(str(data_dir), labels, sel_key, convention, grids, results, n)
 
 
-def _run_method(fold: Fold, label, name, options, grid, sel_key, convention, cache, bar, curves) -> MethodFold:
+def _run_method(fold, label, name, options, grid, sel_key, convention, cache, bar, curves) -> MethodFold:
     spec = METHODS[name]
     tr, va, te = fold.train, fold.vali, fold.test
     n = tr.X.shape[1]

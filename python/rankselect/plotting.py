@@ -215,29 +215,13 @@ def plot_single_feature_scores(train_scores: Sequence[float], test_scores: Seque
     return fig
 
 
-def _plot_matrix(S: np.ndarray, title: str):
-    fig = _figure((6.0, 5.2))
-    ax = fig.add_subplot()
-    im = ax.imshow(S, cmap="Greys", vmin=float(np.nanmin(S)), vmax=float(np.nanmax(S)))
-    n = S.shape[0]
-    ticks = list(range(0, n, 5))
-    ax.set_xticks(ticks, [str(t + 1) for t in ticks])
-    ax.set_yticks(ticks, [str(t + 1) for t in ticks])
-    ax.set_xlabel("feature")
-    ax.set_ylabel("feature")
-    ax.set_title(title)
-    fig.colorbar(im, ax=ax)
-    return fig
-
-
 def save_experiment_figures(result, out_dir, *, fold: int = 1) -> List[Path]:
     """Write the experiment's figures as PNG into ``out_dir``; returns the paths.
 
     ``curves_MAP.png``, ``curves_NDCG10.png`` (metric against the number of features),
     ``<method>_alpha_MAP.png`` for greedy RankRLS (per-alpha validation curves),
-    ``single_feature_NDCG10.png`` (fold ``fold``'s train vs test) and, when
-    :func:`rankselect.kendall_similarity` is available, ``kendall_similarity.png``
-    (fold ``fold``'s training set).
+    ``single_feature_NDCG10.png`` (fold ``fold``'s train vs test) and
+    ``kendall_similarity.png`` (:func:`plot_similarity` of fold ``fold``'s training set).
     """
     from .experiment import load_folds, single_feature_scores
 
@@ -260,14 +244,9 @@ def save_experiment_figures(result, out_dir, *, fold: int = 1) -> List[Path]:
     tr = single_feature_scores(f.train.X, f.train.y, f.train.qid, k=10, convention=result.convention)
     te = single_feature_scores(f.test.X, f.test.y, f.test.qid, k=10, convention=result.convention)
     save(plot_single_feature_scores(tr, te), "single_feature_NDCG10.png")
-    try:
-        from . import kendall_similarity
-    except ImportError:
-        kendall_similarity = None
-    if kendall_similarity is not None:
-        S = np.asarray(kendall_similarity(f.train.X, f.train.qid))
-        plotter = globals().get("plot_similarity")
-        fig = plotter(S) if plotter is not None else _plot_matrix(S, "Kendall tau similarity (train)")
-        fig = getattr(fig, "figure", fig)
-        save(fig, "kendall_similarity.png")
+    from .kendall import kendall_similarity
+
+    S = np.asarray(kendall_similarity(f.train.X, f.train.qid))
+    ax = plot_similarity(S, title=f"Kendall similarity ({f.name} train)")
+    save(ax.figure, "kendall_similarity.png")
     return written
