@@ -1,4 +1,4 @@
-"""Shared behaviour of the sparse linear rankers (SparseRankSVM, FSMRank)."""
+"""Shared behaviour of the linear rankers (RankRLS, GreedyRankRLS, SparseRankSVM, FSMRank)."""
 from __future__ import annotations
 
 import numpy as np
@@ -7,9 +7,8 @@ from sklearn.utils.validation import check_is_fitted
 from ._validation import check_matrix
 
 
-class SparseLinearRankerMixin:
-    """``predict`` = ``X @ coef_``; the support and ``selected_features_`` come from the
-    non-zero coefficients (``support_``), ordered by decreasing ``|coef_|``."""
+class LinearPredictMixin:
+    """``predict(X)`` = ``X @ coef_`` after validating X against the fitted width."""
 
     def predict(self, X):
         """Scores ``X @ coef_``, shape (m,)."""
@@ -18,6 +17,11 @@ class SparseLinearRankerMixin:
         if X.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X.shape[1]} features, the model was fitted with {self.n_features_in_}")
         return X @ self.coef_
+
+
+class SparseLinearRankerMixin(LinearPredictMixin):
+    """A linear ranker whose support and ``selected_features_`` come from the non-zero
+    coefficients (``support_``), ordered by decreasing ``|coef_|``."""
 
     def _get_support_mask(self):
         check_is_fitted(self, "support_")

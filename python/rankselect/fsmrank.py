@@ -23,7 +23,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import _core
 from ._validation import check_matrix, check_positive, check_ranking_data, check_vector
-from ._linear import SparseLinearRankerMixin
+from ._linear import LinearPredictMixin, SparseLinearRankerMixin
 from .groups import QueryGroups
 from .sparse import _constant_columns
 
@@ -247,7 +247,7 @@ class FSMSVM(SelectorMixin, BaseEstimator):
         self.n_features_in_ = X.shape[1]
         return self
 
-    predict = SparseLinearRankerMixin.predict
+    predict = LinearPredictMixin.predict
 
     def _get_support_mask(self):
         check_is_fitted(self, "coef_")

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import numbers
 import sys
-from typing import Optional
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -20,7 +19,8 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from . import _core
-from ._validation import check_matrix, check_positive, check_ranking_data
+from ._linear import LinearPredictMixin
+from ._validation import check_positive, check_ranking_data
 from .groups import QueryGroups
 
 __all__ = ["RankRLS", "GreedyRankRLS"]
@@ -52,7 +52,7 @@ def _check_alpha(alpha):
     return values, True
 
 
-class RankRLS(BaseEstimator):
+class RankRLS(LinearPredictMixin, BaseEstimator):
     """RankRLS: pairwise regularised least squares for ranking (linear, eq. 5).
 
     Parameters
@@ -92,14 +92,6 @@ class RankRLS(BaseEstimator):
         self._train = (Xg, yg, offsets, groups)
         return self
 
-    def predict(self, X):
-        """Scores ``X @ coef_``, shape (m,)."""
-        check_is_fitted(self, "coef_")
-        X = check_matrix(X, "X")
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, but the model was fitted with {self.n_features_in_}")
-        return X @ self.coef_
-
     def lqo_predict(self):
         """Exact leave-query-out predictions on the training data, in input row order.
 
@@ -125,7 +117,7 @@ class RankRLS(BaseEstimator):
 _CRITERIA_HINT = "'squared'"
 
 
-class GreedyRankRLS(SelectorMixin, BaseEstimator):
+class GreedyRankRLS(LinearPredictMixin, SelectorMixin, BaseEstimator):
     """Greedy RankRLS: forward feature selection by exact leave-query-out error (Algorithm 1).
 
     At each step, the feature whose addition gives the best exact LQO criterion is added
@@ -217,10 +209,3 @@ class GreedyRankRLS(SelectorMixin, BaseEstimator):
         mask[self.selected_features_] = True
         return mask
 
-    def predict(self, X):
-        """Scores ``X @ coef_`` of the final model, shape (m,)."""
-        check_is_fitted(self, "coef_")
-        X = check_matrix(X, "X")
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, but the model was fitted with {self.n_features_in_}")
-        return X @ self.coef_

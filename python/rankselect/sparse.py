@@ -16,15 +16,13 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass
-from typing import Optional
 
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
-from sklearn.utils.validation import check_is_fitted
 
 from . import _core
-from ._validation import check_matrix, check_positive, check_ranking_data, check_vector
+from ._validation import check_positive, check_ranking_data, check_vector
 from ._linear import SparseLinearRankerMixin
 from .groups import QueryGroups
 
