@@ -10,8 +10,9 @@
   pair matrix is estimated and not built when it would not fit in memory).
 - fsm: FSMRank accelerated (Alg. 1) vs plain projected gradient vs projected subgradient
   descent: objective gap vs time on MQ2008 Fold1 (the paper's Fig. 5) -> benches/fsmrank_convergence.png
-- cv: MQ2008 5-fold MAP / NDCG@10 (LETOR conventions, rankselect.metrics) and sparsity ratio for
-  l1, log, mcp, lp and FSMRank, C (or lambda2) chosen by validation MAP, whole path reported.
+- cv: MQ2008 5-fold MAP / NDCG@10 (LETOR conventions) and sparsity ratio for l1, log, mcp, lp
+  and FSMRank with the LETOR protocol (rankselect.experiment.run, default grids), C chosen by
+  validation MAP, and the whole path (features and MAP per C) to compare penalties at equal C.
 """
 from __future__ import annotations
 
@@ -71,11 +72,12 @@ def svc_compare(X, y, qid, C, label):
                        tol=1e-10, C=C / 2, max_iter=100_000).fit(Xp, yp)
     target = min(ref.objective_, l1_obj(Z, svc_hi.coef_.ravel(), C))
     rows = []
-    for tol in [1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10]:
-        t, est = time_it(lambda: SparseRankSVM(C=C, tol=tol, max_iter=100_000).fit(X, y, qid=qid))
-        if l1_obj(Z, est.coef_, C) <= target * (1 + 1e-6):
-            rows.append(("rankselect FISTA", tol, t, l1_obj(Z, est.coef_, C)))
-            break
+    for solver in ("prox-newton", "fista"):
+        for tol in [1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10]:
+            t, est = time_it(lambda: SparseRankSVM(C=C, tol=tol, max_iter=100_000, solver=solver).fit(X, y, qid=qid))
+            if l1_obj(Z, est.coef_, C) <= target * (1 + 1e-6):
+                rows.append((f"rankselect {solver}", tol, t, l1_obj(Z, est.coef_, C)))
+                break
     for tol in [1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10]:
         svc = LinearSVC(penalty="l1", loss="squared_hinge", dual=False, fit_intercept=False,
                         tol=tol, C=C / 2, max_iter=100_000)
@@ -89,9 +91,11 @@ def svc_compare(X, y, qid, C, label):
     print("|---|---|---|---|")
     for r in rows:
         print(f"| {r[0]} | {r[1]:g} | {r[2]:.3f} | {r[3]:.8g} |")
-    if len(rows) == 2:
-        print(f"ratio LinearSVC / rankselect = {rows[1][2] / rows[0][2]:.1f}x "
-              f"({(rows[1][2] + t_pairs) / rows[0][2]:.1f}x with pair construction)")
+    svc_rows = [r for r in rows if r[0].startswith("LinearSVC")]
+    for r in rows:
+        if svc_rows and r[0].startswith("rankselect"):
+            print(f"ratio LinearSVC / {r[0]} = {svc_rows[0][2] / r[2]:.1f}x "
+                  f"({(svc_rows[0][2] + t_pairs) / r[2]:.1f}x with pair construction)")
 
 
 def synthetic(n_queries=1100, per_query=150, n=46, seed=0):
@@ -112,12 +116,13 @@ def part_synthetic():
     for q in range(qid.max() + 1):
         yq = y[qid == q]
         n_pairs += int((yq[:, None] > yq[None, :]).sum())
-    C = 1e-4
-    t, est = time_it(lambda: SparseRankSVM(C=C, tol=1e-6, max_iter=20_000).fit(X, y, qid=qid), 1)
     gb = 2 * n_pairs * X.shape[1] * 8 / 1e9
-    print(f"\n### synthetic: {len(X)} rows, {X.shape[1]} features, {n_pairs} pairs, C={C}")
-    print(f"rankselect FISTA (tol 1e-6): {t:.2f} s, {est.n_iter_} iterations, "
-          f"{est.support_.sum()} features, objective {est.objective_:.6g}")
+    for C in (1e-4, 1e-2):
+        print(f"\n### synthetic: {len(X)} rows, {X.shape[1]} features, {n_pairs} pairs, C={C}")
+        for solver in ("prox-newton", "fista"):
+            t, est = time_it(lambda: SparseRankSVM(C=C, tol=1e-6, max_iter=20_000, solver=solver).fit(X, y, qid=qid))
+            print(f"rankselect {solver} (tol 1e-6): {t:.2f} s (median of 3), {est.n_iter_} iterations, "
+                  f"{est.support_.sum()} features, objective {est.objective_:.10g}")
     print(f"LinearSVC would need the explicit pair matrix (both orientations): {gb:.1f} GB of float64 "
           f"-> not run on this machine")
 
@@ -182,83 +187,42 @@ def part_fsm():
         print(f"| {name} | {len(h) - 1} | {tt[-1]:.3f} | {h[-1] - best:.3g} |")
 
 
-def _letor_map_ndcg10(y, s, qid):
-    """Bench-local fallback while rankselect.metrics is not merged: LETOR Eval-Score-4.0
-    conventions (see ../shared/data/README): relevant = label >= 1, gain 2^r - 1, discount 1 at
-    ranks 1-2 and 1/log2(i) after, NDCG@10 = 0 for queries with < 10 documents, queries without
-    relevant documents count 0, ties keep file order."""
-    aps, ndcgs = [], []
-    for q in dict.fromkeys(qid):
-        idx = np.flatnonzero(qid == q)
-        order = idx[np.argsort(-s[idx], kind="stable")]
-        lab = y[order]
-        rel = lab >= 1
-        nrel = rel.sum()
-        aps.append(0.0 if nrel == 0 else float(np.sum(np.cumsum(rel)[rel] / (np.flatnonzero(rel) + 1)) / nrel))
-        if len(idx) < 10:
-            ndcgs.append(0.0)
-            continue
-        disc = np.ones(10)
-        disc[2:] = 1 / np.log2(np.arange(3, 11))
-        dcg = np.sum((2.0 ** lab[:10] - 1) * disc)
-        ideal = np.sum((2.0 ** np.sort(y[idx])[::-1][:10] - 1) * disc)
-        ndcgs.append(0.0 if ideal == 0 else dcg / ideal)
-    return float(np.mean(aps)), float(np.mean(ndcgs))
+def part_cv(repeats=3):
+    """MQ2008 5-fold with the LETOR protocol (rankselect.experiment.run): C chosen per fold by
+    validation MAP, whole path per C, penalties compared at equal C."""
+    from rankselect.experiment import run
 
-
-def part_cv():
-    try:
-        from rankselect import metrics
-
-        def evaluate(w, X, y, qid):
-            s = X @ w
-            return metrics.mean_average_precision(y, s, qid), metrics.ndcg(y, s, qid, k=10)
-        print("\n(metrics: rankselect.metrics)")
-    except ImportError:
-        def evaluate(w, X, y, qid):
-            return _letor_map_ndcg10(y, X @ w, qid)
-        print("\n(metrics: bench-local LETOR fallback, rankselect.metrics not merged yet)")
-
-    Cs = [0.001, 0.01, 0.1, 1.0, 10.0]
-    lam2s = [1e-4, 1e-3, 1e-2, 1e-1]
-    methods = {p: Cs for p in ["l1", "log", "mcp", "lp"]}
-    methods["fsmrank"] = lam2s
-    results = {k: [] for k in methods}
-    paths = {k: {v: [] for v in grid} for k, grid in methods.items()}
-    for fold in range(1, 6):
-        tr, va, te = load(fold, "train"), load(fold, "vali"), load(fold, "test")
-        nonconst = (~np.all(tr[0] == tr[0][:1], axis=0)).sum()
-        for name, grid in methods.items():
-            best = None
-            for v in grid:
-                if name == "fsmrank":
-                    import warnings
-                    with warnings.catch_warnings():
-                        warnings.simplefilter("ignore")
-                        est = FSMRank(lambda1=0.1, lambda2=v).fit(*tr[:2], qid=tr[2])
-                else:
-                    est = SparseRankSVM(C=v, penalty=name, tol=1e-6).fit(*tr[:2], qid=tr[2])
-                w = est.coef_
-                vmap, _ = evaluate(w, *va)
-                tmap, tndcg = evaluate(w, *te)
-                k = int(np.count_nonzero(w))
-                paths[name][v].append((k, vmap, tmap))
-                # an all-zero model ranks by file order: never let it win
-                if k > 0 and (best is None or vmap > best[0]):
-                    best = (vmap, tmap, tndcg, k / nonconst, v)
-            results[name].append(best)
-    print("\n### MQ2008 5-fold (test means; parameter chosen per fold by validation MAP)")
-    print("| method | MAP | NDCG@10 | sparsity ratio | chosen values |")
-    print("|---|---|---|---|---|")
-    for name, rows in results.items():
-        r = np.array([b[:4] for b in rows])
-        print(f"| {name} | {r[:, 1].mean():.4f} | {r[:, 2].mean():.4f} | {r[:, 3].mean():.2f} | "
-              f"{[b[4] for b in rows]} |")
-    print("\nPath (mean over folds): features kept / validation MAP / test MAP per value")
-    for name, grid in paths.items():
-        cells = [f"{v:g}: {np.mean([a[0] for a in p]):.1f} / {np.mean([a[1] for a in p]):.4f} / "
-                 f"{np.mean([a[2] for a in p]):.4f}" for v, p in grid.items()]
-        print(f"- {name} ({'lambda2' if name == 'fsmrank' else 'C'}): " + "; ".join(cells))
+    methods = ["sparse-ranksvm:penalty=l1", "sparse-ranksvm:penalty=log", "sparse-ranksvm:penalty=mcp",
+               "sparse-ranksvm:penalty=lp,p=0.5", "fsmrank"]
+    times = {m: [] for m in methods}
+    res = {}
+    for _ in range(repeats):
+        for m in methods:
+            t = time.perf_counter()
+            res[m] = run(DATA, [m], progress=False)
+            times[m].append(time.perf_counter() - t)
+    print("\n### MQ2008 5-fold (test means; C or (lambda1, lambda2) chosen per fold by validation MAP)")
+    print(f"Median of {repeats} runs of the whole 5-fold protocol per method.")
+    print("| method | MAP | NDCG@10 | #features | sparsity ratio | chosen per fold | 5-fold time (s) |")
+    print("|---|---|---|---|---|---|---|")
+    for m in methods:
+        a = res[m].averages()[m]
+        chosen = [",".join(f"{v:g}" for v in f[m].params.values()) for f in res[m].folds]
+        print(f"| {m} | {a['MAP']:.4f} | {a['NDCG@10']:.4f} | {a['n_features']:.1f} | {a['sparsity_ratio']:.2f} | "
+              f"{'; '.join(chosen)} | {statistics.median(times[m]):.1f} |")
+    sparse = methods[:4]
+    Cs = [c["params"]["C"] for c in res[sparse[0]].folds[0][sparse[0]].curve]
+    print("\nWhole path, mean over the 5 folds: features kept / validation MAP / test MAP at each C")
+    print("| C | " + " | ".join(m.partition("=")[2] for m in sparse) + " |")
+    print("|---|" + "---|" * len(sparse))
+    for i, C in enumerate(Cs):
+        cells = []
+        for m in sparse:
+            pts = [f[m].curve[i] for f in res[m].folds]
+            assert all(p["params"]["C"] == C for p in pts)
+            cells.append(f"{np.mean([p['n_features'] for p in pts]):.1f} / {np.mean([p['vali']['MAP'] for p in pts]):.4f}"
+                         f" / {np.mean([p['test']['MAP'] for p in pts]):.4f}")
+        print(f"| {C:.3g} | " + " | ".join(cells) + " |")
 
 
 def main(argv=None):
@@ -267,7 +231,7 @@ def main(argv=None):
     a = ap.parse_args(argv)
     if a.part in ("all", "svc"):
         X, y, qid = load(1, "train")
-        for C in [0.01, 0.1]:
+        for C in [0.01, 1.0]:
             svc_compare(X, y, qid, C, "MQ2008 Fold1 train")
     if a.part in ("all", "synthetic"):
         part_synthetic()

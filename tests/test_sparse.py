@@ -1,5 +1,5 @@
-"""SparseRankSVM: L1 by FISTA vs scikit-learn LinearSVC on explicit pairs, KKT, the
-reweighted non-convex penalties, the path, the selector API and bad input."""
+"""SparseRankSVM: L1 by proximal Newton and by FISTA vs scikit-learn LinearSVC on explicit
+pairs, KKT, the reweighted non-convex penalties, the path, the selector API and bad input."""
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -59,11 +59,15 @@ def assert_kkt(Z, w, C, beta=None, atol=1e-5):
     assert np.all(np.abs(g[~nz]) <= beta[~nz] + atol * max(1, np.abs(g).max()))
 
 
+SOLVERS = ["prox-newton", "fista"]
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
 @pytest.mark.parametrize("seed,C", [(0, 0.05), (1, 0.5), (2, 5.0)])
-def test_l1_matches_linearsvc_and_kkt(seed, C):
+def test_l1_matches_linearsvc_and_kkt(seed, C, solver):
     X, y, qid = make_problem(seed)
     Z = pair_diffs(X, y, qid)
-    est = SparseRankSVM(C=C, tol=1e-12, max_iter=200_000).fit(X, y, qid=qid)
+    est = SparseRankSVM(C=C, tol=1e-12, max_iter=200_000, solver=solver).fit(X, y, qid=qid)
     ours = l1_objective(Z, est.coef_, C)
     assert ours == pytest.approx(est.objective_, rel=1e-9)
     ref = l1_objective(Z, linearsvc_solution(Z, C), C)
@@ -72,11 +76,12 @@ def test_l1_matches_linearsvc_and_kkt(seed, C):
     assert_kkt(Z, est.coef_, C)
 
 
-def test_weighted_l1_kkt_and_inf_weight():
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_weighted_l1_kkt_and_inf_weight(solver):
     X, y, qid = make_problem(3)
     Z = pair_diffs(X, y, qid)
     beta = np.array([0.5, 2.0, 1.0, np.inf, 0.1, 1.0, 3.0, 0.0])
-    est = SparseRankSVM(C=0.5, weights=beta, tol=1e-12, max_iter=200_000).fit(X, y, qid=qid)
+    est = SparseRankSVM(C=0.5, weights=beta, tol=1e-12, max_iter=200_000, solver=solver).fit(X, y, qid=qid)
     assert est.coef_[3] == 0.0
     fin = np.isfinite(beta)
     assert_kkt(Z[:, fin], est.coef_[fin], 0.5, beta[fin])
@@ -100,12 +105,13 @@ def nonconvex_g(penalty, u, C, p=0.5, eps=0.1, gamma=2.0):
     raise AssertionError
 
 
+@pytest.mark.parametrize("solver", SOLVERS)
 @pytest.mark.parametrize("penalty", ["log", "mcp", "lp"])
-def test_reweighting_never_increases_nonconvex_objective(penalty):
+def test_reweighting_never_increases_nonconvex_objective(penalty, solver):
     X, y, qid = make_problem(4, n=10)
     Z = pair_diffs(X, y, qid)
     C = 0.3
-    est = SparseRankSVM(C=C, penalty=penalty, tol=1e-10, max_iter=50_000, max_reweightings=8)
+    est = SparseRankSVM(C=C, penalty=penalty, tol=1e-10, max_iter=50_000, max_reweightings=8, solver=solver)
     est.fit(X, y, qid=qid)
     h = est.objective_history_
     assert len(h) >= 2
@@ -164,20 +170,53 @@ def test_path_warm_starts_and_counts():
 
 
 @settings(max_examples=12, deadline=None)
-@given(seed=st.integers(0, 10_000), n=st.integers(1, 6), C=st.floats(0.01, 3.0))
-def test_l1_random_problems_hypothesis(seed, n, C):
+@given(seed=st.integers(0, 10_000), n=st.integers(1, 6), C=st.floats(0.01, 3.0),
+       solver=st.sampled_from(SOLVERS))
+def test_l1_random_problems_hypothesis(seed, n, C, solver):
     X, y, qid = make_problem(seed, m=30, n=n, n_queries=4)
     Z = pair_diffs(X, y, qid)
     if len(Z) == 0:
         return
-    est = SparseRankSVM(C=C, tol=1e-11, max_iter=100_000).fit(X, y, qid=qid)
+    est = SparseRankSVM(C=C, tol=1e-11, max_iter=100_000, solver=solver).fit(X, y, qid=qid)
     assert_kkt(Z, est.coef_, C, atol=1e-4)
     ref = l1_objective(Z, linearsvc_solution(Z, C), C)
     assert est.objective_ <= ref * (1 + 1e-6) + 1e-12
 
 
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(2, 12), logC=st.floats(-2, 1.5),
+       penalty=st.sampled_from(["l1", "log", "lp"]))
+def test_solvers_agree_hypothesis(seed, n, logC, penalty):
+    """Proximal Newton and FISTA reach the same objective (the same minimiser for l1), also
+    at weak regularisation where the problem is ill-conditioned (correlated features)."""
+    X, y, qid = make_problem(seed, m=60, n=n, n_queries=5)
+    X[:, -1] = X[:, 0] + 0.1 * X[:, -1]  # two correlated features
+    C = 10.0 ** logC
+    kw = dict(C=C, penalty=penalty, tol=1e-9, max_iter=100_000, max_reweightings=3)
+    newton = SparseRankSVM(solver="prox-newton", **kw).fit(X, y, qid=qid)
+    fista = SparseRankSVM(solver="fista", **kw).fit(X, y, qid=qid)
+    if penalty == "l1":
+        assert newton.objective_ == pytest.approx(fista.objective_, rel=1e-6, abs=1e-9)
+    else:
+        # non-convex: the same first (l1) step, then possibly different local minima;
+        # both never increase the objective after it
+        for est in (newton, fista):
+            h = est.objective_history_
+            assert np.all(np.diff(h) <= 1e-9 * np.abs(h[:-1]))
+
+
+def test_newton_fewer_iterations_on_ill_conditioned_path():
+    X, y, qid = make_problem(8, m=100, n=10)
+    X[:, 1] = X[:, 0] + 1e-3 * X[:, 1]
+    newton = SparseRankSVM(C=10.0, tol=1e-8, solver="prox-newton").fit(X, y, qid=qid)
+    fista = SparseRankSVM(C=10.0, tol=1e-8, solver="fista", max_iter=5_000).fit(X, y, qid=qid)
+    assert newton.converged_
+    assert newton.n_iter_ < 30 < fista.n_iter_
+    assert newton.objective_ <= fista.objective_ * (1 + 1e-7)
+
+
 @pytest.mark.parametrize("params,name", [
-    (dict(C=0), "C"), (dict(C=-1.0), "C"), (dict(penalty="lp", p=1.0), "p"),
+    (dict(C=0), "C"), (dict(C=-1.0), "C"), (dict(penalty="lp", p=1.0), "p"), (dict(solver="cd"), "solver"),
     (dict(penalty="lp", p=0.0), "p"), (dict(penalty="lp", p=1.5), "p"),
     (dict(penalty="nope"), "penalty"), (dict(epsilon=0), "epsilon"), (dict(gamma=-1), "gamma"),
     (dict(tol=0), "tol"), (dict(weights=[1.0, -1.0, 1, 1, 1, 1, 1, 1]), "weights"),

@@ -172,7 +172,7 @@ def sparse_ranksvm(
     x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], offsets: npt.NDArray[np.uintp],
     c: float, penalty: str, p: float, epsilon: float, gamma: float,
     weights: npt.NDArray[np.float64] | None, w0: npt.NDArray[np.float64] | None,
-    max_iter: int, max_reweightings: int, tol: float,
+    max_iter: int, max_reweightings: int, tol: float, solver: str = "prox-newton",
 ) -> tuple[npt.NDArray[np.float64], int, npt.NDArray[np.float64], int, bool, float]: ...
 
 def fsmrank(

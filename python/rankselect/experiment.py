@@ -308,7 +308,7 @@ METHODS: Dict[str, MethodSpec] = {
         options={"importance": "map", "similarity": "geng", "ranker": "rankrls"}),
     "sparse-ranksvm": MethodSpec(
         "sparse-ranksvm", "sparse RankSVM (Laporte et al. 2014) along a warm-started C path",
-        lambda n: {"C": [float(10.0 ** e) for e in np.arange(-2, 3.01, 0.5)]}, _sparse_candidates, lambda g: 1,
+        lambda n: {"C": [float(10.0 ** e) for e in np.arange(-4, 2.01, 0.5)]}, _sparse_candidates, lambda g: 1,
         options={"penalty": "l1", "p": 0.5}),
     "fsmrank": MethodSpec(
         "fsmrank", "FSMRank (Lai et al. 2013)",
@@ -625,9 +625,10 @@ def _progress(total: int, enabled: bool, desc: str):
     return tqdm(total=total, desc=desc, unit="fit", leave=False)
 
 
-def _available_features(X: np.ndarray) -> int:
-    """Features not identically zero in the training set (Laporte et al.'s denominator)."""
-    return int(np.count_nonzero(np.any(X != 0, axis=0)))
+def _available_features(X: np.ndarray) -> np.ndarray:
+    """Mask of the features not identically zero in the training set (Laporte et al.
+    Section V-B: "we do not consider features that are zero for all the queries")."""
+    return np.any(X != 0, axis=0)
 
 
 def run(
@@ -756,8 +757,11 @@ def _run_method(fold, label, name, options, grid, sel_key, convention, cache, ba
     v, cand = best
     test = _evaluate(te.y, te.X @ cand.coef, te.qid, convention, per_query=True)
     per_query = test.pop("per_query")
-    n_used = int(np.count_nonzero(cand.coef))
-    avail = max(1, _available_features(tr.X))
+    # A weight on an all-zero column changes no score (RankRLS leaves round-off there): the
+    # count and the sparsity ratio are over the available features only.
+    available = _available_features(tr.X)
+    n_used = int(np.count_nonzero(cand.coef[available]))
+    avail = max(1, int(available.sum()))
     return MethodFold(
         method=label, fold=fold.name, params=cand.params, validation_score=float(v), test=test,
         selected_features=[int(j) for j in cand.selected], n_features=n_used,

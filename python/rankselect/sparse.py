@@ -3,7 +3,9 @@
 Minimises, over linear scoring functions ``s(x) = w·x``,
 
 - ``penalty="l1"``: ``||w||_1 + C·L(w)`` (eq. 7), or with ``weights=beta``
-  ``sum_j beta_j |w_j| + C·L(w)`` (eq. 12), by FISTA with backtracking (Alg. 1);
+  ``sum_j beta_j |w_j| + C·L(w)`` (eq. 12), by proximal Newton with a working set
+  (``solver="prox-newton"``, the default: newGLMNET-style, a few Newton steps on the generalised
+  Hessian) or by FISTA with backtracking (``solver="fista"``, the paper's Alg. 1);
 - ``penalty in {"log", "mcp", "lp"}``: ``sum_j g(|w_j|) + C·L(w)`` by reweighted L1
   (Alg. 2, Table II): ``g(u) = log(1 + u/epsilon)``; MCP with ``lambda = 1/C``:
   ``g'(u) = max(1 - u/(gamma·lambda), 0)``; ``lp``: ``g'(u) = p·max(u, epsilon)^(p-1)``
@@ -27,6 +29,7 @@ from ._linear import SparseLinearRankerMixin
 from .groups import QueryGroups
 
 PENALTIES = ("l1", "log", "mcp", "lp")
+SOLVERS = ("prox-newton", "fista")
 
 
 def _constant_columns(X: np.ndarray) -> np.ndarray:
@@ -74,12 +77,16 @@ class SparseRankSVM(SparseLinearRankerMixin, SelectorMixin, BaseEstimator):
     weights : array-like of shape (n_features,) or None
         Non-negative weights of the weighted L1 penalty (eq. 12); ``penalty="l1"`` only.
     max_iter : int, default=5000
-        Maximum FISTA iterations per (weighted) L1 solve.
+        Maximum solver iterations (Newton steps or FISTA steps) per (weighted) L1 solve.
     max_reweightings : int, default=10
         Maximum outer steps of the reweighted scheme (non-convex penalties).
     tol : float > 0, default=1e-6
-        Relative objective change AND relative KKT residual tolerance of the solver; relative
-        change tolerance of the outer loop.
+        Relative KKT residual tolerance of the solver (FISTA also needs the relative objective
+        change below it); relative change tolerance of the outer loop.
+    solver : {"prox-newton", "fista"}, default="prox-newton"
+        Solver of each (weighted) L1 problem. Both reach the same minimiser; proximal Newton
+        needs a handful of Newton steps where FISTA (Laporte et al. Alg. 1) needs hundreds to
+        thousands of gradient steps (``benches/sparse_bench.py``).
 
     Attributes
     ----------
@@ -104,7 +111,7 @@ class SparseRankSVM(SparseLinearRankerMixin, SelectorMixin, BaseEstimator):
     __metadata_request__fit = {"qid": True}
 
     def __init__(self, C=1.0, penalty="l1", p=0.5, epsilon=0.1, gamma=2.0, weights=None,
-                 max_iter=5000, max_reweightings=10, tol=1e-6):
+                 max_iter=5000, max_reweightings=10, tol=1e-6, solver="prox-newton"):
         self.C = C
         self.penalty = penalty
         self.p = p
@@ -114,6 +121,7 @@ class SparseRankSVM(SparseLinearRankerMixin, SelectorMixin, BaseEstimator):
         self.max_iter = max_iter
         self.max_reweightings = max_reweightings
         self.tol = tol
+        self.solver = solver
 
     # -- validation ---------------------------------------------------------------------
     def _check_params(self, n_features: int):
@@ -127,6 +135,8 @@ class SparseRankSVM(SparseLinearRankerMixin, SelectorMixin, BaseEstimator):
         check_positive(self.max_iter, "max_iter", integer=True)
         check_positive(self.max_reweightings, "max_reweightings", integer=True)
         check_positive(self.tol, "tol")
+        if self.solver not in SOLVERS:
+            raise ValueError(f"solver must be one of {SOLVERS}, got {self.solver!r}")
         weights = None
         if self.weights is not None:
             if self.penalty != "l1":
@@ -153,7 +163,7 @@ class SparseRankSVM(SparseLinearRankerMixin, SelectorMixin, BaseEstimator):
         return _core.sparse_ranksvm(
             Xg, yg, offsets, float(C), self.penalty, float(self.p), float(self.epsilon),
             float(self.gamma), weights, w0, int(self.max_iter), int(self.max_reweightings),
-            float(self.tol))
+            float(self.tol), self.solver)
 
     # -- fit ----------------------------------------------------------------------------
     def fit(self, X, y, qid=None, *, coef_init=None):

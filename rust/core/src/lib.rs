@@ -25,5 +25,6 @@ pub use interrupt::{Interrupt, NoInterrupt};
 pub mod datafit;
 pub mod penalty;
 pub mod fista;
+pub mod prox_newton;
 pub mod reweighted;
 pub mod fsmrank;

@@ -1,5 +1,6 @@
-//! Separable penalties of the proximal solvers, each given by its value, its proximal
-//! operator and the distance of `−∇f` to its subdifferential (the KKT residual):
+//! Separable penalties of the proximal solvers, each given by its value, the proximal
+//! operator of one coordinate and the distance of `−∂_j f` to its subdifferential (the KKT
+//! residual of one coordinate); the whole-vector prox and residual follow:
 //!
 //! - [`L1`]: `α Σ|w_j|`, prox = soft thresholding (Laporte et al. eq. (11));
 //! - [`WeightedL1`]: `Σ β_j |w_j|` (Laporte et al. eq. (12)), `β_j ∈ [0, ∞]`
@@ -14,13 +15,28 @@ use crate::error::Result;
 use crate::invalid;
 
 pub trait Penalty: Sync {
-    /// `Ω(w)` (`+∞` outside the domain).
-    fn value(&self, w: &[f64]) -> f64;
-    /// In place: `w ← prox_{step·Ω}(w) = argmin_u ½||u − w||² + step·Ω(u)`.
-    fn prox(&self, w: &mut [f64], step: f64);
+    /// `Ω_j(x)`, the term of coordinate `j` (`+∞` outside the domain).
+    fn value_coord(&self, j: usize, x: f64) -> f64;
+    /// `Ω(w) = Σ_j Ω_j(w_j)`.
+    fn value(&self, w: &[f64]) -> f64 {
+        w.iter().enumerate().map(|(j, &x)| self.value_coord(j, x)).sum()
+    }
+    /// `Ω_j'(x)` at `x ≠ 0` inside the domain (where `Ω_j` is smooth): what a second-order
+    /// solver uses once it knows the signs of the solution.
+    fn derivative_coord(&self, j: usize, x: f64) -> f64;
+    /// One coordinate of the prox: `argmin_u ½(u − x)² + step·Ω_j(u)`.
+    fn prox_coord(&self, j: usize, x: f64, step: f64) -> f64;
+    /// `dist(−g, ∂Ω_j(w))`: the KKT residual of coordinate `j` at `w_j = w` with `g = ∇_j f`.
+    fn coord_residual(&self, j: usize, w: f64, g: f64) -> f64;
+    /// In place: `w ← prox_{step·Ω}(w) = argmin_u ½||u − w||² + step·Ω(u)` (separable).
+    fn prox(&self, w: &mut [f64], step: f64) {
+        w.iter_mut().enumerate().for_each(|(j, v)| *v = self.prox_coord(j, *v, step));
+    }
     /// `max_j dist(−grad_j, ∂Ω_j(w_j))`: zero exactly at a minimiser of `f + Ω` when `grad =
     /// ∇f(w)` (first-order optimality / KKT conditions).
-    fn subdiff_distance(&self, w: &[f64], grad: &[f64]) -> f64;
+    fn subdiff_distance(&self, w: &[f64], grad: &[f64]) -> f64 {
+        w.iter().zip(grad).enumerate().map(|(j, (&x, &g))| self.coord_residual(j, x, g)).fold(0.0, f64::max)
+    }
 }
 
 /// Distance of `−g` to the subdifferential of `β|·|` at `w`.
@@ -86,14 +102,17 @@ impl L1 {
 }
 
 impl Penalty for L1 {
-    fn value(&self, w: &[f64]) -> f64 {
-        self.alpha * w.iter().map(|v| v.abs()).sum::<f64>()
+    fn value_coord(&self, _j: usize, x: f64) -> f64 {
+        self.alpha * x.abs()
     }
-    fn prox(&self, w: &mut [f64], step: f64) {
-        w.iter_mut().for_each(|v| *v = soft_threshold(*v, step * self.alpha));
+    fn derivative_coord(&self, _j: usize, x: f64) -> f64 {
+        self.alpha * x.signum()
     }
-    fn subdiff_distance(&self, w: &[f64], grad: &[f64]) -> f64 {
-        w.iter().zip(grad).map(|(&x, &g)| l1_residual(x, g, self.alpha)).fold(0.0, f64::max)
+    fn prox_coord(&self, _j: usize, x: f64, step: f64) -> f64 {
+        soft_threshold(x, step * self.alpha)
+    }
+    fn coord_residual(&self, _j: usize, w: f64, g: f64) -> f64 {
+        l1_residual(w, g, self.alpha)
     }
 }
 
@@ -111,21 +130,17 @@ impl WeightedL1 {
 }
 
 impl Penalty for WeightedL1 {
-    fn value(&self, w: &[f64]) -> f64 {
-        w.iter()
-            .zip(&self.weights)
-            .map(|(&x, &b)| if x == 0.0 { 0.0 } else { b * x.abs() })
-            .sum()
+    fn value_coord(&self, j: usize, x: f64) -> f64 {
+        if x == 0.0 { 0.0 } else { self.weights[j] * x.abs() }
     }
-    fn prox(&self, w: &mut [f64], step: f64) {
-        w.iter_mut().zip(&self.weights).for_each(|(v, &b)| *v = soft_threshold(*v, step * b));
+    fn derivative_coord(&self, j: usize, x: f64) -> f64 {
+        self.weights[j] * x.signum()
     }
-    fn subdiff_distance(&self, w: &[f64], grad: &[f64]) -> f64 {
-        w.iter()
-            .zip(grad)
-            .zip(&self.weights)
-            .map(|((&x, &g), &b)| l1_residual(x, g, b))
-            .fold(0.0, f64::max)
+    fn prox_coord(&self, j: usize, x: f64, step: f64) -> f64 {
+        soft_threshold(x, step * self.weights[j])
+    }
+    fn coord_residual(&self, j: usize, w: f64, g: f64) -> f64 {
+        l1_residual(w, g, self.weights[j])
     }
 }
 
@@ -134,18 +149,17 @@ impl Penalty for WeightedL1 {
 pub struct NonNegative;
 
 impl Penalty for NonNegative {
-    fn value(&self, w: &[f64]) -> f64 {
-        if w.iter().all(|&x| x >= 0.0) {
-            0.0
-        } else {
-            f64::INFINITY
-        }
+    fn value_coord(&self, _j: usize, x: f64) -> f64 {
+        if x >= 0.0 { 0.0 } else { f64::INFINITY }
     }
-    fn prox(&self, w: &mut [f64], _step: f64) {
-        w.iter_mut().for_each(|v| *v = v.max(0.0));
+    fn derivative_coord(&self, _j: usize, _x: f64) -> f64 {
+        0.0
     }
-    fn subdiff_distance(&self, w: &[f64], grad: &[f64]) -> f64 {
-        w.iter().zip(grad).map(|(&x, &g)| nonneg_residual(x, g, 0.0)).fold(0.0, f64::max)
+    fn prox_coord(&self, _j: usize, x: f64, _step: f64) -> f64 {
+        x.max(0.0)
+    }
+    fn coord_residual(&self, _j: usize, w: f64, g: f64) -> f64 {
+        nonneg_residual(w, g, 0.0)
     }
 }
 
@@ -163,30 +177,25 @@ impl NonNegWeightedL1 {
 }
 
 impl Penalty for NonNegWeightedL1 {
-    fn value(&self, w: &[f64]) -> f64 {
-        let mut v = 0.0;
-        for (&x, &b) in w.iter().zip(&self.weights) {
-            if x < 0.0 {
-                return f64::INFINITY;
-            }
-            if x != 0.0 {
-                v += b * x;
-            }
+    fn value_coord(&self, j: usize, x: f64) -> f64 {
+        if x < 0.0 {
+            f64::INFINITY
+        } else if x == 0.0 {
+            0.0
+        } else {
+            self.weights[j] * x
         }
-        v
     }
-    fn prox(&self, w: &mut [f64], step: f64) {
-        // Lai et al. (3): w_i = max(0, (L z_i − g_i − λ2/s_i)/L) with w = z − g/L on input.
-        w.iter_mut().zip(&self.weights).for_each(|(v, &b)| {
-            *v = if b.is_infinite() { 0.0 } else { (*v - step * b).max(0.0) }
-        });
+    fn derivative_coord(&self, j: usize, _x: f64) -> f64 {
+        self.weights[j]
     }
-    fn subdiff_distance(&self, w: &[f64], grad: &[f64]) -> f64 {
-        w.iter()
-            .zip(grad)
-            .zip(&self.weights)
-            .map(|((&x, &g), &b)| nonneg_residual(x, g, b))
-            .fold(0.0, f64::max)
+    fn prox_coord(&self, j: usize, x: f64, step: f64) -> f64 {
+        // Lai et al. (3): w_i = max(0, (L z_i − g_i − λ2/s_i)/L) with x = z − g/L.
+        let b = self.weights[j];
+        if b.is_infinite() { 0.0 } else { (x - step * b).max(0.0) }
+    }
+    fn coord_residual(&self, j: usize, w: f64, g: f64) -> f64 {
+        nonneg_residual(w, g, self.weights[j])
     }
 }
 

@@ -3,10 +3,10 @@
 //! Minimises `F(w) = Σ_j g(|w_j|) + f(w)` for a concave, non-decreasing `g` on `[0, ∞)` by
 //! majorisation-minimisation: `g(u) ≤ g(u⁰) + g'(u⁰)(u − u⁰)`, so each outer step solves the
 //! weighted-L1 problem (Laporte et al. eq. (13)) `min_w f(w) + Σ_j β_j |w_j|` with
-//! `β_j = g'(|w_j^k|)` by [`crate::fista`], warm-started at `w^k`. The first step uses
-//! `β = 1` (Alg. 2, line 2: the plain L1 problem). From the second step on, each step does
-//! not increase `F` (the solver returns its best iterate, which is never worse than the warm
-//! start on the majoriser).
+//! `β_j = g'(|w_j^k|)`, warm-started at `w^k`, by any weighted-L1 solver ([`crate::fista`],
+//! Alg. 1, or [`crate::prox_newton`]). The first step uses `β = 1` (Alg. 2, line 2: the
+//! plain L1 problem). From the second step on, each step does not increase `F` (both solvers
+//! return an iterate that is never worse than the warm start on the majoriser).
 //!
 //! Derivatives `g'` (Laporte et al. Table II) and the matching `g`:
 //!
@@ -28,7 +28,6 @@
 
 use crate::datafit::Datafit;
 use crate::error::Result;
-use crate::fista::{fista, FistaOptions};
 use crate::interrupt::Interrupt;
 use crate::invalid;
 use crate::penalty::WeightedL1;
@@ -117,9 +116,11 @@ pub struct ReweightedOptions {
     /// Stop when `|F(w^k) − F(w^{k−1})| ≤ tol·|F(w^{k−1})|` and
     /// `max_j |w_j^k − w_j^{k−1}| ≤ tol·max(1, ||w^k||∞)`.
     pub tol: f64,
-    /// Inner solver.
-    pub inner: FistaOptions,
 }
+
+/// One weighted-L1 solve `min_w f(w) + Σ β_j|w_j|` from a warm start: returns the solution
+/// and the solver's iteration count.
+pub type WeightedL1Solver<'s> = dyn FnMut(&WeightedL1, &[f64]) -> Result<(Vec<f64>, usize)> + 's;
 
 /// Result of the reweighted scheme.
 #[derive(Clone, Debug)]
@@ -135,13 +136,14 @@ pub struct ReweightedResult {
 }
 
 /// Runs Alg. 2 of Laporte et al. from `w0`, with `β = initial_weights` (default all ones)
-/// in the first step.
+/// in the first step; `solve` solves each weighted-L1 problem on `datafit`.
 pub fn reweighted_l1<D: Datafit + ?Sized>(
     datafit: &D,
     g: &NonConvex,
     w0: &[f64],
     initial_weights: Option<&[f64]>,
     opts: &ReweightedOptions,
+    solve: &mut WeightedL1Solver,
     interrupt: &dyn Interrupt,
 ) -> Result<ReweightedResult> {
     g.validate()?;
@@ -163,13 +165,13 @@ pub fn reweighted_l1<D: Datafit + ?Sized>(
         interrupt.check()?;
         k += 1;
         let pen = WeightedL1::new(beta.clone())?;
-        let r = fista(datafit, &pen, &w, &opts.inner, interrupt)?;
-        n_iter += r.n_iter;
-        let obj = g.value(&r.w) + datafit.value(&r.w);
-        let dw = r.w.iter().zip(&w).fold(0.0_f64, |m, (a, b)| m.max((a - b).abs()));
-        let wmax = r.w.iter().fold(0.0_f64, |m, a| m.max(a.abs()));
+        let (w_new, iters) = solve(&pen, &w)?;
+        n_iter += iters;
+        let obj = g.value(&w_new) + datafit.value(&w_new);
+        let dw = w_new.iter().zip(&w).fold(0.0_f64, |m, (a, b)| m.max((a - b).abs()));
+        let wmax = w_new.iter().fold(0.0_f64, |m, a| m.max(a.abs()));
         let small_obj = objective.last().is_some_and(|&prev: &f64| (obj - prev).abs() <= opts.tol * prev.abs());
-        w = r.w;
+        w = w_new;
         objective.push(obj);
         beta = w.iter().map(|x| g.derivative(x.abs())).collect();
         if small_obj && dw <= opts.tol * wmax.max(1.0) {

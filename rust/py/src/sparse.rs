@@ -9,7 +9,8 @@ use pyo3::prelude::*;
 use rankselect_core::datafit::{PairwiseHinge, Scaled};
 use rankselect_core::fista::{fista, FistaOptions};
 use rankselect_core::fsmrank::fsmrank as fsmrank_kernel;
-use rankselect_core::penalty::{WeightedL1, L1};
+use rankselect_core::penalty::WeightedL1;
+use rankselect_core::prox_newton::{prox_newton, ProxNewtonOptions};
 use rankselect_core::reweighted::{reweighted_l1, NonConvex, ReweightedOptions};
 use rankselect_core::groups::check_offsets;
 
@@ -18,13 +19,15 @@ use crate::errors::{python_interrupt, IntoPyResult};
 type SolveOut<'py> = (Bound<'py, PyArray1<f64>>, usize, Bound<'py, PyArray1<f64>>, usize, bool, f64);
 
 /// sparse_ranksvm(x, y, offsets, c, penalty, p, epsilon, gamma, weights, w0, max_iter,
-/// max_reweightings, tol) -> (coef, n_iter, objective_history, n_reweightings, converged, objective)
+/// max_reweightings, tol, solver="prox-newton") -> (coef, n_iter, objective_history,
+/// n_reweightings, converged, objective)
 ///
 /// Rows of `x` (m, n) grouped by query (`offsets`). Minimises `Ω(w) + c·L(w)` with
-/// `Ω = ||w||_1` / weighted L1 (`penalty="l1"`) by FISTA, or the non-convex `log`, `mcp`
-/// (lambda = 1/c), `lp` penalties by reweighted L1.
+/// `Ω = ||w||_1` / weighted L1 (`penalty="l1"`), or the non-convex `log`, `mcp`
+/// (lambda = 1/c), `lp` penalties by reweighted L1; each (weighted) L1 problem is solved by
+/// `solver`: "prox-newton" or "fista" (Laporte et al. Alg. 1).
 #[pyfunction]
-#[pyo3(signature = (x, y, offsets, c, penalty, p, epsilon, gamma, weights, w0, max_iter, max_reweightings, tol))]
+#[pyo3(signature = (x, y, offsets, c, penalty, p, epsilon, gamma, weights, w0, max_iter, max_reweightings, tol, solver="prox-newton"))]
 #[allow(clippy::too_many_arguments)]
 fn sparse_ranksvm<'py>(
     py: Python<'py>,
@@ -41,7 +44,13 @@ fn sparse_ranksvm<'py>(
     max_iter: usize,
     max_reweightings: usize,
     tol: f64,
+    solver: &str,
 ) -> PyResult<SolveOut<'py>> {
+    let newton = match solver {
+        "prox-newton" => true,
+        "fista" => false,
+        other => return Err(PyValueError::new_err(format!("solver must be 'prox-newton' or 'fista', got {other:?}"))),
+    };
     let xv = x.as_array();
     let (m, n) = xv.dim();
     let y = y.as_slice()?;
@@ -71,23 +80,37 @@ fn sparse_ranksvm<'py>(
             return Err(PyValueError::new_err("weights is only used with penalty='l1'"));
         }
     }
-    let inner = FistaOptions { max_iter, tol, kkt_tol: tol, ..Default::default() };
+    let fista_opts = FistaOptions { max_iter, tol, kkt_tol: tol, ..Default::default() };
+    let newton_opts = ProxNewtonOptions { max_iter, kkt_tol: tol, ..Default::default() };
     let interrupt = python_interrupt();
     let out = py.detach(|| -> rankselect_core::Result<(Vec<f64>, usize, Vec<f64>, usize, bool, f64)> {
         let datafit = Scaled::new(PairwiseHinge::new(xv, y, offsets)?, c)?;
+        // One (weighted) L1 solve: (w, iterations, objective history, converged).
+        let solve = |pen: &WeightedL1, w0: &[f64]| -> rankselect_core::Result<(Vec<f64>, usize, Vec<f64>, bool)> {
+            if newton {
+                let r = prox_newton(&datafit, pen, w0, &newton_opts, &interrupt)?;
+                Ok((r.w, r.n_iter, r.objective, r.converged))
+            } else {
+                let r = fista(&datafit, pen, w0, &fista_opts, &interrupt)?;
+                Ok((r.w, r.n_iter, r.objective, r.converged))
+            }
+        };
         match nonconvex {
             None => {
-                let r = match weights {
-                    Some(wt) => fista(&datafit, &WeightedL1::new(wt)?, &w0, &inner, &interrupt)?,
-                    None => fista(&datafit, &L1::new(1.0)?, &w0, &inner, &interrupt)?,
+                let pen = WeightedL1::new(weights.unwrap_or_else(|| vec![1.0; n]))?;
+                let (w, n_iter, hist, converged) = solve(&pen, &w0)?;
+                // FISTA returns its best iterate; proximal Newton its last (non-increasing) one.
+                let obj = if newton {
+                    hist.last().copied().unwrap_or(f64::NAN)
+                } else {
+                    hist.iter().cloned().fold(f64::INFINITY, f64::min)
                 };
-                // the returned w is the best iterate
-                let best = r.objective.iter().cloned().fold(f64::INFINITY, f64::min);
-                Ok((r.w, r.n_iter, r.objective, 1, r.converged, best))
+                Ok((w, n_iter, hist, 1, converged, obj))
             }
             Some(g) => {
-                let opts = ReweightedOptions { max_reweightings, tol, inner };
-                let r = reweighted_l1(&datafit, &g, &w0, None, &opts, &interrupt)?;
+                let opts = ReweightedOptions { max_reweightings, tol };
+                let mut inner = |pen: &WeightedL1, w: &[f64]| solve(pen, w).map(|(w, it, _, _)| (w, it));
+                let r = reweighted_l1(&datafit, &g, &w0, None, &opts, &mut inner, &interrupt)?;
                 let last = r.objective.last().copied().unwrap_or(f64::NAN);
                 Ok((r.w, r.n_iter, r.objective, r.n_reweightings, r.converged, last))
             }
