@@ -479,3 +479,26 @@ def test_mq2008_greedy_rankrls_reproduces_tables_2_and_7_to_10():
         [39], [39, 23, 37, 32], [39, 29, 25, 23, 46, 37, 19], [39, 29, 25, 23], [39]]
     assert [np.log2(r.params["alpha"]) for r in rows][1:4] == [10, 3, 6]
     assert all(not r.skipped for r in rows)
+
+
+def test_sparsity_ratio_ignores_all_zero_columns(tmp_path, monkeypatch):
+    """Laporte et al.'s sparsity ratio does not count features that are zero on every
+    training row; a (round-off) weight there changes no score and is not counted."""
+    root = _make_layout(tmp_path / "SYN0", seed=3)
+    for f in root.glob("Fold*/*.txt"):
+        lines = f.read_text().splitlines()
+        # append feature 7 = 0 on every row (an all-zero column, as MQ2008 has six)
+        f.write_text("\n".join(line + f" {N_FEATURES + 1}:0" for line in lines) + "\n")
+
+    def cands(train, grid, options, cache):
+        w = np.zeros(train.X.shape[1])
+        w[[0, 1, N_FEATURES]] = [1.0, 0.5, 1e-17]  # round-off on the all-zero column
+        yield [Candidate({"w": 1}, w, [0, 1, N_FEATURES])]
+
+    monkeypatch.setitem(METHODS, "zero-column-test", MethodSpec("zero-column-test", "test", lambda n: {"w": [1]},
+                                                               cands, lambda g: 1))
+    res = run(root, ["zero-column-test"], progress=False)
+    for fold in res.folds:
+        r = fold["zero-column-test"]
+        assert r.n_features == 2
+        assert r.sparsity_ratio == pytest.approx(2 / N_FEATURES)
