@@ -250,6 +250,9 @@ def test_cli_methods_registered(tmp_path, monkeypatch, capsys):
     args = parser.parse_args(["select", "--method", "sparse-ranksvm", "--penalty", "log", "--C", "0.5", "T"])
     est = select.METHODS["sparse-ranksvm"].build(args)
     assert isinstance(est, SparseRankSVM) and est.penalty == "log" and est.C == 0.5
+    assert est.solver == "prox-newton"
+    args = parser.parse_args(["select", "--method", "sparse-ranksvm", "--solver", "fista", "T"])
+    assert select.METHODS["sparse-ranksvm"].build(args).solver == "fista"
     args = parser.parse_args(["select", "--method", "fsmrank", "--lambda1", "0.2", "--lambda2", "0.03", "T"])
     from rankselect import FSMRank
     est = select.METHODS["fsmrank"].build(args)

@@ -192,6 +192,8 @@ def _sparse_add_arguments(p: argparse.ArgumentParser) -> None:
     add("--penalty", choices=["l1", "log", "mcp", "lp"], default="l1",
         help="sparse-ranksvm: penalty (default l1)")
     add("--C", type=float, default=1.0, dest="C", help="sparse-ranksvm: loss weight C (default 1)")
+    add("--solver", choices=["prox-newton", "fista"], default="prox-newton",
+        help="sparse-ranksvm: solver of each L1 problem (default prox-newton; fista = Laporte et al. Alg. 1)")
     add("--lambda1", type=float, default=0.1, help="fsmrank: similarity weight (default 0.1)")
     add("--lambda2", type=float, default=0.01, help="fsmrank: importance-weighted L1 weight (default 0.01)")
 
@@ -203,7 +205,7 @@ def _abs_coef_scores(est):
 def _build_sparse(args):
     from ..sparse import SparseRankSVM
 
-    return SparseRankSVM(C=args.C, penalty=args.penalty)
+    return SparseRankSVM(C=args.C, penalty=args.penalty, solver=args.solver)
 
 
 def _build_fsmrank(args):
