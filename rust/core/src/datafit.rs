@@ -48,6 +48,17 @@ impl<D: Datafit + ?Sized> Datafit for &D {
     }
 }
 
+/// Solvers' check of a starting point: `n` finite coefficients.
+pub(crate) fn check_initial_point(w0: &[f64], n: usize) -> Result<()> {
+    if w0.len() != n {
+        return invalid!("the initial point has {} coefficients, expected {n}", w0.len());
+    }
+    if w0.iter().any(|v| !v.is_finite()) {
+        return invalid!("the initial point must be finite");
+    }
+    Ok(())
+}
+
 /// A datafit with a (generalised) Hessian, for second-order solvers ([`crate::prox_newton`]).
 pub trait SecondOrder: Datafit {
     /// Writes the block `H[ws, ws]` of the (generalised) Hessian `∇²f(w)` into `out`

@@ -22,7 +22,7 @@
 //! it is off for the plain Alg. 1. The returned `w` is the best iterate seen (so a warm
 //! start never makes the objective worse).
 
-use crate::datafit::Datafit;
+use crate::datafit::{check_initial_point, Datafit};
 use crate::error::Result;
 use crate::interrupt::Interrupt;
 use crate::invalid;
@@ -92,12 +92,7 @@ pub fn fista<D: Datafit + ?Sized, P: Penalty + ?Sized>(
     interrupt: &dyn Interrupt,
 ) -> Result<FistaResult> {
     let n = datafit.n_features();
-    if w0.len() != n {
-        return invalid!("the initial point has {} coefficients, expected {n}", w0.len());
-    }
-    if w0.iter().any(|v| !v.is_finite()) {
-        return invalid!("the initial point must be finite");
-    }
+    check_initial_point(w0, n)?;
     if !(opts.tol >= 0.0 && opts.kkt_tol >= 0.0) {
         return invalid!("tol must be >= 0, got {} / {}", opts.tol, opts.kkt_tol);
     }

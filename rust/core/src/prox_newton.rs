@@ -29,7 +29,7 @@
 //! of outer steps where FISTA (Laporte et al. Alg. 1, [`crate::fista`]) needs thousands of
 //! gradient steps at weak regularisation. Each outer step costs one Hessian block,
 //! O(|W|·(m log n_q + m|W|)), plus one loss evaluation per line-search trial.
-use crate::datafit::SecondOrder;
+use crate::datafit::{check_initial_point, SecondOrder};
 use crate::error::Result;
 use crate::interrupt::Interrupt;
 use crate::invalid;
@@ -193,12 +193,7 @@ pub fn prox_newton<D: SecondOrder + ?Sized, P: Penalty + ?Sized>(
     interrupt: &dyn Interrupt,
 ) -> Result<ProxNewtonResult> {
     let n = datafit.n_features();
-    if w0.len() != n {
-        return invalid!("the initial point has {} coefficients, expected {n}", w0.len());
-    }
-    if w0.iter().any(|v| !v.is_finite()) {
-        return invalid!("the initial point must be finite");
-    }
+    check_initial_point(w0, n)?;
     if !(opts.kkt_tol >= 0.0) {
         return invalid!("tol must be >= 0, got {}", opts.kkt_tol);
     }
