@@ -1,6 +1,6 @@
 """Benchmarks of issue 6 (sparse RankSVM and FSMRank). Run with the release build:
 
-    maturin develop --release && python benches/sparse_bench.py [--part all|svc|synthetic|fsm|cv]
+    maturin develop --release && python benches/sparse_bench.py [--part all|svc|synthetic|path|fsm|cv]
 
 - svc: L1 sparse RankSVM (FISTA, implicit pairs) vs scikit-learn LinearSVC(penalty='l1',
   loss='squared_hinge', dual=False) on explicit pair differences (both orientations, C/2),
@@ -8,6 +8,7 @@
   best of the two), median of 3 repeats.
 - synthetic: the same on a synthetic set with ~10^7 preference pairs (LinearSVC's explicit
   pair matrix is estimated and not built when it would not fit in memory).
+- path: a warm-started path of 15 C values on MQ2008 Fold1, proximal Newton vs FISTA.
 - fsm: FSMRank accelerated (Alg. 1) vs plain projected gradient vs projected subgradient
   descent: objective gap vs time on MQ2008 Fold1 (the paper's Fig. 5) -> benches/fsmrank_convergence.png
 - cv: MQ2008 5-fold MAP / NDCG@10 (LETOR conventions) and sparsity ratio for l1, log, mcp, lp
@@ -195,6 +196,27 @@ def part_fsm():
         print(f"| {name} | {len(h) - 1} | {tt[-1]:.3f} | {h[-1] - best:.3g} |")
 
 
+def part_path(repeats=3):
+    """A warm-started C path (what the protocol computes per fold): 15 values from c_min to
+    1000, MQ2008 Fold1 train, both solvers, median of ``repeats`` runs."""
+    X, y, qid = load(1, "train")
+    c0 = SparseRankSVM().c_min(X, y, qid)
+    Cs = list(c0 * np.logspace(0, 3, 11)) + [1.0, 10.0, 100.0, 1000.0]
+    print(f"\n### warm-started path, MQ2008 Fold1 train: {len(Cs)} values of C from c_min = {c0:.3g} to 1000")
+    print("| solver | median time (s) | total iterations | features at each C |")
+    print("|---|---|---|---|")
+    out = {}
+    for solver in ("prox-newton", "fista"):
+        est = SparseRankSVM(tol=1e-6, max_iter=20_000, solver=solver)
+        t, path = time_it(lambda: est.path(X, y, qid, Cs=Cs), repeats)
+        out[solver] = (t, path)
+        print(f"| {solver} | {t:.2f} | {int(path.n_iter.sum())} | {' '.join(map(str, path.n_selected))} |")
+    rel = np.abs(out["prox-newton"][1].objectives - out["fista"][1].objectives) / out["fista"][1].objectives
+    print(f"ratio fista / prox-newton = {out['fista'][0] / out['prox-newton'][0]:.0f}x; "
+          f"largest relative objective difference along the path {rel.max():.1e}")
+    sys.stdout.flush()
+
+
 def part_cv(repeats=3):
     """MQ2008 5-fold with the LETOR protocol (rankselect.experiment.run): C chosen per fold by
     validation MAP, whole path per C, penalties compared at equal C."""
@@ -235,7 +257,7 @@ def part_cv(repeats=3):
 
 def main(argv=None):
     ap = argparse.ArgumentParser()
-    ap.add_argument("--part", default="all", choices=["all", "svc", "synthetic", "fsm", "cv"])
+    ap.add_argument("--part", default="all", choices=["all", "svc", "synthetic", "path", "fsm", "cv"])
     a = ap.parse_args(argv)
     if a.part in ("all", "svc"):
         X, y, qid = load(1, "train")
@@ -243,6 +265,8 @@ def main(argv=None):
             svc_compare(X, y, qid, C, "MQ2008 Fold1 train")
     if a.part in ("all", "synthetic"):
         part_synthetic()
+    if a.part in ("all", "path"):
+        part_path()
     if a.part in ("all", "fsm"):
         part_fsm()
     if a.part in ("all", "cv"):

@@ -18,7 +18,9 @@ use rayon::prelude::*;
 
 use crate::error::Result;
 use crate::invalid;
-use crate::squared_hinge::{mat_t_vec, SquaredHinge};
+use crate::squared_hinge::SquaredHinge;
+use faer::linalg::matmul::matmul;
+use faer::{Accum, Mat, MatRef, Par};
 
 /// A smooth (gradient-Lipschitz) term of an objective.
 pub trait Datafit: Sync {
@@ -364,35 +366,35 @@ impl Datafit for PairwiseHinge<'_> {
 
 impl SecondOrder for PairwiseHinge<'_> {
     /// `H[ws, ws] = 2 X_Wᵀ AᵀDA X_W` (Chen et al. eq. 24-25) at the active pairs of `w`: the
-    /// active set is sorted out once, then one implicit product per column of the block.
-    /// O(|ws| · (m log n_q + m |ws|)) time, O(m |ws|) memory.
+    /// active set is sorted out once, one implicit product `AᵀDA u` per column of `X_W`, then
+    /// one dense product `X_Wᵀ R` (sequential GEMM: the same bits for any thread count).
+    /// O(|ws| · m log n_q + m |ws|²) time, O(m |ws|) memory.
     fn hessian_block(&self, w: &[f64], ws: &[usize], out: &mut [f64]) {
         let k = ws.len();
         assert_eq!(out.len(), k * k, "out must hold |ws|² entries");
+        if k == 0 {
+            return;
+        }
         let x = self.loss.x();
-        let offsets = self.loss.offsets();
         let m = x.nrows();
         let hess = self.loss.hessian(w);
-        // X_W, rows grouped like X.
-        let mut xw = Array2::<f64>::zeros((m, k));
-        for (b, &j) in ws.iter().enumerate() {
-            xw.column_mut(b).assign(&x.column(j));
+        // X_W and R = AᵀDA X_W, column-major (m × k).
+        let mut xw = vec![0.0; m * k];
+        for (col, &j) in xw.chunks_mut(m).zip(ws) {
+            col.iter_mut().zip(x.column(j)).for_each(|(o, v)| *o = *v);
         }
-        let (mut r, mut col) = (vec![0.0; m], vec![0.0; k]);
-        for b in 0..k {
-            let u: Vec<f64> = xw.column(b).to_vec();
-            hess.apply_scores(&u, &mut r);
-            mat_t_vec(xw.view(), &r, offsets, &mut col);
-            for a in 0..k {
-                out[a * k + b] = 2.0 * col[a];
-            }
+        let mut r = vec![0.0; m * k];
+        for (u, rc) in xw.chunks(m).zip(r.chunks_mut(m)) {
+            hess.apply_scores(u, rc);
         }
+        let xw = MatRef::from_column_major_slice(&xw, m, k);
+        let r = MatRef::from_column_major_slice(&r, m, k);
+        let mut h = Mat::<f64>::zeros(k, k);
+        matmul(h.as_mut(), Accum::Replace, xw.transpose(), r, 2.0, Par::Seq);
         // Symmetrise the round-off.
         for a in 0..k {
-            for b in a + 1..k {
-                let v = 0.5 * (out[a * k + b] + out[b * k + a]);
-                out[a * k + b] = v;
-                out[b * k + a] = v;
+            for b in 0..k {
+                out[a * k + b] = 0.5 * (h[(a, b)] + h[(b, a)]);
             }
         }
     }
