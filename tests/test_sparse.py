@@ -240,6 +240,10 @@ def test_bad_data():
         SparseRankSVM().fit(Xn, y, qid=qid)
     with pytest.raises(ValueError, match="y"):
         SparseRankSVM().fit(X, y[:-1], qid=qid)
+    # no preference pair: the minimiser is w = 0; say so (as RankSVM does)
+    with pytest.warns(UserWarning, match="no preference pairs"):
+        est = SparseRankSVM().fit(X, np.zeros_like(y), qid=qid)
+    assert not est.coef_.any()
 
 
 def test_cli_methods_registered(tmp_path, monkeypatch, capsys):

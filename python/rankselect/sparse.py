@@ -17,6 +17,7 @@ The solvers run in the Rust core with the GIL released (Ctrl-C interrupts them).
 from __future__ import annotations
 
 import numbers
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -157,6 +158,10 @@ class SparseRankSVM(SparseLinearRankerMixin, SelectorMixin, BaseEstimator):
         Xg = np.ascontiguousarray(groups.gather(X))
         yg = np.ascontiguousarray(groups.gather(y))
         offsets = groups.offsets.astype(np.uintp)
+        starts = groups.offsets[:-1]
+        if not np.any(np.maximum.reduceat(yg, starts) > np.minimum.reduceat(yg, starts)):
+            warnings.warn("the training data has no preference pairs (no query has two "
+                          "different labels): the model is all zeros", UserWarning, stacklevel=3)
         return X, Xg, yg, offsets, constant
 
     def _solve(self, Xg, yg, offsets, C, weights, w0):
