@@ -324,6 +324,10 @@ def test_gas_adapter(layout, ranker):
     assert r.selected_features == [int(j) for j in gas.selected_features_]
     per_point = 2 if ranker == "rankrls" else 1
     assert r.n_candidates == 2 * 3 * per_point
+    # the grid keeps only the ranker's own parameter (alpha for RankRLS, C for RankSVM)
+    unused, used = ("C", "alpha") if ranker == "rankrls" else ("alpha", "C")
+    assert unused not in res.grids[label] and used in res.grids[label]
+    assert set(r.params) == {"c", "t", used}
 
 
 @pytest.mark.parametrize("penalty", ["l1", "log"])

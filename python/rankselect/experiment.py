@@ -151,7 +151,8 @@ class MethodSpec:
     """How the harness runs one method: its grid and a generator of fitted candidates.
 
     ``candidates(train, grid, options, cache)`` yields, per fitting unit (one progress-bar
-    step), a list of :class:`Candidate`; ``n_units(grid)`` counts the units.
+    step), a list of :class:`Candidate`; ``n_units(grid)`` counts the units;
+    ``unused(options)`` names the grid parameters these options make irrelevant (dropped).
     """
 
     name: str
@@ -160,6 +161,7 @@ class MethodSpec:
     candidates: Callable[[Any, Dict[str, List[Any]], Dict[str, Any], Dict[str, Any]], Iterator[List[Candidate]]]
     n_units: Callable[[Dict[str, List[Any]]], int]
     options: Dict[str, Any] = field(default_factory=dict)
+    unused: Callable[[Dict[str, Any]], Sequence[str]] = lambda options: ()
 
 
 POW2 = [2.0 ** e for e in range(-10, 11)]
@@ -305,7 +307,8 @@ METHODS: Dict[str, MethodSpec] = {
     "gas": MethodSpec(
         "gas", "GAS (Geng et al. 2007): greedy importance/similarity selection, then a ranker on the selected features",
         _gas_grid, _gas_candidates, lambda g: len(g["c"]),
-        options={"importance": "map", "similarity": "geng", "ranker": "rankrls"}),
+        options={"importance": "map", "similarity": "geng", "ranker": "rankrls"},
+        unused=lambda o: ("C",) if o.get("ranker") == "rankrls" else ("alpha",)),
     "sparse-ranksvm": MethodSpec(
         "sparse-ranksvm", "sparse RankSVM (Laporte et al. 2014) along a warm-started C path",
         lambda n: {"C": [float(10.0 ** e) for e in np.arange(-4, 2.01, 0.5)]}, _sparse_candidates, lambda g: 1,
@@ -360,7 +363,8 @@ def default_grid(method: str, n_features: int) -> Dict[str, List[Any]]:
     return METHODS[name].grid(n_features)
 
 
-def _resolve_grid(label: str, name: str, n: int, grid: Optional[Mapping[str, Mapping[str, Sequence]]]) -> Dict[str, List[Any]]:
+def _resolve_grid(label: str, name: str, n: int, grid: Optional[Mapping[str, Mapping[str, Sequence]]],
+                  options: Optional[Mapping[str, Any]] = None) -> Dict[str, List[Any]]:
     g = METHODS[name].grid(n)
     if grid:
         for key in (name, label):
@@ -371,6 +375,8 @@ def _resolve_grid(label: str, name: str, n: int, grid: Optional[Mapping[str, Map
                 if not vals:
                     raise ValueError(f"grid for method {key!r}: parameter {p!r} has no values")
                 g[p] = vals
+    for p in METHODS[name].unused(dict(options or METHODS[name].options)):
+        g.pop(p, None)  # e.g. GAS's C when the ranker is RankRLS
     return g
 
 
@@ -693,7 +699,7 @@ def run(
                 raise ValueError(f"folds must be in 1..{len(all_folds)}, got {bad}")
             all_folds = [all_folds[int(i) - 1] for i in folds]
         n = all_folds[0].train.X.shape[1]
-        grids = {label: _resolve_grid(label, name, n, grid) for label, name, _ in parsed}
+        grids = {label: _resolve_grid(label, name, n, grid, options) for label, name, options in parsed}
         total = sum(METHODS[name].n_units(grids[label]) for label, name, _ in parsed) * len(all_folds)
         bar = _progress(total, progress, "experiment")
         results: List[Dict[str, MethodFold]] = []
