@@ -201,9 +201,13 @@ class SparseRankSVM(SparseLinearRankerMixin, SelectorMixin, BaseEstimator):
         """Smallest ``C`` at which the l1 / weighted-l1 solution is not all zero:
         ``1 / max_j (|dL/dw_j(0)| / beta_j)`` (KKT at ``w = 0``)."""
         X, Xg, yg, offsets, constant = self._prepare(X, y, qid)
-        weights = self._check_params(X.shape[1])
-        _, grad = _core.squared_hinge_value_grad(Xg, yg, offsets, np.zeros(X.shape[1]))
-        beta = np.ones(X.shape[1]) if weights is None else weights
+        return self._c_min(Xg, yg, offsets, self._check_params(X.shape[1]))
+
+    @staticmethod
+    def _c_min(Xg, yg, offsets, weights) -> float:
+        n = Xg.shape[1]
+        _, grad = _core.squared_hinge_value_grad(Xg, yg, offsets, np.zeros(n))
+        beta = np.ones(n) if weights is None else weights
         with np.errstate(divide="ignore", invalid="ignore"):
             ratio = np.where(beta > 0, np.abs(grad) / beta, np.where(np.abs(grad) > 0, np.inf, 0))
         top = ratio.max()
@@ -220,7 +224,7 @@ class SparseRankSVM(SparseLinearRankerMixin, SelectorMixin, BaseEstimator):
         X, Xg, yg, offsets, constant = self._prepare(X, y, qid)
         weights = self._check_params(X.shape[1])
         if Cs is None:
-            c0 = self.c_min(X, y, qid)
+            c0 = self._c_min(Xg, yg, offsets, weights)  # on the data already grouped here
             Cs = c0 * np.logspace(0, np.log10(ratio), int(n_Cs))
         Cs = np.sort(check_vector(Cs, "Cs"))
         if (Cs <= 0).any():

@@ -143,11 +143,12 @@ impl<P: Penalty + ?Sized> Subproblem<'_, P> {
         let Ok(llt) = hff.llt(Side::Lower) else {
             return None;
         };
+        let zero: Vec<usize> = (0..k).filter(|&b| self.w[b] + d[b] == 0.0).collect();
         let mut rhs = Mat::from_fn(p, 1, |r, _| {
             let a = free[r];
             let z = self.w[a] + d[a];
             // −(g_a + Ω'_a) − Σ_{b ∉ F} H_ab d_b, with d_b = −w_b off the support.
-            let fixed: f64 = (0..k).filter(|&b| self.w[b] + d[b] == 0.0).map(|b| self.h[a * k + b] * d[b]).sum();
+            let fixed: f64 = zero.iter().map(|&b| self.h[a * k + b] * d[b]).sum();
             -(self.g[a] + self.penalty.derivative_coord(self.ws[a], z)) - fixed
         });
         llt.solve_in_place(rhs.as_mut());
