@@ -17,6 +17,7 @@ Public API (re-exported here):
   :class:`FSMRank`, :class:`FSMSVM`
 """
 from ._core import __version__
+from ._config import config_context, get_config, set_config
 from . import datasets, metrics, pairwise
 from .data import Fold, RankingData, load_letor, load_letor_folds, save_letor
 from .gas import GAS
@@ -32,6 +33,9 @@ from .fsmrank import FSMRank, FSMSVM
 
 __all__ = [
     "__version__",
+    "set_config",
+    "get_config",
+    "config_context",
     # data
     "Fold",
     "RankingData",

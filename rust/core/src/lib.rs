@@ -19,7 +19,7 @@ pub mod ranksvm;
 pub mod squared_hinge;
 pub mod kernel_approx;
 
-pub use error::{Error, Result};
+pub use error::{check_memory, Error, Result};
 pub use groups::QueryGroups;
 pub use interrupt::{Interrupt, NoInterrupt};
 pub mod datafit;

@@ -1,6 +1,6 @@
 //! Mapping of core errors to Python exceptions, and the Ctrl-C hook for long kernels.
 
-use pyo3::exceptions::{PyKeyboardInterrupt, PyOSError, PyValueError};
+use pyo3::exceptions::{PyKeyboardInterrupt, PyMemoryError, PyOSError, PyValueError};
 use pyo3::prelude::*;
 use rankselect_core::Error;
 
@@ -10,6 +10,7 @@ pub fn to_py(e: Error) -> PyErr {
         Error::InvalidInput(msg) => PyValueError::new_err(msg),
         Error::Parse { .. } => PyValueError::new_err(e.to_string()),
         Error::Io(err) => PyOSError::new_err(err.to_string()),
+        Error::Memory { .. } => PyMemoryError::new_err(e.to_string()),
         Error::Interrupted => PyKeyboardInterrupt::new_err("interrupted"),
     }
 }
