@@ -35,11 +35,11 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import check_ranking_data
+from ._base import RankingEstimator, warn_if_degenerate
 from .importance import FeatureImportance, _parse_measure, feature_importance
 from .kendall import VARIANTS, kendall_similarity
 
@@ -93,13 +93,13 @@ def _constant_within_queries(X, qid):
     return (np.maximum.reduceat(Xg, starts, axis=0) == np.minimum.reduceat(Xg, starts, axis=0)).all(axis=0)
 
 
-class GAS(SelectorMixin, BaseEstimator):
+class GAS(SelectorMixin, RankingEstimator):
     """GAS filter feature selection for ranking (Geng et al. 2007).
 
     Parameters
     ----------
     n_features_to_select : int, default=10
-        Number ``t`` of features to select.
+        Number ``t`` of features to select (positional: ``GAS(10, 0.1)``).
     c : float, default=0.1
         Trade-off between importance and redundancy in problem (2) of the paper (>= 0;
         ``c = 0`` ranks by importance alone). Tune it on validation data; a precomputed
@@ -132,6 +132,14 @@ class GAS(SelectorMixin, BaseEstimator):
     constant_features_ : ndarray of int
         Features constant within every training query; selected only after all others.
     n_features_in_ : int
+    feature_names_in_ : ndarray of str, shape (n_features_in_,)
+        Column names, when X was a DataFrame with string column names.
+
+    Notes
+    -----
+    Training data without a preference pair or without a feature that varies inside a
+    query warn with :class:`~rankselect.exceptions.DegenerateDataWarning` (the importances
+    then tie and the selection follows the feature order).
 
     Examples
     --------
@@ -139,7 +147,16 @@ class GAS(SelectorMixin, BaseEstimator):
     >>> X_small = gas.transform(X)  # doctest: +SKIP
     """
 
-    def __init__(self, n_features_to_select=10, *, c=0.1, importance="map", similarity="geng",
+    _parameter_constraints = {
+        "n_features_to_select": [Interval(numbers.Integral, 1, None, closed="left")],
+        "c": [Interval(numbers.Real, 0, None, closed="left")],
+        "importance": [str, FeatureImportance, "array-like"],
+        "similarity": [StrOptions(set(VARIANTS)), "array-like"],
+        "absolute": ["boolean"],
+        "convention": [StrOptions({"standard", "letor"})],
+    }
+
+    def __init__(self, n_features_to_select=10, c=0.1, *, importance="map", similarity="geng",
                  absolute=False, convention="standard"):
         self.n_features_to_select = n_features_to_select
         self.c = c
@@ -161,11 +178,14 @@ class GAS(SelectorMixin, BaseEstimator):
         if not isinstance(self.absolute, (bool, np.bool_)):
             raise TypeError(f"absolute must be a bool, got {self.absolute!r}")
 
-    def _importance(self, X, y, qid) -> FeatureImportance:
+    def _importance(self, X, y, qid, has_pair=True) -> FeatureImportance:
         imp = self.importance
         n = X.shape[1]
         if isinstance(imp, str):
-            _parse_measure(imp)
+            kind, _ = _parse_measure(imp)
+            if kind == "pairwise" and not has_pair:
+                # no pair to order: every feature's pairwise accuracy is the tie value 1/2
+                return FeatureImportance(np.full(n, 0.5), np.ones(n, dtype=np.int64))
             return feature_importance(X, y, qid, measure=imp, convention=self.convention)
         if isinstance(imp, FeatureImportance):
             values = np.asarray(imp.importance, dtype=np.float64)
@@ -215,12 +235,11 @@ class GAS(SelectorMixin, BaseEstimator):
         -------
         self
         """
-        X, y, qid = check_ranking_data(X, y, qid)
+        X, y, qid = self._validate_training_data(X, y, qid)
         n = X.shape[1]
-        if n == 0:
-            raise ValueError("X has no features (0 columns)")
         self._check_params(n)
-        imp = self._importance(X, y, qid)
+        has_pair, _ = warn_if_degenerate(self, X, y, qid)
+        imp = self._importance(X, y, qid, has_pair)
         e = self._similarity(X, qid, imp.directions)
         constant = _constant_within_queries(X, qid)
         selected, weights = gas_greedy(imp.importance, e, int(self.n_features_to_select), float(self.c),
@@ -231,8 +250,13 @@ class GAS(SelectorMixin, BaseEstimator):
         self.selected_features_ = selected
         self.selection_weights_ = weights
         self.constant_features_ = np.flatnonzero(constant)
-        self.n_features_in_ = n
         return self
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # an IR importance measure needs labels >= 0
+        tags.target_tags.positive_only = isinstance(self.importance, str) and self.importance != "pairwise"
+        return tags
 
     def _get_support_mask(self):
         check_is_fitted(self, "selected_features_")

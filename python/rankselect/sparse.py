@@ -8,7 +8,7 @@ Minimises, over linear scoring functions ``s(x) = w·x``,
   Hessian) or by FISTA with backtracking (``solver="fista"``, the paper's Alg. 1);
 - ``penalty in {"log", "mcp", "lp"}``: ``sum_j g(|w_j|) + C·L(w)`` by reweighted L1
   (Alg. 2, Table II): ``g(u) = log(1 + u/epsilon)``; MCP with ``lambda = 1/C``:
-  ``g'(u) = max(1 - u/(gamma·lambda), 0)``; ``lp``: ``g'(u) = p·max(u, epsilon)^(p-1)``
+  ``g'(u) = max(1 - u/(mcp_gamma·lambda), 0)``; ``lp``: ``g'(u) = p·max(u, epsilon)^(p-1)``
   (the derivative capped at ``u = epsilon``, so coefficients at zero can re-enter),
 
 where ``L(w) = sum over preference pairs (same query, y_i > y_j) of max(0, 1 - w·(x_i - x_j))^2``.
@@ -17,15 +17,15 @@ The solvers run in the Rust core with the GIL released (Ctrl-C interrupts them).
 from __future__ import annotations
 
 import numbers
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from . import _core
-from ._validation import check_positive, check_ranking_data, check_vector
+from ._base import RankerMixin, RankingEstimator, warn_if_degenerate
+from ._validation import check_vector
 from ._linear import SparseLinearRankerMixin
 from .groups import QueryGroups
 
@@ -61,7 +61,7 @@ class SparsePath:
     n_iter: np.ndarray
 
 
-class SparseRankSVM(SparseLinearRankerMixin, SelectorMixin, BaseEstimator):
+class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, SelectorMixin, RankingEstimator):
     """Sparse linear RankSVM with a squared pairwise hinge loss (Laporte et al. 2014).
 
     Parameters
@@ -73,8 +73,9 @@ class SparseRankSVM(SparseLinearRankerMixin, SelectorMixin, BaseEstimator):
         Exponent of the ``lp`` penalty.
     epsilon : float > 0, default=0.1
         ``log`` penalty parameter; also the point below which the ``lp`` derivative is capped.
-    gamma : float > 0, default=2.0
-        MCP parameter (its ``lambda`` is ``1/C``).
+    mcp_gamma : float > 0, default=2.0
+        MCP's concavity parameter ``gamma`` (its ``lambda`` is ``1/C``); named apart from the
+        RBF width ``gamma`` of :class:`RankSVM`.
     weights : array-like of shape (n_features,) or None
         Non-negative weights of the weighted L1 penalty (eq. 12); ``penalty="l1"`` only.
     max_iter : int, default=5000
@@ -107,17 +108,36 @@ class SparseRankSVM(SparseLinearRankerMixin, SelectorMixin, BaseEstimator):
         Per-iteration objective (l1) or per-outer-step objective (non-convex).
     converged_ : bool
     n_features_in_ : int
+    feature_names_in_ : ndarray of str, shape (n_features_in_,)
+        Column names, when X was a DataFrame with string column names.
+
+    Notes
+    -----
+    Training data without a preference pair or without a feature that varies inside a
+    query warn with :class:`~rankselect.exceptions.DegenerateDataWarning`; the model is
+    then all zeros (no feature selected).
     """
 
-    __metadata_request__fit = {"qid": True}
+    _parameter_constraints = {
+        "C": [Interval(numbers.Real, 0, None, closed="neither")],
+        "penalty": [StrOptions(set(PENALTIES))],
+        "p": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "epsilon": [Interval(numbers.Real, 0, None, closed="neither")],
+        "mcp_gamma": [Interval(numbers.Real, 0, None, closed="neither")],
+        "weights": ["array-like", None],
+        "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
+        "max_reweightings": [Interval(numbers.Integral, 1, None, closed="left")],
+        "tol": [Interval(numbers.Real, 0, None, closed="neither")],
+        "solver": [StrOptions(set(SOLVERS))],
+    }
 
-    def __init__(self, C=1.0, penalty="l1", p=0.5, epsilon=0.1, gamma=2.0, weights=None,
+    def __init__(self, C=1.0, penalty="l1", p=0.5, epsilon=0.1, mcp_gamma=2.0, weights=None,
                  max_iter=5000, max_reweightings=10, tol=1e-6, solver="prox-newton"):
         self.C = C
         self.penalty = penalty
         self.p = p
         self.epsilon = epsilon
-        self.gamma = gamma
+        self.mcp_gamma = mcp_gamma
         self.weights = weights
         self.max_iter = max_iter
         self.max_reweightings = max_reweightings
@@ -126,18 +146,8 @@ class SparseRankSVM(SparseLinearRankerMixin, SelectorMixin, BaseEstimator):
 
     # -- validation ---------------------------------------------------------------------
     def _check_params(self, n_features: int):
-        check_positive(self.C, "C")
-        if self.penalty not in PENALTIES:
-            raise ValueError(f"penalty must be one of {PENALTIES}, got {self.penalty!r}")
-        if isinstance(self.p, bool) or not isinstance(self.p, numbers.Real) or not (0 < self.p < 1):
-            raise ValueError(f"p must be in the open interval (0, 1), got {self.p!r}")
-        check_positive(self.epsilon, "epsilon")
-        check_positive(self.gamma, "gamma")
-        check_positive(self.max_iter, "max_iter", integer=True)
-        check_positive(self.max_reweightings, "max_reweightings", integer=True)
-        check_positive(self.tol, "tol")
-        if self.solver not in SOLVERS:
-            raise ValueError(f"solver must be one of {SOLVERS}, got {self.solver!r}")
+        """The penalty weights (or None); the other parameters are checked by
+        ``_parameter_constraints``."""
         weights = None
         if self.weights is not None:
             if self.penalty != "l1":
@@ -150,24 +160,19 @@ class SparseRankSVM(SparseLinearRankerMixin, SelectorMixin, BaseEstimator):
         return weights
 
     def _prepare(self, X, y, qid):
-        X, y, qid = check_ranking_data(X, y, qid)
+        X, y, qid = self._validate_training_data(X, y, qid)
         constant = _constant_columns(X)
-        if constant.all():
-            raise ValueError("X: every feature is constant over the training set; nothing to select")
+        self._degenerate = not all(warn_if_degenerate(self, X, y, qid, stacklevel=4))
         groups = QueryGroups.from_qid(qid)
         Xg = np.ascontiguousarray(groups.gather(X))
         yg = np.ascontiguousarray(groups.gather(y))
         offsets = groups.offsets.astype(np.uintp)
-        starts = groups.offsets[:-1]
-        if not np.any(np.maximum.reduceat(yg, starts) > np.minimum.reduceat(yg, starts)):
-            warnings.warn("the training data has no preference pairs (no query has two "
-                          "different labels): the model is all zeros", UserWarning, stacklevel=3)
         return X, Xg, yg, offsets, constant
 
     def _solve(self, Xg, yg, offsets, C, weights, w0):
         return _core.sparse_ranksvm(
             Xg, yg, offsets, float(C), self.penalty, float(self.p), float(self.epsilon),
-            float(self.gamma), weights, w0, int(self.max_iter), int(self.max_reweightings),
+            float(self.mcp_gamma), weights, w0, int(self.max_iter), int(self.max_reweightings),
             float(self.tol), self.solver)
 
     # -- fit ----------------------------------------------------------------------------
@@ -179,6 +184,11 @@ class SparseRankSVM(SparseLinearRankerMixin, SelectorMixin, BaseEstimator):
         X, Xg, yg, offsets, constant = self._prepare(X, y, qid)
         weights = self._check_params(X.shape[1])
         w0 = None if coef_init is None else check_vector(coef_init, "coef_init", n=X.shape[1])
+        if self._degenerate:
+            # the loss is constant: the minimiser is w = 0 (nothing to solve)
+            n = X.shape[1]
+            self._set_fitted(np.zeros(n), 0, np.zeros(1), 0, True, 0.0, constant)
+            return self
         coef, n_iter, history, n_rew, converged, obj = self._solve(Xg, yg, offsets, self.C, weights, w0)
         self._set_fitted(np.asarray(coef), n_iter, np.asarray(history), n_rew, converged, obj, constant)
         return self
@@ -186,7 +196,6 @@ class SparseRankSVM(SparseLinearRankerMixin, SelectorMixin, BaseEstimator):
     def _set_fitted(self, coef, n_iter, history, n_rew, converged, obj, constant):
         self.coef_ = coef
         self.support_ = coef != 0
-        self.n_features_in_ = coef.shape[0]
         self.constant_features_ = np.flatnonzero(constant)
         self.sparsity_ratio_ = float(self.support_.sum() / max(1, (~constant).sum()))
         self.n_iter_ = int(n_iter)
