@@ -143,21 +143,24 @@ def test_bad_params(params, name):
 
 
 def test_all_constant_features():
+    from rankselect.exceptions import DegenerateDataWarning
+
     X, y, qid = make_problem(16)
-    with pytest.raises(ValueError, match="constant"):
-        FSMRank().fit(np.ones_like(X), y, qid=qid)
+    with pytest.warns(DegenerateDataWarning, match="no informative feature"):
+        est = FSMRank().fit(np.ones_like(X), y, qid=qid)
+    assert not est.coef_.any() and est.n_iter_ == 0
 
 
 def test_fsmsvm_top_t_then_ranksvm():
     from rankselect import FSMSVM, RankSVM
 
     X, y, qid = make_problem(17, n=8)
-    est = FSMSVM(t=3, lambda2=0.001).fit(X, y, qid=qid)
+    est = FSMSVM(n_features_to_select=3, lambda2=0.001).fit(X, y, qid=qid)
     fsm = FSMRank(lambda2=0.001).fit(X, y, qid=qid)
     np.testing.assert_array_equal(est.selected_features_, fsm.selected_features_[:3])
     ref = RankSVM().fit(X[:, est.selected_features_], y, qid=qid)
     np.testing.assert_allclose(est.coef_[est.selected_features_], ref.coef_)
     assert est.get_support().sum() == 3
     np.testing.assert_allclose(est.predict(X), X @ est.coef_)
-    with pytest.raises(ValueError, match="t"):
-        FSMSVM(t=0).fit(X, y, qid=qid)
+    with pytest.raises(ValueError, match="n_features_to_select"):
+        FSMSVM(n_features_to_select=0).fit(X, y, qid=qid)

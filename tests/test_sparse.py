@@ -127,7 +127,7 @@ def test_nonconvex_sparser_than_l1_and_mcp_like_l1_for_small_weights():
     log = SparseRankSVM(C=C, penalty="log", tol=1e-9).fit(X, y, qid=qid)
     assert log.support_.sum() <= l1.support_.sum()
     # MCP with gamma·lambda = gamma/C huge: weights 1 - |w|/(gamma/C) ~ 1 -> l1 solution
-    mcp = SparseRankSVM(C=C, penalty="mcp", gamma=1e9, tol=1e-10, max_iter=50_000).fit(X, y, qid=qid)
+    mcp = SparseRankSVM(C=C, penalty="mcp", mcp_gamma=1e9, tol=1e-10, max_iter=50_000).fit(X, y, qid=qid)
     l1b = SparseRankSVM(C=C, tol=1e-10, max_iter=50_000).fit(X, y, qid=qid)
     np.testing.assert_allclose(mcp.coef_, l1b.coef_, atol=1e-5)
 
@@ -218,7 +218,7 @@ def test_newton_fewer_iterations_on_ill_conditioned_path():
 @pytest.mark.parametrize("params,name", [
     (dict(C=0), "C"), (dict(C=-1.0), "C"), (dict(penalty="lp", p=1.0), "p"), (dict(solver="cd"), "solver"),
     (dict(penalty="lp", p=0.0), "p"), (dict(penalty="lp", p=1.5), "p"),
-    (dict(penalty="nope"), "penalty"), (dict(epsilon=0), "epsilon"), (dict(gamma=-1), "gamma"),
+    (dict(penalty="nope"), "penalty"), (dict(epsilon=0), "epsilon"), (dict(mcp_gamma=-1), "mcp_gamma"),
     (dict(tol=0), "tol"), (dict(weights=[1.0, -1.0, 1, 1, 1, 1, 1, 1]), "weights"),
     (dict(weights=[1.0, 1.0]), "weights"), (dict(penalty="log", weights=np.ones(8)), "weights"),
 ])
@@ -229,9 +229,11 @@ def test_bad_params(params, name):
 
 
 def test_bad_data():
+    from rankselect.exceptions import DegenerateDataWarning
+
     X, y, qid = make_problem(9)
-    with pytest.raises(ValueError, match="constant"):
-        SparseRankSVM().fit(np.ones_like(X), y, qid=qid)
+    with pytest.warns(DegenerateDataWarning, match="no informative feature"):
+        assert not SparseRankSVM().fit(np.ones_like(X), y, qid=qid).coef_.any()
     with pytest.raises(ValueError, match="qid"):
         SparseRankSVM().fit(X, y)
     Xn = X.copy()
@@ -241,7 +243,7 @@ def test_bad_data():
     with pytest.raises(ValueError, match="y"):
         SparseRankSVM().fit(X, y[:-1], qid=qid)
     # no preference pair: the minimiser is w = 0; say so (as RankSVM does)
-    with pytest.warns(UserWarning, match="no preference pairs"):
+    with pytest.warns(DegenerateDataWarning, match="no preference pair"):
         est = SparseRankSVM().fit(X, np.zeros_like(y), qid=qid)
     assert not est.coef_.any()
 

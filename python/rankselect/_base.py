@@ -47,6 +47,8 @@ def _named(name, fn, *args, **kwargs):
         return fn(*args, **kwargs)
     except (ValueError, TypeError) as exc:
         msg = str(exc)
+        if isinstance(exc, ValueError) and "could not convert" in msg:
+            raise TypeError(f"{name} must be numeric: {msg}") from exc
         if msg.startswith(f"{name}") or f"Input {name} " in msg or f" {name} " in msg[:40]:
             raise
         raise type(exc)(f"{name}: {msg}") from exc

@@ -18,14 +18,14 @@ import argparse
 import json
 import sys
 from dataclasses import dataclass
-from typing import Callable, Dict, Optional, Sequence
+from typing import Callable, Dict, Optional, Sequence, Union
 
 
 
 @dataclass(frozen=True)
 class Method:
     build: Callable[[argparse.Namespace], object]
-    score_name: Optional[str]
+    score_name: Union[str, Callable[[object], str], None]  # a name, or the fitted estimator -> name
     scores: Callable[[object], Optional[Sequence[float]]]
     add_arguments: Callable[[argparse.ArgumentParser], None]
 
@@ -90,6 +90,7 @@ def run(args: argparse.Namespace) -> int:
     est.fit(train.X, train.y, qid=train.qid)
     selected = [int(j) for j in est.selected_features_]
     step_scores = method.scores(est)
+    score_name = method.score_name(est) if callable(method.score_name) else method.score_name
     vali_rows = None
     if args.vali:
         vali = load_letor(args.vali, n_features=train.X.shape[1])
@@ -99,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
             "method": args.method,
             "train": args.train,
             "selected_features": [j + 1 for j in selected],
-            "score_name": method.score_name,
+            "score_name": score_name,
             "scores": None if step_scores is None else [float(s) for s in step_scores],
         }
         if vali_rows is not None:
@@ -109,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     header = ["step", "feature"]
     if step_scores is not None:
-        header.append(method.score_name or "score")
+        header.append(score_name or "score")
     if vali_rows is not None:
         header += ["vali NDCG@10", "vali MAP"]
     print(f"# {args.method} on {args.train}: {len(selected)} features (numbered as in the file)")
@@ -151,8 +152,9 @@ def _greedy_rankrls_build(args: argparse.Namespace):
 
 METHODS["greedy-rankrls"] = Method(
     build=_greedy_rankrls_build,
-    score_name="LQO error",
-    scores=lambda est: est.lqo_errors_,
+    # named after the criterion: "LQO squared" (lower is better) or "LQO ndcg@10" (higher)
+    score_name=lambda est: f"LQO {est.criterion}",
+    scores=lambda est: est.lqo_scores_,
     add_arguments=_greedy_rankrls_arguments,
 )
 
