@@ -91,8 +91,8 @@ class RankingEstimator(BaseEstimator):
         X = self._validate_X(X, reset=True)
         m = X.shape[0]
         if y is None:
-            raise ValueError(f"y is required: {type(self).__name__} learns from relevance labels "
-                             "(fit(X, y, qid=...))")
+            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None: "
+                             "it learns from relevance labels (fit(X, y, qid=...))")
         y = _named("y", _validate_y, y)
         if y.shape[0] != m:
             raise ValueError(f"y has {y.shape[0]} entries but X has {m} rows")

@@ -210,6 +210,9 @@ class GAS(SelectorMixin, RankingEstimator):
         if isinstance(sim, str):
             if sim not in VARIANTS:
                 raise ValueError(f"similarity must be one of {VARIANTS} or an (n_features, n_features) array, got {sim!r}")
+            if np.unique(qid, return_counts=True)[1].max() < 2:
+                # one document per query (degenerate data, warned about): no pair to compare
+                return np.zeros((n, n))
             return kendall_similarity(X * directions, qid, variant=sim, absolute=bool(self.absolute))
         e = np.asarray(sim, dtype=np.float64)
         if e.shape != (n, n):
