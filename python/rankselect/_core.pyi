@@ -60,6 +60,7 @@ def greedy_rankrls(
     criterion: str = "squared",
     tol: float | None = None,
     progress: Callable[[int, int, float], object] | None = None,
+    convention: str = "standard",
 ) -> tuple[npt.NDArray[np.uintp], npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
 
 KENDALL_SHORT_MAX: int
