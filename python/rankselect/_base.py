@@ -122,7 +122,7 @@ class RankerMixin:
 
     __metadata_request__score = {"qid": True}
 
-    def score(self, X, y, qid=None):
+    def score(self, X, y, qid=None, sample_weight=None):
         """Mean NDCG@10 over queries of the ranking by ``predict(X)``.
 
         Standard convention of :mod:`rankselect.metrics` (gain ``2**r - 1``, discount
@@ -136,6 +136,9 @@ class RankerMixin:
             Relevance labels (>= 0).
         qid : array-like of shape (m,)
             Query id of every row (required).
+        sample_weight : None
+            Not supported (present so that ``Pipeline.score`` can route its own default
+            ``sample_weight=None``); anything else raises ValueError.
 
         Returns
         -------
@@ -143,6 +146,8 @@ class RankerMixin:
         """
         from . import metrics
 
+        if sample_weight is not None:
+            raise ValueError("sample_weight is not supported by score: every query counts once")
         if qid is None:
             raise ValueError("qid is required: score(X, y, qid=...) ranks the documents of each query")
         y = _named("y", _validate_y, y)
