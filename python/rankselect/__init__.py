@@ -6,7 +6,10 @@ Public API (re-exported here):
   :class:`RankingData`, :class:`Fold`, :class:`QueryGroups`, :func:`center_by_query`,
   :mod:`rankselect.datasets` (synthetic data with known ground truth, shipped example)
 - evaluation: :mod:`rankselect.metrics` (NDCG, P@k, MAP, MeanNDCG, ERR; standard and
-  LETOR conventions)
+  LETOR conventions; ``make_scorer`` for scikit-learn searches)
+- :mod:`rankselect.exceptions`: :class:`~rankselect.exceptions.DegenerateDataWarning`
+- every estimator and selector follows one contract (``rankselect._base``): ``fit(X, y, qid)``
+  and ``score(X, y, qid)`` request ``qid`` under metadata routing, scikit-learn validation
 - RankRLS and greedy RankRLS: :class:`RankRLS`, :class:`GreedyRankRLS`
 - GAS: :class:`GAS`, :func:`kendall_similarity`, :func:`feature_importance`
 - pairwise: :func:`preference_pairs`, :func:`preference_pair_matrix`,
@@ -18,7 +21,7 @@ Public API (re-exported here):
 """
 from ._core import __version__
 from ._config import config_context, get_config, set_config
-from . import datasets, metrics, pairwise
+from . import datasets, exceptions, metrics, pairwise
 from .data import Fold, RankingData, load_letor, load_letor_folds, save_letor
 from .gas import GAS
 from .groups import QueryGroups, center_by_query
@@ -47,6 +50,7 @@ __all__ = [
     "datasets",
     # evaluation
     "metrics",
+    "exceptions",
     # selectors and rankers
     "RankRLS",
     "GreedyRankRLS",

@@ -172,18 +172,24 @@ def warn_if_degenerate(estimator, X, y, qid, stacklevel: int = 3):
     """Warn with :class:`DegenerateDataWarning` when ``(X, y, qid)`` has no preference pair
     (no query with two different labels) or no informative feature (every column constant
     inside every query). Returns ``(has_pair, has_informative_feature)``.
+    No copy of ``X`` when each query's rows are contiguous.
 
     ``X`` (m, n), ``y`` (m,), ``qid`` (m,) as validated by
     :meth:`RankingEstimator._validate_training_data`. O(m log m + m n).
     """
-    _, inverse = np.unique(qid, return_inverse=True)
-    inverse = inverse.ravel()
-    order = np.argsort(inverse, kind="stable")
-    sizes = np.bincount(inverse)
-    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
-    yg = y[order]
+    run_starts = np.flatnonzero(np.r_[True, qid[1:] != qid[:-1]])
+    if run_starts.size == np.unique(qid).size:  # each query's rows are contiguous: no copy
+        order, starts = None, run_starts
+    else:
+        _, inverse = np.unique(qid, return_inverse=True)
+        order = np.argsort(inverse.ravel(), kind="stable")
+        starts = np.r_[0, np.cumsum(np.bincount(inverse.ravel()))[:-1]]
+    yg = y if order is None else y[order]
     has_pair = bool(np.any(np.maximum.reduceat(yg, starts) > np.minimum.reduceat(yg, starts)))
-    Xg = X[order]
+    if order is not None:
+        check_memory(X.nbytes, f"X grouped by query ({X.shape[0]} x {X.shape[1]} float64)",
+                     "sort the rows by qid, or raise rankselect.set_config(max_memory=...)")
+    Xg = X if order is None else X[order]
     varies = np.maximum.reduceat(Xg, starts, axis=0) > np.minimum.reduceat(Xg, starts, axis=0)
     informative = bool(varies.any())
     name = type(estimator).__name__

@@ -19,7 +19,7 @@ A linear ranker on these features is the paper's RankNystroem / RankRandomFourie
 or, as a pipeline with metadata routing (``sklearn.set_config(enable_metadata_routing=True)``)::
 
     make_pipeline(Nystroem(gamma=2**-5, n_components=500),
-                  RankSVM(C=0.25).set_fit_request(qid=True)).fit(X, y, qid=qid)
+                  RankSVM(C=0.25)).fit(X, y, qid=qid)  # qid requested by default
 """
 from __future__ import annotations
 
