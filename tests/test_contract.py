@@ -140,6 +140,15 @@ def test_readme_grid_search_with_group_kfold(routing):
     assert search.best_score_ == pytest.approx(np.mean(scores))
 
 
+def test_default_scoring_is_the_rankers_score(routing):
+    X, y, qid = data(15, n_queries=15)
+    cv = GroupKFold(n_splits=3)
+    search = GridSearchCV(rs.RankSVM(), {"C": [0.1, 1.0]}, cv=cv).fit(X, y, qid=qid, groups=qid)
+    explicit = GridSearchCV(rs.RankSVM(), {"C": [0.1, 1.0]}, cv=cv, scoring=make_scorer("ndcg@10"))
+    explicit.fit(X, y, qid=qid, groups=qid)
+    np.testing.assert_allclose(search.cv_results_["mean_test_score"], explicit.cv_results_["mean_test_score"])
+
+
 def test_scorer_in_cross_validate_sfs_and_permutation_importance(routing):
     X, y, qid = data(5, n_queries=15)
     cv = cross_validate(rs.RankSVM(), X, y, params={"qid": qid, "groups": qid}, cv=GroupKFold(3),
@@ -226,7 +235,7 @@ def test_refused_inputs_name_the_argument(make):
     def fit(X_, y_=y, qid_=qid):
         return make().fit(X_, y_, qid=qid_)
 
-    with pytest.raises(ValueError, match="Complex data not supported"):
+    with pytest.raises(ValueError, match="^X: Complex data not supported"):
         fit(X + 1j)
     with pytest.raises(ValueError, match=r"^X: .*0 feature"):
         fit(X[:, :0])
