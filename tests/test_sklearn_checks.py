@@ -12,7 +12,6 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 from sklearn.utils.validation import _num_samples
 
