@@ -83,7 +83,7 @@ def _quiet_broken_pipe() -> int:
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):  # stdout is not a real file (e.g. captured in tests)
+    except (OSError, ValueError, AttributeError):  # stdout is not a real file (e.g. in tests)
         pass
     return EXIT_BROKEN_PIPE
 

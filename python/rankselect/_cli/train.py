@@ -147,9 +147,9 @@ def run(args: argparse.Namespace) -> int:
 
 def _write_scores(path: str, scores) -> None:
     """One score per line (shortest text that reads back to the same float64)."""
-    text = "".join(f"{float(s)!r}\n" for s in scores)
+    lines = (f"{s!r}\n" for s in np.asarray(scores, dtype=float).tolist())
     if path == "-":
-        sys.stdout.write(text)
+        sys.stdout.writelines(lines)
     else:
         with open(path, "w", encoding="utf-8") as f:
-            f.write(text)
+            f.writelines(lines)
