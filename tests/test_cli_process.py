@@ -247,15 +247,15 @@ def test_fsmrank_warning_numbers_features_as_the_file(capsys):
     assert main(["select", "--method", "fsmrank", "-k", "3", str(DATA / "example_train.txt")]) == 0
     err = capsys.readouterr().err
     assert "rankselect select: warning:" in err
-    assert "features 18, 22 (numbered as in the file)" in err and "0-based" not in err
+    assert "features 18, 22 as numbered in the file" in err and "0-based" not in err
     # the library keeps 0-based columns and says so
     with pytest.warns(UserWarning, match=r"0-based columns \[17, 21\]"):
         rankselect.FSMRank().fit(*rankselect.datasets.load_example("train"))
 
 
 def test_cli_wording():
-    assert cli_wording("x (0-based columns [0, 4])") == "x (features 1, 5 (numbered as in the file))"
-    assert cli_wording("x (0-based columns [6])") == "x (feature 7 (numbered as in the file))"
+    assert cli_wording("x (0-based columns [0, 4])") == "x (features 1, 5 as numbered in the file)"
+    assert cli_wording("x (0-based columns [6])") == "x (feature 7 as numbered in the file)"
     msg = "line 3: label 'nan' is not finite (NaN or infinity; pass allow_nonfinite=True to accept it)"
     assert "--allow-nonfinite" in cli_wording(msg, "info") and "allow_nonfinite=True" not in cli_wording(msg, "info")
     assert "rankselect info --allow-nonfinite" in cli_wording(msg, "train")

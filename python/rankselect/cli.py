@@ -57,7 +57,7 @@ def cli_wording(message: str, command: str = "") -> str:
     def one_based(m: "re.Match[str]") -> str:
         nums = [int(s) + 1 for s in m.group(1).split(",") if s.strip()]
         word = "feature" if len(nums) == 1 else "features"
-        return f"{word} {', '.join(map(str, nums))} (numbered as in the file)"
+        return f"{word} {', '.join(map(str, nums))} as numbered in the file"
 
     message = _ZERO_BASED.sub(one_based, message)
     if command == "info":

@@ -68,7 +68,7 @@ MODELS: Dict[str, Tuple[Callable[[argparse.Namespace], object], Callable[[argpar
 def add_parser(sub) -> None:
     p = sub.add_parser(
         "train",
-        help="train a ranking model and print its test metrics",
+        help="train a ranking model, print its test metrics (--out: write its test scores)",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
