@@ -8,13 +8,13 @@ predictions, in either of two formats (detected from the first line):
 - RankLib's ``-score`` output, ``qid<TAB>index<TAB>score`` per line, ``index`` the 0-based
   position of the document within its query in FILE.
 
-Prints MAP, NDCG@1..10,
-P@1..10, MeanNDCG and ERR, means over queries, in both conventions side by side:
-``standard`` (discount 1/log2(i+1), relevant = label > 0, k truncated to the query) and
-``letor`` (LETOR 4.0's Eval-Score-4.0.pl, which produced the papers' tables: no discount
-at ranks 1-2, NDCG@k = 0 for queries shorter than k, relevant = label >= 1). Ties among
-equal scores keep file order (``--ties stable``, as LETOR's script) unless
-``--ties pessimistic``. ``--json`` prints the same as a JSON object.
+``--scores -`` reads standard input. Prints MAP, NDCG@1..10, P@1..10, MeanNDCG and ERR,
+means over queries, in both conventions side by side: ``standard`` (discount
+1/log2(i+1), relevant = label > 0, k truncated to the query) and ``letor`` (LETOR 4.0's
+Eval-Score-4.0.pl, which produced the papers' tables: no discount at ranks 1-2, NDCG@k = 0
+for queries shorter than k, relevant = label >= 1). Ties among equal scores keep file
+order (``--ties stable``, as LETOR's script) unless ``--ties pessimistic``. ``--json``
+prints the same as a JSON object.
 """
 from __future__ import annotations
 
