@@ -263,7 +263,8 @@ def plot_feature_curves(result, metric: str = "MAP"):
     ax_t.tick_params(labelleft=True)
     name = Path(str(d.get("data_dir", ""))).name
     fig.suptitle(f"{name + ': ' if name else ''}{metric} against the number of features "
-                 f"({d.get('convention', 'letor')} conventions, means over {len(d['folds'])} folds)")
+                 f"({d.get('convention', 'letor')} conventions, "
+                 f"{'means over ' + str(len(d['folds'])) + ' folds' if len(d['folds']) != 1 else 'one fold'})")
     fig.legend(handles, labels, loc="outside lower center", ncol=2, fontsize="small", frameon=False,
                title=f"lines: selection paths, at each count the grid point of best validation {select}; "
                      "markers: one per regularisation value,\nat its mean count over the folds; "
