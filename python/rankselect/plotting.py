@@ -343,6 +343,9 @@ def _place_labels(ax, xs, ys, texts, fontsize=6.5):
     renderer = fig.canvas.get_renderer()
     pts = ax.transData.transform(np.column_stack([xs, ys]))  # pixels
     placed: List[tuple] = []
+    if ax.get_legend() is not None:  # labels stay off the legend
+        e = ax.get_legend().get_window_extent(renderer)
+        placed.append((e.x0, e.y0, e.x1, e.y1))
     order = np.argsort(-pts[:, 1])
     offsets = [(3, 2)]
     for r in (4, 9, 15, 22, 30, 40, 52, 66, 82):
@@ -417,20 +420,21 @@ def plot_single_feature_scores(train_scores: Sequence[float], test_scores: Seque
     ax.set_title(f"{title + ': ' if title else ''}each feature alone as the ranking score ({label})",
                  fontsize="medium")
     ax.grid(alpha=0.3)
-    ax.legend(loc="lower right", fontsize="small")
+    ax.legend(loc="upper left", fontsize="small")  # above the diagonal: test better than train, rare
     keys = list(groups)
     _place_labels(ax, np.array([k[0] for k in keys]), np.array([k[1] for k in keys]),
                   [", ".join(map(str, sorted(groups[k]))) for k in keys])
     return fig
 
 
-def save_experiment_figures(result, out_dir, *, fold: int = 1) -> List[Path]:
+def save_experiment_figures(result, out_dir, *, fold: Optional[int] = None) -> List[Path]:
     """Write the experiment's figures as PNG into ``out_dir``; returns the paths.
 
     ``curves_MAP.png``, ``curves_NDCG10.png`` (metric against the number of features),
     ``<method>_alpha_MAP.png`` for greedy RankRLS (per-alpha validation curves),
     ``single_feature_NDCG10.png`` (fold ``fold``'s train vs test) and
-    ``kendall_similarity.png`` (:func:`plot_similarity` of fold ``fold``'s training set).
+    ``kendall_similarity.png`` (:func:`plot_similarity` of fold ``fold``'s training set);
+    ``fold`` (1-based) defaults to the first fold of the result.
     ``result`` is an ExperimentResult, its ``to_dict()`` or the path of its JSON (the last
     two figures read the data again from its ``data_dir``).
     """
@@ -452,7 +456,11 @@ def save_experiment_figures(result, out_dir, *, fold: int = 1) -> List[Path]:
         if m.partition(":")[0] == "greedy-rankrls":
             save(plot_regularization_curves(d, m, "MAP"), f"{m.replace(':', '_')}_alpha_MAP.png")
     folds = load_folds(d["data_dir"])
-    f = folds[fold - 1]
+    if fold is None:
+        first = d["folds"][0][d["methods"][0]].get("fold") if d["folds"] else None
+        f = next((x for x in folds if x.name == first), folds[0])
+    else:
+        f = folds[fold - 1]
     name = f"{Path(str(d['data_dir'])).name} {f.name}"
     convention = d.get("convention", "letor")
     tr = single_feature_scores(f.train.X, f.train.y, f.train.qid, k=10, convention=convention)
