@@ -400,7 +400,7 @@ class MethodFold:
     test_qids: np.ndarray
     n_candidates: int
     skipped: List[Dict[str, Any]]
-    curve: List[Dict[str, Any]]  # per grid point: params, n_features, vali/test MAP and NDCG@10
+    curve: List[Dict[str, Any]]  # per grid point: params, n_features (in use), vali/test MAP and NDCG@10
 
     def to_dict(self) -> Dict[str, Any]:
         return {
@@ -730,6 +730,7 @@ def _run_method(fold, label, name, options, grid, sel_key, convention, cache, ba
     fit_time = 0.0
     t0 = time.perf_counter()
     gen = spec.candidates(tr, grid, options, cache.setdefault(name, {}))
+    available = _available_features(tr.X)  # counts are over these (as the table's #features)
     while True:
         try:
             batch = next(gen)
@@ -749,7 +750,7 @@ def _run_method(fold, label, name, options, grid, sel_key, convention, cache, ba
             v = vscores[sel_key]
             if curves:
                 ts = _scores(("MAP", "NDCG@10"), te.y, te.X @ coef, te.qid, convention)
-                curve.append({"params": dict(cand.params), "n_features": len(cand.selected),
+                curve.append({"params": dict(cand.params), "n_features": int(np.count_nonzero(coef[available])),
                               "vali": {"MAP": vscores["MAP"], "NDCG@10": vscores["NDCG@10"]},
                               "test": {"MAP": ts["MAP"], "NDCG@10": ts["NDCG@10"]}})
             if best is None or v > best[0]:
@@ -765,7 +766,6 @@ def _run_method(fold, label, name, options, grid, sel_key, convention, cache, ba
     per_query = test.pop("per_query")
     # A weight on an all-zero column changes no score (RankRLS leaves round-off there): the
     # count and the sparsity ratio are over the available features only.
-    available = _available_features(tr.X)
     n_used = int(np.count_nonzero(cand.coef[available]))
     avail = max(1, int(available.sum()))
     return MethodFold(

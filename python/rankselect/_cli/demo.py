@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import argparse
 
+from . import plural
+
 
 def add_parser(sub) -> None:
     p = sub.add_parser(
@@ -64,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     found = informative & set(order)
     print()
     print(f"informative features recovered: {len(found)} of {len(informative)}; "
-          f"the first {first_other} steps chose only informative features"
+          f"the first {plural(first_other, 'step')} chose only informative features"
           + (" (all of them before any redundant copy or noise feature)"
              if found == informative and first_other == len(informative) else ""))
     best = int(np.argmax(vali_map))

@@ -22,6 +22,8 @@ import os
 import sys
 from pathlib import Path
 
+from . import plural
+
 
 def add_parser(sub) -> None:
     p = sub.add_parser(
@@ -80,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
         args.data_dir, args.method, grid=parse_grid(args.grid), metric=args.metric,
         convention=args.convention, jobs=args.jobs, progress=not args.quiet, folds=folds,
     )
-    print(f"# {args.data_dir}: test means over {len(res.folds)} folds (selection by validation {res.metric}, "
+    print(f"# {args.data_dir}: test means over {plural(len(res.folds), 'fold')} (selection by validation {res.metric}, "
           f"{res.convention} conventions)")
     print(res.table())
     if args.out:

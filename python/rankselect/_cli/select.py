@@ -20,6 +20,8 @@ import sys
 from dataclasses import dataclass
 from typing import Callable, Dict, Optional, Sequence, Union
 
+from . import plural
+
 
 
 @dataclass(frozen=True)
@@ -113,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
         header.append(score_name or "score")
     if vali_rows is not None:
         header += ["vali NDCG@10", "vali MAP"]
-    print(f"# {args.method} on {args.train}: {len(selected)} features (numbered as in the file)")
+    print(f"# {args.method} on {args.train}: {plural(len(selected), 'feature')} (numbered as in the file)")
     print("  ".join(f"{h:>12}" for h in header))
     for i, j in enumerate(selected):
         row = [f"{i + 1:>12d}", f"{j + 1:>12d}"]

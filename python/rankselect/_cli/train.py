@@ -1,9 +1,12 @@
 """``rankselect train --model ranksvm [--C C] [--kernel nystroem|rff --components M --gamma G]
-TRAIN --test TEST [--json]``
+TRAIN --test TEST [--out SCORES] [--json]``
 
 Trains a ranking model on TRAIN (LETOR / SVMlight file) and prints its test metrics in
 both conventions side by side: "standard" (trec_eval style) and "letor" (LETOR 4.0's
-Eval-Score-4.0.pl, the convention of the papers' tables).
+Eval-Score-4.0.pl, the convention of the papers' tables). ``--out SCORES`` also writes the
+model's score of every TEST row, one per line in TEST's row order (the format
+``rankselect evaluate TEST --scores SCORES`` reads); ``--out -`` writes them to standard
+output and the report to standard error.
 
 Models are registered in ``MODELS``: ``name -> (build(args) -> estimator, add_arguments)``;
 the estimator has ``fit(X, y, qid=...)`` and ``predict(X)``.
@@ -12,9 +15,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from typing import Callable, Dict, Tuple
 
 import numpy as np
+
+from . import plural
 
 _REPORTED = ["NDCG@1", "NDCG@3", "NDCG@5", "NDCG@10", "P@1", "P@3", "P@5", "P@10", "MAP", "MeanNDCG"]
 
@@ -62,13 +68,15 @@ MODELS: Dict[str, Tuple[Callable[[argparse.Namespace], object], Callable[[argpar
 def add_parser(sub) -> None:
     p = sub.add_parser(
         "train",
-        help="train a ranking model and print its test metrics",
+        help="train a ranking model, print its test metrics (--out: write its test scores)",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("train", metavar="TRAIN", help="training file (LETOR / SVMlight, .gz ok)")
     p.add_argument("--test", required=True, metavar="TEST", help="test file")
     p.add_argument("--model", choices=sorted(MODELS), default="ranksvm")
+    p.add_argument("--out", metavar="SCORES",
+                   help="write the test scores, one per line in TEST's row order (- for standard output)")
     p.add_argument("--json", action="store_true", help="print a JSON object instead of a table")
     seen = set()
     for _, add_arguments in MODELS.values():
@@ -100,6 +108,11 @@ def run(args: argparse.Namespace) -> int:
     with sklearn.config_context(enable_metadata_routing=True):  # routes qid to RankSVM
         model.fit(Xtr, train.y, qid=train.qid)
     scores = model.predict(Xte)
+    report = sys.stdout
+    if args.out:
+        _write_scores(args.out, scores)
+        if args.out == "-":
+            report = sys.stderr
     table = {conv: metrics.evaluate(test.y, scores, test.qid, convention=conv)
              for conv in ("standard", "letor")}
     final = model[-1] if hasattr(model, "steps") else model
@@ -115,15 +128,28 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         out = dict(info)
         out["test"] = {conv: {k: float(table[conv][k]) for k in _REPORTED} for conv in table}
-        print(json.dumps(out, indent=2, default=str))
+        print(json.dumps(out, indent=2, default=str), file=report)
         return 0
     params = " ".join(f"{k}={v}" for k, v in info["params"].items())
     extra = " ".join(f"{k}={v:.10g}" if isinstance(v, float) else f"{k}={v}"
                      for k, v in info.items() if k not in ("model", "params"))
-    print(f"model: {args.model} ({params}) {extra}")
-    print(f"train: {args.train} ({Xtr.shape[0]} rows, {len(np.unique(train.qid))} queries)")
-    print(f"test:  {args.test} ({Xte.shape[0]} rows, {len(np.unique(test.qid))} queries)")
-    print(f"{'metric':<10} {'standard':>10} {'letor':>10}")
+    print(f"model: {args.model} ({params}) {extra}", file=report)
+    for name, path, X, q in (("train:", args.train, Xtr, train.qid), ("test: ", args.test, Xte, test.qid)):
+        print(f"{name} {path} ({plural(X.shape[0], 'row')}, {plural(len(np.unique(q)), 'query', 'queries')})",
+              file=report)
+    if args.out and args.out != "-":
+        print(f"scores: {args.out} ({plural(len(scores), 'line')}, TEST's row order)", file=report)
+    print(f"{'metric':<10} {'standard':>10} {'letor':>10}", file=report)
     for k in _REPORTED:
-        print(f"{k:<10} {table['standard'][k]:>10.4f} {table['letor'][k]:>10.4f}")
+        print(f"{k:<10} {table['standard'][k]:>10.4f} {table['letor'][k]:>10.4f}", file=report)
     return 0
+
+
+def _write_scores(path: str, scores) -> None:
+    """One score per line (shortest text that reads back to the same float64)."""
+    lines = (f"{s!r}\n" for s in np.asarray(scores, dtype=float).tolist())
+    if path == "-":
+        sys.stdout.writelines(lines)
+    else:
+        with open(path, "w", encoding="utf-8") as f:
+            f.writelines(lines)
