@@ -7,6 +7,8 @@ Public API (re-exported here):
   :mod:`rankselect.datasets` (synthetic data with known ground truth, shipped example)
 - evaluation: :mod:`rankselect.metrics` (NDCG, P@k, MAP, MeanNDCG, ERR; standard and
   LETOR conventions)
+- inspection of any ranker: :mod:`rankselect.inspection` (query-wise permutation importance,
+  ``evaluate_path`` for LightGBM / XGBoost / rankselect on a selection order)
 - RankRLS and greedy RankRLS: :class:`RankRLS`, :class:`GreedyRankRLS`
 - GAS: :class:`GAS`, :func:`kendall_similarity`, :func:`feature_importance`
 - pairwise: :func:`preference_pairs`, :func:`preference_pair_matrix`,
@@ -19,6 +21,7 @@ Public API (re-exported here):
 from ._core import __version__
 from ._config import config_context, get_config, set_config
 from . import datasets, metrics, pairwise
+from . import inspection
 from .data import Fold, RankingData, load_letor, load_letor_folds, save_letor
 from .gas import GAS
 from .groups import QueryGroups, center_by_query
@@ -47,6 +50,7 @@ __all__ = [
     "datasets",
     # evaluation
     "metrics",
+    "inspection",
     # selectors and rankers
     "RankRLS",
     "GreedyRankRLS",
