@@ -17,6 +17,7 @@ Public API (re-exported here):
 - kernel approximation: :class:`Nystroem`, :class:`RandomFourierFeatures`
 - sparse rankers: :class:`SparseRankSVM` (l1, weighted l1, log, MCP, lp), :func:`sparse_path`,
   :class:`FSMRank`, :class:`FSMSVM`
+- stability: :class:`StabilitySelection` (selection frequencies over query subsamples)
 """
 from ._core import __version__
 from ._config import config_context, get_config, set_config
@@ -33,6 +34,7 @@ from .rankrls import GreedyRankRLS, RankRLS
 from .ranksvm import RankSVM
 from .sparse import SparsePath, SparseRankSVM, sparse_path
 from .fsmrank import FSMRank, FSMSVM
+from .stability import StabilitySelection
 
 __all__ = [
     "__version__",
@@ -69,4 +71,5 @@ __all__ = [
     "sparse_path",
     "FSMRank",
     "FSMSVM",
+    "StabilitySelection",
 ]
