@@ -9,6 +9,8 @@ Public API (re-exported here):
   LETOR conventions)
 - inspection of any ranker: :mod:`rankselect.inspection` (query-wise permutation importance,
   ``evaluate_path`` for LightGBM / XGBoost / rankselect on a selection order)
+- comparison: :mod:`rankselect.stats` (randomization / Wilcoxon / t paired tests, Holm,
+  effect sizes with CIs, TREC run / qrels / per-query export)
 - RankRLS and greedy RankRLS: :class:`RankRLS`, :class:`GreedyRankRLS`
 - GAS: :class:`GAS`, :func:`kendall_similarity`, :func:`feature_importance`
 - pairwise: :func:`preference_pairs`, :func:`preference_pair_matrix`,
@@ -22,7 +24,7 @@ Public API (re-exported here):
 from ._core import __version__
 from ._config import config_context, get_config, set_config
 from . import datasets, metrics, pairwise
-from . import inspection
+from . import inspection, stats
 from .data import Fold, RankingData, load_letor, load_letor_folds, save_letor
 from .gas import GAS
 from .groups import QueryGroups, center_by_query
@@ -53,6 +55,7 @@ __all__ = [
     # evaluation
     "metrics",
     "inspection",
+    "stats",
     # selectors and rankers
     "RankRLS",
     "GreedyRankRLS",

@@ -22,6 +22,7 @@ from sklearn.base import clone
 from . import metrics
 from ._validation import check_qid, check_vector
 from .groups import QueryGroups
+from .stats import mean_confidence_interval
 
 __all__ = ["PermutationImportance", "permutation_importance", "PathCurve", "evaluate_path", "fit_ranker"]
 
@@ -62,33 +63,6 @@ def _columns(X, cols):
     if hasattr(X, "iloc"):
         return X.iloc[:, list(cols)]
     return X[:, list(cols)]
-
-
-def mean_confidence_interval(deltas, confidence: float = 0.95, method: str = "t", *,
-                             n_resamples: int = 2000, random_state=None):
-    """Confidence interval of the mean of per-query values ``deltas`` (n_queries,).
-
-    ``method="t"``: Student's t-interval ``mean +- t_{(1+confidence)/2, n-1} * s / sqrt(n)``;
-    ``"bootstrap"``: the BCa bootstrap over queries of :func:`scipy.stats.bootstrap`
-    (``n_resamples`` resamples). Returns ``(low, high)``; ``(mean, mean)`` when all values
-    are equal.
-    """
-    from scipy import stats
-
-    d = np.asarray(deltas, dtype=np.float64)
-    if d.ndim != 1 or d.size < 2:
-        raise ValueError(f"need at least two per-query values for a confidence interval, got shape {d.shape}")
-    if method not in _CI_METHODS:
-        raise ValueError(f"ci must be one of {_CI_METHODS}, got {method!r}")
-    mean = float(d.mean())
-    if np.all(d == d[0]):
-        return mean, mean
-    if method == "t":
-        half = float(stats.t.ppf((1 + confidence) / 2, d.size - 1) * d.std(ddof=1) / np.sqrt(d.size))
-        return mean - half, mean + half
-    res = stats.bootstrap((d,), np.mean, confidence_level=confidence, n_resamples=n_resamples,
-                          method="BCa", random_state=_rng(random_state))
-    return float(res.confidence_interval.low), float(res.confidence_interval.high)
 
 
 @dataclass
