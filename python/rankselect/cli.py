@@ -22,6 +22,7 @@ _COMMANDS = [
     "similarity",
     "train",
     "experiment",
+    "export",
 ]
 
 

@@ -101,6 +101,8 @@ def run(args: argparse.Namespace) -> int:
             "selected_features": [j + 1 for j in selected],
             "score_name": method.score_name,
             "scores": None if step_scores is None else [float(s) for s in step_scores],
+            "n_features": int(train.X.shape[1]),
+            "coef": None if getattr(est, "coef_", None) is None else [float(w) for w in est.coef_],
         }
         if vali_rows is not None:
             out["validation"] = [None if r is None else {"NDCG@10": r[0], "MAP": r[1]} for r in vali_rows]
