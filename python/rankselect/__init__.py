@@ -24,7 +24,7 @@ Public API (re-exported here):
 from ._core import __version__
 from ._config import config_context, get_config, set_config
 from . import datasets, metrics, pairwise
-from . import inspection, stats
+from . import costs, inspection, stats
 from .data import Fold, RankingData, load_letor, load_letor_folds, save_letor
 from .gas import GAS
 from .groups import QueryGroups, center_by_query
@@ -56,6 +56,7 @@ __all__ = [
     "metrics",
     "inspection",
     "stats",
+    "costs",
     # selectors and rankers
     "RankRLS",
     "GreedyRankRLS",

@@ -250,3 +250,40 @@ def save_experiment_figures(result, out_dir, *, fold: int = 1) -> List[Path]:
     ax = plot_similarity(S, title=f"Kendall similarity ({f.name} train)")
     save(ax.figure, "kendall_similarity.png")
     return written
+
+def plot_cost_quality(paths, ax=None, *, title=None):
+    """Cost-quality trade-off: validation measure against total feature cost, every model
+    as a marker and each path's Pareto front (:func:`rankselect.costs.pareto_front`) as a
+    step line.
+
+    Parameters
+    ----------
+    paths : CostQualityPath or dict label -> CostQualityPath
+        From :func:`rankselect.costs.cost_quality_path`.
+    ax : matplotlib Axes, optional
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib Axes
+    """
+    if not isinstance(paths, dict):
+        paths = {"": paths}
+    if ax is None:
+        ax = _figure().add_subplot()
+    scoring = None
+    for i, (label, p) in enumerate(paths.items()):
+        color = f"C{i}"
+        ax.plot(p.total_cost, p.score, "o", color=color, alpha=0.35, ms=4,
+                label=f"{label} models" if label else "models")
+        front = p.pareto
+        ax.step(p.total_cost[front], p.score[front], "-", where="post", color=color, marker="s", ms=4,
+                label=f"{label} Pareto front" if label else "Pareto front")
+        scoring = p.scoring
+    ax.set_xlabel("total feature cost")
+    ax.set_ylabel(f"validation {scoring}")
+    if title:
+        ax.set_title(title)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize="small")
+    return ax
