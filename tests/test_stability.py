@@ -75,3 +75,13 @@ def test_fold_selection_frequencies():
     fold = lambda sel: {"m": SimpleNamespace(selected_features=sel)}  # noqa: E731
     result = SimpleNamespace(methods=["m"], n_features=4, folds=[fold([0, 2]), fold([0]), fold([0, 3]), fold([])])
     assert fold_selection_frequencies(result)["m"].tolist() == [0.75, 0.0, 0.25, 0.25]
+
+
+def test_plot_selection_frequencies():
+    pytest.importorskip("matplotlib")
+    from rankselect.plotting import plot_selection_frequencies
+
+    ax = plot_selection_frequencies({"a": [0.1, 1.0, 0.0], "b": [0.5, 0.5, 0.5]}, threshold=0.6)
+    assert len(ax.patches) == 6 and [t.get_text() for t in ax.get_xticklabels()] == ["1", "2", "3"]
+    with pytest.raises(ValueError, match="shape"):
+        plot_selection_frequencies({"a": [0.1], "b": [0.1, 0.2]})

@@ -174,6 +174,8 @@ def cost_quality_path(model, vali, feature_costs, *, scoring: str = "ndcg@10", c
     Returns
     -------
     CostQualityPath
+        Models without any feature (e.g. the all-zero end of a sparse path, which ranks
+        by file order) are left out.
     """
     Xv, yv, qv = vali
     n = Xv.shape[1]
@@ -200,6 +202,10 @@ def cost_quality_path(model, vali, feature_costs, *, scoring: str = "ndcg@10", c
         curve = evaluate_path(order, ranker if ranker is not None else RankRLS(alpha=1.0), train, vali,
                               scoring=scoring, convention=convention)
         feats, scores = curve.features, curve.scores
+    # A model without features ranks every query by ties (file order): not a trade-off point.
+    keep = [i for i, f in enumerate(feats) if len(f) > 0]
+    feats = [feats[i] for i in keep]
+    scores = np.asarray(scores, dtype=np.float64)[keep]
     total = np.array([_total(costs, f) for f in feats])
     return CostQualityPath(total_cost=total, score=np.asarray(scores, dtype=np.float64),
                            n_features=np.array([len(f) for f in feats]), features=feats, scoring=scoring)

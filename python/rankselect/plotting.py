@@ -287,3 +287,51 @@ def plot_cost_quality(paths, ax=None, *, title=None):
     ax.grid(alpha=0.3)
     ax.legend(fontsize="small")
     return ax
+
+
+def plot_selection_frequencies(frequencies, ax=None, *, feature_numbers=None, title=None, threshold=None):
+    """Bar chart of how often each feature was selected (one bar group per entry).
+
+    Parameters
+    ----------
+    frequencies : array-like of shape (n_features,) or dict label -> array-like
+        E.g. :attr:`rankselect.StabilitySelection.selection_frequencies_` and
+        :func:`rankselect.stability.fold_selection_frequencies`.
+    ax : matplotlib Axes, optional
+    feature_numbers : sequence of int, optional
+        Tick labels; default 1-based feature numbers (as in LETOR files).
+    title : str, optional
+    threshold : float, optional
+        Draw the support threshold as a horizontal line.
+
+    Returns
+    -------
+    matplotlib Axes
+    """
+    if not isinstance(frequencies, dict):
+        frequencies = {"": frequencies}
+    arrays = {k: np.asarray(v, dtype=float) for k, v in frequencies.items()}
+    n = next(iter(arrays.values())).shape[0]
+    if any(a.shape != (n,) for a in arrays.values()):
+        raise ValueError("every frequency vector must have shape (n_features,)")
+    if ax is None:
+        ax = _figure((max(6.4, 0.18 * n + 2), 4.0)).add_subplot()
+    width = 0.8 / len(arrays)
+    x = np.arange(n)
+    for i, (label, a) in enumerate(arrays.items()):
+        ax.bar(x + (i - (len(arrays) - 1) / 2) * width, a, width, color=f"C{i}", label=label or None)
+    nums = list(range(1, n + 1)) if feature_numbers is None else list(feature_numbers)
+    ax.set_xticks(x)
+    ax.set_xticklabels([str(j) for j in nums], rotation=90, fontsize=7)
+    ax.set_xlim(-0.6, n - 0.4)
+    ax.set_ylim(0, 1.02)
+    if threshold is not None:
+        ax.axhline(threshold, color="0.4", lw=0.8, ls="--", label=f"threshold {threshold:g}")
+    ax.set_xlabel("feature")
+    ax.set_ylabel("selection frequency")
+    if title:
+        ax.set_title(title)
+    ax.grid(axis="y", alpha=0.3)
+    if any(arrays) or threshold is not None:
+        ax.legend(fontsize="small")
+    return ax
