@@ -109,3 +109,14 @@ def test_lightgbm_ranker_on_greedy_order():
     res = permutation_importance(fitted, vali.X[:, order], vali.y, vali.qid, n_repeats=3, random_state=0)
     assert res.importances_mean.shape == (5,)
     assert res.importances_mean[0] > 0
+
+
+def test_dataframe_input_matches_numpy(data):
+    pd = pytest.importorskip("pandas")
+    X, y, qid = data
+    model = rs.RankRLS(alpha=1.0).fit(X, y, qid=qid)
+    frame = pd.DataFrame(X, columns=[f"c{j}" for j in range(X.shape[1])])
+    a = permutation_importance(model, X, y, qid, n_repeats=2, random_state=4, features=[0, 3])
+    b = permutation_importance(model, frame, y, qid, n_repeats=2, random_state=4, features=[0, 3])
+    assert np.array_equal(a.per_query, b.per_query)
+    assert np.array_equal(frame.to_numpy(), X)  # the caller's frame is left as it was

@@ -22,19 +22,12 @@ from sklearn.base import clone
 from . import metrics
 from ._validation import check_qid, check_vector
 from .groups import QueryGroups
+from .stats import _generator as _rng
 from .stats import mean_confidence_interval
 
 __all__ = ["PermutationImportance", "permutation_importance", "PathCurve", "evaluate_path", "fit_ranker"]
 
 _CI_METHODS = ("t", "bootstrap")
-
-
-def _rng(random_state) -> np.random.Generator:
-    if isinstance(random_state, np.random.Generator):
-        return random_state
-    if random_state is None or (isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool)):
-        return np.random.default_rng(None if random_state is None else int(random_state))
-    raise TypeError(f"random_state must be None, an int or a numpy Generator, got {random_state!r}")
 
 
 def _check_count(value, name: str, minimum: int = 1) -> int:

@@ -95,6 +95,8 @@ class StabilitySelection(SelectorMixin, BaseEstimator):
     n_features_in_ : int
     """
 
+    __metadata_request__fit = {"qid": True}
+
     def __init__(self, selector, n_resamples=50, sample_fraction=0.5, threshold=0.6, random_state=None):
         self.selector = selector
         self.n_resamples = n_resamples

@@ -4,6 +4,7 @@
 //!
 //! With `v_i` the criterion after adding candidate `i`, `v_prev` the criterion of the
 //! current model (at step 0 the empty model, whose LQO residuals are the centred labels)
+//! (for a ranking-measure criterion its scores all tie, so queries keep their row order)
 //! and `gain_i = v_prev - v_i` (or `v_i - v_prev` when higher is better), a candidate is
 //! *affordable* when `spent + cost_i <= budget`. Among affordable candidates:
 //!
