@@ -18,8 +18,10 @@ README = Path(__file__).resolve().parents[1] / "README.md"
 
 
 def python_blocks():
+    """Self-contained python blocks; the "In practice" blocks (marked ``<!-- practice-example -->``)
+    share one namespace and run in order in test_readme_practice.py."""
     text = README.read_text(encoding="utf-8")
-    return re.findall(r"^```python\n(.*?)^```", text, flags=re.S | re.M)
+    return re.findall(r"(?<!<!-- practice-example -->\n)^```python\n(.*?)^```", text, flags=re.S | re.M)
 
 
 BLOCKS = python_blocks()

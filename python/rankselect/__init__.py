@@ -10,6 +10,10 @@ Public API (re-exported here):
 - :mod:`rankselect.exceptions`: :class:`~rankselect.exceptions.DegenerateDataWarning`
 - every estimator and selector follows one contract (``rankselect._base``): ``fit(X, y, qid)``
   and ``score(X, y, qid)`` request ``qid`` under metadata routing, scikit-learn validation
+- inspection of any ranker: :mod:`rankselect.inspection` (query-wise permutation importance,
+  ``evaluate_path`` for LightGBM / XGBoost / rankselect on a selection order)
+- comparison: :mod:`rankselect.stats` (randomization / Wilcoxon / t paired tests, Holm,
+  effect sizes with CIs, TREC run / qrels / per-query export)
 - RankRLS and greedy RankRLS: :class:`RankRLS`, :class:`GreedyRankRLS`
 - GAS: :class:`GAS`, :func:`kendall_similarity`, :func:`feature_importance`
 - pairwise: :func:`preference_pairs`, :func:`preference_pair_matrix`,
@@ -18,10 +22,12 @@ Public API (re-exported here):
 - kernel approximation: :class:`Nystroem`, :class:`RandomFourierFeatures`
 - sparse rankers: :class:`SparseRankSVM` (l1, weighted l1, log, MCP, lp), :func:`sparse_path`,
   :class:`FSMRank`, :class:`FSMSVM`
+- stability: :class:`StabilitySelection` (selection frequencies over query subsamples)
 """
 from ._core import __version__
 from ._config import config_context, get_config, set_config
 from . import datasets, exceptions, metrics, pairwise
+from . import costs, inspection, stats
 from .data import Fold, RankingData, load_letor, load_letor_folds, save_letor
 from .gas import GAS
 from .groups import QueryGroups, center_by_query
@@ -33,6 +39,7 @@ from .rankrls import GreedyRankRLS, RankRLS
 from .ranksvm import RankSVM
 from .sparse import SparsePath, SparseRankSVM, sparse_path
 from .fsmrank import FSMRank, FSMSVM
+from .stability import StabilitySelection
 
 __all__ = [
     "__version__",
@@ -51,6 +58,9 @@ __all__ = [
     # evaluation
     "metrics",
     "exceptions",
+    "inspection",
+    "stats",
+    "costs",
     # selectors and rankers
     "RankRLS",
     "GreedyRankRLS",
@@ -69,4 +79,5 @@ __all__ = [
     "sparse_path",
     "FSMRank",
     "FSMSVM",
+    "StabilitySelection",
 ]

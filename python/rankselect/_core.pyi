@@ -63,6 +63,21 @@ def greedy_rankrls(
     convention: str = "standard",
 ) -> tuple[npt.NDArray[np.uintp], npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
 
+def greedy_rankrls_costs(
+    x: npt.NDArray[np.float64],
+    y: npt.NDArray[np.float64],
+    offsets: npt.NDArray[np.int64],
+    k: int,
+    alpha: float,
+    costs: npt.NDArray[np.float64],
+    budget: float | None,
+    memory_limit: int,
+    criterion: str = "squared",
+    tol: float | None = None,
+    progress: Callable[[int, int, float], object] | None = None,
+    convention: str = "standard",
+) -> tuple[npt.NDArray[np.uintp], npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
+
 KENDALL_SHORT_MAX: int
 
 def kendall_similarity(

@@ -28,6 +28,7 @@ _COMMANDS = [
     "similarity",
     "train",
     "experiment",
+    "export",
 ]
 
 #: exit codes of the shell conventions: 128 + signal number

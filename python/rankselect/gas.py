@@ -44,7 +44,7 @@ from .importance import FeatureImportance, _parse_measure, feature_importance
 from .kendall import VARIANTS, kendall_similarity
 
 
-def gas_greedy(importance, similarity, n_features_to_select: int, c: float, last=None):
+def gas_greedy(importance, similarity, n_features_to_select: int, c: float, last=None, costs=None, budget=None):
     """The greedy search of Fig. 1 on a precomputed importance vector and similarity matrix.
 
     Parameters
@@ -57,6 +57,13 @@ def gas_greedy(importance, similarity, n_features_to_select: int, c: float, last
     last : array-like of bool, shape (n_features,), optional
         Features taken only after every other one (e.g. features constant within every
         query, which cannot order any documents).
+    costs : array-like of shape (n_features,), optional
+        Feature costs (>= 0): each step takes the largest ``w_j / cost_j`` (a free feature
+        with ``w_j > 0`` first; a negative penalised weight counts as ``w_j * cost_j``, so
+        a higher cost never helps; ties: larger ``w_j``, then the lowest index).
+    budget : float, optional
+        Only features whose cost fits in what is left of the budget are candidates; the
+        selection stops early when none fits.
 
     Returns
     -------
@@ -66,15 +73,31 @@ def gas_greedy(importance, similarity, n_features_to_select: int, c: float, last
         The current (penalised) weight of each feature when it was selected.
     """
     w = np.array(importance, dtype=np.float64)
+    if costs is not None or budget is not None:
+        costs = np.ones(w.shape[0]) if costs is None else np.asarray(costs, dtype=np.float64)
     e = np.asarray(similarity, dtype=np.float64)
     available = np.ones(w.shape[0], dtype=bool)
     last = np.zeros(w.shape[0], dtype=bool) if last is None else np.asarray(last, dtype=bool)
     selected = np.empty(n_features_to_select, dtype=np.intp)
     weights = np.empty(n_features_to_select, dtype=np.float64)
+    spent = 0.0
     for step in range(n_features_to_select):
+        if budget is not None:
+            available &= spent + costs <= budget
+            if not available.any():
+                return selected[:step], weights[:step]
         pool = available & ~last if (available & ~last).any() else available
-        current = np.where(pool, w, -np.inf)
-        k = int(np.argmax(current))  # first maximum: ties go to the lowest index
+        if costs is None:
+            current = np.where(pool, w, -np.inf)
+            k = int(np.argmax(current))  # first maximum: ties go to the lowest index
+        else:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                per_cost = np.where(costs > 0, w / np.where(costs > 0, costs, 1.0), np.sign(w) * np.inf)
+            ratio = np.where(w >= 0, np.nan_to_num(per_cost, nan=0.0, posinf=np.inf), w * costs)
+            ratio[~pool] = -np.inf
+            top = pool & (ratio == ratio[pool].max())
+            k = int(np.argmax(np.where(top, w, -np.inf)))  # larger weight, then the lowest index
+            spent += costs[k]
         selected[step] = k
         weights[step] = w[k]
         available[k] = False
@@ -117,6 +140,11 @@ class GAS(SelectorMixin, RankingEstimator):
         Ignore the sign of the similarity (``|tau|``); only for a computed similarity.
     convention : str, default="standard"
         Metric conventions for a GAS-E importance (:mod:`rankselect.metrics`).
+    feature_costs : array-like of shape (n_features,) or None
+        Feature costs (>= 0): the greedy takes the largest penalised importance per cost
+        (:mod:`rankselect.costs`); equal costs select as without costs.
+    budget : float or None
+        Stop before the total cost would exceed it (costs default to 1 per feature).
 
     Attributes
     ----------
@@ -154,16 +182,20 @@ class GAS(SelectorMixin, RankingEstimator):
         "similarity": [StrOptions(set(VARIANTS)), "array-like"],
         "absolute": ["boolean"],
         "convention": [StrOptions({"standard", "letor"})],
+        "feature_costs": ["array-like", None],
+        "budget": [Interval(numbers.Real, 0, None, closed="left"), None],
     }
 
     def __init__(self, n_features_to_select=10, c=0.1, *, importance="map", similarity="geng",
-                 absolute=False, convention="standard"):
+                 absolute=False, convention="standard", feature_costs=None, budget=None):
         self.n_features_to_select = n_features_to_select
         self.c = c
         self.importance = importance
         self.similarity = similarity
         self.absolute = absolute
         self.convention = convention
+        self.feature_costs = feature_costs
+        self.budget = budget
 
     def _check_params(self, n_features: int):
         """The bound that depends on the data (the others: ``_parameter_constraints``)."""
@@ -239,8 +271,17 @@ class GAS(SelectorMixin, RankingEstimator):
         imp = self._importance(X, y, qid, has_pair)
         e = self._similarity(X, qid, imp.directions)
         constant = _constant_within_queries(X, qid)
+        costs = budget = None
+        if self.feature_costs is not None or self.budget is not None:
+            from .costs import check_budget, check_costs
+
+            costs, budget = check_costs(self.feature_costs, n), check_budget(self.budget)
+            if budget is not None and costs.min() > budget:
+                raise ValueError(f"budget={budget} is below the cheapest feature's cost ({costs.min()})")
+            if budget is None and np.all(costs == costs[0]):
+                costs = None  # equal costs: the plain greedy, exactly
         selected, weights = gas_greedy(imp.importance, e, int(self.n_features_to_select), float(self.c),
-                                       last=constant)
+                                       last=constant, costs=costs, budget=budget)
         self.importance_ = imp.importance
         self.directions_ = imp.directions
         self.similarity_ = e

@@ -180,6 +180,15 @@ class GreedyRankRLS(RankerMixin, LinearPredictMixin, SelectorMixin, RankingEstim
         (relative). The selection then has fewer than ``n_features_to_select`` features.
     verbose : bool, default=False
         Print one line per step (feature, criterion) to stderr.
+    feature_costs : array-like of shape (n_features,) or None, default=None
+        Cost of computing each feature (>= 0, e.g. latency). Each step then adds the
+        feature of largest exact LQO improvement per unit cost
+        (:mod:`rankselect.costs`; a free feature that improves comes first). Equal costs
+        select as without costs.
+    budget : float or None, default=None
+        Stop before the total cost of the selection would exceed ``budget`` (costs default
+        to 1 per feature, so the budget is then a number of features); a feature that does
+        not fit is skipped for cheaper ones. ``n_features_to_select`` still caps the count.
 
     Attributes
     ----------
@@ -193,6 +202,9 @@ class GreedyRankRLS(RankerMixin, LinearPredictMixin, SelectorMixin, RankingEstim
         Row ``j``: RankRLS weights on the first ``j + 1`` selected features, zeros elsewhere.
     coef_ : ndarray of shape (n_features,)
         ``coef_path_[-1]``.
+    cost_path_ : ndarray of shape (k,)
+        Total cost of the first ``j + 1`` selected features (only with ``feature_costs`` or
+        ``budget``).
     n_features_in_ : int
     feature_names_in_ : ndarray of str, shape (n_features_in_,)
         Column names, when X was a DataFrame with string column names.
@@ -211,16 +223,20 @@ class GreedyRankRLS(RankerMixin, LinearPredictMixin, SelectorMixin, RankingEstim
         "convention": [StrOptions({"standard", "letor"})],
         "min_improvement": [Interval(numbers.Real, 0, None, closed="left"), None],
         "verbose": ["verbose"],
+        "feature_costs": ["array-like", None],
+        "budget": [Interval(numbers.Real, 0, None, closed="left"), None],
     }
 
     def __init__(self, n_features_to_select=10, alpha=1.0, criterion="squared", convention="standard",
-                 min_improvement=None, verbose=False):
+                 min_improvement=None, verbose=False, feature_costs=None, budget=None):
         self.n_features_to_select = n_features_to_select
         self.alpha = alpha
         self.criterion = criterion
         self.convention = convention
         self.min_improvement = min_improvement
         self.verbose = verbose
+        self.feature_costs = feature_costs
+        self.budget = budget
 
     def fit(self, X, y, qid=None):
         """Select features on ``X`` (m, n), labels ``y`` (m,), query ids ``qid`` (m,)."""
@@ -239,11 +255,26 @@ class GreedyRankRLS(RankerMixin, LinearPredictMixin, SelectorMixin, RankingEstim
                 print(f"[GreedyRankRLS] step {step + 1}/{k}: feature {feature} ({name} {value:.6g})",
                       file=sys.stderr, flush=True)
 
-        selected, values, path = _core.greedy_rankrls(
-            Xg, yg, offsets, int(k), float(self.alpha), self.criterion,
-            None if self.min_improvement is None else float(self.min_improvement), progress,
-            str(self.convention),
-        )
+        if self.feature_costs is None and self.budget is None:
+            selected, values, path = _core.greedy_rankrls(
+                Xg, yg, offsets, int(k), float(self.alpha), self.criterion,
+                None if self.min_improvement is None else float(self.min_improvement), progress, str(self.convention),
+            )
+        else:
+            from ._config import memory_limit
+            from .costs import check_budget, check_costs
+
+            costs = check_costs(self.feature_costs, n)
+            budget = check_budget(self.budget)
+            if budget is not None and costs.min() > budget:
+                raise ValueError(f"budget={budget} is below the cheapest feature's cost ({costs.min()}): "
+                                 "nothing can be selected")
+            selected, values, path = _core.greedy_rankrls_costs(
+                Xg, yg, offsets, int(k), float(self.alpha), costs, budget,
+                int(memory_limit()), self.criterion, None if self.min_improvement is None else float(self.min_improvement),
+                progress, str(self.convention),
+            )
+            self.cost_path_ = np.cumsum(costs[np.asarray(selected, dtype=np.intp)])
         self.selected_features_ = np.asarray(selected, dtype=np.intp)
         self.lqo_scores_ = np.asarray(values)
         self.coef_path_ = np.asarray(path)

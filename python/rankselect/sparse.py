@@ -78,6 +78,10 @@ class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, SelectorMixin, Ranking
         RBF width ``gamma`` of :class:`RankSVM`.
     weights : array-like of shape (n_features,) or None
         Non-negative weights of the weighted L1 penalty (eq. 12); ``penalty="l1"`` only.
+    feature_costs : array-like of shape (n_features,) or None
+        Cost of each feature (>= 0): the weighted L1 penalty with ``beta_j = cost_j /
+        mean(cost)`` (:mod:`rankselect.costs`), so equal costs are the plain L1 and a free
+        feature is not penalised; ``penalty="l1"`` only, not with ``weights``.
     max_iter : int, default=5000
         Maximum solver iterations (Newton steps or FISTA steps) per (weighted) L1 solve.
     max_reweightings : int, default=10
@@ -129,10 +133,11 @@ class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, SelectorMixin, Ranking
         "max_reweightings": [Interval(numbers.Integral, 1, None, closed="left")],
         "tol": [Interval(numbers.Real, 0, None, closed="neither")],
         "solver": [StrOptions(set(SOLVERS))],
+        "feature_costs": ["array-like", None],
     }
 
     def __init__(self, C=1.0, penalty="l1", p=0.5, epsilon=0.1, mcp_gamma=2.0, weights=None,
-                 max_iter=5000, max_reweightings=10, tol=1e-6, solver="prox-newton"):
+                 max_iter=5000, max_reweightings=10, tol=1e-6, solver="prox-newton", feature_costs=None):
         self.C = C
         self.penalty = penalty
         self.p = p
@@ -143,6 +148,7 @@ class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, SelectorMixin, Ranking
         self.max_reweightings = max_reweightings
         self.tol = tol
         self.solver = solver
+        self.feature_costs = feature_costs
 
     # -- validation ---------------------------------------------------------------------
     def _check_params(self, n_features: int):
@@ -157,6 +163,16 @@ class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, SelectorMixin, Ranking
                 raise ValueError(f"weights has {weights.shape[0]} entries but X has {n_features} features")
             if np.isnan(weights).any() or (weights < 0).any():
                 raise ValueError("weights must be >= 0 (np.inf pins a coefficient at 0)")
+        if self.feature_costs is not None:
+            from .costs import check_costs
+
+            if self.penalty != "l1" or weights is not None:
+                raise ValueError("feature_costs needs penalty='l1' and no weights (they become the L1 weights)")
+            costs = check_costs(self.feature_costs, n_features)
+            if costs.max() == 0:
+                raise ValueError("feature_costs are all 0: nothing would be penalised")
+            if not np.all(costs == costs[0]):  # equal costs: the plain L1
+                weights = costs / costs.mean()
         return weights
 
     def _prepare(self, X, y, qid):

@@ -48,6 +48,9 @@ def add_parser(sub) -> None:
                    help="number of features to select (default 10)")
     p.add_argument("--vali", metavar="VALI", help="validation file: report NDCG@10 and MAP per prefix")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    from .costs import add_cost_arguments  # --costs, --budget (issue 16)
+
+    add_cost_arguments(p)
     seen = set()
     for method in METHODS.values():
         if method.add_arguments not in seen:
@@ -89,6 +92,9 @@ def run(args: argparse.Namespace) -> int:
     method = METHODS[args.method]
     train = load_letor(args.train)
     est = method.build(args)
+    from .costs import apply_costs, total_cost
+
+    costs = apply_costs(est, args, train.X.shape[1])
     est.fit(train.X, train.y, qid=train.qid)
     selected = [int(j) for j in est.selected_features_]
     step_scores = method.scores(est)
@@ -104,7 +110,11 @@ def run(args: argparse.Namespace) -> int:
             "selected_features": [j + 1 for j in selected],
             "score_name": score_name,
             "scores": None if step_scores is None else [float(s) for s in step_scores],
+            "n_features": int(train.X.shape[1]),
+            "coef": None if getattr(est, "coef_", None) is None else [float(w) for w in est.coef_],
         }
+        if costs is not None:
+            out["total_cost"] = total_cost(costs, selected)
         if vali_rows is not None:
             out["validation"] = [None if r is None else {"NDCG@10": r[0], "MAP": r[1]} for r in vali_rows]
         json.dump(out, sys.stdout, indent=2)
@@ -125,6 +135,8 @@ def run(args: argparse.Namespace) -> int:
             r = vali_rows[i]
             row += [f"{'':>12}", f"{'':>12}"] if r is None else [f"{r[0]:>12.4f}", f"{r[1]:>12.4f}"]
         print("  ".join(row))
+    if costs is not None:
+        print(f"# total cost {total_cost(costs, selected):.6g}" + ("" if args.budget is None else f" (budget {args.budget:g})"))
     return 0
 
 

@@ -7,6 +7,7 @@
 
 pub mod error;
 pub mod greedy_rls;
+pub mod cost_greedy;
 pub mod groups;
 pub mod importance;
 pub mod interrupt;

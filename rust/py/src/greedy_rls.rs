@@ -10,7 +10,7 @@ use rankselect_core::Error;
 use crate::errors::{python_interrupt, IntoPyResult};
 use crate::rankrls::offsets_of;
 
-fn criterion_of(name: &str, convention: &str) -> PyResult<Box<dyn Criterion + Send + Sync>> {
+pub(crate) fn criterion_of(name: &str, convention: &str) -> PyResult<Box<dyn Criterion + Send + Sync>> {
     if name.eq_ignore_ascii_case("squared") {
         return Ok(Box::new(Squared));
     }
