@@ -138,7 +138,8 @@ def test_selector_predict_sparsity_and_row_order():
     est = SparseRankSVM(C=0.1).fit(X, y, qid=qid)
     assert est.coef_.shape == (10,)
     assert est.coef_[8] == 0 and est.coef_[9] == 0
-    assert est.sparsity_ratio_ == pytest.approx(est.support_.sum() / 8)
+    # one denominator: the features not all-zero on the training rows (9 of 10 here)
+    assert est.sparsity_ratio_ == pytest.approx(est.support_.sum() / 9)
     np.testing.assert_array_equal(est.get_support(), est.coef_ != 0)
     assert est.transform(X).shape == (len(X), est.support_.sum())
     np.testing.assert_allclose(est.predict(X), X @ est.coef_)

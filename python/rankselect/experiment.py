@@ -179,8 +179,8 @@ def _rankrls_coefs(X, y, qid, alphas: Sequence[float]) -> np.ndarray:
     from .rankrls import _check_alpha, _grouped
 
     a, _ = _check_alpha(list(alphas))
-    Xg, yg, offsets, _ = _grouped(X, y, qid)
-    _, coefs = _core.rankrls_alpha_path(Xg, yg, offsets, a)
+    data = _grouped(X, y, qid)
+    _, coefs = _core.rankrls_alpha_path(data.X, data.y, data.offsets, a)
     return np.asarray(coefs, dtype=float).reshape(len(a), X.shape[1])
 
 

@@ -42,6 +42,7 @@ from sklearn.utils.validation import check_is_fitted
 from ._validation import check_ranking_data
 from .importance import FeatureImportance, _parse_measure, feature_importance
 from .kendall import VARIANTS, kendall_similarity
+from .uninformative import constant_within_queries
 
 
 def gas_greedy(importance, similarity, n_features_to_select: int, c: float, last=None):
@@ -82,15 +83,6 @@ def gas_greedy(importance, similarity, n_features_to_select: int, c: float, last
     return selected, weights
 
 
-def _constant_within_queries(X, qid):
-    """(n_features,) bool: the feature takes one value inside every query, so it cannot
-    order any two documents (e.g. LETOR's all-zero columns)."""
-    from .groups import QueryGroups
-
-    g = QueryGroups.from_qid(qid)
-    Xg = g.gather(X)
-    starts = g.offsets[:-1]
-    return (np.maximum.reduceat(Xg, starts, axis=0) == np.minimum.reduceat(Xg, starts, axis=0)).all(axis=0)
 
 
 class GAS(SelectorMixin, BaseEstimator):
@@ -222,7 +214,7 @@ class GAS(SelectorMixin, BaseEstimator):
         self._check_params(n)
         imp = self._importance(X, y, qid)
         e = self._similarity(X, qid, imp.directions)
-        constant = _constant_within_queries(X, qid)
+        constant = constant_within_queries(X, qid)
         selected, weights = gas_greedy(imp.importance, e, int(self.n_features_to_select), float(self.c),
                                        last=constant)
         self.importance_ = imp.importance

@@ -26,7 +26,7 @@ import numpy as np
 
 from . import _core
 from ._validation import check_ranking_data
-from .groups import QueryGroups
+from .groups import GroupedData
 
 
 class FeatureImportance(NamedTuple):
@@ -83,11 +83,8 @@ def pairwise_accuracy(X, y, qid) -> tuple:
     fraction of misordered preference pairs (ties count half).
     """
     X, y, qid = check_ranking_data(X, y, qid)
-    groups = QueryGroups.from_qid(qid)
-    Xg = np.ascontiguousarray(groups.gather(X))
-    yg = np.ascontiguousarray(groups.gather(y))
-    offsets = np.ascontiguousarray(groups.offsets, dtype=np.uintp)
-    asc, desc, _ = _core.pairwise_accuracy(Xg, yg, offsets)
+    data = GroupedData.from_arrays(X, y, qid)
+    asc, desc, _ = _core.pairwise_accuracy(data.X, data.y, data.offsets)
     return asc, desc
 
 
@@ -126,9 +123,6 @@ def feature_importance(X, y, qid, measure: str = "map", convention: str = "stand
 def _metric_importance(X, y, qid, kind, k, convention):
     if not isinstance(convention, str) or convention.strip().lower() not in ("standard", "letor"):
         raise ValueError(f"convention must be 'standard' or 'letor', got {convention!r}")
-    groups = QueryGroups.from_qid(qid)
-    Xg = np.ascontiguousarray(groups.gather(X))
-    yg = np.ascontiguousarray(groups.gather(y))
-    offsets = np.ascontiguousarray(groups.offsets, dtype=np.uintp)
+    data = GroupedData.from_arrays(X, y, qid)
     measure = kind if k is None else f"{kind}@{k}"
-    return _core.metric_importance(Xg, yg, offsets, measure, convention)
+    return _core.metric_importance(data.X, data.y, data.offsets, measure, convention)

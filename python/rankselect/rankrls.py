@@ -21,22 +21,20 @@ from sklearn.utils.validation import check_is_fitted
 from . import _core
 from ._linear import LinearPredictMixin
 from ._validation import check_positive, check_ranking_data
-from .groups import QueryGroups
+from .groups import GroupedData
 
 __all__ = ["RankRLS", "GreedyRankRLS"]
 
 
-def _grouped(X, y, qid):
-    """Validate, group rows by query; returns (Xg, yg, offsets, groups)."""
+def _grouped(X, y, qid) -> GroupedData:
+    """Validate, group rows by query (at least two queries, for leave-query-out)."""
     X, y, qid = check_ranking_data(X, y, qid)
-    groups = QueryGroups.from_qid(qid)
-    if groups.n_queries < 2:
+    data = GroupedData.from_arrays(X, y, qid)
+    if data.n_queries < 2:
         raise ValueError(
-            f"qid must hold at least two queries for leave-query-out, got {groups.n_queries}"
+            f"qid must hold at least two queries for leave-query-out, got {data.n_queries}"
         )
-    Xg = np.ascontiguousarray(groups.gather(X))
-    yg = np.ascontiguousarray(groups.gather(y))
-    return Xg, yg, groups.offsets.astype(np.int64), groups
+    return data
 
 
 def _check_alpha(alpha):
@@ -79,17 +77,17 @@ class RankRLS(LinearPredictMixin, BaseEstimator):
     def fit(self, X, y, qid=None):
         """Fit on ``X`` (m, n), labels ``y`` (m,), query ids ``qid`` (m,)."""
         alphas, is_list = _check_alpha(self.alpha)
-        Xg, yg, offsets, groups = _grouped(X, y, qid)
-        errors, coefs = _core.rankrls_alpha_path(Xg, yg, offsets, alphas)
+        data = _grouped(X, y, qid)
+        errors, coefs = _core.rankrls_alpha_path(data.X, data.y, data.offsets, alphas)
         best = int(np.argmin(errors))
         self.lqo_errors_ = np.asarray(errors)
         self.alpha_ = float(alphas[best])
         if is_list:
             self.coef_ = np.asarray(coefs[best])
         else:
-            self.coef_ = np.asarray(_core.rankrls_fit(Xg, yg, offsets, self.alpha_))
-        self.n_features_in_ = Xg.shape[1]
-        self._train = (Xg, yg, offsets, groups)
+            self.coef_ = np.asarray(_core.rankrls_fit(data.X, data.y, data.offsets, self.alpha_))
+        self.n_features_in_ = data.X.shape[1]
+        self._train = data
         return self
 
     def lqo_predict(self):
@@ -104,9 +102,9 @@ class RankRLS(LinearPredictMixin, BaseEstimator):
         ndarray of shape (m,)
         """
         check_is_fitted(self, "coef_")
-        Xg, yg, offsets, groups = self._train
-        _, pred, _, _ = _core.rankrls_lqo(Xg, yg, offsets, self.alpha_)
-        return groups.scatter(np.asarray(pred))
+        data = self._train
+        _, pred, _, _ = _core.rankrls_lqo(data.X, data.y, data.offsets, self.alpha_)
+        return data.scatter(np.asarray(pred))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -180,8 +178,8 @@ class GreedyRankRLS(LinearPredictMixin, SelectorMixin, BaseEstimator):
             check_positive(self.tol, "tol", strict=False)
         if not isinstance(self.criterion, str):
             raise TypeError(f"criterion must be a string, got {self.criterion!r}")
-        Xg, yg, offsets, _ = _grouped(X, y, qid)
-        n = Xg.shape[1]
+        data = _grouped(X, y, qid)
+        n = data.X.shape[1]
         if not 1 <= k <= n:
             raise ValueError(f"n_features_to_select must be in [1, n_features={n}], got {k}")
         progress = None
@@ -193,7 +191,7 @@ class GreedyRankRLS(LinearPredictMixin, SelectorMixin, BaseEstimator):
                       file=sys.stderr, flush=True)
 
         selected, values, path = _core.greedy_rankrls(
-            Xg, yg, offsets, int(k), float(self.alpha), self.criterion,
+            data.X, data.y, data.offsets, int(k), float(self.alpha), self.criterion,
             None if self.tol is None else float(self.tol), progress, str(self.convention),
         )
         self.selected_features_ = np.asarray(selected, dtype=np.intp)

@@ -11,7 +11,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import _core
 from ._validation import check_matrix, check_positive, check_ranking_data
-from .groups import QueryGroups
+from .groups import GroupedData
 
 __all__ = ["RankSVM"]
 
@@ -143,11 +143,9 @@ class RankSVM(BaseEstimator):
         X, y, qid = check_ranking_data(X, y, qid)
         self.n_features_in_ = X.shape[1]
         Z = check_matrix(self._fit_features(X, y, qid), "features")
-        g = QueryGroups.from_qid(qid)
-        Zg = np.ascontiguousarray(g.gather(Z))
-        yg = np.ascontiguousarray(g.gather(y))
+        data = GroupedData.from_arrays(Z, y, qid)
         w, n_iter, n_cg, objective, rel_grad, converged, n_pairs = _core.ranksvm_fit(
-            Zg, yg, g.offsets.astype(np.uintp), float(self.C), float(self.tol),
+            data.X, data.y, data.offsets, float(self.C), float(self.tol),
             int(self.max_iter), int(self.max_cg_iter))
         if n_pairs == 0:
             warnings.warn("the training data has no preference pairs (no query has two "

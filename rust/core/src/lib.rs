@@ -20,7 +20,7 @@ pub mod squared_hinge;
 pub mod kernel_approx;
 
 pub use error::{check_memory, Error, Result};
-pub use groups::QueryGroups;
+pub use groups::{QueryGroups, QueryOffsets};
 pub use interrupt::{Interrupt, NoInterrupt};
 pub mod datafit;
 pub mod penalty;

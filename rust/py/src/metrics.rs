@@ -6,6 +6,7 @@ use pyo3::prelude::*;
 use rankselect_core::metrics::{per_query_many, Convention, Measure, MetricSpec, Ties};
 
 use crate::errors::IntoPyResult;
+use crate::groups::query_offsets;
 
 /// metrics_per_query(specs, y, scores, offsets, max_grade=None) -> ndarray (n_specs, n_queries)
 ///
@@ -19,7 +20,7 @@ fn metrics_per_query<'py>(
     specs: Vec<(String, String, String)>,
     y: PyReadonlyArray1<'py, f64>,
     scores: PyReadonlyArray1<'py, f64>,
-    offsets: PyReadonlyArray1<'py, i64>,
+    offsets: PyReadonlyArray1<'py, usize>,
     max_grade: Option<f64>,
 ) -> PyResult<Bound<'py, PyArray2<f64>>> {
     let specs = specs
@@ -32,11 +33,7 @@ fn metrics_per_query<'py>(
             })
         })
         .collect::<PyResult<Vec<_>>>()?;
-    let offsets = offsets
-        .as_slice()?
-        .iter()
-        .map(|&o| usize::try_from(o).map_err(|_| PyValueError::new_err("query offsets must be >= 0")))
-        .collect::<PyResult<Vec<usize>>>()?;
+    let offsets = query_offsets(&offsets)?;
     let (y, scores) = (y.as_slice()?, scores.as_slice()?);
     let n_q = offsets.len().saturating_sub(1);
     let out = py

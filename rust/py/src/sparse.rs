@@ -12,9 +12,9 @@ use rankselect_core::fsmrank::fsmrank as fsmrank_kernel;
 use rankselect_core::penalty::WeightedL1;
 use rankselect_core::prox_newton::{prox_newton, ProxNewtonOptions};
 use rankselect_core::reweighted::{reweighted_l1, NonConvex, ReweightedOptions};
-use rankselect_core::groups::check_offsets;
 
 use crate::errors::{python_interrupt, IntoPyResult};
+use crate::groups::query_offsets;
 
 type SolveOut<'py> = (Bound<'py, PyArray1<f64>>, usize, Bound<'py, PyArray1<f64>>, usize, bool, f64);
 
@@ -54,11 +54,11 @@ fn sparse_ranksvm<'py>(
     let xv = x.as_array();
     let (m, n) = xv.dim();
     let y = y.as_slice()?;
-    let offsets = offsets.as_slice()?;
+    let offsets = query_offsets(&offsets)?;
     if y.len() != m {
         return Err(PyValueError::new_err(format!("y has {} entries but x has {m} rows", y.len())));
     }
-    check_offsets(offsets, m).py()?;
+    offsets.check_rows(m, "x").py()?;
     if !(c.is_finite() && c > 0.0) {
         return Err(PyValueError::new_err(format!("C must be > 0, got {c}")));
     }
@@ -84,7 +84,7 @@ fn sparse_ranksvm<'py>(
     let newton_opts = ProxNewtonOptions { max_iter, kkt_tol: tol, ..Default::default() };
     let interrupt = python_interrupt();
     let out = py.detach(|| -> rankselect_core::Result<(Vec<f64>, usize, Vec<f64>, usize, bool, f64)> {
-        let datafit = Scaled::new(PairwiseHinge::new(xv, y, offsets)?, c)?;
+        let datafit = Scaled::new(PairwiseHinge::new(xv, y, &offsets)?, c)?;
         // One (weighted) L1 solve: (w, iterations, objective history, converged).
         let solve = |pen: &WeightedL1, w0: &[f64]| -> rankselect_core::Result<(Vec<f64>, usize, Vec<f64>, bool)> {
             if newton {
@@ -147,11 +147,11 @@ fn fsmrank<'py>(
     let xv = x.as_array();
     let m = xv.nrows();
     let y = y.as_slice()?;
-    let offsets = offsets.as_slice()?;
+    let offsets = query_offsets(&offsets)?;
     if y.len() != m {
         return Err(PyValueError::new_err(format!("y has {} entries but x has {m} rows", y.len())));
     }
-    check_offsets(offsets, m).py()?;
+    offsets.check_rows(m, "x").py()?;
     let sim = similarity.as_array();
     let imp = importance.as_slice()?;
     let w0 = w0.map(|w| w.as_slice().map(|s| s.to_vec())).transpose()?;
@@ -159,7 +159,7 @@ fn fsmrank<'py>(
     let opts = FistaOptions { max_iter, tol, kkt_tol: tol, accelerate, restart: false, ..Default::default() };
     let interrupt = python_interrupt();
     let r = py
-        .detach(|| fsmrank_kernel(xv, y, offsets, sim, imp, lambda1, lambda2, w0.as_deref(), &opts, &interrupt))
+        .detach(|| fsmrank_kernel(xv, y, &offsets, sim, imp, lambda1, lambda2, w0.as_deref(), &opts, &interrupt))
         .py()?;
     Ok((
         r.coef.into_pyarray(py),
