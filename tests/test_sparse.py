@@ -250,20 +250,21 @@ def test_bad_data():
 def test_cli_methods_registered(tmp_path, monkeypatch, capsys):
     from rankselect import cli
     from rankselect._cli import select
+    from rankselect.methods import METHODS
 
     parser = cli._build_parser()
     args = parser.parse_args(["select", "--method", "sparse-ranksvm", "--penalty", "log", "--C", "0.5", "T"])
-    est = select.METHODS["sparse-ranksvm"].build(args)
+    est = METHODS["sparse-ranksvm"].build(**select._given_params(args, METHODS["sparse-ranksvm"]))
     assert isinstance(est, SparseRankSVM) and est.penalty == "log" and est.C == 0.5
     assert est.solver == "prox-newton"
     args = parser.parse_args(["select", "--method", "sparse-ranksvm", "--solver", "fista", "T"])
-    assert select.METHODS["sparse-ranksvm"].build(args).solver == "fista"
+    assert METHODS["sparse-ranksvm"].build(**select._given_params(args, METHODS["sparse-ranksvm"])).solver == "fista"
     args = parser.parse_args(["select", "--method", "fsmrank", "--lambda1", "0.2", "--lambda2", "0.03", "T"])
     from rankselect import FSMRank
-    est = select.METHODS["fsmrank"].build(args)
+    est = METHODS["fsmrank"].build(**select._given_params(args, METHODS["fsmrank"]))
     assert isinstance(est, FSMRank) and est.lambda1 == 0.2 and est.lambda2 == 0.03
     X, y, qid = make_problem(20)
     est.fit(X, y, qid=qid)
-    scores = select.METHODS["fsmrank"].scores(est)
+    scores = METHODS["fsmrank"].step_scores(est)
     assert scores == sorted(scores, reverse=True)
     assert len(scores) == len(est.selected_features_) == est.support_.sum()
