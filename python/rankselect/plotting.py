@@ -223,7 +223,7 @@ def save_experiment_figures(result, out_dir, *, fold: int = 1) -> List[Path]:
     ``single_feature_NDCG10.png`` (fold ``fold``'s train vs test) and
     ``kendall_similarity.png`` (:func:`plot_similarity` of fold ``fold``'s training set).
     """
-    from .experiment import load_folds, single_feature_scores
+    from .protocol import load_folds, single_feature_scores
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
