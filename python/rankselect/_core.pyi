@@ -179,6 +179,12 @@ def sparse_ranksvm(
     max_iter: int, max_reweightings: int, tol: float, solver: str = "prox-newton",
 ) -> tuple[npt.NDArray[np.float64], int, npt.NDArray[np.float64], int, bool, float]: ...
 
+def sparse_c_min(
+    x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], offsets: npt.NDArray[np.uintp],
+    weights: npt.NDArray[np.float64] | None = None,
+) -> float:
+    """Smallest C with a non-zero (weighted) L1 sparse RankSVM solution (KKT at w = 0)."""
+
 def fsmrank(
     x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], offsets: npt.NDArray[np.uintp],
     similarity: npt.NDArray[np.float64], importance: npt.NDArray[np.float64],

@@ -205,15 +205,8 @@ class SparseRankSVM(SparseLinearRankerMixin, SelectorMixin, BaseEstimator):
 
     @staticmethod
     def _c_min(data, weights) -> float:
-        n = data.X.shape[1]
-        _, grad = _core.squared_hinge_value_grad(data.X, data.y, data.offsets, np.zeros(n))
-        beta = np.ones(n) if weights is None else weights
-        with np.errstate(divide="ignore", invalid="ignore"):
-            ratio = np.where(beta > 0, np.abs(grad) / beta, np.where(np.abs(grad) > 0, np.inf, 0))
-        top = ratio.max()
-        if not top > 0:
-            raise ValueError("y has no preference pair that the features can separate")
-        return float(1.0 / top)
+        # the penalty's alpha_max at the gradient at 0, in the core (sparse_ranksvm::c_min)
+        return float(_core.sparse_c_min(data.X, data.y, data.offsets, weights))
 
     def path(self, X, y, qid=None, Cs=None, n_Cs: int = 10, ratio: float = 1e3) -> SparsePath:
         """Fit the models for increasing ``C`` (decreasing regularisation) with warm starts.

@@ -28,3 +28,5 @@ pub mod fista;
 pub mod prox_newton;
 pub mod reweighted;
 pub mod fsmrank;
+pub mod solver;
+pub mod sparse_ranksvm;
