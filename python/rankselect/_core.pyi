@@ -26,6 +26,9 @@ def load_letor(
     list[str] | None,
 ]: ...
 
+def parse_measure(name: str) -> tuple[str, int | None]:
+    """The one parser of measure names: (kind, cut-off), kind in ndcg, p, map, meanndcg, err."""
+
 def metrics_per_query(
     specs: list[tuple[str, str, str]],
     y: npt.NDArray[np.float64],

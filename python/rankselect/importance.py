@@ -49,18 +49,18 @@ _MEASURES = "'map', 'ndcg', 'ndcg@k', 'p@k', 'meanndcg', 'err', 'err@k' or 'pair
 
 
 def _parse_measure(measure):
-    """Return ``(kind, k)``; raises naming ``measure`` on anything unknown."""
+    """Return ``(kind, k)``; raises naming ``measure`` on anything unknown. Measure names are
+    parsed in one place, the core's ``metrics::Measure`` parser (``"pairwise"``, GAS-L's
+    pairwise accuracy, is not a ranking measure and is recognised here)."""
     if not isinstance(measure, str):
         raise TypeError(f"measure must be a string such as 'map', 'ndcg@10' or 'pairwise', got {measure!r}")
     name = measure.strip().lower()
-    if name in ("map", "ap", "pairwise", "ndcg", "meanndcg", "err"):
-        return ("map" if name == "ap" else name), None
-    base, sep, k = name.partition("@")
-    if sep and base in ("ndcg", "p", "precision", "err"):
-        if not k.isdigit() or int(k) < 1:
-            raise ValueError(f"measure {measure!r}: the cut-off k must be a positive integer")
-        return ("p" if base == "precision" else base), int(k)
-    raise ValueError(f"measure must be one of {_MEASURES}, got {measure!r}")
+    if name == "pairwise":
+        return "pairwise", None
+    try:
+        return _core.parse_measure(name)
+    except ValueError as exc:
+        raise ValueError(f"measure must be one of {_MEASURES}, got {measure!r} ({exc})") from None
 
 
 _TIE_RTOL = 1e-12

@@ -45,7 +45,21 @@ fn metrics_per_query<'py>(
     Ok(arr.into_pyarray(py))
 }
 
+/// parse_measure(name) -> (kind, k): the one parser of measure names (case-insensitive):
+/// kind is "ndcg", "p", "map", "meanndcg" or "err"; k the cut-off or None.
+#[pyfunction]
+fn parse_measure(name: &str) -> PyResult<(&'static str, Option<usize>)> {
+    Ok(match name.parse::<Measure>().py()? {
+        Measure::Ndcg(k) => ("ndcg", k),
+        Measure::Precision(k) => ("p", Some(k)),
+        Measure::AveragePrecision => ("map", None),
+        Measure::MeanNdcg => ("meanndcg", None),
+        Measure::Err(k) => ("err", k),
+    })
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(metrics_per_query, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_measure, m)?)?;
     Ok(())
 }
