@@ -10,27 +10,27 @@ use crate::groups::QueryOffsets;
 use crate::interrupt::Interrupt;
 use crate::invalid;
 use crate::penalty::WeightedL1;
-use crate::reweighted::{reweighted_l1, NonConvex, ReweightedOptions};
+use crate::reweighted::{reweighted_l1, Log, Lp, Mcp, NonConvex, ReweightedOptions};
 use crate::solver::{Solver, SolverResult};
 use ndarray::ArrayView2;
 
 /// The penalty `Ω` of sparse RankSVM.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub enum SparsePenalty {
     /// `Σ_j β_j |w_j|` (all `β_j = 1` when `None`; eq. 12 with weights).
     L1(Option<Vec<f64>>),
     /// A non-convex penalty, solved by reweighted L1 (Alg. 2).
-    NonConvex(NonConvex),
+    NonConvex(Box<dyn NonConvex>),
 }
 
 impl SparsePenalty {
     /// `"l1"`, `"log"`, `"mcp"` (`λ = 1/C`), `"lp"` with their parameters.
     pub fn by_name(name: &str, c: f64, p: f64, epsilon: f64, gamma: f64, weights: Option<Vec<f64>>) -> Result<Self> {
-        let g = match name {
+        let g: Box<dyn NonConvex> = match name {
             "l1" => return Ok(SparsePenalty::L1(weights)),
-            "log" => NonConvex::Log { epsilon },
-            "mcp" => NonConvex::Mcp { gamma, lambda: 1.0 / c },
-            "lp" => NonConvex::Lp { p, epsilon },
+            "log" => Box::new(Log { epsilon }),
+            "mcp" => Box::new(Mcp { gamma, lambda: 1.0 / c }),
+            "lp" => Box::new(Lp { p, epsilon }),
             other => return invalid!("unknown penalty {other:?}"),
         };
         g.validate()?;
@@ -93,7 +93,7 @@ pub fn fit(
                     (r.coef, r.n_iter)
                 })
             };
-            let r = reweighted_l1(&datafit, &g, &w0, None, reweighting, &mut inner, interrupt)?;
+            let r = reweighted_l1(&datafit, g.as_ref(), &w0, None, reweighting, &mut inner, interrupt)?;
             let objective = r.objective.last().copied().unwrap_or(f64::NAN);
             let result = SolverResult {
                 coef: r.w,
