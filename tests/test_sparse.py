@@ -138,7 +138,8 @@ def test_selector_predict_sparsity_and_row_order():
     est = SparseRankSVM(C=0.1).fit(X, y, qid=qid)
     assert est.coef_.shape == (10,)
     assert est.coef_[8] == 0 and est.coef_[9] == 0
-    assert est.sparsity_ratio_ == pytest.approx(est.support_.sum() / 8)
+    # one denominator: the features not all-zero on the training rows (9 of 10 here)
+    assert est.sparsity_ratio_ == pytest.approx(est.support_.sum() / 9)
     np.testing.assert_array_equal(est.get_support(), est.coef_ != 0)
     assert est.transform(X).shape == (len(X), est.support_.sum())
     np.testing.assert_allclose(est.predict(X), X @ est.coef_)
@@ -251,20 +252,21 @@ def test_bad_data():
 def test_cli_methods_registered(tmp_path, monkeypatch, capsys):
     from rankselect import cli
     from rankselect._cli import select
+    from rankselect.methods import METHODS
 
     parser = cli._build_parser()
     args = parser.parse_args(["select", "--method", "sparse-ranksvm", "--penalty", "log", "--C", "0.5", "T"])
-    est = select.METHODS["sparse-ranksvm"].build(args)
+    est = METHODS["sparse-ranksvm"].build(**select._given_params(args, METHODS["sparse-ranksvm"]))
     assert isinstance(est, SparseRankSVM) and est.penalty == "log" and est.C == 0.5
     assert est.solver == "prox-newton"
     args = parser.parse_args(["select", "--method", "sparse-ranksvm", "--solver", "fista", "T"])
-    assert select.METHODS["sparse-ranksvm"].build(args).solver == "fista"
+    assert METHODS["sparse-ranksvm"].build(**select._given_params(args, METHODS["sparse-ranksvm"])).solver == "fista"
     args = parser.parse_args(["select", "--method", "fsmrank", "--lambda1", "0.2", "--lambda2", "0.03", "T"])
     from rankselect import FSMRank
-    est = select.METHODS["fsmrank"].build(args)
+    est = METHODS["fsmrank"].build(**select._given_params(args, METHODS["fsmrank"]))
     assert isinstance(est, FSMRank) and est.lambda1 == 0.2 and est.lambda2 == 0.03
     X, y, qid = make_problem(20)
     est.fit(X, y, qid=qid)
-    scores = select.METHODS["fsmrank"].scores(est)
+    scores = METHODS["fsmrank"].step_scores(est)
     assert scores == sorted(scores, reverse=True)
     assert len(scores) == len(est.selected_features_) == est.support_.sum()

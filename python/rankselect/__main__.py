@@ -1,4 +1,4 @@
-"""``python -m rankselect``: the command line (see ``rankselect --help``)."""
+"""``python -m rankselect``: the same as the ``rankselect`` console script."""
 import sys
 
 from .cli import main

@@ -25,7 +25,8 @@ from . import _core
 from ._base import RankerMixin, RankingEstimator, warn_if_degenerate
 from ._validation import check_matrix, check_vector
 from ._linear import LinearPredictMixin, SparseLinearRankerMixin
-from .groups import QueryGroups
+from .groups import GroupedData
+from .uninformative import zero_features
 from .sparse import _constant_columns
 
 
@@ -89,7 +90,8 @@ class FSMRank(RankerMixin, SparseLinearRankerMixin, SelectorMixin, RankingEstima
         ``w+ - w-``; 0 for features constant on the training set.
     support_ : ndarray of bool, shape (n_features,)
     sparsity_ratio_ : float
-        Non-zero coefficients / non-constant features.
+        Non-zero coefficients / features not all-zero on the training rows (as
+        :attr:`SparseRankSVM.sparsity_ratio_`; see :mod:`rankselect.uninformative`).
     doubled_coef_ : ndarray of shape (2 * n_features,)
         ``[w+, w-] >= 0``, the solution on the doubled features.
     importance_ : ndarray of shape (n_features,)
@@ -169,11 +171,9 @@ class FSMRank(RankerMixin, SparseLinearRankerMixin, SelectorMixin, RankingEstima
                 f"{np.flatnonzero(constant).tolist()})", UserWarning, stacklevel=2)
         keep = np.flatnonzero(~constant)
         s, A = self._measures(X, y, keep)
-        groups = QueryGroups.from_qid(qid)
-        Xg = np.ascontiguousarray(groups.gather(X)[:, keep])
-        yg = np.ascontiguousarray(groups.gather(y))
+        data = GroupedData.from_arrays(X, y, qid).columns(keep)
         coef_k, w2, n_iter, hist, conv, n_pairs = _core.fsmrank(
-            Xg, yg, groups.offsets.astype(np.uintp), np.ascontiguousarray(A[np.ix_(keep, keep)]),
+            data.X, data.y, data.offsets, np.ascontiguousarray(A[np.ix_(keep, keep)]),
             np.ascontiguousarray(s[keep]), lambda1, lambda2, None, int(self.max_iter),
             float(self.tol), bool(accelerate))
         coef = np.zeros(X.shape[1])
@@ -188,7 +188,8 @@ class FSMRank(RankerMixin, SparseLinearRankerMixin, SelectorMixin, RankingEstima
         self.importance_ = s
         self.similarity_ = A
         self.constant_features_ = np.flatnonzero(constant)
-        self.sparsity_ratio_ = float(self.support_.sum() / keep.size)
+        zero = zero_features(X)
+        self.sparsity_ratio_ = float(self.support_[~zero].sum() / max(1, (~zero).sum()))
         hist = np.asarray(hist)
         self.objective_history_ = hist
         self.objective_ = float(hist.min())

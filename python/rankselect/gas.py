@@ -42,6 +42,7 @@ from sklearn.utils.validation import check_is_fitted
 from ._base import RankingEstimator, warn_if_degenerate
 from .importance import FeatureImportance, _parse_measure, feature_importance
 from .kendall import VARIANTS, kendall_similarity
+from .uninformative import constant_within_queries
 
 
 def gas_greedy(importance, similarity, n_features_to_select: int, c: float, last=None, costs=None, budget=None):
@@ -105,15 +106,6 @@ def gas_greedy(importance, similarity, n_features_to_select: int, c: float, last
     return selected, weights
 
 
-def _constant_within_queries(X, qid):
-    """(n_features,) bool: the feature takes one value inside every query, so it cannot
-    order any two documents (e.g. LETOR's all-zero columns)."""
-    from .groups import QueryGroups
-
-    g = QueryGroups.from_qid(qid)
-    Xg = g.gather(X)
-    starts = g.offsets[:-1]
-    return (np.maximum.reduceat(Xg, starts, axis=0) == np.minimum.reduceat(Xg, starts, axis=0)).all(axis=0)
 
 
 class GAS(SelectorMixin, RankingEstimator):
@@ -270,7 +262,7 @@ class GAS(SelectorMixin, RankingEstimator):
         has_pair, _ = warn_if_degenerate(self, X, y, qid)
         imp = self._importance(X, y, qid, has_pair)
         e = self._similarity(X, qid, imp.directions)
-        constant = _constant_within_queries(X, qid)
+        constant = constant_within_queries(X, qid)
         costs = budget = None
         if self.feature_costs is not None or self.budget is not None:
             from .costs import check_budget, check_costs

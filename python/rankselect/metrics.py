@@ -47,7 +47,7 @@ from sklearn.metrics._scorer import _Scorer
 
 from . import _core
 from ._validation import check_scores
-from .groups import QueryGroups
+from .groups import GroupedData
 
 __all__ = [
     "ndcg",
@@ -89,24 +89,24 @@ def _check_max_grade(max_grade) -> Optional[float]:
     return float(max_grade)
 
 
-def _prepare(y, scores, qid) -> Tuple[np.ndarray, np.ndarray, QueryGroups]:
+def _prepare(y, scores, qid) -> Tuple[GroupedData, np.ndarray]:
     y, scores, qid = check_scores(y, scores, qid)
     if y.shape[0] == 0:
         raise ValueError("y is empty: metrics need at least one query with one document")
     if (y < 0).any():
         i = int(np.flatnonzero(y < 0)[0])
         raise ValueError(f"y must hold relevance labels >= 0; row {i} has {y[i]!r}")
-    groups = QueryGroups.from_qid(qid)
-    return groups.gather(y), groups.gather(scores), groups
+    data = GroupedData.from_arrays(None, y, qid)
+    return data, data.gather(scores)
 
 
 def _run(specs: List[Tuple[str, str, str]], y, scores, qid, max_grade=None) -> np.ndarray:
     """Per-query values of several metrics, shape (len(specs), n_queries)."""
     max_grade = _check_max_grade(max_grade)
-    yg, sg, groups = _prepare(y, scores, qid)
-    if max_grade is not None and max_grade < yg.max():
-        raise ValueError(f"max_grade ({max_grade}) is below the largest label in y ({yg.max()})")
-    return _core.metrics_per_query(specs, yg, sg, groups.offsets.astype(np.int64), max_grade)
+    data, sg = _prepare(y, scores, qid)
+    if max_grade is not None and max_grade < data.y.max():
+        raise ValueError(f"max_grade ({max_grade}) is below the largest label in y ({data.y.max()})")
+    return _core.metrics_per_query(specs, data.y, sg, data.offsets, max_grade)
 
 
 def _one(measure: str, y, scores, qid, convention, ties, per_query, max_grade=None):

@@ -438,7 +438,7 @@ def save_experiment_figures(result, out_dir, *, fold: Optional[int] = None) -> L
     ``result`` is an ExperimentResult, its ``to_dict()`` or the path of its JSON (the last
     two figures read the data again from its ``data_dir``).
     """
-    from .experiment import load_folds, single_feature_scores
+    from .protocol import load_folds, single_feature_scores
 
     d = _as_dict(result)
     out = Path(out_dir)

@@ -23,23 +23,21 @@ from . import _core
 from ._base import RankerMixin, RankingEstimator, warn_if_degenerate
 from ._linear import LinearPredictMixin
 from ._validation import check_positive, check_ranking_data
-from .groups import QueryGroups
+from .groups import GroupedData
 
 __all__ = ["RankRLS", "GreedyRankRLS"]
 
 
-def _grouped(X, y, qid):
-    """Validate, group rows by query; returns (Xg, yg, offsets, groups)."""
+def _grouped(X, y, qid) -> GroupedData:
+    """Validate, group rows by query (at least two queries, for leave-query-out)."""
     X, y, qid = check_ranking_data(X, y, qid)
-    groups = QueryGroups.from_qid(qid)
-    if groups.n_queries < 2:
+    data = GroupedData.from_arrays(X, y, qid)
+    if data.n_queries < 2:
         raise ValueError(
-            f"qid must hold at least two queries for leave-query-out, got {groups.n_queries} "
+            f"qid must hold at least two queries for leave-query-out, got {data.n_queries} "
             f"(n_samples={X.shape[0]})"
         )
-    Xg = np.ascontiguousarray(groups.gather(X))
-    yg = np.ascontiguousarray(groups.gather(y))
-    return Xg, yg, groups.offsets.astype(np.int64), groups
+    return data
 
 
 def _check_alpha(alpha):
@@ -106,15 +104,15 @@ class RankRLS(RankerMixin, LinearPredictMixin, RankingEstimator):
         X, y, qid = self._validate_training_data(X, y, qid)
         alphas, is_list = _check_alpha(self.alpha)
         warn_if_degenerate(self, X, y, qid)
-        Xg, yg, offsets, groups = _grouped(X, y, qid)
-        errors, coefs = _core.rankrls_alpha_path(Xg, yg, offsets, alphas)
+        data = _grouped(X, y, qid)
+        errors, coefs = _core.rankrls_alpha_path(data.X, data.y, data.offsets, alphas)
         best = int(np.argmin(errors))
         self.lqo_errors_ = np.asarray(errors)
         self.alpha_ = float(alphas[best])
         if is_list:
             self.coef_ = np.asarray(coefs[best])
         else:
-            self.coef_ = np.asarray(_core.rankrls_fit(Xg, yg, offsets, self.alpha_))
+            self.coef_ = np.asarray(_core.rankrls_fit(data.X, data.y, data.offsets, self.alpha_))
         self._train_digest = _fingerprint(X, y, qid)
         return self
 
@@ -143,9 +141,9 @@ class RankRLS(RankerMixin, LinearPredictMixin, RankingEstimator):
         if _fingerprint(X, y, qid) != self._train_digest:
             raise ValueError("lqo_predict needs the training data: X, y and qid must be those "
                              "given to fit (leave-query-out predictions exist only for them)")
-        Xg, yg, offsets, groups = _grouped(X, y, qid)
-        _, pred, _, _ = _core.rankrls_lqo(Xg, yg, offsets, self.alpha_)
-        return groups.scatter(np.asarray(pred))
+        data = _grouped(X, y, qid)
+        _, pred, _, _ = _core.rankrls_lqo(data.X, data.y, data.offsets, self.alpha_)
+        return data.scatter(np.asarray(pred))
 
 
 _CRITERIA_HINT = "'squared'"
@@ -243,8 +241,8 @@ class GreedyRankRLS(RankerMixin, LinearPredictMixin, SelectorMixin, RankingEstim
         X, y, qid = self._validate_training_data(X, y, qid)
         k = self.n_features_to_select
         warn_if_degenerate(self, X, y, qid)
-        Xg, yg, offsets, _ = _grouped(X, y, qid)
-        n = Xg.shape[1]
+        data = _grouped(X, y, qid)
+        n = data.X.shape[1]
         if not 1 <= k <= n:
             raise ValueError(f"n_features_to_select must be in [1, n_features={n}], got {k}")
         progress = None
@@ -257,7 +255,7 @@ class GreedyRankRLS(RankerMixin, LinearPredictMixin, SelectorMixin, RankingEstim
 
         if self.feature_costs is None and self.budget is None:
             selected, values, path = _core.greedy_rankrls(
-                Xg, yg, offsets, int(k), float(self.alpha), self.criterion,
+                data.X, data.y, data.offsets, int(k), float(self.alpha), self.criterion,
                 None if self.min_improvement is None else float(self.min_improvement), progress, str(self.convention),
             )
         else:
@@ -270,7 +268,7 @@ class GreedyRankRLS(RankerMixin, LinearPredictMixin, SelectorMixin, RankingEstim
                 raise ValueError(f"budget={budget} is below the cheapest feature's cost ({costs.min()}): "
                                  "nothing can be selected")
             selected, values, path = _core.greedy_rankrls_costs(
-                Xg, yg, offsets, int(k), float(self.alpha), costs, budget,
+                data.X, data.y, data.offsets, int(k), float(self.alpha), costs, budget,
                 int(memory_limit()), self.criterion, None if self.min_improvement is None else float(self.min_improvement),
                 progress, str(self.convention),
             )

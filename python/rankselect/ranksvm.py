@@ -12,7 +12,7 @@ from sklearn.utils.validation import check_is_fitted
 from . import _core
 from ._base import RankerMixin, RankingEstimator, warn_if_degenerate
 from ._validation import check_matrix
-from .groups import QueryGroups
+from .groups import GroupedData
 
 __all__ = ["RankSVM"]
 
@@ -145,17 +145,15 @@ class RankSVM(RankerMixin, RankingEstimator):
         X, y, qid = self._validate_training_data(X, y, qid)
         has_pair, informative = warn_if_degenerate(self, X, y, qid)
         Z = check_matrix(self._fit_features(X, y, qid), "features")
-        g = QueryGroups.from_qid(qid)
-        Zg = np.ascontiguousarray(g.gather(Z))
-        yg = np.ascontiguousarray(g.gather(y))
+        data = GroupedData.from_arrays(Z, y, qid)
         if not (has_pair and informative):
             # every pair difference is 0 (or there is no pair): the loss does not depend on w,
             # the minimiser is w = 0 and each pair costs max(0, 1 - 0)^2 = 1
-            n_pairs = int(np.sum(_core.query_pair_counts(yg, g.offsets.astype(np.uintp))))
-            w, n_iter, n_cg, objective, converged = np.zeros(Zg.shape[1]), 0, 0, float(self.C) * n_pairs, True
+            n_pairs = int(np.sum(_core.query_pair_counts(data.y, data.offsets)))
+            w, n_iter, n_cg, objective, converged = np.zeros(data.X.shape[1]), 0, 0, float(self.C) * n_pairs, True
         else:
             w, n_iter, n_cg, objective, rel_grad, converged, n_pairs = _core.ranksvm_fit(
-                Zg, yg, g.offsets.astype(np.uintp), float(self.C), float(self.tol),
+                data.X, data.y, data.offsets, float(self.C), float(self.tol),
                 int(self.max_iter), int(self.max_cg_iter))
         if not converged:
             warnings.warn(

@@ -27,7 +27,8 @@ from . import _core
 from ._base import RankerMixin, RankingEstimator, warn_if_degenerate
 from ._validation import check_vector
 from ._linear import SparseLinearRankerMixin
-from .groups import QueryGroups
+from .groups import GroupedData
+from .uninformative import zero_features
 
 PENALTIES = ("l1", "log", "mcp", "lp")
 SOLVERS = ("prox-newton", "fista")
@@ -100,8 +101,9 @@ class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, SelectorMixin, Ranking
     support_ : ndarray of bool, shape (n_features,)
         ``coef_ != 0``.
     sparsity_ratio_ : float
-        Non-zero coefficients / features that are not constant on the training set
-        (Laporte et al. Section V-B).
+        Non-zero coefficients / features not all-zero on the training rows (Laporte et al.
+        Section V-B; the one denominator of every sparsity ratio, see
+        :mod:`rankselect.uninformative`).
     n_iter_ : int
         Total solver iterations.
     n_reweightings_ : int
@@ -179,15 +181,12 @@ class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, SelectorMixin, Ranking
         X, y, qid = self._validate_training_data(X, y, qid)
         constant = _constant_columns(X)
         self._degenerate = not all(warn_if_degenerate(self, X, y, qid, stacklevel=4))
-        groups = QueryGroups.from_qid(qid)
-        Xg = np.ascontiguousarray(groups.gather(X))
-        yg = np.ascontiguousarray(groups.gather(y))
-        offsets = groups.offsets.astype(np.uintp)
-        return X, Xg, yg, offsets, constant
+        data = GroupedData.from_arrays(X, y, qid)
+        return X, data, constant
 
-    def _solve(self, Xg, yg, offsets, C, weights, w0):
+    def _solve(self, data, C, weights, w0):
         return _core.sparse_ranksvm(
-            Xg, yg, offsets, float(C), self.penalty, float(self.p), float(self.epsilon),
+            data.X, data.y, data.offsets, float(C), self.penalty, float(self.p), float(self.epsilon),
             float(self.mcp_gamma), weights, w0, int(self.max_iter), int(self.max_reweightings),
             float(self.tol), self.solver)
 
@@ -197,23 +196,25 @@ class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, SelectorMixin, Ranking
 
         ``coef_init`` (n,) warm-starts the solver.
         """
-        X, Xg, yg, offsets, constant = self._prepare(X, y, qid)
+        X, data, constant = self._prepare(X, y, qid)
         weights = self._check_params(X.shape[1])
         w0 = None if coef_init is None else check_vector(coef_init, "coef_init", n=X.shape[1])
         if self._degenerate:
             # the loss is constant: the minimiser is w = 0 (nothing to solve)
             n = X.shape[1]
-            self._set_fitted(np.zeros(n), 0, np.zeros(1), 0, True, 0.0, constant)
+            self._set_fitted(np.zeros(n), 0, np.zeros(1), 0, True, 0.0, constant, zero_features(X))
             return self
-        coef, n_iter, history, n_rew, converged, obj = self._solve(Xg, yg, offsets, self.C, weights, w0)
-        self._set_fitted(np.asarray(coef), n_iter, np.asarray(history), n_rew, converged, obj, constant)
+        coef, n_iter, history, n_rew, converged, obj = self._solve(data, self.C, weights, w0)
+        self._set_fitted(np.asarray(coef), n_iter, np.asarray(history), n_rew, converged, obj, constant,
+                         zero_features(X))
         return self
 
-    def _set_fitted(self, coef, n_iter, history, n_rew, converged, obj, constant):
+    def _set_fitted(self, coef, n_iter, history, n_rew, converged, obj, constant, zero):
         self.coef_ = coef
         self.support_ = coef != 0
         self.constant_features_ = np.flatnonzero(constant)
-        self.sparsity_ratio_ = float(self.support_.sum() / max(1, (~constant).sum()))
+        # one denominator everywhere: the features not all-zero on the training rows
+        self.sparsity_ratio_ = float(self.support_[~zero].sum() / max(1, (~zero).sum()))
         self.n_iter_ = int(n_iter)
         self.n_reweightings_ = int(n_rew)
         self.objective_history_ = history
@@ -225,20 +226,13 @@ class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, SelectorMixin, Ranking
     def c_min(self, X, y, qid) -> float:
         """Smallest ``C`` at which the l1 / weighted-l1 solution is not all zero:
         ``1 / max_j (|dL/dw_j(0)| / beta_j)`` (KKT at ``w = 0``)."""
-        X, Xg, yg, offsets, constant = self._prepare(X, y, qid)
-        return self._c_min(Xg, yg, offsets, self._check_params(X.shape[1]))
+        X, data, constant = self._prepare(X, y, qid)
+        return self._c_min(data, self._check_params(X.shape[1]))
 
     @staticmethod
-    def _c_min(Xg, yg, offsets, weights) -> float:
-        n = Xg.shape[1]
-        _, grad = _core.squared_hinge_value_grad(Xg, yg, offsets, np.zeros(n))
-        beta = np.ones(n) if weights is None else weights
-        with np.errstate(divide="ignore", invalid="ignore"):
-            ratio = np.where(beta > 0, np.abs(grad) / beta, np.where(np.abs(grad) > 0, np.inf, 0))
-        top = ratio.max()
-        if not top > 0:
-            raise ValueError("y has no preference pair that the features can separate")
-        return float(1.0 / top)
+    def _c_min(data, weights) -> float:
+        # the penalty's alpha_max at the gradient at 0, in the core (sparse_ranksvm::c_min)
+        return float(_core.sparse_c_min(data.X, data.y, data.offsets, weights))
 
     def path(self, X, y, qid=None, Cs=None, n_Cs: int = 10, ratio: float = 1e3) -> SparsePath:
         """Fit the models for increasing ``C`` (decreasing regularisation) with warm starts.
@@ -246,10 +240,10 @@ class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, SelectorMixin, Ranking
         ``Cs`` defaults to ``n_Cs`` values log-spaced from :meth:`c_min` to ``ratio·c_min``.
         The estimator's own parameters (other than ``C``) are used; it is not refitted.
         """
-        X, Xg, yg, offsets, constant = self._prepare(X, y, qid)
+        X, data, constant = self._prepare(X, y, qid)
         weights = self._check_params(X.shape[1])
         if Cs is None:
-            c0 = self._c_min(Xg, yg, offsets, weights)  # on the data already grouped here
+            c0 = self._c_min(data, weights)  # on the data already grouped here
             Cs = c0 * np.logspace(0, np.log10(ratio), int(n_Cs))
         Cs = np.sort(check_vector(Cs, "Cs"))
         if (Cs <= 0).any():
@@ -257,7 +251,7 @@ class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, SelectorMixin, Ranking
         coefs, nsel, objs, iters = [], [], [], []
         w = None
         for C in Cs:
-            coef, n_iter, history, n_rew, converged, obj = self._solve(Xg, yg, offsets, C, weights, w)
+            coef, n_iter, history, n_rew, converged, obj = self._solve(data, C, weights, w)
             w = np.asarray(coef)
             coefs.append(w.copy())
             nsel.append(int(np.count_nonzero(w)))

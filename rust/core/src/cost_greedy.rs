@@ -22,7 +22,7 @@ use ndarray::{Array2, ArrayView2};
 
 use crate::error::{check_memory, Result};
 use crate::greedy_rls::{Criterion, GreedyOptions, GreedyPath, GreedyState};
-use crate::groups::{center_vec, check_offsets};
+use crate::groups::{center_vec, QueryOffsets};
 use crate::interrupt::Interrupt;
 use crate::invalid;
 
@@ -89,7 +89,7 @@ pub fn choose_per_cost(
 pub fn greedy_rankrls_costs(
     x: ArrayView2<f64>,
     y: &[f64],
-    offsets: &[usize],
+    offsets: &QueryOffsets,
     opts: &GreedyOptions,
     costs: &[f64],
     budget: Option<f64>,
@@ -102,7 +102,7 @@ pub fn greedy_rankrls_costs(
     if y.len() != m {
         return invalid!("y has {} entries but X has {m} rows", y.len());
     }
-    check_offsets(offsets, m)?;
+    offsets.check_rows(m, "X")?;
     if offsets.len() < 3 {
         return invalid!("leave-query-out needs at least two queries (qid), got {}", offsets.len() - 1);
     }
@@ -194,7 +194,7 @@ mod tests {
     use crate::interrupt::NoInterrupt;
     use crate::rankrls::tests::problem;
 
-    fn run(x: &Array2<f64>, y: &[f64], off: &[usize], k: usize, costs: &[f64], budget: Option<f64>) -> GreedyPath {
+    fn run(x: &Array2<f64>, y: &[f64], off: &QueryOffsets, k: usize, costs: &[f64], budget: Option<f64>) -> GreedyPath {
         let opts = GreedyOptions { k, alpha: 0.5, tol: None };
         greedy_rankrls_costs(x.view(), y, off, &opts, costs, budget, &Squared, u64::MAX, &NoInterrupt, &mut |_, _, _| Ok(()))
             .unwrap()
@@ -204,6 +204,7 @@ mod tests {
     fn equal_costs_give_the_plain_greedy() {
         for seed in 1..5u64 {
             let (x, y, off) = problem(seed, &[5, 1, 7, 3, 4, 6, 2], 6);
+        let off = QueryOffsets::new(off).unwrap();
             let opts = GreedyOptions { k: 6, alpha: 0.5, tol: None };
             let plain = greedy_rankrls(x.view(), &y, &off, &opts, &Squared, &NoInterrupt, &mut |_, _, _| Ok(())).unwrap();
             let costed = run(&x, &y, &off, 6, &[2.5; 6], None);
@@ -215,6 +216,7 @@ mod tests {
     #[test]
     fn budget_is_never_exceeded() {
         let (x, y, off) = problem(3, &[5, 1, 7, 3, 4, 6, 2], 6);
+        let off = QueryOffsets::new(off).unwrap();
         let costs = [1.0, 2.0, 0.5, 3.0, 1.5, 0.25];
         for budget in [0.0, 0.2, 0.5, 1.0, 2.7, 4.0, 100.0] {
             let p = run(&x, &y, &off, 6, &costs, Some(budget));
@@ -247,6 +249,7 @@ mod tests {
     #[test]
     fn bad_costs() {
         let (x, y, off) = problem(2, &[3, 4], 3);
+        let off = QueryOffsets::new(off).unwrap();
         let opts = GreedyOptions { k: 2, alpha: 1.0, tol: None };
         let call = |c: &[f64], b: Option<f64>, lim: u64| {
             greedy_rankrls_costs(x.view(), &y, &off, &opts, c, b, &Squared, lim, &NoInterrupt, &mut |_, _, _| Ok(()))

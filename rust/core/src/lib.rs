@@ -21,7 +21,7 @@ pub mod squared_hinge;
 pub mod kernel_approx;
 
 pub use error::{check_memory, Error, Result};
-pub use groups::QueryGroups;
+pub use groups::{QueryGroups, QueryOffsets};
 pub use interrupt::{Interrupt, NoInterrupt};
 pub mod datafit;
 pub mod penalty;
@@ -29,3 +29,5 @@ pub mod fista;
 pub mod prox_newton;
 pub mod reweighted;
 pub mod fsmrank;
+pub mod solver;
+pub mod sparse_ranksvm;

@@ -8,7 +8,7 @@ use rankselect_core::Error;
 
 use crate::errors::{python_interrupt, IntoPyResult};
 use crate::greedy_rls::criterion_of;
-use crate::rankrls::offsets_of;
+use crate::groups::query_offsets;
 
 /// greedy_rankrls_costs(X, y, offsets, k, alpha, costs, budget, memory_limit, criterion="squared",
 ///                      tol=None, progress=None, convention="standard")
@@ -24,7 +24,7 @@ fn greedy_rankrls_costs<'py>(
     py: Python<'py>,
     x: PyReadonlyArray2<'py, f64>,
     y: PyReadonlyArray1<'py, f64>,
-    offsets: PyReadonlyArray1<'py, i64>,
+    offsets: PyReadonlyArray1<'py, usize>,
     k: usize,
     alpha: f64,
     costs: PyReadonlyArray1<'py, f64>,
@@ -35,7 +35,7 @@ fn greedy_rankrls_costs<'py>(
     progress: Option<Py<PyAny>>,
     convention: &str,
 ) -> PyResult<(Bound<'py, PyArray1<usize>>, Bound<'py, PyArray1<f64>>, Bound<'py, PyArray2<f64>>)> {
-    let off = offsets_of(&offsets)?;
+    let off = query_offsets(&offsets)?;
     let crit = criterion_of(criterion, convention)?;
     let xv = x.as_array();
     let yv = y.as_slice()?;
