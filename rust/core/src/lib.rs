@@ -7,6 +7,8 @@
 
 pub mod error;
 pub mod greedy_rls;
+pub mod greedy_shard;
+pub mod shard_sums;
 pub mod groups;
 pub mod importance;
 pub mod interrupt;

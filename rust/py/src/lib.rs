@@ -18,6 +18,7 @@ mod pairwise;
 mod ranksvm;
 mod kernel_approx;
 mod sparse;
+mod shards;
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -33,5 +34,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     ranksvm::register(m)?;
     kernel_approx::register(m)?;
     sparse::register(m)?;
+    shards::register(m)?;
     Ok(())
 }
