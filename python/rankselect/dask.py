@@ -708,6 +708,7 @@ class GreedyRankRLS(_GreedyRankRLS):
 
     def _rebuild(self):
         """New actors for every shard, each replaying the broadcast history."""
+        self._n_rebuilds += 1
         self._actors = self._start()
         futs = [a.replay(self._history, self._shards.n_features) for a in self._actors]
         for f in futs:
@@ -735,6 +736,7 @@ class GreedyRankRLS(_GreedyRankRLS):
         higher = not self.criterion.strip().lower() == "squared"
         self._shards = shards
         self._history = []
+        self._n_rebuilds = 0
         self._actors = self._start()
         try:
             selected, values, path = self._run(int(k), n, shards.n_queries, higher)
