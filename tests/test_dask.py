@@ -149,6 +149,11 @@ def test_mq2008_fold1_sharded(client):
     # Several query shards of uneven size.
     Xd, yd, qd = rd.partition_by_query(X, y, qid, n_partitions=5)
     check_all(X, y, qid, Xd, yd, qd, k=5)
+    mem = rs.RankSVM(C=0.1, tol=1e-8).fit(X, y, qid=qid)
+    dis = rd.RankSVM(C=0.1, tol=1e-8).fit(Xd, yd, qd)
+    # Same optimum; MQ2008's near-flat directions leave coef_ equal only to ~the tolerance.
+    assert dis.objective_ == pytest.approx(mem.objective_, rel=1e-10)
+    np.testing.assert_allclose(dis.coef_, mem.coef_, rtol=0, atol=1e-4 * np.abs(mem.coef_).max())
 
 
 @settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -207,3 +212,15 @@ def test_killed_worker_recomputes_its_shard(client):
     with pytest.raises(RuntimeError, match="worker holding a shard was lost"):
         _KillAt(kill_at=5, n_features_to_select=4, alpha=0.5, max_retries=0).fit(Xd, yd, qd)
     client.wait_for_workers(2, timeout=60)
+
+
+def test_ranksvm_equals_in_memory(client):
+    X, y, qid = make_data(6, [6, 1, 5, 7, 4, 6, 2], n=5)
+    for cuts in ([0, 1, 2, 5, 7], [0, 7]):
+        Xd, yd, qd = shard(X, y, qid, cuts)
+        mem = rs.RankSVM(C=0.3, tol=1e-10).fit(X, y, qid=qid)
+        dis = rd.RankSVM(C=0.3, tol=1e-10).fit(Xd, yd, qd)
+        np.testing.assert_allclose(dis.coef_, mem.coef_, rtol=1e-8, atol=1e-10)
+        assert dis.objective_ == pytest.approx(mem.objective_, rel=1e-12)
+        assert dis.n_pairs_ == mem.n_pairs_
+        np.testing.assert_allclose(dis.predict(Xd).compute(), X @ mem.coef_, rtol=1e-8, atol=1e-10)
