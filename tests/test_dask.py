@@ -224,3 +224,23 @@ def test_ranksvm_equals_in_memory(client):
         assert dis.objective_ == pytest.approx(mem.objective_, rel=1e-12)
         assert dis.n_pairs_ == mem.n_pairs_
         np.testing.assert_allclose(dis.predict(Xd).compute(), X @ mem.coef_, rtol=1e-8, atol=1e-10)
+
+
+def test_readme_example_runs(tmp_path):
+    """The README's "More data than one machine" example, verbatim, as a script."""
+    import re
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    text = (root / "README.md").read_text()
+    section = text.split("## More data than one machine", 1)[1].split("\n## ", 1)[0]
+    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    script = tmp_path / "example.py"
+    script.write_text(code)
+    env = dict(os.environ, PYTHONPATH=str(root / "python") + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300,
+                         cwd=tmp_path)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "[" in out.stdout
