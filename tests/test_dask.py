@@ -154,6 +154,12 @@ def test_mq2008_fold1_sharded(client):
     # Same optimum; MQ2008's near-flat directions leave coef_ equal only to ~the tolerance.
     assert dis.objective_ == pytest.approx(mem.objective_, rel=1e-10)
     np.testing.assert_allclose(dis.coef_, mem.coef_, rtol=0, atol=1e-4 * np.abs(mem.coef_).max())
+    mem = rs.SparseRankSVM(C=0.01, tol=1e-8).fit(X, y, qid=qid)
+    dis = rd.SparseRankSVM(C=0.01, tol=1e-8).fit(Xd, yd, qd)
+    np.testing.assert_array_equal(dis.support_, mem.support_)
+    assert dis.objective_ == pytest.approx(mem.objective_, rel=1e-10)
+    np.testing.assert_allclose(dis.coef_, mem.coef_, rtol=0, atol=1e-5 * np.abs(mem.coef_).max())
+    assert dis.sparsity_ratio_ == mem.sparsity_ratio_
 
 
 @settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -224,6 +230,11 @@ def test_ranksvm_equals_in_memory(client):
         assert dis.objective_ == pytest.approx(mem.objective_, rel=1e-12)
         assert dis.n_pairs_ == mem.n_pairs_
         np.testing.assert_allclose(dis.predict(Xd).compute(), X @ mem.coef_, rtol=1e-8, atol=1e-10)
+        mem = rs.SparseRankSVM(C=0.5, tol=1e-9).fit(X, y, qid=qid)
+        dis = rd.SparseRankSVM(C=0.5, tol=1e-9).fit(Xd, yd, qd)
+        np.testing.assert_array_equal(dis.support_, mem.support_)
+        assert dis.objective_ == pytest.approx(mem.objective_, rel=1e-9)
+        np.testing.assert_allclose(dis.coef_, mem.coef_, rtol=0, atol=1e-6 * np.abs(mem.coef_).max())
 
 
 def test_readme_example_runs(tmp_path):
