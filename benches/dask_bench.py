@@ -98,7 +98,7 @@ def main():
             mem.append(((t2 - t1) - (t1 - t0)) / (args.k - 1))
         for w in args.workers:
             with LocalCluster(n_workers=w, threads_per_worker=1, processes=True, host="127.0.0.1",
-                              dashboard_address=None, silence_logs=50) as cluster, Client(cluster) as client:
+                              dashboard_address=":0", silence_logs=50) as cluster, Client(cluster) as client:
                 Xd, yd, qd = rd.partition_by_query(X, y, qid, n_partitions=w)
                 Xd, yd, qd = client.persist([Xd, yd, qd])
                 times, est = [], None

@@ -21,7 +21,7 @@ from conftest import shared_path  # noqa: E402
 @pytest.fixture(scope="module")
 def client():
     cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                       dashboard_address=None, silence_logs=50)
+                                       dashboard_address=":0", silence_logs=50)
     c = distributed.Client(cluster)
     yield c
     c.close()

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
 import sys
 import uuid
 from typing import List, Optional, Sequence
@@ -169,7 +170,6 @@ def read_letor(paths: Sequence, *, n_features: Optional[int] = None, dtype=np.fl
     client = _client(client)
     if isinstance(paths, (str, bytes)) or not isinstance(paths, Sequence) or len(paths) == 0:
         raise ValueError("paths must be a non-empty list of LETOR files")
-    import os
     paths = [os.fspath(p) for p in paths]
     parts = [client.submit(_load_part, p, n_features, dtype, allow_nonfinite, pure=False) for p in paths]
     shapes = client.gather([client.submit(lambda t: (t[0].shape, np.unique(t[2])), f, pure=False)
