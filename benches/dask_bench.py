@@ -50,7 +50,7 @@ class Measured(rd.GreedyRankRLS):
         self.payload_.append((method, nbytes))
         if method == "add_and_coef":
             self.step_end_.append(time.perf_counter())
-        if method == "add_and_coef" and len(args[-1]) == self.n_features_to_select:
+        if method == "add_and_coef" and len(args[5]) == self.n_features_to_select:
             import psutil
 
             rss = self._client.run(lambda: psutil.Process().memory_info().rss)
@@ -65,11 +65,15 @@ class Measured(rd.GreedyRankRLS):
 
 
 def step_payload(payload):
-    """Bytes of one full step (dots, scan, cross, add_and_coef), from the last step."""
-    last = {}
+    """Bytes of the second step (scan, cross, add_and_coef carrying the next step's dots)."""
+    steps, cur = [], None
     for method, b in payload:
-        last[method] = b
-    return sum(last.values())
+        if method == "scan":
+            cur = []
+            steps.append(cur)
+        if cur is not None:
+            cur.append(b)
+    return sum(steps[1])
 
 
 def main():
