@@ -97,6 +97,20 @@ def check_all(X, y, qid, Xd, yd, qd, k=3):
 
 # -- data ----------------------------------------------------------------------------
 
+def test_no_client_is_a_clear_error():
+    # First in the module: the module's cluster fixture is not started yet.
+    import dask.array as da
+
+    X, y, qid = make_data(7, [3, 3], n=2)
+    try:
+        distributed.default_client()
+        pytest.skip("a default client exists in this process")
+    except ValueError:
+        pass
+    with pytest.raises(ValueError, match="no Dask client"):
+        rd.RankRLS().fit(da.from_array(X), da.from_array(y), da.from_array(qid))
+
+
 def test_partition_by_query_keeps_queries_whole(client):
     X, y, qid = make_data(1, [3, 1, 4, 2, 5, 2], n=3)
     perm = np.random.default_rng(0).permutation(len(y))  # queries interleaved
@@ -250,8 +264,23 @@ def test_readme_example_runs(tmp_path):
     code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
     script = tmp_path / "example.py"
     script.write_text(code)
-    env = dict(os.environ, PYTHONPATH=str(root / "python") + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    here = str(Path(rs.__file__).resolve().parents[1])  # the rankselect under test (source or installed)
+    env = dict(os.environ, PYTHONPATH=here + os.pathsep + os.environ.get("PYTHONPATH", ""))
     out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300,
                          cwd=tmp_path)
     assert out.returncode == 0, out.stderr[-3000:]
     assert "[" in out.stdout
+
+
+def test_clear_import_error_without_dask():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = ("import sys\nsys.modules['dask'] = None\nsys.modules['distributed'] = None\n"
+            "try:\n    import rankselect.dask\nexcept ImportError as e:\n    print(e)\n")
+    here = str(Path(rs.__file__).resolve().parents[1])
+    env = dict(os.environ, PYTHONPATH=here + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert "pip install 'rankselect[dask]'" in out.stdout, out.stdout + out.stderr
+
