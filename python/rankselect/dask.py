@@ -11,8 +11,9 @@ not depend on scheduling) and finishes the computation.
   across chunks is a ValueError naming the qid.
 - selection and models: :class:`GreedyRankRLS` (exact: the greedy caches stay resident on
   the workers, one Dask actor per shard; a step moves O(n) numbers per shard, never rows),
-  :class:`RankRLS` (sums of per-shard Gram matrices), :class:`GAS` with
-  :func:`kendall_similarity` and :func:`feature_importance`.
+  :class:`RankRLS` (sums of per-shard Gram matrices), :class:`RankSVM` and
+  :class:`SparseRankSVM` (l1) (the solvers' loss, gradient and Hessian products as sums over
+  shards), :class:`GAS` with :func:`kendall_similarity` and :func:`feature_importance`.
 - evaluation: :func:`compute` and :func:`evaluate`, the metrics of
   :mod:`rankselect.metrics` on scores held in Dask arrays.
 
@@ -46,7 +47,7 @@ from . import gas as _gas
 from . import metrics as _metrics
 from ._config import get_config, memory_limit
 from ._linear import LinearPredictMixin
-from ._validation import check_positive, check_ranking_data, check_scores
+from ._validation import check_positive, check_ranking_data
 from .data import load_letor as _load_letor
 from .groups import QueryGroups
 from .importance import FeatureImportance, _parse_measure, _pick
@@ -299,10 +300,6 @@ def _ordered_sum(parts):
 # --------------------------------------------------------------------------------------
 # Metrics on Dask collections
 # --------------------------------------------------------------------------------------
-
-def _shard_metrics(shard, scores, specs, max_grade):
-    return _core.metrics_per_query(specs, shard["y"], scores, shard["offsets"], max_grade)
-
 
 def _scores_shards(y, scores, qid, client):
     client = _client(client)
@@ -965,10 +962,6 @@ class _GreedyShardActor:
         self.state.add(int(b), float(c), float(d), _own(t), _own(skip))
         coef = self.state.coef_partial(list(selected))
         return (coef, self.state.dots()) if next_dots else (coef, None)
-
-
-class _LostShard(RuntimeError):
-    pass
 
 
 class GreedyRankRLS(_GreedyRankRLS):
