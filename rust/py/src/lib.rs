@@ -19,6 +19,7 @@ mod pairwise;
 mod ranksvm;
 mod kernel_approx;
 mod sparse;
+mod shards;
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -35,5 +36,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     ranksvm::register(m)?;
     kernel_approx::register(m)?;
     sparse::register(m)?;
+    shards::register(m)?;
     Ok(())
 }
