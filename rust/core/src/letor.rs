@@ -295,7 +295,7 @@ impl BlockReader {
         }
         let want = self.carry.len() + self.block;
         if buf.len() < want {
-            self.grow(&mut buf, want)?;
+            self.grow(&mut buf, want, false)?;
         }
         let mut len = self.carry.len();
         buf[..len].copy_from_slice(&self.carry);
@@ -318,21 +318,23 @@ impl BlockReader {
             }
             // One line fills the whole block: read on in a larger one.
             let bigger = buf.len().saturating_mul(2);
-            self.grow(&mut buf, bigger)?;
+            self.grow(&mut buf, bigger, true)?;
         }
     }
 
-    fn grow(&self, buf: &mut Vec<u8>, len: usize) -> Result<()> {
+    /// Grows `buf` to `len` bytes; `long_line`: for a line longer than a block, which the
+    /// memory rule bounds (a block itself is a fixed cost).
+    fn grow(&self, buf: &mut Vec<u8>, len: usize, long_line: bool) -> Result<()> {
         let limit = self.limit.unwrap_or(u64::MAX);
         let refuse = |how: &str| Error::Memory {
-            what: format!("{}: a line longer than {} bytes", self.path.display(), len / 2),
+            what: format!("a line longer than {} bytes", len / 2),
             bytes: len as u128,
             limit: limit as u128,
             remedy: format!(
                 "{how}a LETOR line is one document; check that the file is a LETOR/SVMlight file with newline-separated rows"
             ),
         };
-        if len as u128 > limit as u128 {
+        if long_line && len as u128 > limit as u128 {
             return Err(refuse(""));
         }
         buf.try_reserve_exact(len.saturating_sub(buf.len())).map_err(|_| refuse("the allocation failed; "))?;
@@ -757,6 +759,57 @@ const POW10: [f64; 23] = [
     1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
 ];
 
+/// The run of ASCII digits at `s[i..]`, at most 8 of them, read 8 bytes at a time (SWAR):
+/// `(value, count)`. Needs `i + 8 <= s.len()`.
+#[inline(always)]
+fn digits8(s: &[u8], i: usize) -> (u64, usize) {
+    let mut b = [0u8; 8];
+    b.copy_from_slice(&s[i..i + 8]);
+    let x = u64::from_le_bytes(b).wrapping_sub(0x3030_3030_3030_3030);
+    // A byte is a digit iff it is <= 9 after the subtraction: flag the others (a borrow or
+    // carry only moves upwards, past the first non-digit, so the lowest flag is exact).
+    let flags = (x | x.wrapping_add(0x7676_7676_7676_7676)) & 0x8080_8080_8080_8080;
+    let n = (flags.trailing_zeros() / 8) as usize;
+    if n == 0 {
+        return (0, 0);
+    }
+    // Keep the n digits, moved to the top bytes (the bytes below read as leading zeros),
+    // then combine pairs, quads and octets (simdjson / fast_float's 8-digit step).
+    let x = x << (8 * (8 - n) as u32);
+    let x = x.wrapping_mul(10).wrapping_add(x >> 8);
+    let mask = 0x0000_00FF_0000_00FF;
+    let x = ((x & mask).wrapping_mul(0x000F_4240_0000_0064))
+        .wrapping_add(((x >> 16) & mask).wrapping_mul(0x0000_2710_0000_0001))
+        >> 32;
+    (x & 0xFFFF_FFFF, n)
+}
+
+/// Appends the run of ASCII digits at `s[*i..]` to `w` (wrapping; the caller bounds the
+/// count) and returns how many there were.
+#[inline(always)]
+fn digit_run(s: &[u8], i: &mut usize, w: &mut u64) -> usize {
+    let start = *i;
+    while *i + 8 <= s.len() {
+        let (v, n) = digits8(s, *i);
+        *w = w.wrapping_mul(POW10_INT[n]).wrapping_add(v);
+        *i += n;
+        if n < 8 {
+            return *i - start;
+        }
+    }
+    while *i < s.len() {
+        let d = s[*i].wrapping_sub(b'0');
+        if d > 9 {
+            break;
+        }
+        *w = w.wrapping_mul(10).wrapping_add(u64::from(d));
+        *i += 1;
+    }
+    *i - start
+}
+
+const POW10_INT: [u64; 9] = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000];
+
 /// Clinger's exact fast path for a plain decimal `[+-]digits[.digits]` starting at `s[i]`
 /// and ending at whitespace or the end of `s`: with the digits read as an integer
 /// `w <= 2^53` and `k <= 22` digits after the point, `w` and `10^k` are exact doubles and
@@ -771,29 +824,11 @@ fn fast_decimal(s: &[u8], mut i: usize) -> Option<(f64, usize)> {
         i += 1;
     }
     let mut w: u64 = 0;
-    let start = i;
-    while i < len {
-        let d = s[i].wrapping_sub(b'0');
-        if d > 9 {
-            break;
-        }
-        w = w.wrapping_mul(10).wrapping_add(u64::from(d));
-        i += 1;
-    }
-    let mut digits = i - start;
+    let mut digits = digit_run(s, &mut i, &mut w);
     let mut k = 0;
     if i < len && s[i] == b'.' {
         i += 1;
-        let f = i;
-        while i < len {
-            let d = s[i].wrapping_sub(b'0');
-            if d > 9 {
-                break;
-            }
-            w = w.wrapping_mul(10).wrapping_add(u64::from(d));
-            i += 1;
-        }
-        k = i - f;
+        k = digit_run(s, &mut i, &mut w);
         digits += k;
     }
     // 19 digits cannot overflow u64; 2^53 and 10^22 bound the exact doubles.
@@ -843,7 +878,7 @@ fn parse_qid(s: &[u8]) -> Option<i64> {
 }
 
 /// The checks of a feature index, given the previous index of the row (0 at the start).
-#[inline]
+#[inline(always)]
 fn check_index(idx: u64, prev: u64, opts: &LetorOptions) -> std::result::Result<(), String> {
     if idx == 0 {
         return Err("feature index 0: LETOR feature indices are 1-based".to_string());
@@ -921,15 +956,12 @@ fn parse_line(
         // Fast path: up to 9 index digits, ':', a plain decimal.
         let mut idx: u64 = 0;
         let mut j = i;
-        while j < len && j - i < 9 {
-            let b = d[j].wrapping_sub(b'0');
-            if b > 9 {
-                break;
-            }
-            idx = idx * 10 + u64::from(b);
-            j += 1;
-        }
-        let fast = if j > i && j < len && d[j] == b':' { fast_decimal(d, j + 1) } else { None };
+        let n_digits = digit_run(d, &mut j, &mut idx);
+        let fast = if n_digits > 0 && n_digits <= 9 && j < len && d[j] == b':' {
+            fast_decimal(d, j + 1)
+        } else {
+            None
+        };
         let v = match fast {
             Some((v, end)) => {
                 check_index(idx, prev, opts)?;
@@ -1276,12 +1308,22 @@ mod tests {
             }
         }
 
+        /// The SWAR digit reader agrees with a byte loop on any 8 bytes.
+        #[test]
+        fn digits8_reads_the_leading_digits(bytes in prop::array::uniform8(prop::sample::select(
+            b"0123456789:. -+eE/\x00\xff".to_vec())))
+        {
+            let n = bytes.iter().take_while(|b| b.is_ascii_digit()).count();
+            let v = bytes[..n].iter().fold(0u64, |a, &b| a * 10 + u64::from(b - b'0'));
+            prop_assert_eq!(digits8(&bytes, 0), (v, n));
+        }
+
         /// The exact fast path agrees with fast-float2 (correct rounding) on every plain
         /// decimal it accepts, and accepts the common LETOR forms.
         #[test]
         fn fast_decimal_is_correctly_rounded(
             sign in prop::sample::select(vec!["", "-", "+"]),
-            int in "[0-9]{0,12}", frac in prop::option::of("[0-9]{0,12}"), end in prop::sample::select(vec!["", " ", "\t", "x", "e5", ":"]))
+            int in "[0-9]{0,21}", frac in prop::option::of("[0-9]{0,21}"), end in prop::sample::select(vec!["", " ", "\t", "x", "e5", ":"]))
         {
             let text = format!("{sign}{int}{}{end}", frac.as_ref().map(|f| format!(".{f}")).unwrap_or_default());
             let s = text.as_bytes();
