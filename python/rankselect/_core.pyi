@@ -19,6 +19,7 @@ def load_letor(
     float32: bool = False,
     comments: bool = False,
     allow_nonfinite: bool = False,
+    max_memory: int | None = None,
 ) -> tuple[
     npt.NDArray[np.float64] | npt.NDArray[np.float32],
     npt.NDArray[np.float64],

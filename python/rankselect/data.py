@@ -5,9 +5,11 @@ A ranking file holds one document per line::
     <label> qid:<int> <index>:<value> <index>:<value> ... [# comment]
 
 with 1-based, strictly ascending feature indices (absent features are 0). The parser runs
-in Rust, in parallel over chunks of the file, with the GIL released; ``.gz`` files are
-decompressed in memory. Values are correctly rounded, so the result equals
-``sklearn.datasets.load_svmlight_file(path, query_id=True)`` exactly (as dense arrays).
+in Rust with the GIL released: the file (or pipe) is read in large blocks, gzip data is
+decompressed as it is read, and the blocks are parsed in parallel and written straight into
+the dense matrix, so memory is the result plus a few blocks. Values are correctly rounded, so
+the result equals ``sklearn.datasets.load_svmlight_file(path, query_id=True)`` exactly (as
+dense arrays).
 
 Rows are kept in file order: a query whose rows are not contiguous is not split, it is
 grouped by qid downstream (:class:`rankselect.QueryGroups`). Since in LETOR files that
@@ -25,6 +27,7 @@ from typing import Iterator, List, Optional, Union
 import numpy as np
 
 from . import _core
+from ._config import memory_limit
 from ._validation import check_qid
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -153,7 +156,13 @@ def _check_n_features(n_features) -> Optional[int]:
         raise TypeError(f"n_features must be a positive int or None, got {n_features!r}")
     if n_features < 1:
         raise ValueError(f"n_features must be a positive int or None, got {n_features}")
+    if n_features > _MAX_N_FEATURES:
+        raise ValueError(f"n_features={n_features} is too large (at most {_MAX_N_FEATURES})")
     return int(n_features)
+
+
+# Beyond any memory; keeps the byte counts of the memory rule far from integer overflow.
+_MAX_N_FEATURES = 2**62
 
 
 def load_letor(
@@ -169,10 +178,14 @@ def load_letor(
     Parameters
     ----------
     path : str or path-like
-        The file. Gzip files are recognised by their content (``.gz`` or not).
+        The file; a pipe or device works too (``/dev/stdin``, ``/dev/fd/N``, a shell's
+        ``<(...)``). Gzip data is recognised by its content (``.gz`` or not), decompressed
+        as it is read, may hold several members and may end in zero padding (as Python's
+        :mod:`gzip` accepts).
     n_features : int, optional
-        Number of columns of ``X``. Default: the largest feature index in the file. A
-        feature index above a given ``n_features`` is an error.
+        Number of columns of ``X``. Default: the largest feature index in the file, or 1
+        when no row has a feature (as scikit-learn). A feature index above a given
+        ``n_features`` is an error.
     dtype : {np.float64, np.float32}
         dtype of ``X``. float32 values are the float64 values cast to float32 (as
         scikit-learn's ``load_svmlight_file(dtype=np.float32)``). ``y`` is float64.
@@ -197,10 +210,17 @@ def load_letor(
     ------
     ValueError
         ``"<path>: line N: ..."`` for a malformed line: non-numeric label or value, missing
-        or non-integer qid, feature index 0, indices not strictly ascending or duplicated,
-        NaN / infinity, an index above ``n_features``; also for a file without data rows.
+        or non-integer qid, feature index 0 or above 2147483647 (the largest scikit-learn
+        reads), indices not strictly ascending or duplicated, NaN / infinity, an index
+        above ``n_features``; also for a file without data rows.
+    MemoryError
+        The dense result (``X``, ``y``, ``qid``, comments) would exceed the memory limit
+        (:func:`rankselect.set_config` ``max_memory``, default the available memory): the
+        message gives the sizes and the largest feature index with its line (a typo such as
+        ``1 qid:1 4000000000:1`` is caught before anything large is allocated).
     FileNotFoundError, OSError
-        The file cannot be read.
+        The file cannot be read, or its gzip data is corrupt or truncated
+        (``"<path>: corrupt or truncated gzip data: ..."``).
     """
     n_features = _check_n_features(n_features)
     dt = np.dtype(dtype)
@@ -220,9 +240,12 @@ def load_letor(
             float32=dt == np.dtype(np.float32),
             comments=bool(comments),
             allow_nonfinite=bool(allow_nonfinite),
+            max_memory=memory_limit(),
         )
     except ValueError as exc:
         raise ValueError(f"{p}: {exc}") from None
+    except MemoryError as exc:
+        raise MemoryError(f"{p}: {exc}") from None
     _warn_split_queries(p, qid)
     return RankingData(X, y, qid, com)
 

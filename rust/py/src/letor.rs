@@ -18,15 +18,17 @@ fn to_python<'py, T: Element + numpy::Element>(py: Python<'py>, d: Letor<T>) -> 
     (x.into_pyarray(py), d.y.into_pyarray(py), d.qid.into_pyarray(py), comments).into_pyobject(py)
 }
 
-/// load_letor(path, n_features=None, float32=False, comments=False, allow_nonfinite=False)
-/// -> (X, y, qid, comments)
+/// load_letor(path, n_features=None, float32=False, comments=False, allow_nonfinite=False,
+///            max_memory=None) -> (X, y, qid, comments)
 ///
-/// Parses a LETOR / SVMlight ranking file (gzip detected by its magic bytes) in parallel,
-/// with the GIL released. X is dense (m, n) float64 (float32 when asked: the cast of the
-/// float64 value), y float64, qid int64, comments a list of str or None.
-/// Malformed lines raise ValueError("line N: ..."), unreadable files OSError.
+/// Streams a LETOR / SVMlight ranking file, pipe or device (gzip detected by its magic
+/// bytes, decompressed as read) and parses it in parallel, with the GIL released. X is
+/// dense (m, n) float64 (float32 when asked: the cast of the float64 value), y float64, qid
+/// int64, comments a list of str or None. Malformed lines raise ValueError("line N: ..."),
+/// unreadable files and corrupt gzip data OSError, a result (or a line) larger than
+/// `max_memory` bytes MemoryError.
 #[pyfunction]
-#[pyo3(signature = (path, n_features=None, float32=false, comments=false, allow_nonfinite=false))]
+#[pyo3(signature = (path, n_features=None, float32=false, comments=false, allow_nonfinite=false, max_memory=None))]
 fn load_letor<'py>(
     py: Python<'py>,
     path: PathBuf,
@@ -34,8 +36,9 @@ fn load_letor<'py>(
     float32: bool,
     comments: bool,
     allow_nonfinite: bool,
+    max_memory: Option<u64>,
 ) -> PyResult<Bound<'py, PyTuple>> {
-    let opts = LetorOptions { n_features, comments, allow_nonfinite };
+    let opts = LetorOptions { n_features, comments, allow_nonfinite, max_memory };
     if float32 {
         let d = py.detach(|| read_letor::<f32>(&path, &opts, &python_interrupt())).py()?;
         to_python(py, d)
