@@ -60,7 +60,9 @@ def greedy_rankrls(
     criterion: str = "squared",
     tol: float | None = None,
     progress: Callable[[int, int, float], object] | None = None,
-) -> tuple[npt.NDArray[np.uintp], npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
+    convention: str = "standard",
+    max_memory: int | None = None,
+) -> tuple[npt.NDArray[np.uintp], npt.NDArray[np.float64], npt.NDArray[np.float64], str | None]: ...
 
 KENDALL_SHORT_MAX: int
 

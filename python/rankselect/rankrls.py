@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numbers
 import sys
+import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -19,6 +20,7 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from . import _core
+from ._config import memory_limit
 from ._linear import LinearPredictMixin
 from ._validation import check_positive, check_ranking_data
 from .groups import QueryGroups
@@ -123,8 +125,16 @@ class GreedyRankRLS(LinearPredictMixin, SelectorMixin, BaseEstimator):
     At each step, the feature whose addition gives the best exact LQO criterion is added
     (ties to the lowest feature index; selected features are never re-selected). With
     ``criterion="squared"`` (the paper) the criterion is the sum over queries of squared
-    query-centred hold-out residuals, lower is better. One step costs O(m n) time; memory is
-    three m x n float64 arrays.
+    query-centred hold-out residuals, lower is better. One step costs O(m n) time (one pass
+    over two caches); memory is two m x n float64 arrays beside ``X``, checked before they are
+    allocated (``MemoryError`` beyond the available memory or the limit set with
+    ``rankselect.set_config(max_memory=...)``).
+
+    Features constant within every query (their query-centred column is zero) cannot change
+    the model: they are never selected, and the path stops as soon as only such features are
+    left, so ``selected_features_`` may hold fewer than ``n_features_to_select`` features
+    (``stop_reason_ == "uninformative"``). The model of every prefix is solved in the primal
+    on the selected features (eq. 5), accurate for any ``alpha > 0``.
 
     Parameters
     ----------
@@ -157,7 +167,11 @@ class GreedyRankRLS(LinearPredictMixin, SelectorMixin, BaseEstimator):
     coef_path_ : ndarray of shape (k, n_features)
         Row ``j``: RankRLS weights on the first ``j + 1`` selected features, zeros elsewhere.
     coef_ : ndarray of shape (n_features,)
-        ``coef_path_[-1]``.
+        ``coef_path_[-1]`` (zeros when no feature was selected).
+    stop_reason_ : {None, "tol", "uninformative"}
+        Why the path has fewer than ``n_features_to_select`` steps: ``None`` (it has them
+        all), ``"tol"`` (the ``tol`` rule) or ``"uninformative"`` (every remaining feature is
+        constant within every query).
     n_features_in_ : int
     """
 
@@ -192,14 +206,24 @@ class GreedyRankRLS(LinearPredictMixin, SelectorMixin, BaseEstimator):
                 print(f"[GreedyRankRLS] step {step + 1}/{k}: feature {feature} ({name} {value:.6g})",
                       file=sys.stderr, flush=True)
 
-        selected, values, path = _core.greedy_rankrls(
+        selected, values, path, stop = _core.greedy_rankrls(
             Xg, yg, offsets, int(k), float(self.alpha), self.criterion,
             None if self.tol is None else float(self.tol), progress, str(self.convention),
+            max_memory=memory_limit(),
         )
         self.selected_features_ = np.asarray(selected, dtype=np.intp)
         self.lqo_errors_ = np.asarray(values)
-        self.coef_path_ = np.asarray(path)
-        self.coef_ = self.coef_path_[-1].copy()
+        self.coef_path_ = np.asarray(path).reshape(len(self.selected_features_), n)
+        self.coef_ = self.coef_path_[-1].copy() if len(self.coef_path_) else np.zeros(n)
+        self.stop_reason_ = stop
+        if stop == "uninformative":
+            msg = (f"GreedyRankRLS stopped after {len(self.selected_features_)} of {k} features: "
+                   "every remaining feature is constant within every query, so none can change the model")
+            if self.verbose:
+                print(f"[GreedyRankRLS] {msg}", file=sys.stderr, flush=True)
+            if len(self.selected_features_) == 0:
+                warnings.warn("no feature varies within any query: nothing to select "
+                              "(GreedyRankRLS selected no feature)", UserWarning, stacklevel=2)
         self.n_features_in_ = n
         return self
 
