@@ -140,7 +140,7 @@ def scale(args):
     from rankselect.groups import QueryGroups
 
     g = QueryGroups.from_qid(qid)
-    offsets = g.offsets.astype(np.int64)
+    offsets = g.offsets.astype(np.uintp)
 
     def progress(step, feature, value):
         now = time.perf_counter()
@@ -203,7 +203,7 @@ def scaling_child(args):
     t = int(os.environ["RAYON_NUM_THREADS"])
     m, n, k = args.scale_m, args.scale_n, args.scale_k
     X, y, qid = synthetic(m, n)
-    offsets = np.r_[0, np.flatnonzero(np.diff(qid)) + 1, m].astype(np.int64)
+    offsets = np.r_[0, np.flatnonzero(np.diff(qid)) + 1, m].astype(np.uintp)
     rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     stamps = []
     t0 = time.perf_counter()

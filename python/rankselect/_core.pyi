@@ -9,6 +9,10 @@ def group_queries(
     qid: npt.NDArray[np.int64],
 ) -> tuple[npt.NDArray[np.uintp], npt.NDArray[np.uintp], npt.NDArray[np.int64]]: ...
 
+def center_by_query(x: npt.NDArray[np.float64], offsets: npt.NDArray[np.uintp]) -> npt.NDArray[np.float64]:
+    """Rows grouped by query: each column minus its query mean (RankRLS's centring)."""
+
+
 def load_letor(
     path: str,
     n_features: int | None = None,
@@ -22,11 +26,14 @@ def load_letor(
     list[str] | None,
 ]: ...
 
+def parse_measure(name: str) -> tuple[str, int | None]:
+    """The one parser of measure names: (kind, cut-off), kind in ndcg, p, map, meanndcg, err."""
+
 def metrics_per_query(
     specs: list[tuple[str, str, str]],
     y: npt.NDArray[np.float64],
     scores: npt.NDArray[np.float64],
-    offsets: npt.NDArray[np.int64],
+    offsets: npt.NDArray[np.uintp],
     max_grade: float | None = None,
 ) -> npt.NDArray[np.float64]:
     """Per-query metrics, shape (len(specs), n_queries); each spec is
@@ -36,17 +43,17 @@ def metrics_per_query(
 
 # rankrls
 def rankrls_fit(
-    x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], offsets: npt.NDArray[np.int64], alpha: float
+    x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], offsets: npt.NDArray[np.uintp], alpha: float
 ) -> npt.NDArray[np.float64]: ...
 
 def rankrls_lqo(
-    x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], offsets: npt.NDArray[np.int64], alpha: float
+    x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], offsets: npt.NDArray[np.uintp], alpha: float
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64], float]: ...
 
 def rankrls_alpha_path(
     x: npt.NDArray[np.float64],
     y: npt.NDArray[np.float64],
-    offsets: npt.NDArray[np.int64],
+    offsets: npt.NDArray[np.uintp],
     alphas: npt.NDArray[np.float64],
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
 
@@ -54,7 +61,7 @@ def rankrls_alpha_path(
 def greedy_rankrls(
     x: npt.NDArray[np.float64],
     y: npt.NDArray[np.float64],
-    offsets: npt.NDArray[np.int64],
+    offsets: npt.NDArray[np.uintp],
     k: int,
     alpha: float,
     criterion: str = "squared",
@@ -62,6 +69,21 @@ def greedy_rankrls(
     progress: Callable[[int, int, float], object] | None = None,
     convention: str = "standard",
     max_memory: int | None = None,
+) -> tuple[npt.NDArray[np.uintp], npt.NDArray[np.float64], npt.NDArray[np.float64], str | None]: ...
+
+def greedy_rankrls_costs(
+    x: npt.NDArray[np.float64],
+    y: npt.NDArray[np.float64],
+    offsets: npt.NDArray[np.uintp],
+    k: int,
+    alpha: float,
+    costs: npt.NDArray[np.float64],
+    budget: float | None,
+    memory_limit: int,
+    criterion: str = "squared",
+    tol: float | None = None,
+    progress: Callable[[int, int, float], object] | None = None,
+    convention: str = "standard",
 ) -> tuple[npt.NDArray[np.uintp], npt.NDArray[np.float64], npt.NDArray[np.float64], str | None]: ...
 
 KENDALL_SHORT_MAX: int
@@ -177,9 +199,46 @@ def sparse_ranksvm(
     max_iter: int, max_reweightings: int, tol: float, solver: str = "prox-newton",
 ) -> tuple[npt.NDArray[np.float64], int, npt.NDArray[np.float64], int, bool, float]: ...
 
+def sparse_c_min(
+    x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], offsets: npt.NDArray[np.uintp],
+    weights: npt.NDArray[np.float64] | None = None,
+) -> float:
+    """Smallest C with a non-zero (weighted) L1 sparse RankSVM solution (KKT at w = 0)."""
+
 def fsmrank(
     x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], offsets: npt.NDArray[np.uintp],
     similarity: npt.NDArray[np.float64], importance: npt.NDArray[np.float64],
     lambda1: float, lambda2: float, w0: npt.NDArray[np.float64] | None,
     max_iter: int, tol: float, accelerate: bool = True,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], int, npt.NDArray[np.float64], bool, int]: ...
+
+# Query-shard kernels (rankselect.dask): see rust/core/src/greedy_shard.rs and shard_sums.rs.
+class GreedyShard:
+    def __init__(
+        self,
+        x: npt.NDArray[np.float64],
+        y: npt.NDArray[np.float64],
+        offsets: npt.NDArray[np.uintp],
+        alpha: float,
+        criterion: str = "squared",
+        convention: str = "standard",
+        limit: int = ...,
+    ) -> None: ...
+    def informative(self) -> npt.NDArray[np.bool_]: ...
+    def dots(self) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
+    def scan(
+        self, c: npt.NDArray[np.float64], d: npt.NDArray[np.float64], skip: npt.NDArray[np.bool_]
+    ) -> npt.NDArray[np.float64]: ...
+    def cross(self, b: int) -> npt.NDArray[np.float64]: ...
+    def add(
+        self, b: int, c: float, d: float, t: npt.NDArray[np.float64], skip: npt.NDArray[np.bool_]
+    ) -> None: ...
+    def coef_partial(self, features: list[int]) -> npt.NDArray[np.float64]: ...
+
+def kendall_sums(
+    x: npt.NDArray[np.float64], offsets: npt.NDArray[np.uintp], variant: str
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], int]: ...
+
+def pairwise_counts(
+    x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], offsets: npt.NDArray[np.uintp]
+) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64], int]: ...

@@ -32,7 +32,7 @@ import numpy as np
 
 from . import _core
 from ._validation import check_matrix, check_qid
-from .groups import QueryGroups
+from .groups import GroupedData
 
 VARIANTS = ("geng", "tau_b")
 
@@ -89,10 +89,8 @@ def kendall_similarity(X, qid, variant: str = "geng", absolute: bool = False, *,
     if X.shape[0] == 0:
         raise ValueError("X has no rows")
     qid = check_qid(qid, X.shape[0])
-    groups = QueryGroups.from_qid(qid)
-    Xg = np.ascontiguousarray(groups.gather(X))
-    offsets = np.ascontiguousarray(groups.offsets, dtype=np.uintp)
-    if not (np.diff(offsets) >= 2).any():
+    data = GroupedData.from_arrays(X, None, qid)
+    if not (data.groups.sizes >= 2).any():
         raise ValueError("qid: no query has at least 2 documents; Kendall's tau needs document pairs")
-    return _core.kendall_similarity(Xg, offsets, variant, bool(absolute), _ALGORITHMS[algorithm])
+    return _core.kendall_similarity(data.X, data.offsets, variant, bool(absolute), _ALGORITHMS[algorithm])
 

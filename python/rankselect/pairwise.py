@@ -22,7 +22,7 @@ import scipy.sparse as sp
 
 from . import _core
 from ._validation import check_matrix, check_qid, check_vector
-from .groups import QueryGroups
+from .groups import GroupedData
 
 __all__ = [
     "count_pairs",
@@ -33,11 +33,10 @@ __all__ = [
 ]
 
 
-def _grouped_labels(y, qid):
+def _grouped_labels(y, qid) -> GroupedData:
     y = check_vector(y, "y")
     qid = check_qid(qid, y.shape[0])
-    g = QueryGroups.from_qid(qid)
-    return y, g, np.ascontiguousarray(g.gather(y)), g.offsets.astype(np.uintp)
+    return GroupedData.from_arrays(None, y, qid)
 
 
 def _check_max_pairs(max_pairs):
@@ -52,8 +51,8 @@ def _check_max_pairs(max_pairs):
 
 def count_pairs(y, qid) -> int:
     """Number of preference pairs ``|P|`` of labels ``y`` (m,) grouped by ``qid`` (m,)."""
-    _, _, yg, offsets = _grouped_labels(y, qid)
-    return int(_core.query_pair_counts(yg, offsets).sum())
+    data = _grouped_labels(y, qid)
+    return int(_core.query_pair_counts(data.y, data.offsets).sum())
 
 
 def preference_pairs(y, qid, max_pairs: Optional[int] = None) -> Tuple[np.ndarray, np.ndarray]:
@@ -76,9 +75,10 @@ def preference_pairs(y, qid, max_pairs: Optional[int] = None) -> Tuple[np.ndarra
         order, then ``j`` in input order.
     """
     max_pairs = _check_max_pairs(max_pairs)
-    _, g, yg, offsets = _grouped_labels(y, qid)
+    data = _grouped_labels(y, qid)
+    g = data.groups
     if max_pairs is not None:
-        counts = _core.query_pair_counts(yg, offsets)
+        counts = _core.query_pair_counts(data.y, data.offsets)
         total = int(counts.sum())
         if total > max_pairs:
             q = int(np.argmax(counts))
@@ -86,7 +86,7 @@ def preference_pairs(y, qid, max_pairs: Optional[int] = None) -> Tuple[np.ndarra
                 f"{total} preference pairs exceed max_pairs={max_pairs}; "
                 f"qid {g.ids[q]} has the most ({int(counts[q])} pairs)"
             )
-    i, j, _ = _core.preference_pairs(yg, offsets, None)
+    i, j, _ = _core.preference_pairs(data.y, data.offsets, None)
     perm = g.perm
     return perm[i.astype(np.intp)], perm[j.astype(np.intp)]
 
@@ -121,10 +121,7 @@ def _grouped_problem(X, y, qid, w):
     if w.ndim != 1 or w.shape[0] != n:
         raise ValueError(f"w must have shape ({n},) (one weight per column of X), got {w.shape}")
     w = check_vector(w, "w")
-    g = QueryGroups.from_qid(qid)
-    Xg = np.ascontiguousarray(g.gather(X))
-    yg = np.ascontiguousarray(g.gather(y))
-    return Xg, yg, g.offsets.astype(np.uintp), w
+    return GroupedData.from_arrays(X, y, qid), w
 
 
 def squared_hinge(X, y, qid, w) -> Tuple[float, np.ndarray]:
@@ -144,8 +141,8 @@ def squared_hinge(X, y, qid, w) -> Tuple[float, np.ndarray]:
     grad : ndarray of shape (n,)
         ``dL/dw``.
     """
-    Xg, yg, offsets, w = _grouped_problem(X, y, qid, w)
-    value, grad = _core.squared_hinge_value_grad(Xg, yg, offsets, w)
+    data, w = _grouped_problem(X, y, qid, w)
+    value, grad = _core.squared_hinge_value_grad(data.X, data.y, data.offsets, w)
     return float(value), grad
 
 
@@ -163,11 +160,11 @@ def squared_hinge_hessp(X, y, qid, w, v) -> np.ndarray:
     -------
     ndarray of the shape of ``v``
     """
-    Xg, yg, offsets, w = _grouped_problem(X, y, qid, w)
+    data, w = _grouped_problem(X, y, qid, w)
     v = np.asarray(v)
-    n = Xg.shape[1]
+    n = data.X.shape[1]
     if v.ndim not in (1, 2) or v.shape[0] != n:
         raise ValueError(f"v must have shape ({n},) or ({n}, k), got {v.shape}")
     V = check_matrix(v.reshape(n, -1), "v")
-    out = _core.squared_hinge_hessp(Xg, yg, offsets, w, V)
+    out = _core.squared_hinge_hessp(data.X, data.y, data.offsets, w, V)
     return out.reshape(v.shape)

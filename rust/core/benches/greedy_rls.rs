@@ -5,7 +5,7 @@ use criterion::{criterion_group, criterion_main, Criterion};
 use ndarray::Array2;
 use rankselect_core::greedy_rls::{GreedyState, Squared};
 
-fn problem(m: usize, n: usize) -> (Array2<f64>, Vec<f64>, Vec<usize>) {
+fn problem(m: usize, n: usize) -> (Array2<f64>, Vec<f64>, rankselect_core::QueryOffsets) {
     let mut s = 0x9E3779B97F4A7C15u64;
     let mut next = move || {
         s ^= s << 13;
@@ -16,7 +16,7 @@ fn problem(m: usize, n: usize) -> (Array2<f64>, Vec<f64>, Vec<usize>) {
     let x = Array2::from_shape_fn((m, n), |_| next());
     let y: Vec<f64> = (0..m).map(|_| (next() * 4.0 + 2.0).floor()).collect();
     let offsets: Vec<usize> = (0..=m / 120).map(|q| q * 120).collect();
-    (x, y, offsets)
+    (x, y, rankselect_core::QueryOffsets::new(offsets).unwrap())
 }
 
 fn bench(c: &mut Criterion) {

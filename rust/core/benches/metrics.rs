@@ -10,13 +10,13 @@ fn lcg(state: &mut u64) -> f64 {
 }
 
 /// `n_queries` queries of `docs` documents: grades 0-2, scores rounded to 1e-2 (ties).
-fn data(n_queries: usize, docs: usize) -> (Vec<f64>, Vec<f64>, Vec<usize>) {
+fn data(n_queries: usize, docs: usize) -> (Vec<f64>, Vec<f64>, rankselect_core::QueryOffsets) {
     let mut st = 7u64;
     let m = n_queries * docs;
     let y: Vec<f64> = (0..m).map(|_| (lcg(&mut st) * 3.0).floor()).collect();
     let s: Vec<f64> = y.iter().map(|v| ((v + 2.0 * lcg(&mut st)) * 100.0).round() / 100.0).collect();
     let offsets: Vec<usize> = (0..=n_queries).map(|q| q * docs).collect();
-    (y, s, offsets)
+    (y, s, rankselect_core::QueryOffsets::new(offsets).unwrap())
 }
 
 fn table() -> Vec<MetricSpec> {

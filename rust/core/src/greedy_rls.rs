@@ -58,7 +58,7 @@ use ndarray::{Array2, ArrayView2};
 use rayon::prelude::*;
 
 use crate::error::{check_memory, Result};
-use crate::groups::check_offsets;
+use crate::groups::QueryOffsets;
 use crate::interrupt::Interrupt;
 use crate::invalid;
 use crate::metrics::{query_metric_with, MetricSpec, Scratch};
@@ -152,6 +152,8 @@ pub enum Stop {
     Tol,
     /// Every remaining feature is constant within every query: none can change the model.
     Uninformative,
+    /// No remaining candidate fits the budget ([`crate::cost_greedy`]).
+    Budget,
 }
 
 /// Result of a greedy run.
@@ -244,7 +246,7 @@ pub fn state_bytes(m: usize, n: usize) -> u128 {
 
 /// Centres `col` per query (the offsets relative to `col`); a query whose values are all
 /// equal becomes exactly zero. Returns whether any value is non-zero.
-fn center_exact(col: &mut [f64], local: &[(usize, usize)]) -> bool {
+pub(crate) fn center_exact(col: &mut [f64], local: &[(usize, usize)]) -> bool {
     let mut any = false;
     for &(s, e) in local {
         let q = &mut col[s..e];
@@ -264,7 +266,7 @@ fn center_exact(col: &mut [f64], local: &[(usize, usize)]) -> bool {
 
 impl GreedyState {
     /// Caches for `S = {}` (`G = I/alpha`) from grouped, validated `x` (m x n) and `y`.
-    pub fn new(x: ArrayView2<f64>, y: &[f64], offsets: &[usize], alpha: f64) -> Self {
+    pub fn new(x: ArrayView2<f64>, y: &[f64], offsets: &QueryOffsets, alpha: f64) -> Self {
         let (m, n) = x.dim();
         let chunks = Chunks::new(offsets);
         let nc = chunks.len();
@@ -548,18 +550,18 @@ fn better(new: f64, best: f64, higher: bool) -> bool {
 
 /// Primal weights of the selected prefix (module docs): a Cholesky factor of
 /// `Xc_S^T Xc_S + alpha I` grown by one row per step.
-struct PrimalPath {
+pub(crate) struct PrimalPath {
     l: Mat<f64>,
     k: usize,
 }
 
 impl PrimalPath {
-    fn new(n: usize) -> Self {
+    pub(crate) fn new(n: usize) -> Self {
         PrimalPath { l: Mat::zeros(n, n), k: 0 }
     }
 
     /// Appends feature `b` (after `selected`) and returns the weights on `selected + [b]`.
-    fn push(&mut self, st: &GreedyState, selected: &[usize], b: usize) -> Vec<f64> {
+    pub(crate) fn push(&mut self, st: &GreedyState, selected: &[usize], b: usize) -> Vec<f64> {
         let k = self.k;
         // Row k of L: solve L_kk l = Gram[S, b]; pivot = Gram_bb + alpha - l^T l (>= alpha
         // in exact arithmetic).
@@ -598,7 +600,7 @@ impl PrimalPath {
 pub fn greedy_rankrls(
     x: ArrayView2<f64>,
     y: &[f64],
-    offsets: &[usize],
+    offsets: &QueryOffsets,
     opts: &GreedyOptions,
     criterion: &dyn Criterion,
     interrupt: &dyn Interrupt,
@@ -608,7 +610,7 @@ pub fn greedy_rankrls(
     if y.len() != m {
         return invalid!("y has {} entries but X has {m} rows", y.len());
     }
-    check_offsets(offsets, m)?;
+    offsets.check_rows(m, "X")?;
     if offsets.len() < 3 {
         return invalid!("leave-query-out needs at least two queries (qid), got {}", offsets.len() - 1);
     }
@@ -708,9 +710,13 @@ mod tests {
     use crate::interrupt::NoInterrupt;
     use crate::rankrls::tests::{naive_lqo, problem};
 
+    fn qo(off: &[usize]) -> QueryOffsets {
+        QueryOffsets::new(off.to_vec()).unwrap()
+    }
+
     fn run(x: &Array2<f64>, y: &[f64], off: &[usize], k: usize, alpha: f64) -> GreedyPath {
         let opts = GreedyOptions { k, alpha, tol: None, memory_limit: None };
-        greedy_rankrls(x.view(), y, off, &opts, &Squared, &NoInterrupt, &mut |_, _, _| Ok(())).unwrap()
+        greedy_rankrls(x.view(), y, &qo(off), &opts, &Squared, &NoInterrupt, &mut |_, _, _| Ok(())).unwrap()
     }
 
     /// Brute-force greedy: for every candidate set, delete each query, re-centre, solve.
@@ -750,7 +756,7 @@ mod tests {
                 assert!((a - b).abs() <= 1e-9 * b.abs(), "{a} vs {b}");
             }
             // Final model equals the direct solve on the selected features.
-            let w = crate::rankrls::fit(x.view(), &y, &off, 0.5).unwrap();
+            let w = crate::rankrls::fit(x.view(), &y, &qo(&off), 0.5).unwrap();
             let last = path.coef_path.row(5);
             for j in 0..6 {
                 assert!((last[j] - w[j]).abs() <= 1e-9 * (1.0 + w[j].abs()));
@@ -812,7 +818,7 @@ mod tests {
     fn memory_limit_refuses_before_allocating() {
         let (x, y, off) = problem(2, &[3, 3], 3);
         let opts = GreedyOptions { k: 2, alpha: 1.0, tol: None, memory_limit: Some(100) };
-        let e = greedy_rankrls(x.view(), &y, &off, &opts, &Squared, &NoInterrupt, &mut |_, _, _| Ok(())).unwrap_err();
+        let e = greedy_rankrls(x.view(), &y, &qo(&off), &opts, &Squared, &NoInterrupt, &mut |_, _, _| Ok(())).unwrap_err();
         assert!(matches!(e, crate::Error::Memory { .. }), "{e}");
     }
 
@@ -822,7 +828,7 @@ mod tests {
         let (x, y, off) = problem(21, &[5, 4, 7, 3, 6, 6], 5);
         let spec = MetricSpec::new(Measure::Ndcg(Some(3)));
         let opts = GreedyOptions { k: 3, alpha: 0.5, tol: None, memory_limit: None };
-        let path = greedy_rankrls(x.view(), &y, &off, &opts, &MetricCriterion(spec), &NoInterrupt, &mut |_, _, _| Ok(()))
+        let path = greedy_rankrls(x.view(), &y, &qo(&off), &opts, &MetricCriterion(spec), &NoInterrupt, &mut |_, _, _| Ok(()))
             .unwrap();
         let mut sel: Vec<usize> = Vec::new();
         for step in 0..3 {
@@ -850,7 +856,7 @@ mod tests {
         let mut noop = |_: usize, _: usize, _: f64| Ok(());
         for (k, alpha) in [(0, 1.0), (4, 1.0), (2, 0.0), (2, -1.0)] {
             let opts = GreedyOptions { k, alpha, tol: None, memory_limit: None };
-            assert!(greedy_rankrls(x.view(), &y, &off, &opts, &Squared, &NoInterrupt, &mut noop).is_err());
+            assert!(greedy_rankrls(x.view(), &y, &qo(&off), &opts, &Squared, &NoInterrupt, &mut noop).is_err());
         }
     }
 }

@@ -8,9 +8,9 @@ use rankselect_core::metrics::{Convention, Measure, MetricSpec};
 use rankselect_core::Error;
 
 use crate::errors::{python_interrupt, IntoPyResult};
-use crate::rankrls::offsets_of;
+use crate::groups::query_offsets;
 
-fn criterion_of(name: &str, convention: &str) -> PyResult<Box<dyn Criterion + Send + Sync>> {
+pub(crate) fn criterion_of(name: &str, convention: &str) -> PyResult<Box<dyn Criterion + Send + Sync>> {
     if name.eq_ignore_ascii_case("squared") {
         return Ok(Box::new(Squared));
     }
@@ -31,7 +31,7 @@ fn criterion_of(name: &str, convention: &str) -> PyResult<Box<dyn Criterion + Se
 /// Rows grouped by query (offsets). `progress(step, feature, value)` is called after every
 /// step (with the GIL); an exception it raises stops the run and propagates. `stop` is None
 /// (k steps), "tol" or "uninformative" (every remaining feature is constant within every
-/// query). `max_memory` (bytes): MemoryError before allocating caches larger than that.
+/// query: such features are never candidates). `max_memory` (bytes): MemoryError before allocating caches larger than that.
 #[pyfunction]
 #[pyo3(signature = (x, y, offsets, k, alpha, criterion="squared", tol=None, progress=None, convention="standard", max_memory=None))]
 #[allow(clippy::too_many_arguments, clippy::type_complexity)]
@@ -39,7 +39,7 @@ fn greedy_rankrls<'py>(
     py: Python<'py>,
     x: PyReadonlyArray2<'py, f64>,
     y: PyReadonlyArray1<'py, f64>,
-    offsets: PyReadonlyArray1<'py, i64>,
+    offsets: PyReadonlyArray1<'py, usize>,
     k: usize,
     alpha: f64,
     criterion: &str,
@@ -48,7 +48,7 @@ fn greedy_rankrls<'py>(
     convention: &str,
     max_memory: Option<u64>,
 ) -> PyResult<(Bound<'py, PyArray1<usize>>, Bound<'py, PyArray1<f64>>, Bound<'py, PyArray2<f64>>, Option<&'static str>)> {
-    let off = offsets_of(&offsets)?;
+    let off = query_offsets(&offsets)?;
     let crit = criterion_of(criterion, convention)?;
     let xv = x.as_array();
     let yv = y.as_slice()?;
@@ -72,11 +72,17 @@ fn greedy_rankrls<'py>(
         return Err(e);
     }
     let path = result.py()?;
-    let stop = path.stop.map(|s| match s {
+    let stop = path.stop.map(stop_name);
+    Ok((path.selected.into_pyarray(py), path.errors.into_pyarray(py), path.coef_path.into_pyarray(py), stop))
+}
+
+/// Python name of a [`Stop`] reason.
+pub(crate) fn stop_name(s: Stop) -> &'static str {
+    match s {
         Stop::Tol => "tol",
         Stop::Uninformative => "uninformative",
-    });
-    Ok((path.selected.into_pyarray(py), path.errors.into_pyarray(py), path.coef_path.into_pyarray(py), stop))
+        Stop::Budget => "budget",
+    }
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -8,6 +8,7 @@ use pyo3::prelude::*;
 
 mod errors;
 mod greedy_rls;
+mod cost_greedy;
 mod groups;
 mod importance;
 mod kendall;
@@ -18,6 +19,7 @@ mod pairwise;
 mod ranksvm;
 mod kernel_approx;
 mod sparse;
+mod shards;
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -29,9 +31,11 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     letor::register(m)?;
     rankrls::register(m)?;
     greedy_rls::register(m)?;
+    cost_greedy::register(m)?;
     pairwise::register(m)?;
     ranksvm::register(m)?;
     kernel_approx::register(m)?;
     sparse::register(m)?;
+    shards::register(m)?;
     Ok(())
 }

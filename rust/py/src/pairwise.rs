@@ -9,10 +9,7 @@ use rankselect_core::pairs;
 use rankselect_core::squared_hinge::{ExplicitSquaredHinge, SquaredHinge};
 
 use crate::errors::IntoPyResult;
-
-fn offsets_vec(offsets: &PyReadonlyArray1<'_, usize>) -> PyResult<Vec<usize>> {
-    Ok(offsets.as_slice()?.to_vec())
-}
+use crate::groups::query_offsets;
 
 fn check_len(name: &str, got: usize, want: usize) -> PyResult<()> {
     if got != want {
@@ -31,7 +28,7 @@ fn query_pair_counts<'py>(
     offsets: PyReadonlyArray1<'py, usize>,
 ) -> PyResult<Bound<'py, PyArray1<usize>>> {
     let y = y.as_slice()?;
-    let offsets = offsets_vec(&offsets)?;
+    let offsets = query_offsets(&offsets)?;
     let counts = py.detach(|| pairs::query_pair_counts(y, &offsets)).py()?;
     Ok(counts.into_pyarray(py))
 }
@@ -47,7 +44,7 @@ fn preference_pairs<'py>(
     max_pairs: Option<usize>,
 ) -> PyResult<(Bound<'py, PyArray1<usize>>, Bound<'py, PyArray1<usize>>, Bound<'py, PyArray1<usize>>)> {
     let y = y.as_slice()?;
-    let offsets = offsets_vec(&offsets)?;
+    let offsets = query_offsets(&offsets)?;
     let p = py.detach(|| pairs::preference_pairs(y, &offsets, max_pairs)).py()?;
     Ok((p.i.into_pyarray(py), p.j.into_pyarray(py), p.offsets.into_pyarray(py)))
 }
@@ -64,7 +61,7 @@ fn squared_hinge_value_grad<'py>(
     let x = x.as_array();
     let y = y.as_slice()?;
     let w = w.as_slice()?;
-    let offsets = offsets_vec(&offsets)?;
+    let offsets = query_offsets(&offsets)?;
     check_len("w", w.len(), x.ncols())?;
     let (v, g) = py
         .detach(|| -> rankselect_core::Result<(f64, Vec<f64>)> {
@@ -92,7 +89,7 @@ fn squared_hinge_hessp<'py>(
     let y = y.as_slice()?;
     let w = w.as_slice()?;
     let v = v.as_array();
-    let offsets = offsets_vec(&offsets)?;
+    let offsets = query_offsets(&offsets)?;
     check_len("w", w.len(), x.ncols())?;
     check_len("v", v.nrows(), x.ncols())?;
     let out = py
@@ -126,9 +123,9 @@ fn explicit_squared_hinge_value_grad<'py>(
 ) -> PyResult<(f64, Bound<'py, PyArray1<f64>>)> {
     let x = x.as_array();
     let w = w.as_slice()?;
-    let offsets = offsets_vec(&offsets)?;
+    let offsets = query_offsets(&offsets)?;
     check_len("w", w.len(), x.ncols())?;
-    let p = pairs::Pairs { i: i.as_slice()?.to_vec(), j: j.as_slice()?.to_vec(), offsets: offsets_vec(&pair_offsets)? };
+    let p = pairs::Pairs { i: i.as_slice()?.to_vec(), j: j.as_slice()?.to_vec(), offsets: pair_offsets.as_slice()?.to_vec() };
     // The explicit kernel indexes rows by the pair list: check it describes these queries.
     let nq = offsets.len().saturating_sub(1);
     let ok = p.i.len() == p.j.len()
