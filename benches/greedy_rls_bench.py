@@ -10,12 +10,24 @@
 2. Scale: synthetic m = Q x 120 docs, n = 136, k: time per step, peak RSS vs 3 m n 8 bytes,
    and time per step vs the memory-bandwidth bound (bytes a step must move / copy bandwidth).
 3. Drift: ||w_greedy - w_direct|| / ||w_direct|| at the last step of a large run.
+4. Thread scaling (``--threads 1,2,4,8,16``; needs neither ../shared nor a Rust toolchain,
+   runs from an installed wheel): synthetic m x n (default 720,000 x 136, 120 docs per
+   query), one child process per thread count (RAYON_NUM_THREADS = BLAS threads = t), each
+   measuring in the same run the median greedy step and a STREAM-like copy bandwidth with t
+   threads (NumPy ``copyto`` of a 1 GiB array split over t Python threads, best of 5; bytes
+   moved = read + write). The bound is 6 m n doubles at that bandwidth; a fused step moves
+   about 4 m n (C and U read and written once).
+
+       python benches/greedy_rls_bench.py --threads 1,2,4,8,16 [--scale-m 720000] [--scale-k 8]
 """
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import resource
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -128,7 +140,7 @@ def scale(args):
     from rankselect.groups import QueryGroups
 
     g = QueryGroups.from_qid(qid)
-    offsets = g.offsets.astype(np.int64)
+    offsets = g.offsets.astype(np.uintp)
 
     def progress(step, feature, value):
         now = time.perf_counter()
@@ -136,27 +148,104 @@ def scale(args):
         last[0] = now
 
     last[0] = time.perf_counter()
-    sel, errs, path = _core.greedy_rankrls(X, y, offsets, k, 1.0, "squared", None, progress)
+    sel, errs, path, _ = _core.greedy_rankrls(X, y, offsets, k, 1.0, "squared", None, progress)
     total = time.perf_counter() - t0
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     bw = copy_bandwidth()  # after the fit, so its buffers do not count in the peak
-    # Bytes a step must move: scan reads X, C, U (3 m n); update reads C, U, writes C, U (4 m n).
-    step_bytes = 7 * m * n * 8
+    # Bytes a fused step moves: C and U read and written once (4 m n).
+    step_bytes = 4 * m * n * 8
     bound = step_bytes / bw
     med = statistics.median(steps[1:]) if len(steps) > 1 else steps[0]
     print(f"scale: m={m} ({m_q} queries x {docs}) n={n} k={k}")
     print(f"  total {total:.1f} s, first step (incl. set-up) {steps[0]:.2f} s, median step {med:.2f} s")
     print(f"  copy bandwidth {bw / 1e9:.2f} GB/s (read+write); bound per step {bound:.2f} s; ratio {med / bound:.2f}x")
     print(f"  peak RSS {peak / 1e9:.2f} GB (input X {X.nbytes / 1e9:.2f} GB, before fit {rss0 / 1e9:.2f} GB); "
-          f"3 m n 8 = {3 * m * n * 8 / 1e9:.2f} GB; peak - before = {(peak - rss0) / 1e9:.2f} GB")
+          f"2 m n 8 = {2 * m * n * 8 / 1e9:.2f} GB; peak - before = {(peak - rss0) / 1e9:.2f} GB")
     if args.drift:
         direct = RankRLS(alpha=1.0).fit(X[:, sel], y, qid=qid).coef_
         w = np.asarray(path)[-1][sel]
         print(f"  drift at k={k}: ||w_greedy - w_direct|| / ||w_direct|| = {np.linalg.norm(w - direct) / np.linalg.norm(direct):.2e}")
 
 
+def copy_bandwidth_threads(threads, nbytes=1 << 30, repeat=5):
+    """STREAM-like copy bandwidth (bytes read + written per second) with `threads` threads,
+    each copying its slice of a `nbytes` array with NumPy (which releases the GIL)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    src = np.ones(nbytes // 8)
+    dst = np.zeros_like(src)
+    cuts = np.linspace(0, src.size, threads + 1).astype(int)
+    best = float("inf")
+    with ThreadPoolExecutor(threads) as ex:
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            list(ex.map(lambda i: np.copyto(dst[cuts[i]:cuts[i + 1]], src[cuts[i]:cuts[i + 1]]), range(threads)))
+            best = min(best, time.perf_counter() - t0)
+    return 2 * src.nbytes / best
+
+
+def synthetic(m, n, docs=120, seed=0):
+    """Grouped synthetic LETOR-like data: m rows in queries of `docs`, n features, 10 informative."""
+    rng = np.random.default_rng(seed)
+    q = -(-m // docs)
+    qid = np.repeat(np.arange(q), docs)[:m]
+    X = rng.normal(size=(m, n))
+    w = np.zeros(n)
+    w[:10] = rng.normal(size=10)
+    y = np.clip(np.round(X @ w / 3 + 1 + rng.normal(size=m) * 0.5), 0, 4)
+    return X, y, qid
+
+
+def scaling_child(args):
+    """One thread count (set by the parent through the environment): prints one JSON line."""
+    from rankselect import _core
+
+    t = int(os.environ["RAYON_NUM_THREADS"])
+    m, n, k = args.scale_m, args.scale_n, args.scale_k
+    X, y, qid = synthetic(m, n)
+    offsets = np.r_[0, np.flatnonzero(np.diff(qid)) + 1, m].astype(np.uintp)
+    rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    stamps = []
+    t0 = time.perf_counter()
+    _core.greedy_rankrls(X, y, offsets, k, 1.0, "squared", None,
+                         lambda *a: stamps.append(time.perf_counter()))
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    steps = np.diff(np.r_[t0, stamps])
+    bw = copy_bandwidth_threads(t)  # after the fit, so its buffers do not count in the peak
+    print(json.dumps({"threads": t, "first": steps[0], "step": float(np.median(steps[1:])),
+                      "bw": bw, "grow": peak - rss0, "m": m, "n": n}))
+
+
+def scaling(args):
+    threads = [int(t) for t in args.threads.split(",")]
+    rows = []
+    for t in threads:
+        env = dict(os.environ, RAYON_NUM_THREADS=str(t), OMP_NUM_THREADS=str(t),
+                   OPENBLAS_NUM_THREADS=str(t), MKL_NUM_THREADS=str(t))
+        cmd = [sys.executable, __file__, "--child", "--scale-m", str(args.scale_m),
+               "--scale-n", str(args.scale_n), "--scale-k", str(args.scale_k)]
+        out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True).stdout
+        rows.append(json.loads(out.strip().splitlines()[-1]))
+    m, n = args.scale_m, args.scale_n
+    print(f"greedy RankRLS step, m = {m:,}, n = {n}, k = {args.scale_k} (median step after the first); "
+          f"bound = 6 m n doubles at the copy bandwidth of the same thread count")
+    print()
+    print("| threads | step (s) | copy bw (GB/s) | bound 6mn (s) | step / bound | speed-up | "
+          "moved at 4mn (GB/s) | first step incl. set-up (s) | RSS growth (GB) | 2mn8 (GB) |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    base = rows[0]["step"]
+    for r in rows:
+        bound = 6 * m * n * 8 / r["bw"]
+        print(f"| {r['threads']} | {r['step']:.3f} | {r['bw'] / 1e9:.1f} | {bound:.3f} | {r['step'] / bound:.2f}x | "
+              f"{base / r['step']:.2f} | {4 * m * n * 8 / r['step'] / 1e9:.1f} | {r['first']:.2f} | "
+              f"{r['grow'] / 1e9:.2f} | {2 * m * n * 8 / 1e9:.2f} |")
+
+
 def main():
     p = argparse.ArgumentParser()
+    p.add_argument("--threads", default=None, help="thread scaling table, e.g. 1,2,4,8,16 (only that section)")
+    p.add_argument("--scale-n", type=int, default=136)
+    p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--scale-m", type=int, default=720_000)
     p.add_argument("--scale-k", type=int, default=30)
@@ -164,6 +253,10 @@ def main():
     p.add_argument("--skip-mq2008", action="store_true")
     p.add_argument("--drift", action="store_true", help="also compare the last model with a direct solve")
     args = p.parse_args()
+    if args.child:
+        return scaling_child(args)
+    if args.threads:
+        return scaling(args)
     if not args.skip_mq2008:
         mq2008(args)
     if not args.skip_scale:

@@ -33,12 +33,27 @@ def lqo(X, y, qid, alpha):
     return err, pred
 
 
+def constant_within_queries(X, qid):
+    """Boolean mask of the features constant within every query (zero centred column)."""
+    X = np.asarray(X, dtype=float)
+    const = np.ones(X.shape[1], dtype=bool)
+    for q in np.unique(qid):
+        Xq = X[qid == q]
+        const &= np.all(Xq == Xq[0], axis=0)
+    return const
+
+
 def greedy(X, y, qid, k, alpha, rel_tie=1e-10):
-    """Brute-force greedy forward selection by LQO error; near-ties to the lowest index."""
+    """Brute-force greedy forward selection by LQO error; near-ties to the lowest index.
+    Features constant within every query cannot change the model and are never candidates;
+    the path stops when only such features are left (so it may have fewer than k steps)."""
     n = X.shape[1]
+    const = constant_within_queries(X, qid)
     selected, errors, path = [], [], []
     for _ in range(k):
-        cand = [j for j in range(n) if j not in selected]
+        cand = [j for j in range(n) if j not in selected and not const[j]]
+        if not cand:
+            break
         errs = np.array([lqo(X[:, selected + [j]], y, qid, alpha)[0] for j in cand])
         best = errs.min()
         j = cand[int(np.flatnonzero(errs <= best + rel_tie * abs(best))[0])]
@@ -47,7 +62,7 @@ def greedy(X, y, qid, k, alpha, rel_tie=1e-10):
         w = np.zeros(n)
         w[selected] = ridge(center(X[:, selected], qid), center(y, qid), alpha)
         path.append(w)
-    return selected, np.array(errors), np.array(path)
+    return selected, np.array(errors), np.array(path).reshape(len(path), n)
 
 
 def load_mq2008(fold, part="train"):

@@ -163,3 +163,22 @@ def test_cli_select_with_costs_and_budget(tmp_path, capsys):
     assert "total cost" in capsys.readouterr().out
     assert main(["select", "--method", "fsmrank", "--costs", str(p), train]) == 2
     assert "does not take feature costs" in capsys.readouterr().err
+
+
+def test_constant_within_query_features_are_never_candidates():
+    """Uniform costs equal the plain selection also when some features are constant within
+    every query (#17.9): neither path selects them, and both stop when only they are left."""
+    rng = np.random.default_rng(4)
+    qid = np.repeat(np.arange(6), [5, 4, 6, 3, 5, 4])
+    X = rng.normal(size=(qid.size, 5))
+    X[:, 1] = qid * 0.3  # varies across queries only
+    X[:, 3] = 1.5
+    y = np.clip(np.round(X[:, 0] - X[:, 2] + rng.normal(size=qid.size)), 0, 3)
+    plain = rs.GreedyRankRLS(n_features_to_select=5).fit(X, y, qid=qid)
+    costed = rs.GreedyRankRLS(n_features_to_select=5, feature_costs=np.full(5, 2.0)).fit(X, y, qid=qid)
+    assert sorted(plain.selected_features_) == [0, 2, 4]
+    assert np.array_equal(plain.selected_features_, costed.selected_features_)
+    assert np.array_equal(plain.lqo_scores_, costed.lqo_scores_)
+    assert plain.stop_reason_ == costed.stop_reason_ == "uninformative"
+    budgeted = rs.GreedyRankRLS(n_features_to_select=5, budget=2).fit(X, y, qid=qid)
+    assert len(budgeted.selected_features_) == 2 and budgeted.stop_reason_ == "budget"

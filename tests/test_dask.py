@@ -191,6 +191,25 @@ def test_hypothesis_uneven_and_single_query_shards(client, seed, sizes, data):
     check_all(X, y, qid, *shard(X, y, qid, cuts), k=3)
 
 
+
+def test_greedy_skips_features_constant_within_every_query(client):
+    """#17.9 on shards: a feature constant within every query (decided over all shards, so a
+    feature that varies in one shard only stays a candidate) is never selected, and the path
+    stops when only such features are left, as in memory."""
+    X, y, qid = make_data(11, [4, 5, 3, 6, 4, 5])
+    X[:, 2] = qid * 0.5  # varies across queries only
+    X[:, 4] = -1.0
+    X[qid == qid[-1], 3] = 2.0  # constant in the last query (its own shard) only
+    X[qid != qid[-1], 3] = 0.25
+    X[-1, 3] = 7.0  # ... except one row: varies inside the last shard alone
+    Xd, yd, qd = shard(X, y, qid, [0, 2, 5, 6])
+    mem = rs.GreedyRankRLS(n_features_to_select=6, alpha=0.5).fit(X, y, qid=qid)
+    dis = rd.GreedyRankRLS(n_features_to_select=6, alpha=0.5).fit(Xd, yd, qd)
+    assert sorted(mem.selected_features_) == [0, 1, 3, 5]
+    np.testing.assert_array_equal(dis.selected_features_, mem.selected_features_)
+    np.testing.assert_allclose(dis.lqo_scores_, mem.lqo_scores_, rtol=1e-10)
+    assert dis.stop_reason_ == mem.stop_reason_ == "uninformative"
+
 # -- the memory rule, a killed worker -------------------------------------------------
 
 def test_memory_rule_applies_on_the_workers(client):

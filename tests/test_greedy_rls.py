@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from rankselect import GreedyRankRLS, RankRLS
+from rankselect.exceptions import DegenerateDataWarning
 from _rankrls_reference import center, greedy, load_mq2008, lqo, ridge
 
 
@@ -43,7 +44,8 @@ def check_against_reference(X, y, qid, k, alpha):
         return model
     np.testing.assert_allclose(model.lqo_scores_, errs, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(model.coef_path_, path, rtol=1e-9, atol=1e-11)
-    np.testing.assert_allclose(model.coef_, path[-1], rtol=1e-9, atol=1e-11)
+    np.testing.assert_allclose(model.coef_, path[-1] if len(path) else 0.0, rtol=1e-9, atol=1e-11)
+    assert model.stop_reason_ == (None if len(sel) == k else "uninformative")
     return model
 
 
@@ -59,6 +61,7 @@ cases = st.tuples(
 
 @settings(max_examples=30, deadline=None)
 @given(cases)
+@pytest.mark.filterwarnings("ignore::rankselect.exceptions.DegenerateDataWarning")
 def test_matches_brute_force(c):
     seed, sizes, n, shuffle, dup, const, eq, alpha, data = c
     k = data.draw(st.integers(1, n))
@@ -70,7 +73,9 @@ def test_k_equals_n_single_docs_duplicates_constants():
     X, y, qid = make(3, [1, 5, 4, 1, 6, 3], 6, shuffle=True, dup=True, const=True, equal_labels=True)
     model = check_against_reference(X, y, qid, 6, 0.7)
     sel = list(model.selected_features_)
-    assert sorted(sel) == list(range(6))
+    # Feature 1 is constant: it cannot change the model, so the path stops without it.
+    assert sorted(sel) == [0, 2, 3, 4, 5]
+    assert model.stop_reason_ == "uninformative" and model.coef_path_.shape == (5, 6)
     assert sel.index(0) < sel.index(5)  # duplicate: ties to the lowest index
     # k = n: the final model is RankRLS on all features.
     w = ridge(center(X, qid), center(y, qid), 0.7)
@@ -222,3 +227,49 @@ def test_cli_select_greedy_rankrls(capsys):
     assert out["selected_features"][0] == 39
     assert out["score_name"] == "LQO squared" and len(out["scores"]) == 3
     assert len(out["validation"]) == 3
+
+
+def test_stops_when_only_constant_features_are_left(capsys):
+    """#17.9: features constant within every query (but not across queries) cannot change
+    the model; the path stops before them and says so."""
+    X, y, qid = make(5, [4, 6, 5, 3, 7], 5)
+    for q in np.unique(qid):
+        X[qid == q, 3] = float(q) * 0.1  # varies across queries only
+    X[:, 4] = -2.0
+    model = GreedyRankRLS(n_features_to_select=5, alpha=1.0, verbose=True).fit(X, y, qid=qid)
+    assert sorted(model.selected_features_) == [0, 1, 2]
+    assert model.stop_reason_ == "uninformative"
+    assert model.coef_path_.shape == (3, 5) and len(model.lqo_scores_) == 3
+    assert "constant within every query" in capsys.readouterr().err
+    full = GreedyRankRLS(n_features_to_select=2, alpha=1.0).fit(X, y, qid=qid)
+    assert full.stop_reason_ is None and len(full.selected_features_) == 2
+    with pytest.warns(DegenerateDataWarning, match="no informative feature"):
+        empty = GreedyRankRLS(n_features_to_select=2).fit(X[:, 3:], y, qid=qid)
+    assert empty.selected_features_.size == 0 and empty.coef_path_.shape == (0, 2)
+    np.testing.assert_array_equal(empty.coef_, 0.0)
+
+
+def test_memory_rule_refuses_caches_beyond_the_limit():
+    """#13 C3: the two m x n caches are counted before they are allocated."""
+    import rankselect
+
+    X, y, qid = make(2, [50] * 20, 8)
+    with rankselect.config_context(max_memory=20_000):
+        with pytest.raises(MemoryError, match=r"1000 rows x 8 features.*set_config\(max_memory"):
+            GreedyRankRLS(n_features_to_select=2).fit(X, y, qid=qid)
+    GreedyRankRLS(n_features_to_select=2).fit(X, y, qid=qid)
+
+
+@pytest.mark.parametrize("alpha", [1e-8, 1e-12])
+def test_mq2008_weights_accurate_for_tiny_alpha(alpha):
+    """#13 W3: the path's weights equal RankRLS on the same features to 1e-8 relative, down
+    to alpha = 1e-12 (weights formed in the dual lost all digits there)."""
+    X, y, qid = load_mq2008(1)
+    model = GreedyRankRLS(n_features_to_select=5, alpha=alpha).fit(X, y, qid=qid)
+    sel = [int(j) for j in model.selected_features_]
+    for k in range(1, 6):
+        direct = RankRLS(alpha=alpha).fit(X[:, sel[:k]], y, qid=qid).coef_
+        w = model.coef_path_[k - 1]
+        rel = np.linalg.norm(w[sel[:k]] - direct) / np.linalg.norm(direct)
+        assert rel <= 1e-8, (k, rel)
+        assert np.all(np.delete(w, sel[:k]) == 0)

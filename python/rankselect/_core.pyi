@@ -69,12 +69,13 @@ def greedy_rankrls(
     tol: float | None = None,
     progress: Callable[[int, int, float], object] | None = None,
     convention: str = "standard",
-) -> tuple[npt.NDArray[np.uintp], npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
+    max_memory: int | None = None,
+) -> tuple[npt.NDArray[np.uintp], npt.NDArray[np.float64], npt.NDArray[np.float64], str | None]: ...
 
 def greedy_rankrls_costs(
     x: npt.NDArray[np.float64],
     y: npt.NDArray[np.float64],
-    offsets: npt.NDArray[np.int64],
+    offsets: npt.NDArray[np.uintp],
     k: int,
     alpha: float,
     costs: npt.NDArray[np.float64],
@@ -84,7 +85,7 @@ def greedy_rankrls_costs(
     tol: float | None = None,
     progress: Callable[[int, int, float], object] | None = None,
     convention: str = "standard",
-) -> tuple[npt.NDArray[np.uintp], npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
+) -> tuple[npt.NDArray[np.uintp], npt.NDArray[np.float64], npt.NDArray[np.float64], str | None]: ...
 
 KENDALL_SHORT_MAX: int
 
@@ -224,6 +225,7 @@ class GreedyShard:
         convention: str = "standard",
         limit: int = ...,
     ) -> None: ...
+    def informative(self) -> npt.NDArray[np.bool_]: ...
     def dots(self) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
     def scan(
         self, c: npt.NDArray[np.float64], d: npt.NDArray[np.float64], skip: npt.NDArray[np.bool_]

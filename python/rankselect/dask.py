@@ -941,13 +941,17 @@ class _GreedyShardActor:
         self.state = _core.GreedyShard(shard["X"], shard["y"], shard["offsets"].astype(np.uintp), float(alpha), criterion,
                                        convention, int(limit))
 
-    def replay(self, history, n):
-        """Applies past steps ``(b, c, d, t)`` (a fresh actor rebuilt after a lost worker)."""
-        skip = np.zeros(n, dtype=bool)
+    def replay(self, history, skip):
+        """Applies past steps ``(b, c, d, t)`` (a fresh actor rebuilt after a lost worker);
+        ``skip``: the features that were never candidates (constant within every query)."""
+        skip = np.array(skip, dtype=bool)
         for (b, c, d, t) in history:
             self.state.add(int(b), float(c), float(d), _own(t), skip)
             skip[int(b)] = True
         return len(history)
+
+    def informative(self):
+        return self.state.informative()
 
     def dots(self):
         return self.state.dots()
@@ -987,7 +991,7 @@ class GreedyRankRLS(_GreedyRankRLS):
     one fit it raises a RuntimeError.
 
     Same parameters and fitted attributes as :class:`rankselect.GreedyRankRLS`
-    (``selected_features_``, ``lqo_scores_``, ``coef_path_``, ``coef_``,
+    (``selected_features_``, ``lqo_scores_``, ``coef_path_``, ``coef_``, ``stop_reason_``,
     ``n_features_in_``), plus ``client`` and ``max_retries``.
     """
 
@@ -1027,7 +1031,7 @@ class GreedyRankRLS(_GreedyRankRLS):
         """New actors for every shard, each replaying the broadcast history."""
         self._n_rebuilds += 1
         self._actors = self._start()
-        futs = [a.replay(self._history, self._shards.n_features) for a in self._actors]
+        futs = [a.replay(self._history, self._skip0.copy()) for a in self._actors]
         for f in futs:
             f.result()
 
@@ -1053,24 +1057,38 @@ class GreedyRankRLS(_GreedyRankRLS):
         higher = not self.criterion.strip().lower() == "squared"
         self._shards = shards
         self._history = []
+        self._skip0 = np.zeros(n, dtype=bool)
         self._n_rebuilds = 0
         self._actors = self._start()
         try:
-            selected, values, path = self._run(int(k), n, shards.n_queries, higher)
+            selected, values, path, stop = self._run(int(k), n, shards.n_queries, higher)
         finally:
             self._actors = self._shards = self._client = None
         self.selected_features_ = np.asarray(selected, dtype=np.intp)
         self.lqo_scores_ = np.asarray(values, dtype=np.float64)
         self.coef_path_ = np.asarray(path, dtype=np.float64).reshape(len(selected), n)
-        self.coef_ = self.coef_path_[-1].copy()
+        self.coef_ = self.coef_path_[-1].copy() if len(selected) else np.zeros(n)
+        self.stop_reason_ = stop
         self.n_features_in_ = n
         return self
 
     def _run(self, k, n, n_queries, higher):
-        skip = np.zeros(n, dtype=bool)
+        # Features constant within every query of every shard cannot change the model: never
+        # candidates (the in-memory kernel's rule); the path stops when only they are left.
+        informative = np.logical_or.reduce([np.asarray(v, dtype=bool) for v in self._call_all("informative")])
+        skip = ~informative
+        self._skip0 = skip.copy()
         selected, values, path = [], [], []
         parts = None
+        stop = None
         for step in range(k):
+            if skip.all():
+                stop = "uninformative"
+                if self.verbose:
+                    print(f"[GreedyRankRLS] stopped after {len(selected)} of {k} features: every remaining "
+                          "feature is constant within every query, so none can change the model",
+                          file=sys.stderr, flush=True)
+                break
             if parts is None:
                 parts = self._call_all("dots")
             e = _ordered_sum([p[0] for p in parts])
@@ -1090,6 +1108,7 @@ class GreedyRankRLS(_GreedyRankRLS):
                 prev = values[-1]
                 gain = value - prev if higher else prev - value
                 if gain < float(self.min_improvement) * abs(prev):
+                    stop = "min_improvement"
                     break
             t = c[b] * _ordered_sum(self._call_all("cross", b))
             out = self._call_all("add_and_coef", b, float(c[b]), float(d[b]), t, skip.copy(), selected + [b],
@@ -1106,7 +1125,7 @@ class GreedyRankRLS(_GreedyRankRLS):
             if self.verbose:
                 print(f"[GreedyRankRLS] step {step + 1}/{k}: feature {b} ({self.criterion} {value:.6g})",
                       file=sys.stderr, flush=True)
-        return selected, values, path
+        return selected, values, path, stop
 
     def predict(self, X):
         """Scores ``X @ coef_``: a Dask array for a Dask input, else a NumPy array."""

@@ -21,6 +21,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import _core
 from ._base import RankerMixin, RankingEstimator, warn_if_degenerate
+from ._config import memory_limit
 from ._linear import LinearPredictMixin
 from ._validation import check_positive, check_ranking_data
 from .groups import GroupedData
@@ -155,8 +156,16 @@ class GreedyRankRLS(RankerMixin, LinearPredictMixin, SelectorMixin, RankingEstim
     At each step, the feature whose addition gives the best exact LQO criterion is added
     (ties to the lowest feature index; selected features are never re-selected). With
     ``criterion="squared"`` (the paper) the criterion is the sum over queries of squared
-    query-centred hold-out residuals, lower is better. One step costs O(m n) time; memory is
-    three m x n float64 arrays.
+    query-centred hold-out residuals, lower is better. One step costs O(m n) time (one pass
+    over two caches); memory is two m x n float64 arrays beside ``X``, checked before they are
+    allocated (``MemoryError`` beyond the available memory or the limit set with
+    ``rankselect.set_config(max_memory=...)``).
+
+    Features constant within every query (their query-centred column is zero) cannot change
+    the model: they are never selected, and the path stops as soon as only such features are
+    left, so ``selected_features_`` may hold fewer than ``n_features_to_select`` features
+    (``stop_reason_ == "uninformative"``). The model of every prefix is solved in the primal
+    on the selected features (eq. 5), accurate for any ``alpha > 0``.
 
     Parameters
     ----------
@@ -199,10 +208,15 @@ class GreedyRankRLS(RankerMixin, LinearPredictMixin, SelectorMixin, RankingEstim
     coef_path_ : ndarray of shape (k, n_features)
         Row ``j``: RankRLS weights on the first ``j + 1`` selected features, zeros elsewhere.
     coef_ : ndarray of shape (n_features,)
-        ``coef_path_[-1]``.
+        ``coef_path_[-1]`` (zeros when no feature was selected).
     cost_path_ : ndarray of shape (k,)
         Total cost of the first ``j + 1`` selected features (only with ``feature_costs`` or
         ``budget``).
+    stop_reason_ : {None, "min_improvement", "uninformative", "budget"}
+        Why the path has fewer than ``n_features_to_select`` steps: ``None`` (it has them
+        all), ``"min_improvement"`` (the ``min_improvement`` rule), ``"uninformative"``
+        (every remaining feature is constant within every query) or ``"budget"`` (no
+        remaining candidate fits the budget).
     n_features_in_ : int
     feature_names_in_ : ndarray of str, shape (n_features_in_,)
         Column names, when X was a DataFrame with string column names.
@@ -210,8 +224,9 @@ class GreedyRankRLS(RankerMixin, LinearPredictMixin, SelectorMixin, RankingEstim
     Notes
     -----
     Training data without a preference pair or without a feature that varies inside a
-    query warn with :class:`~rankselect.exceptions.DegenerateDataWarning` (every candidate
-    then ties; ties go to the lowest index).
+    query warn with :class:`~rankselect.exceptions.DegenerateDataWarning`. Features constant
+    within every query cannot change the model: they are never selected, and the path stops
+    (``stop_reason_ = "uninformative"``) when only such features are left.
     """
 
     _parameter_constraints = {
@@ -253,13 +268,13 @@ class GreedyRankRLS(RankerMixin, LinearPredictMixin, SelectorMixin, RankingEstim
                 print(f"[GreedyRankRLS] step {step + 1}/{k}: feature {feature} ({name} {value:.6g})",
                       file=sys.stderr, flush=True)
 
+        tol = None if self.min_improvement is None else float(self.min_improvement)
         if self.feature_costs is None and self.budget is None:
-            selected, values, path = _core.greedy_rankrls(
+            selected, values, path, stop = _core.greedy_rankrls(
                 data.X, data.y, data.offsets, int(k), float(self.alpha), self.criterion,
-                None if self.min_improvement is None else float(self.min_improvement), progress, str(self.convention),
+                tol, progress, str(self.convention), max_memory=memory_limit(),
             )
         else:
-            from ._config import memory_limit
             from .costs import check_budget, check_costs
 
             costs = check_costs(self.feature_costs, n)
@@ -267,16 +282,21 @@ class GreedyRankRLS(RankerMixin, LinearPredictMixin, SelectorMixin, RankingEstim
             if budget is not None and costs.min() > budget:
                 raise ValueError(f"budget={budget} is below the cheapest feature's cost ({costs.min()}): "
                                  "nothing can be selected")
-            selected, values, path = _core.greedy_rankrls_costs(
+            selected, values, path, stop = _core.greedy_rankrls_costs(
                 data.X, data.y, data.offsets, int(k), float(self.alpha), costs, budget,
-                int(memory_limit()), self.criterion, None if self.min_improvement is None else float(self.min_improvement),
-                progress, str(self.convention),
+                int(memory_limit()), self.criterion, tol, progress, str(self.convention),
             )
             self.cost_path_ = np.cumsum(costs[np.asarray(selected, dtype=np.intp)])
         self.selected_features_ = np.asarray(selected, dtype=np.intp)
         self.lqo_scores_ = np.asarray(values)
-        self.coef_path_ = np.asarray(path)
-        self.coef_ = self.coef_path_[-1].copy()
+        self.coef_path_ = np.asarray(path).reshape(len(self.selected_features_), n)
+        self.coef_ = self.coef_path_[-1].copy() if len(self.coef_path_) else np.zeros(n)
+        self.stop_reason_ = {"tol": "min_improvement"}.get(stop, stop)
+        if stop == "uninformative" and self.verbose:
+            # the base layer has already warned (DegenerateDataWarning) when no feature varies
+            print(f"[GreedyRankRLS] stopped after {len(self.selected_features_)} of {k} features: every "
+                  "remaining feature is constant within every query, so none can change the model",
+                  file=sys.stderr, flush=True)
         return self
 
     def __sklearn_tags__(self):

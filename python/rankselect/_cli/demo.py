@@ -60,6 +60,13 @@ def run(args: argparse.Namespace) -> int:
         print(f"{i + 1:>4}  {j + 1:>7}  {_role(int(j), truth):<22}  {model.lqo_scores_[i]:>11.4f}  "
               f"{ndcg:>12.4f}  {ap:>8.4f}")
 
+    constant = [int(j) + 1 for j in truth.constant]
+    if model.stop_reason_ == "uninformative":
+        print(f"stopped after {len(model.selected_features_)} of {args.k} steps: every remaining feature is "
+              "constant within every query, so none can change the model")
+    if constant:
+        print(f"features {', '.join(map(str, constant))} are constant within every query: they cannot change "
+              "the model and are never selected")
     informative = set(truth.informative.tolist())
     order = [int(j) for j in model.selected_features_]
     first_other = next((i for i, j in enumerate(order) if j not in informative), len(order))

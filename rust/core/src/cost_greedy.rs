@@ -1,5 +1,5 @@
 //! Greedy RankRLS under feature costs (ours, not in Pahikkala et al. 2010): the same exact
-//! leave-query-out (LQO) candidate scan as [`crate::greedy_rls`] ([`GreedyState::scan`]),
+//! leave-query-out (LQO) candidate scan as [`crate::greedy_rls`] ([`GreedyState::pass`]),
 //! with a different choice rule and a budget.
 //!
 //! With `v_i` the criterion after adding candidate `i`, `v_prev` the criterion of the
@@ -15,13 +15,15 @@
 //! ```
 //!
 //! The run stops after `k` steps, when no candidate is affordable, or (with `tol`) when the
-//! chosen step improves by less than `tol * |v_prev|`. With equal costs and no budget the
-//! first branch picks the largest gain, which is the plain rule's choice.
+//! chosen step improves by less than `tol * |v_prev|`. Features constant within every query
+//! cannot change the model: as in the plain greedy they are never candidates, and the run
+//! stops when only they are left. With equal costs and no budget the first branch picks the
+//! largest gain, which is the plain rule's choice.
 
 use ndarray::{Array2, ArrayView2};
 
 use crate::error::{check_memory, Result};
-use crate::greedy_rls::{Criterion, GreedyOptions, GreedyPath, GreedyState};
+use crate::greedy_rls::{state_bytes, Criterion, CriterionScratch, GreedyOptions, GreedyPath, GreedyState, PrimalPath, Stop};
 use crate::groups::{center_vec, QueryOffsets};
 use crate::interrupt::Interrupt;
 use crate::invalid;
@@ -83,8 +85,9 @@ pub fn choose_per_cost(
 /// Greedy RankRLS with feature costs and an optional budget, on grouped `x` (m x n).
 ///
 /// `costs` (length n, finite, >= 0); `budget` (finite, >= 0) caps the sum of the costs of
-/// the selected features; `memory_limit` (bytes) bounds the three m x n caches. The result
-/// may hold fewer than `opts.k` features (budget or `tol`).
+/// the selected features; `memory_limit` (bytes) bounds the caches ([`state_bytes`]). The result
+/// may hold fewer than `opts.k` features (`stop`: budget, `tol`, or only features constant
+/// within every query left, which are never candidates).
 #[allow(clippy::too_many_arguments)]
 pub fn greedy_rankrls_costs(
     x: ArrayView2<f64>,
@@ -134,57 +137,79 @@ pub fn greedy_rankrls_costs(
     if y.iter().any(|v| !v.is_finite()) {
         return invalid!("y contains NaN or infinity");
     }
-    if !criterion.is_squared() && y.iter().any(|&v| v < 0.0) {
+    if criterion.needs_grades() && y.iter().any(|&v| v < 0.0) {
         return invalid!("y must be >= 0 (relevance grades) for a ranking-measure criterion");
     }
     check_memory(
-        "the greedy RankRLS caches (three m x n float64 arrays)",
-        3 * (m as u128) * (n as u128) * 8,
+        &format!("the greedy RankRLS caches C and U for {m} rows x {n} features (2 x {m} x {n} float64)"),
+        state_bytes(m, n),
         memory_limit,
         "select on fewer rows or features, or raise rankselect.set_config(max_memory=...)",
     )?;
 
+    interrupt.check()?;
     let mut st = GreedyState::new(x, y, offsets, opts.alpha);
     let higher = criterion.higher_is_better();
     // The empty model predicts 0: its query-centred LQO residuals are the centred labels.
     let mut yc = y.to_vec();
     center_vec(&mut yc, offsets);
-    let mut prev = criterion.value(&yc, &yc, y, offsets);
+    let mut scratch = CriterionScratch::default();
+    let total: f64 = offsets
+        .windows(2)
+        .map(|w| {
+            let q = &yc[w[0]..w[1]];
+            criterion.query_term(q, 0.0, q, q, &y[w[0]..w[1]], &mut scratch)
+        })
+        .fold(0.0, |a, b| a + b);
+    let mut prev = criterion.finish(total, offsets.n_queries());
     let mut selected: Vec<usize> = Vec::with_capacity(opts.k);
-    let mut is_selected = vec![false; n];
+    // Selected features and features that cannot change the model (constant within every
+    // query) are never candidates, as in the plain greedy.
+    let mut skip: Vec<bool> = st.informative().iter().map(|v| !v).collect();
     let mut errors: Vec<f64> = Vec::with_capacity(opts.k);
     let mut coef_rows: Vec<Vec<f64>> = Vec::with_capacity(opts.k);
+    let mut primal = PrimalPath::new(n);
     let mut spent = 0.0;
+    let mut stop = None;
+    interrupt.check()?;
+    let mut values = st.pass(None, y, criterion, &skip);
     for step in 0..opts.k {
-        interrupt.check()?;
-        let values = st.scan(y, offsets, criterion, &is_selected);
         let Some((b, value)) = choose_per_cost(&values, costs, prev, higher, spent, budget) else {
+            if values.iter().all(|v| v.is_none()) {
+                stop = Some(Stop::Uninformative);
+                break;
+            }
             if values.iter().any(|v| v.is_some_and(|v| v.is_finite())) {
-                break; // nothing affordable is left
+                stop = Some(Stop::Budget); // nothing affordable is left
+                break;
             }
             return invalid!("no candidate feature gives a finite leave-query-out criterion");
         };
         if let (Some(t), false) = (opts.tol, errors.is_empty()) {
             let gain = if higher { value - prev } else { prev - value };
             if gain < t * prev.abs() {
+                stop = Some(Stop::Tol);
                 break;
             }
         }
-        interrupt.check()?;
-        st.add(b, offsets, &is_selected);
-        is_selected[b] = true;
+        coef_rows.push(primal.push(&st, &selected, b));
+        skip[b] = true;
         selected.push(b);
         errors.push(value);
-        coef_rows.push(st.coef(&selected, n));
         spent += costs[b];
         prev = value;
         progress(step, b, value)?;
+        if step + 1 < opts.k {
+            interrupt.check()?;
+            let upd = st.select(b);
+            values = st.pass(Some(&upd), y, criterion, &skip);
+        }
     }
     let mut coef_path = Array2::<f64>::zeros((coef_rows.len(), n));
     for (r, w) in coef_rows.iter().enumerate() {
         coef_path.row_mut(r).iter_mut().zip(w).for_each(|(d, s)| *d = *s);
     }
-    Ok(GreedyPath { selected, errors, coef_path })
+    Ok(GreedyPath { selected, errors, coef_path, stop })
 }
 
 #[cfg(test)]
@@ -195,7 +220,7 @@ mod tests {
     use crate::rankrls::tests::problem;
 
     fn run(x: &Array2<f64>, y: &[f64], off: &QueryOffsets, k: usize, costs: &[f64], budget: Option<f64>) -> GreedyPath {
-        let opts = GreedyOptions { k, alpha: 0.5, tol: None };
+        let opts = GreedyOptions { k, alpha: 0.5, tol: None, memory_limit: None };
         greedy_rankrls_costs(x.view(), y, off, &opts, costs, budget, &Squared, u64::MAX, &NoInterrupt, &mut |_, _, _| Ok(()))
             .unwrap()
     }
@@ -205,7 +230,7 @@ mod tests {
         for seed in 1..5u64 {
             let (x, y, off) = problem(seed, &[5, 1, 7, 3, 4, 6, 2], 6);
         let off = QueryOffsets::new(off).unwrap();
-            let opts = GreedyOptions { k: 6, alpha: 0.5, tol: None };
+            let opts = GreedyOptions { k: 6, alpha: 0.5, tol: None, memory_limit: None };
             let plain = greedy_rankrls(x.view(), &y, &off, &opts, &Squared, &NoInterrupt, &mut |_, _, _| Ok(())).unwrap();
             let costed = run(&x, &y, &off, 6, &[2.5; 6], None);
             assert_eq!(plain.selected, costed.selected);
@@ -250,7 +275,7 @@ mod tests {
     fn bad_costs() {
         let (x, y, off) = problem(2, &[3, 4], 3);
         let off = QueryOffsets::new(off).unwrap();
-        let opts = GreedyOptions { k: 2, alpha: 1.0, tol: None };
+        let opts = GreedyOptions { k: 2, alpha: 1.0, tol: None, memory_limit: None };
         let call = |c: &[f64], b: Option<f64>, lim: u64| {
             greedy_rankrls_costs(x.view(), &y, &off, &opts, c, b, &Squared, lim, &NoInterrupt, &mut |_, _, _| Ok(()))
         };

@@ -382,8 +382,19 @@ fn bit_counts_generic(ua: &[u64], ga: &[u64], ub: &[u64], gb: &[u64]) -> (u64, u
     (both, disc)
 }
 
+/// `popcount(ga ^ gb)`: the discordant pairs of two features without ties in the query.
+#[inline(always)]
+fn xor_count_generic(ga: &[u64], gb: &[u64]) -> u64 {
+    ga.iter().zip(gb).map(|(a, b)| (a ^ b).count_ones() as u64).sum()
+}
+
 #[cfg(target_arch = "x86_64")]
 mod simd {
+    #[target_feature(enable = "avx2,popcnt")]
+    pub(super) unsafe fn xor_count(ga: &[u64], gb: &[u64]) -> u64 {
+        super::xor_count_generic(ga, gb)
+    }
+
     #[target_feature(enable = "avx2,popcnt")]
     pub(super) unsafe fn build_bits(col: &[f64], untied: &mut [u64], gt: &mut [u64]) {
         super::build_bits_generic(col, untied, gt)
@@ -428,6 +439,17 @@ fn bit_counts(ua: &[u64], ga: &[u64], ub: &[u64], gb: &[u64], avx2: bool) -> (u6
     bit_counts_generic(ua, ga, ub, gb)
 }
 
+#[inline]
+fn xor_count(ga: &[u64], gb: &[u64], avx2: bool) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    if avx2 {
+        // SAFETY: the CPU supports avx2 and popcnt (checked by `has_avx2`).
+        return unsafe { simd::xor_count(ga, gb) };
+    }
+    let _ = avx2;
+    xor_count_generic(ga, gb)
+}
+
 impl PairBits {
     /// `cols`: the query's values, feature-major (`n_features x n`).
     fn new(cols: &[f64], n: usize, n_features: usize, avx2: bool) -> Self {
@@ -470,6 +492,49 @@ fn short_query_counts(cols: &[f64], n: usize, n_features: usize, pairs: &[(u32, 
             }
         })
         .collect()
+}
+
+/// Bitset scheme straight to the per-query statistic of every pair of `pairs`, written to
+/// `out` (`width` values per pair: tau-b, or Geng's `C / n0` and `D / n0`). The same
+/// counts and formulas as [`PairCounts::tau_b`], [`PairCounts::geng`] and
+/// [`PairCounts::geng_negated`] (bit-identical), without materialising the counts; a pair
+/// of features without ties in the query needs one popcount (`D`), not two.
+fn short_query_values(cols: &[f64], n: usize, nf: usize, pairs: &[(u32, u32)], variant: Variant, avx2: bool, out: &mut [f64]) {
+    let bits = PairBits::new(cols, n, nf, avx2);
+    let n0 = choose2(n);
+    let untied: Vec<u64> = (0..nf)
+        .map(|f| {
+            let (u, g) = bits.feature(f);
+            bit_counts(u, g, u, g, avx2).0
+        })
+        .collect();
+    let sq: Vec<f64> = untied.iter().map(|&u| (u as f64).sqrt()).collect();
+    for (p, &(a, b)) in pairs.iter().enumerate() {
+        let (a, b) = (a as usize, b as usize);
+        let (ua, ga) = bits.feature(a);
+        let (ub, gb) = bits.feature(b);
+        let (both, discordant) = if untied[a] == n0 && untied[b] == n0 {
+            (n0, xor_count(ga, gb, avx2))
+        } else {
+            bit_counts(ua, ga, ub, gb, avx2)
+        };
+        // C = n0 - D - T_a - T_b + T_ab = (untied in both) - D.
+        let concordant = both - discordant;
+        match variant {
+            Variant::TauB => {
+                out[p] = if untied[a] == 0 || untied[b] == 0 {
+                    0.0
+                } else {
+                    let num = concordant as f64 - discordant as f64;
+                    (num / sq[a] / sq[b]).clamp(-1.0, 1.0)
+                };
+            }
+            Variant::Geng => {
+                out[2 * p] = concordant as f64 / n0 as f64;
+                out[2 * p + 1] = discordant as f64 / n0 as f64;
+            }
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -614,29 +679,84 @@ pub fn kendall_similarity<I: Interrupt + ?Sized>(
     opts: &KendallOptions,
     interrupt: &I,
 ) -> Result<Array2<f64>> {
+    check_grouped(x, offsets, "X")?;
     let nf = x.ncols();
     let pairs: Vec<(u32, u32)> =
         (0..nf as u32).flat_map(|a| (a..nf as u32).map(move |b| (a, b))).collect();
-    let mut sum = vec![0.0f64; pairs.len()];
-    let mut sum_neg = vec![0.0f64; pairs.len()];
-    let mut used = 0usize;
     let variant = opts.variant;
-    for_each_query_counts(x, offsets, &pairs, opts.short_max, interrupt, |_, counts| {
+    let width = match variant {
+        Variant::Geng => 2,
+        Variant::TauB => 1,
+    };
+    let np = pairs.len();
+    // Per pair: the sum over queries, in query order, of the statistic (and, for Geng, of
+    // D / n0), interleaved by `width`.
+    let mut sums = vec![0.0f64; np * width];
+    let mut used = 0usize;
+    let avx2 = has_avx2();
+    let batch_cap = ((64usize << 20) / (np * width * 8).max(1)).clamp(1, 512);
+    let mut batch: Vec<usize> = Vec::new();
+    const SUM_CHUNK: usize = 4096;
+    // Short queries of a batch in parallel, then their values added per pair chunk in query
+    // order (the same order as one query at a time).
+    let flush = |batch: &mut Vec<usize>, sums: &mut [f64]| -> Result<()> {
+        if batch.is_empty() {
+            return Ok(());
+        }
+        interrupt.check()?;
+        let vals: Vec<Vec<f64>> = batch
+            .par_iter()
+            .map(|&q| {
+                let r = offsets[q]..offsets[q + 1];
+                let n = r.len();
+                let cols = query_columns(x, r);
+                let mut out = vec![0.0; np * width];
+                short_query_values(&cols, n, nf, &pairs, variant, avx2, &mut out);
+                out
+            })
+            .collect();
+        sums.par_chunks_mut(SUM_CHUNK).enumerate().for_each(|(k, s)| {
+            let (o, len) = (k * SUM_CHUNK, s.len());
+            for v in &vals {
+                s.iter_mut().zip(&v[o..o + len]).for_each(|(a, b)| *a += b);
+            }
+        });
+        batch.clear();
+        Ok(())
+    };
+    for q in 0..offsets.len() - 1 {
+        let n = offsets[q + 1] - offsets[q];
+        if n < 2 {
+            continue;
+        }
         used += 1;
-        match variant {
-            Variant::Geng => {
-                for ((s, sn), c) in sum.iter_mut().zip(sum_neg.iter_mut()).zip(counts) {
-                    *s += c.geng();
-                    *sn += c.geng_negated();
+        match scheme_for(n, nf, opts.short_max) {
+            Scheme::Bitset => {
+                batch.push(q);
+                if batch.len() >= batch_cap {
+                    flush(&mut batch, &mut sums)?;
                 }
             }
-            Variant::TauB => {
-                for (s, c) in sum.iter_mut().zip(counts) {
-                    *s += c.tau_b();
-                }
+            Scheme::MergeSort => {
+                flush(&mut batch, &mut sums)?;
+                let xq = x.slice(ndarray::s![offsets[q]..offsets[q + 1], ..]);
+                for_each_query_counts(xq, &QueryOffsets::from_sizes(&[n]), &pairs, 0, interrupt, |_, counts| {
+                    for (p, c) in counts.iter().enumerate() {
+                        match variant {
+                            Variant::Geng => {
+                                sums[2 * p] += c.geng();
+                                sums[2 * p + 1] += c.geng_negated();
+                            }
+                            Variant::TauB => sums[p] += c.tau_b(),
+                        }
+                    }
+                })?;
             }
         }
-    })?;
+    }
+    flush(&mut batch, &mut sums)?;
+    let sum: Vec<f64> = (0..np).map(|p| sums[p * width]).collect();
+    let sum_neg: Vec<f64> = (0..np).map(|p| if width == 2 { sums[p * width + 1] } else { 0.0 }).collect();
     if used == 0 {
         return invalid!("no query has at least 2 documents: Kendall's tau needs document pairs");
     }

@@ -7,15 +7,16 @@ use rankselect_core::greedy_rls::GreedyOptions;
 use rankselect_core::Error;
 
 use crate::errors::{python_interrupt, IntoPyResult};
-use crate::greedy_rls::criterion_of;
+use crate::greedy_rls::{criterion_of, stop_name};
 use crate::groups::query_offsets;
 
 /// greedy_rankrls_costs(X, y, offsets, k, alpha, costs, budget, memory_limit, criterion="squared",
 ///                      tol=None, progress=None, convention="standard")
-///     -> (selected, values, coef_path (steps, n))
+///     -> (selected, values, coef_path (steps, n), stop)
 ///
 /// Greedy RankRLS choosing by exact LQO improvement per unit cost, never exceeding
-/// `budget` (None: no budget). Rows grouped by query (offsets).
+/// `budget` (None: no budget). Rows grouped by query (offsets). `stop`: None (k steps),
+/// "tol", "uninformative" (only features constant within every query are left) or "budget".
 #[pyfunction]
 #[pyo3(signature = (x, y, offsets, k, alpha, costs, budget, memory_limit, criterion="squared", tol=None,
                     progress=None, convention="standard"))]
@@ -34,13 +35,13 @@ fn greedy_rankrls_costs<'py>(
     tol: Option<f64>,
     progress: Option<Py<PyAny>>,
     convention: &str,
-) -> PyResult<(Bound<'py, PyArray1<usize>>, Bound<'py, PyArray1<f64>>, Bound<'py, PyArray2<f64>>)> {
+) -> PyResult<(Bound<'py, PyArray1<usize>>, Bound<'py, PyArray1<f64>>, Bound<'py, PyArray2<f64>>, Option<&'static str>)> {
     let off = query_offsets(&offsets)?;
     let crit = criterion_of(criterion, convention)?;
     let xv = x.as_array();
     let yv = y.as_slice()?;
     let cv = costs.as_slice()?;
-    let opts = GreedyOptions { k, alpha, tol };
+    let opts = GreedyOptions { k, alpha, tol, memory_limit: Some(memory_limit) };
     let interrupt = python_interrupt();
     let (result, callback_error) = py.detach(|| {
         let mut callback_error: Option<PyErr> = None;
@@ -60,7 +61,8 @@ fn greedy_rankrls_costs<'py>(
         return Err(e);
     }
     let path = result.py()?;
-    Ok((path.selected.into_pyarray(py), path.errors.into_pyarray(py), path.coef_path.into_pyarray(py)))
+    let stop = path.stop.map(stop_name);
+    Ok((path.selected.into_pyarray(py), path.errors.into_pyarray(py), path.coef_path.into_pyarray(py), stop))
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

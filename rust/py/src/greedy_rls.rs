@@ -3,7 +3,7 @@
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use rankselect_core::greedy_rls::{greedy_rankrls as kernel, Criterion, GreedyOptions, MetricCriterion, Squared};
+use rankselect_core::greedy_rls::{greedy_rankrls as kernel, Criterion, GreedyOptions, MetricCriterion, Squared, Stop};
 use rankselect_core::metrics::{Convention, Measure, MetricSpec};
 use rankselect_core::Error;
 
@@ -25,13 +25,15 @@ pub(crate) fn criterion_of(name: &str, convention: &str) -> PyResult<Box<dyn Cri
 }
 
 /// greedy_rankrls(X, y, offsets, k, alpha, criterion="squared", tol=None, progress=None,
-///                convention="standard")
-///     -> (selected, values, coef_path (steps, n))
+///                convention="standard", max_memory=None)
+///     -> (selected, values, coef_path (steps, n), stop)
 ///
 /// Rows grouped by query (offsets). `progress(step, feature, value)` is called after every
-/// step (with the GIL); an exception it raises stops the run and propagates.
+/// step (with the GIL); an exception it raises stops the run and propagates. `stop` is None
+/// (k steps), "tol" or "uninformative" (every remaining feature is constant within every
+/// query: such features are never candidates). `max_memory` (bytes): MemoryError before allocating caches larger than that.
 #[pyfunction]
-#[pyo3(signature = (x, y, offsets, k, alpha, criterion="squared", tol=None, progress=None, convention="standard"))]
+#[pyo3(signature = (x, y, offsets, k, alpha, criterion="squared", tol=None, progress=None, convention="standard", max_memory=None))]
 #[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn greedy_rankrls<'py>(
     py: Python<'py>,
@@ -44,12 +46,13 @@ fn greedy_rankrls<'py>(
     tol: Option<f64>,
     progress: Option<Py<PyAny>>,
     convention: &str,
-) -> PyResult<(Bound<'py, PyArray1<usize>>, Bound<'py, PyArray1<f64>>, Bound<'py, PyArray2<f64>>)> {
+    max_memory: Option<u64>,
+) -> PyResult<(Bound<'py, PyArray1<usize>>, Bound<'py, PyArray1<f64>>, Bound<'py, PyArray2<f64>>, Option<&'static str>)> {
     let off = query_offsets(&offsets)?;
     let crit = criterion_of(criterion, convention)?;
     let xv = x.as_array();
     let yv = y.as_slice()?;
-    let opts = GreedyOptions { k, alpha, tol };
+    let opts = GreedyOptions { k, alpha, tol, memory_limit: max_memory };
     let interrupt = python_interrupt();
     let (result, callback_error) = py.detach(|| {
         let mut callback_error: Option<PyErr> = None;
@@ -69,7 +72,17 @@ fn greedy_rankrls<'py>(
         return Err(e);
     }
     let path = result.py()?;
-    Ok((path.selected.into_pyarray(py), path.errors.into_pyarray(py), path.coef_path.into_pyarray(py)))
+    let stop = path.stop.map(stop_name);
+    Ok((path.selected.into_pyarray(py), path.errors.into_pyarray(py), path.coef_path.into_pyarray(py), stop))
+}
+
+/// Python name of a [`Stop`] reason.
+pub(crate) fn stop_name(s: Stop) -> &'static str {
+    match s {
+        Stop::Tol => "tol",
+        Stop::Uninformative => "uninformative",
+        Stop::Budget => "budget",
+    }
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -65,6 +65,12 @@ impl GreedyShard {
         Ok(GreedyShard { inner, spec })
     }
 
+    /// informative() -> bool per feature: False where the feature is constant within every
+    /// query of this shard.
+    fn informative<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<bool>> {
+        self.inner.informative().to_vec().into_pyarray(py)
+    }
+
     /// dots() -> (e, h): partial sums `v_i^T C_i`, `v_i^T a` per feature.
     fn dots<'py>(&self, py: Python<'py>) -> (Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>) {
         let (e, h) = py.detach(|| self.inner.dots());
