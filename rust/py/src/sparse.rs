@@ -63,6 +63,11 @@ fn sparse_ranksvm<'py>(
         return Err(PyValueError::new_err(format!("C must be > 0, got {c}")));
     }
     let weights = weights.map(|w| w.as_slice().map(|s| s.to_vec())).transpose()?;
+    if let Some(w) = &weights {
+        if w.len() != n {
+            return Err(PyValueError::new_err(format!("weights has {} entries but x has {n} columns", w.len())));
+        }
+    }
     let w0 = match w0 {
         Some(w) => w.as_slice()?.to_vec(),
         None => vec![0.0; n],
