@@ -19,6 +19,7 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from . import _core
+from ._config import check_memory
 from ._linear import LinearPredictMixin
 from ._validation import check_positive, check_ranking_data
 from .groups import QueryGroups
@@ -29,6 +30,10 @@ __all__ = ["RankRLS", "GreedyRankRLS"]
 def _grouped(X, y, qid):
     """Validate, group rows by query; returns (Xg, yg, offsets, groups)."""
     X, y, qid = check_ranking_data(X, y, qid)
+    m, n = X.shape
+    # The grouped and the query-centred copies of X, the Gram matrix and its eigenvectors.
+    check_memory(8 * (2 * m * n + 3 * n * n), f"RankRLS on {m} x {n} data (Gram matrix {n} x {n})",
+                 "use fewer features or rows")
     groups = QueryGroups.from_qid(qid)
     if groups.n_queries < 2:
         raise ValueError(
