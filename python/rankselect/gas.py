@@ -67,6 +67,13 @@ def gas_greedy(importance, similarity, n_features_to_select: int, c: float, last
     """
     w = np.array(importance, dtype=np.float64)
     e = np.asarray(similarity, dtype=np.float64)
+    if w.ndim != 1 or e.shape != (w.shape[0], w.shape[0]):
+        raise ValueError(f"importance must have shape (n,) and similarity (n, n), got {w.shape} and {e.shape}")
+    # argmax would pick a NaN first: never select by NaN.
+    for name, v in (("importance", w), ("similarity", e)):
+        if not np.isfinite(v).all():
+            bad = np.argwhere(~np.isfinite(v))[0]
+            raise ValueError(f"{name} must be finite; entry {tuple(int(i) for i in bad)} is {v[tuple(bad)]}")
     available = np.ones(w.shape[0], dtype=bool)
     last = np.zeros(w.shape[0], dtype=bool) if last is None else np.asarray(last, dtype=bool)
     selected = np.empty(n_features_to_select, dtype=np.intp)

@@ -10,7 +10,7 @@ use rankselect_core::Error;
 use crate::errors::{python_interrupt, IntoPyResult};
 use crate::rankrls::offsets_of;
 
-fn criterion_of(name: &str, convention: &str) -> PyResult<Box<dyn Criterion + Send + Sync>> {
+fn criterion_of(name: &str, convention: &str, y: &[f64]) -> PyResult<Box<dyn Criterion + Send + Sync>> {
     if name.eq_ignore_ascii_case("squared") {
         return Ok(Box::new(Squared));
     }
@@ -21,6 +21,9 @@ fn criterion_of(name: &str, convention: &str) -> PyResult<Box<dyn Criterion + Se
         convention.parse().map_err(|e| PyValueError::new_err(format!("convention: {e}")))?;
     let spec = MetricSpec::new(measure).with_convention(convention);
     spec.validate().map_err(|e| PyValueError::new_err(format!("criterion: {e}")))?;
+    // Labels whose gain 2^r - 1 overflows would make every criterion value NaN.
+    let top = y.iter().copied().filter(|v| v.is_finite()).fold(0.0, f64::max);
+    rankselect_core::metrics::check_gain_labels(&spec, top).py()?;
     Ok(Box::new(MetricCriterion(spec)))
 }
 
@@ -46,9 +49,9 @@ fn greedy_rankrls<'py>(
     convention: &str,
 ) -> PyResult<(Bound<'py, PyArray1<usize>>, Bound<'py, PyArray1<f64>>, Bound<'py, PyArray2<f64>>)> {
     let off = offsets_of(&offsets)?;
-    let crit = criterion_of(criterion, convention)?;
     let xv = x.as_array();
     let yv = y.as_slice()?;
+    let crit = criterion_of(criterion, convention, yv)?;
     let opts = GreedyOptions { k, alpha, tol };
     let interrupt = python_interrupt();
     let (result, callback_error) = py.detach(|| {
