@@ -27,7 +27,33 @@ def check_matrix(X, name: str = "X", *, allow_nan: bool = False) -> np.ndarray:
     X = np.ascontiguousarray(X, dtype=np.float64)
     if not allow_nan:
         _check_finite(X, name)
+    check_magnitude(X, name)
     return X
+
+
+def check_magnitude(X: np.ndarray, name: str = "X") -> None:
+    """Refuse values whose squares, summed over the rows, would overflow float64.
+
+    Every estimator forms squares or products of feature values (Gram matrices, norms, pair
+    differences): a column with ``max |x| >= sqrt(DBL_MAX / (16 m))`` (about ``1e150`` for a
+    million rows) would give ``inf`` or a wrong model. Raises ValueError naming the column.
+    """
+    if X.size == 0:
+        return
+    X2 = X.reshape(X.shape[0], -1)
+    limit = np.sqrt(np.finfo(np.float64).max / (16.0 * max(X2.shape[0], 1)))
+    with np.errstate(invalid="ignore"):
+        top = np.nanmax(np.abs(X2), axis=0) if np.isnan(X2).any() else np.abs(X2).max(axis=0)
+    bad = np.flatnonzero(top >= limit)
+    if bad.size:
+        j = int(bad[0])
+        i = int(np.nanargmax(np.abs(X2[:, j])))
+        where = f"column {j}" if X.ndim == 2 else "it"
+        raise ValueError(
+            f"{name}: {where} has a value of magnitude {abs(X2[i, j]):.3g} (row {i}); its squares overflow"
+            f" float64 (limit {limit:.3g} for {X2.shape[0]} rows): rescale the feature (e.g. divide by its"
+            " maximum or use sklearn.preprocessing.MaxAbsScaler)"
+        )
 
 
 def check_vector(v, name: str, *, n: Optional[int] = None, allow_nan: bool = False) -> np.ndarray:
@@ -63,6 +89,14 @@ def check_qid(qid, n: Optional[int] = None, name: str = "qid") -> np.ndarray:
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
             raise ValueError(f"{name} must hold integers; row {i} has {q[i]!r}")
+        # Outside [-2^63, 2^63) the cast to int64 saturates and distinct queries would merge.
+        big = (q >= 2.0**63) | (q < -(2.0**63))
+        if big.any():
+            i = int(np.flatnonzero(big)[0])
+            raise ValueError(
+                f"{name} must fit in a 64-bit signed integer; row {i} has {q[i]!r} (>= 2^63 in magnitude):"
+                " pass integer query ids (e.g. np.unique(qid, return_inverse=True)[1])"
+            )
         return np.ascontiguousarray(q, dtype=np.int64)
     raise TypeError(f"{name} must be an integer array, got dtype {q.dtype}")
 
@@ -74,6 +108,7 @@ def check_ranking_data(X, y, qid, *, allow_nan: bool = False) -> Tuple[np.ndarra
     if m == 0:
         raise ValueError("X has no rows")
     y = check_vector(y, "y", n=m)
+    check_magnitude(y[:, None], "y")
     qid = check_qid(qid, m)
     return X, y, qid
 
