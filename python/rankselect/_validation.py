@@ -12,7 +12,7 @@ import numpy as np
 import scipy.sparse as sp
 
 
-def check_matrix(X, name: str = "X", *, allow_nan: bool = False) -> np.ndarray:
+def check_matrix(X, name: str = "X", *, allow_nan: bool = False, squares: bool = True) -> np.ndarray:
     """Return ``X`` as a C-contiguous float64 (m, n) array, or raise naming ``name``."""
     if sp.issparse(X):
         X = X.toarray()
@@ -27,7 +27,8 @@ def check_matrix(X, name: str = "X", *, allow_nan: bool = False) -> np.ndarray:
     X = np.ascontiguousarray(X, dtype=np.float64)
     if not allow_nan:
         _check_finite(X, name)
-    check_magnitude(X, name)
+    if squares:
+        check_magnitude(X, name)
     return X
 
 
@@ -94,21 +95,27 @@ def check_qid(qid, n: Optional[int] = None, name: str = "qid") -> np.ndarray:
         if big.any():
             i = int(np.flatnonzero(big)[0])
             raise ValueError(
-                f"{name} must fit in a 64-bit signed integer; row {i} has {q[i]!r} (>= 2^63 in magnitude):"
+                f"{name} must fit in a 64-bit signed integer; row {i} has {float(q[i])!r} (>= 2^63 in magnitude):"
                 " pass integer query ids (e.g. np.unique(qid, return_inverse=True)[1])"
             )
         return np.ascontiguousarray(q, dtype=np.int64)
     raise TypeError(f"{name} must be an integer array, got dtype {q.dtype}")
 
 
-def check_ranking_data(X, y, qid, *, allow_nan: bool = False) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Validate a ranking data set: X (m, n) finite, y (m,) finite, qid (m,) integer."""
-    X = check_matrix(X, "X", allow_nan=allow_nan)
+def check_ranking_data(
+    X, y, qid, *, allow_nan: bool = False, squares: bool = True
+) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Validate a ranking data set: X (m, n) finite, y (m,) finite, qid (m,) integer.
+
+    ``squares``: also refuse values whose squares overflow (:func:`check_magnitude`).
+    """
+    X = check_matrix(X, "X", allow_nan=allow_nan, squares=squares)
     m = X.shape[0]
     if m == 0:
         raise ValueError("X has no rows")
     y = check_vector(y, "y", n=m)
-    check_magnitude(y[:, None], "y")
+    if squares:
+        check_magnitude(y[:, None], "y")
     qid = check_qid(qid, m)
     return X, y, qid
 
