@@ -128,12 +128,21 @@ def check_scores(y, scores, qid) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     return y, scores, qid
 
 
+#: Largest integer parameter (iterations, counts) the Rust core accepts: int64 / usize.
+MAX_INT = 2**63 - 1
+
+
 def check_positive(value, name: str, *, strict: bool = True, integer: bool = False):
-    """Raise ValueError / TypeError unless ``value`` is a (strictly) positive number."""
+    """Raise ValueError / TypeError unless ``value`` is a (strictly) positive number.
+
+    Integers must also be at most :data:`MAX_INT` (never an OverflowError later).
+    """
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a number, got {value!r}")
     if integer and not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be an integer, got {value!r}")
+    if integer and value > MAX_INT:
+        raise ValueError(f"{name} must be at most 2**63 - 1, got {value!r}")
     if not np.isfinite(value) or (value <= 0 if strict else value < 0):
         bound = "> 0" if strict else ">= 0"
         raise ValueError(f"{name} must be {bound}, got {value!r}")

@@ -106,8 +106,8 @@ def _check_n_features(n_features) -> Optional[int]:
         return None
     if isinstance(n_features, (bool, np.bool_)) or not isinstance(n_features, (int, np.integer)):
         raise TypeError(f"n_features must be a positive int or None, got {n_features!r}")
-    if n_features < 1:
-        raise ValueError(f"n_features must be a positive int or None, got {n_features}")
+    if not 1 <= n_features <= 2**63 - 1:
+        raise ValueError(f"n_features must be a positive int (at most 2**63 - 1) or None, got {n_features}")
     return int(n_features)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse as sp
 
 from . import _core
 from ._validation import check_matrix, check_qid, check_vector
@@ -64,6 +65,11 @@ def center_by_query(a, qid) -> np.ndarray:
 
     Returns a new array in input row order.
     """
+    if sp.issparse(a):
+        raise TypeError(
+            f"center_by_query needs a dense array, got a sparse {type(a).__name__}: centring makes every"
+            " entry nonzero; pass a.toarray()"
+        )
     arr = np.asarray(a)
     if arr.ndim == 2:
         arr = check_matrix(arr, "a")

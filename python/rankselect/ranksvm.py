@@ -123,6 +123,7 @@ class RankSVM(BaseEstimator):
                 raise TypeError(f"{name} must be an integer, got {value!r}")
             if value < 1:
                 raise ValueError(f"{name} must be >= 1, got {value!r}")
+            check_positive(value, name, integer=True)  # upper bound: no OverflowError in the core
 
     def fit(self, X, y, qid=None):
         """Fit the ranker.

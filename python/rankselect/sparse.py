@@ -221,6 +221,11 @@ class SparseRankSVM(SparseLinearRankerMixin, SelectorMixin, BaseEstimator):
         ``Cs`` defaults to ``n_Cs`` values log-spaced from :meth:`c_min` to ``ratio·c_min``.
         The estimator's own parameters (other than ``C``) are used; it is not refitted.
         """
+        if Cs is None:
+            check_positive(n_Cs, "n_Cs", integer=True)
+            check_positive(ratio, "ratio")
+            if ratio < 1:
+                raise ValueError(f"ratio must be >= 1 (Cs go from c_min to ratio * c_min), got {ratio!r}")
         X, Xg, yg, offsets, constant = self._prepare(X, y, qid)
         weights = self._check_params(X.shape[1])
         if Cs is None:
