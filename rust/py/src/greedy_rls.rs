@@ -7,7 +7,7 @@ use rankselect_core::greedy_rls::{greedy_rankrls as kernel, Criterion, GreedyOpt
 use rankselect_core::metrics::{Convention, Measure, MetricSpec};
 use rankselect_core::Error;
 
-use crate::errors::{python_interrupt, IntoPyResult};
+use crate::errors::{count_arg, python_interrupt, IntoPyResult};
 use crate::rankrls::offsets_of;
 
 fn criterion_of(name: &str, convention: &str, y: &[f64]) -> PyResult<Box<dyn Criterion + Send + Sync>> {
@@ -41,7 +41,7 @@ fn greedy_rankrls<'py>(
     x: PyReadonlyArray2<'py, f64>,
     y: PyReadonlyArray1<'py, f64>,
     offsets: PyReadonlyArray1<'py, i64>,
-    k: usize,
+    k: &Bound<'py, PyAny>,
     alpha: f64,
     criterion: &str,
     tol: Option<f64>,
@@ -52,6 +52,7 @@ fn greedy_rankrls<'py>(
     let xv = x.as_array();
     let yv = y.as_slice()?;
     let crit = criterion_of(criterion, convention, yv)?;
+    let k = count_arg(k, "k")?;
     let opts = GreedyOptions { k, alpha, tol };
     let interrupt = python_interrupt();
     let (result, callback_error) = py.detach(|| {

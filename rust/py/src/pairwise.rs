@@ -8,7 +8,7 @@ use pyo3::prelude::*;
 use rankselect_core::pairs;
 use rankselect_core::squared_hinge::{ExplicitSquaredHinge, SquaredHinge};
 
-use crate::errors::IntoPyResult;
+use crate::errors::{opt_count_arg, IntoPyResult};
 
 fn offsets_vec(offsets: &PyReadonlyArray1<'_, usize>) -> PyResult<Vec<usize>> {
     Ok(offsets.as_slice()?.to_vec())
@@ -45,12 +45,14 @@ fn preference_pairs<'py>(
     py: Python<'py>,
     y: PyReadonlyArray1<'py, f64>,
     offsets: PyReadonlyArray1<'py, usize>,
-    max_pairs: Option<usize>,
-    memory_limit: Option<u64>,
+    max_pairs: Option<Bound<'py, PyAny>>,
+    memory_limit: Option<Bound<'py, PyAny>>,
 ) -> PyResult<(Bound<'py, PyArray1<usize>>, Bound<'py, PyArray1<usize>>, Bound<'py, PyArray1<usize>>)> {
     let y = y.as_slice()?;
     let offsets = offsets_vec(&offsets)?;
-    let p = py.detach(|| pairs::preference_pairs(y, &offsets, max_pairs, memory_limit.unwrap_or(u64::MAX))).py()?;
+    let max_pairs = opt_count_arg(max_pairs.as_ref(), "max_pairs")?;
+    let limit = opt_count_arg(memory_limit.as_ref(), "memory_limit")?.map_or(u64::MAX, |v| v as u64);
+    let p = py.detach(|| pairs::preference_pairs(y, &offsets, max_pairs, limit)).py()?;
     Ok((p.i.into_pyarray(py), p.j.into_pyarray(py), p.offsets.into_pyarray(py)))
 }
 

@@ -30,7 +30,8 @@ fn rankrls_fit<'py>(
     let off = offsets_of(&offsets)?;
     let xv = x.as_array();
     let yv = y.as_slice()?;
-    let w = py.detach(|| rankrls::fit(xv, yv, &off, alpha)).py()?;
+    let interrupt = python_interrupt();
+    let w = py.detach(|| rankrls::fit_checked(xv, yv, &off, alpha, &interrupt)).py()?;
     Ok(w.into_pyarray(py))
 }
 

@@ -14,7 +14,7 @@ use rankselect_core::prox_newton::{prox_newton, ProxNewtonOptions};
 use rankselect_core::reweighted::{reweighted_l1, NonConvex, ReweightedOptions};
 use rankselect_core::groups::check_offsets;
 
-use crate::errors::{python_interrupt, IntoPyResult};
+use crate::errors::{count_arg, python_interrupt, IntoPyResult};
 
 type SolveOut<'py> = (Bound<'py, PyArray1<f64>>, usize, Bound<'py, PyArray1<f64>>, usize, bool, f64);
 
@@ -41,11 +41,13 @@ fn sparse_ranksvm<'py>(
     gamma: f64,
     weights: Option<PyReadonlyArray1<'py, f64>>,
     w0: Option<PyReadonlyArray1<'py, f64>>,
-    max_iter: usize,
-    max_reweightings: usize,
+    max_iter: &Bound<'py, PyAny>,
+    max_reweightings: &Bound<'py, PyAny>,
     tol: f64,
     solver: &str,
 ) -> PyResult<SolveOut<'py>> {
+    let max_iter = count_arg(max_iter, "max_iter")?;
+    let max_reweightings = count_arg(max_reweightings, "max_reweightings")?;
     let newton = match solver {
         "prox-newton" => true,
         "fista" => false,
@@ -145,10 +147,11 @@ fn fsmrank<'py>(
     lambda1: f64,
     lambda2: f64,
     w0: Option<PyReadonlyArray1<'py, f64>>,
-    max_iter: usize,
+    max_iter: &Bound<'py, PyAny>,
     tol: f64,
     accelerate: bool,
 ) -> PyResult<FsmOut<'py>> {
+    let max_iter = count_arg(max_iter, "max_iter")?;
     let xv = x.as_array();
     let m = xv.nrows();
     let y = y.as_slice()?;
