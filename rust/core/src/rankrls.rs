@@ -95,11 +95,15 @@ fn wave_blocks(n: usize, p: usize) -> usize {
 /// [`gram`] checking `interrupt` between waves of blocks (same blocks, same order of the sum:
 /// the result does not depend on the waves or the number of threads).
 pub fn gram_checked(xc: &Array2<f64>, interrupt: &dyn Interrupt) -> Result<Mat<f64>> {
+    gram_waves(xc, wave_blocks(xc.ncols(), xc.ncols()), interrupt)
+}
+
+fn gram_waves(xc: &Array2<f64>, blocks_per_wave: usize, interrupt: &dyn Interrupt) -> Result<Mat<f64>> {
     let (m, n) = xc.dim();
     let x = as_faer(xc);
     let starts: Vec<usize> = (0..m).step_by(BLOCK).collect();
     let mut g = Mat::<f64>::zeros(n, n);
-    for wave in starts.chunks(wave_blocks(n, n)) {
+    for wave in starts.chunks(blocks_per_wave.max(1)) {
         interrupt.check()?;
         let parts: Vec<Mat<f64>> = wave
             .par_iter()
@@ -145,6 +149,15 @@ fn xt_vec(xc: &Array2<f64>, v: &[f64]) -> Vec<f64> {
 
 /// `x @ b` for row-major `x` (m x n) and `b` (n x p), by row blocks (rows are independent).
 fn rows_times(x: &Array2<f64>, b: MatRef<'_, f64>, interrupt: &dyn Interrupt) -> Result<Array2<f64>> {
+    rows_times_waves(x, b, wave_blocks(x.ncols(), b.ncols()), interrupt)
+}
+
+fn rows_times_waves(
+    x: &Array2<f64>,
+    b: MatRef<'_, f64>,
+    blocks_per_wave: usize,
+    interrupt: &dyn Interrupt,
+) -> Result<Array2<f64>> {
     let (m, n) = x.dim();
     let p = b.ncols();
     let xs = x.as_slice().expect("standard layout");
@@ -152,7 +165,7 @@ fn rows_times(x: &Array2<f64>, b: MatRef<'_, f64>, interrupt: &dyn Interrupt) ->
     let os = out.as_slice_mut().expect("standard layout");
     // Waves of row blocks, interrupt checked in between; each output row depends on its own
     // input row only.
-    let wave_rows = wave_blocks(n, p) * BLOCK;
+    let wave_rows = blocks_per_wave.max(1) * BLOCK;
     if n == 0 || p == 0 {
         return Ok(out);
     }
@@ -536,5 +549,34 @@ pub(crate) mod tests {
         assert!(fit_lqo(x.view(), &y, &off, 0.0, &NoInterrupt).is_err());
         assert!(fit_lqo(x.view(), &y[..5], &off, 1.0, &NoInterrupt).is_err());
         assert!(fit_lqo(x.view(), &y, &[0, 6], 1.0, &NoInterrupt).is_err());
+    }
+
+    #[test]
+    fn long_products_stop_on_interrupt_and_match_uninterrupted_results() {
+        // Enough rows for several waves: the interrupt is asked between them.
+        let (m, n) = (3 * BLOCK + 5, 8);
+        let mut rng = Rng(7);
+        let xc = Array2::from_shape_fn((m, n), |_| rng.next());
+        let calls = std::cell::Cell::new(0usize);
+        let stop_second = || {
+            calls.set(calls.get() + 1);
+            calls.get() > 1
+        };
+        assert!(matches!(gram_waves(&xc, 1, &stop_second), Err(Error::Interrupted)));
+        calls.set(0);
+        assert!(matches!(rows_times_waves(&xc, gram(&xc).as_ref(), 1, &stop_second), Err(Error::Interrupted)));
+        let v = gram(&xc);
+        let full = rows_times_waves(&xc, v.as_ref(), 100, &NoInterrupt).unwrap();
+        assert_eq!(rows_times_waves(&xc, v.as_ref(), 1, &NoInterrupt).unwrap(), full);
+        // Waves do not change the result: the blocks are summed in the same order.
+        let g = gram_waves(&xc, 1, &NoInterrupt).unwrap();
+        let mut naive = Mat::<f64>::zeros(n, n);
+        for s in (0..m).step_by(BLOCK) {
+            let b = as_faer(&xc).subrows(s, (s + BLOCK).min(m) - s);
+            let mut p = Mat::<f64>::zeros(n, n);
+            faer::linalg::matmul::matmul(p.as_mut(), Accum::Replace, b.transpose(), b, 1.0, Par::Seq);
+            naive += &p;
+        }
+        assert!((0..n).all(|i| (0..n).all(|j| g[(i, j)] == naive[(i, j)])));
     }
 }
