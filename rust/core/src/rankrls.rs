@@ -240,7 +240,9 @@ pub fn fit_checked(x: ArrayView2<f64>, y: &[f64], offsets: &[usize], alpha: f64,
     let (xc, yc) = center(x, y, offsets);
     let g = gram_checked(&xc, interrupt)?;
     interrupt.check()?;
-    spd_solve(with_ridge(&g, alpha), &xt_vec(&xc, &yc), "Xc^T Xc + alpha I")
+    let (a, b) = (with_ridge(&g, alpha), xt_vec(&xc, &yc));
+    // One faer call: on a helper thread while this thread polls `interrupt`.
+    run_interruptible(interrupt, "Cholesky factorisation", move || spd_solve(a, &b, "Xc^T Xc + alpha I"))?
 }
 
 /// Full fit with exact leave-query-out results (Theorem 3.1, primal form).
@@ -268,7 +270,8 @@ pub fn fit_lqo(
     check_problem(x, y, offsets, &[alpha])?;
     let (m, n) = x.dim();
     let (xc, yc) = center(x, y, offsets);
-    let l = cholesky(with_ridge(&gram_checked(&xc, interrupt)?, alpha), "Xc^T Xc + alpha I")?;
+    let a = with_ridge(&gram_checked(&xc, interrupt)?, alpha);
+    let l = run_interruptible(interrupt, "Cholesky factorisation", move || cholesky(a, "Xc^T Xc + alpha I"))??;
     interrupt.check()?;
     let b = xt_vec(&xc, &yc);
     let mut w = Mat::<f64>::from_fn(n, 1, |i, _| b[i]);
