@@ -32,7 +32,7 @@ fn bench(c: &mut Criterion) {
         group.bench_with_input(BenchmarkId::new("implicit", &label), &(), |b, _| {
             b.iter(|| imp.value_grad(&w, &mut g))
         });
-        let pairs = preference_pairs(&y, &offsets, None).unwrap();
+        let pairs = preference_pairs(&y, &offsets, None, u64::MAX).unwrap();
         let exp = ExplicitSquaredHinge::new(x.view(), &offsets, &pairs).unwrap();
         group.bench_with_input(BenchmarkId::new("explicit", &label), &(), |b, _| {
             b.iter(|| exp.value_grad(&w, &mut g))
