@@ -217,7 +217,7 @@ def main(argv=None) -> int:
               "MAP is nearly flat in C, so the chosen C (and with it the sparsity ratio) is close to arbitrary "
               "among many near-equal models; Laporte et al. do not state their C grid. At equal C, log and "
               "l0.5 keep several times fewer features than l1; MCP (Table II's derivative, lambda = 1/C) "
-              "equals l1 wherever every |w_j| is small against gamma/C.", "",
+              "equals l1 wherever every |w_j| is small against mcp_gamma/C.", "",
               "| C | " + " | ".join(pen for pen, _ in sparse_methods) + " |",
               "|---|" + "---|" * len(sparse_methods)]
         for C in Cs:

@@ -188,7 +188,7 @@ def part_fsm():
         ax.semilogy(tt, np.maximum(h - best, 1e-12), label=name)
     ax.set_xlabel("time (s)")
     ax.set_ylabel("objective - optimum")
-    ax.set_title(f"FSMRank eq. (2) on MQ2008 Fold1 (lambda1={l1}, lambda2={l2})")
+    ax.set_title(f"FSMRank eq. (2) on MQ2008 Fold1\n(lambda1={l1}, lambda2={l2})", fontsize="medium")
     ax.legend(fontsize=7)
     fig.tight_layout()
     out = Path(__file__).with_name("fsmrank_convergence.png")

@@ -42,4 +42,4 @@ def test_train_kernel_table(tmp_path, capsys):
         text = capsys.readouterr().out
         assert f"kernel={kernel}" in text and "NDCG@10" in text and "letor" in text
     assert main(["train", str(path), "--test", str(path), "--C", "-1"]) == 2
-    assert "C must be > 0" in capsys.readouterr().err
+    assert "'C' parameter" in capsys.readouterr().err

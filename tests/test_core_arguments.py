@@ -14,7 +14,7 @@ U = np.uintp
 X = np.random.default_rng(0).random((6, 3))
 Y = np.array([0.0, 1, 2, 0, 1, 2])
 OFF = np.array([0, 3, 6], dtype=U)
-OFFI = OFF.astype(np.int64)
+OFFI = OFF.astype(np.int64)  # offsets of the wrong dtype
 E1, E2 = np.zeros(0), np.zeros((0, 0))
 SPEC = [("ndcg@10", "standard", "stable")]
 
@@ -23,37 +23,33 @@ def u(*v):
     return np.array(v, dtype=U)
 
 
-def i64(*v):
-    return np.array(v, dtype=np.int64)
-
-
 SPARSE = (1.0, "l1", 0.5, 1e-3, 3.0)  # c, penalty, p, epsilon, gamma
+C3 = np.ones(3)  # feature costs
 
 CASES = {
     "group_queries": [(np.zeros((2, 2), np.int64),), (np.zeros(3),)],
     "load_letor": [("/nonexistent/rankselect/file.txt",), (123,)],
     "metrics_per_query": [
-        (SPEC, Y, Y[:3], OFFI), (SPEC, Y, Y, i64(0, 7)), (SPEC, Y, Y, i64(3, 0, 6)), (SPEC, Y, Y, i64()),
-        (SPEC, Y, Y, OFFI, -1.0), (SPEC, Y, Y, OFFI, float("nan")), (SPEC, Y * 1000, Y, OFFI),
-        ([("ndcg@0", "standard", "stable")], Y, Y, OFFI), ([("zz", "standard", "stable")], Y, Y, OFFI),
-        (SPEC, Y, Y, i64(0, -1, 6)),
+        (SPEC, Y, Y[:3], OFF), (SPEC, Y, Y, u(0, 7)), (SPEC, Y, Y, u(3, 0, 6)), (SPEC, Y, Y, u()),
+        (SPEC, Y, Y, OFF, -1.0), (SPEC, Y, Y, OFF, float("nan")), (SPEC, Y * 1000, Y, OFF),
+        ([("ndcg@0", "standard", "stable")], Y, Y, OFF), ([("zz", "standard", "stable")], Y, Y, OFF),
     ],
     "rankrls_fit": [
-        (X, Y[:3], OFFI, 1.0), (X, Y, i64(0, 9), 1.0), (X, Y, i64(4, 2, 6), 1.0), (X, Y, OFFI, -1.0),
-        (X, Y, OFFI, float("nan")), (X, Y, i64(), 1.0), (X, Y, i64(1, 6), 1.0), (X, Y, i64(0, -3, 6), 1.0),
+        (X, Y[:3], OFF, 1.0), (X, Y, u(0, 9), 1.0), (X, Y, u(4, 2, 6), 1.0), (X, Y, OFF, -1.0),
+        (X, Y, OFF, float("nan")), (X, Y, u(), 1.0), (X, Y, u(1, 6), 1.0),
     ],
     "rankrls_lqo": [
-        (X, Y[:3], OFFI, 1.0), (X, Y, i64(0, 9), 1.0), (X, Y, i64(4, 2, 6), 1.0), (E2, E1, i64(0), 1.0),
-        (X, Y, OFFI, -1.0), (X, Y, i64(), 1.0), (X, Y, i64(0, 6), 1.0),
+        (X, Y[:3], OFF, 1.0), (X, Y, u(0, 9), 1.0), (X, Y, u(4, 2, 6), 1.0), (E2, E1, u(0), 1.0),
+        (X, Y, OFF, -1.0), (X, Y, u(), 1.0), (X, Y, u(0, 6), 1.0),
     ],
     "rankrls_alpha_path": [
-        (X, Y[:3], OFFI, np.ones(2)), (X, Y, i64(0, 9), np.ones(2)), (X, Y, OFFI, E1), (X, Y, OFFI, -np.ones(2)),
-        (E2, E1, i64(0), np.ones(1)), (X, Y, i64(), np.ones(1)), (X, Y, i64(0, 6), np.ones(1)),
+        (X, Y[:3], OFF, np.ones(2)), (X, Y, u(0, 9), np.ones(2)), (X, Y, OFF, E1), (X, Y, OFF, -np.ones(2)),
+        (E2, E1, u(0), np.ones(1)), (X, Y, u(), np.ones(1)), (X, Y, u(0, 6), np.ones(1)),
     ],
     "greedy_rankrls": [
-        (X, Y[:3], OFFI, 2, 1.0), (X, Y, i64(0, 9), 2, 1.0), (X, Y, OFFI, 5, 1.0), (X, Y, OFFI, 0, 1.0),
-        (E2, E1, i64(0), 1, 1.0), (X, Y, OFFI, 2, -1.0), (X, Y, i64(), 2, 1.0), (X, Y, OFFI, 2, 1.0, "zz"),
-        (X, Y * 1000, OFFI, 2, 1.0, "ndcg@10"), (X, Y, OFFI, -1, 1.0),
+        (X, Y[:3], OFF, 2, 1.0), (X, Y, u(0, 9), 2, 1.0), (X, Y, OFF, 5, 1.0), (X, Y, OFF, 0, 1.0),
+        (E2, E1, u(0), 1, 1.0), (X, Y, OFF, 2, -1.0), (X, Y, u(), 2, 1.0), (X, Y, OFF, 2, 1.0, "zz"),
+        (X, Y * 1000, OFF, 2, 1.0, "ndcg@10"), (X, Y, OFF, -1, 1.0),
     ],
     "kendall_similarity": [
         (X, OFF[:2], "geng", True), (X, u(0, 9), "geng", True), (X, u(4, 2, 6), "geng", True),
@@ -122,11 +118,29 @@ CASES = {
         (E2, E1, u(0), E2, E1, 1.0, 1.0, None, 10, 1e-4), (X, Y, OFF, np.full((3, 3), np.nan), np.ones(3), 1.0, 1.0, None, 10, 1e-4),
         (X, Y, u(0, 9), np.eye(3), np.ones(3), 1.0, 1.0, None, 10, 1e-4),
     ],
+    "center_by_query": [
+        (X, u(0, 9)), (X, u(4, 2, 6)), (X, u()), (X, u(0, 5)), (X, OFFI), (X.astype(np.float32), OFF), (X[:, 0], OFF),
+    ],
+    "parse_measure": [("zz",), ("ndcg@x",), ("",), (123,)],
+    "sparse_c_min": [
+        (X, Y[:3], OFF), (X, Y, u(0, 9)), (X, Y, u(4, 2, 6)), (X, Y, u()), (E2, E1, u(0)), (X, Y, OFF, np.ones(2)),
+        (X, Y, OFF, -np.ones(3)), (X * np.nan, Y, OFF),
+    ],
+    "greedy_rankrls_costs": [
+        (X, Y[:3], OFF, 2, 1.0, C3, None, 2**40), (X, Y, u(0, 9), 2, 1.0, C3, None, 2**40),
+        (X, Y, u(), 2, 1.0, C3, None, 2**40), (X, Y, OFF, 5, 1.0, C3, None, 2**40),
+        (X, Y, OFF, 0, 1.0, C3, None, 2**40), (X, Y, OFF, -1, 1.0, C3, None, 2**40),
+        (X, Y, OFF, 2, -1.0, C3, None, 2**40), (X, Y, OFF, 2, 1.0, np.ones(2), None, 2**40),
+        (X, Y, OFF, 2, 1.0, -C3, None, 2**40), (X, Y, OFF, 2, 1.0, C3 * np.nan, None, 2**40),
+        (X, Y, OFF, 2, 1.0, C3, -1.0, 2**40), (X, Y, OFF, 2, 1.0, C3, None, 8), (X, Y, OFF, 2, 1.0, C3, None, -1),
+        (X, Y, OFF, 2, 1.0, C3, None, 10**20), (X, Y, OFF, 2, 1.0, C3, None, 2**40, "zz"),
+        (X, Y * 1000, OFF, 2, 1.0, C3, None, 2**40, "ndcg@10"), (E2, E1, u(0), 1, 1.0, E1, None, 2**40),
+    ],
 }
 
 # Non-contiguous or wrongly typed arrays: TypeError from the binding, never a panic.
 STRIDED = X[:, ::2]
-CASES["rankrls_fit"] += [(X, np.arange(12.0)[::2], OFFI, 1.0), (X, Y.astype(np.float32), OFFI, 1.0)]
+CASES["rankrls_fit"] += [(X, np.arange(12.0)[::2], OFF, 1.0), (X, Y.astype(np.float32), OFF, 1.0), (X, Y, OFFI, 1.0)]
 CASES["preference_pairs"] += [(np.arange(12.0)[::2], OFF), (Y, OFFI)]
 CASES["kendall_similarity"] += [(STRIDED.astype(np.float32), OFF, "geng", True)]
 # Integers out of range name the argument (PyO3 alone raises OverflowError).
@@ -141,8 +155,10 @@ CASES["fsmrank"] += [(X, Y, OFF, np.eye(3), np.ones(3), 1.0, 1.0, None, -5, 1e-4
 @pytest.mark.parametrize("call,match", [
     (lambda: _core.ranksvm_fit(X, Y, OFF, 1.0, 1e-4, 10**20, 10), r"max_iter must be a non-negative integer below 2\*\*64"),
     (lambda: _core.ranksvm_fit(X, Y, OFF, 1.0, 1e-4, 10, -1), r"max_cg_iter must be a non-negative integer"),
-    (lambda: _core.greedy_rankrls(X, Y, OFFI, -1, 1.0), r"^k must be a non-negative integer"),
+    (lambda: _core.greedy_rankrls(X, Y, OFF, -1, 1.0), r"^k must be a non-negative integer"),
     (lambda: _core.preference_pairs(Y, OFF, 1.5), r"max_pairs must be an integer, got float"),
+    (lambda: _core.greedy_rankrls_costs(X, Y, OFF, -1, 1.0, C3, None, 2**40), r"^k must be a non-negative integer"),
+    (lambda: _core.greedy_rankrls_costs(X, Y, OFF, 2, 1.0, C3, None, -1), r"^memory_limit must be a non-negative"),
 ])
 def test_integer_arguments_are_named(call, match):
     with pytest.raises((ValueError, TypeError), match=match):

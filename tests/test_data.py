@@ -115,6 +115,7 @@ def ranking_sets(draw):
     return X, y, qid
 
 
+@pytest.mark.filterwarnings("ignore:.*not contiguous in the file")  # random qids
 @settings(max_examples=40, deadline=None)
 @given(ranking_sets(), st.booleans())
 def test_round_trip_through_dump_svmlight_file(tmp_path_factory, data, gz):
@@ -134,6 +135,7 @@ def test_round_trip_through_dump_svmlight_file(tmp_path_factory, data, gz):
     assert np.allclose(got.X, X, rtol=1e-15, atol=0)
 
 
+@pytest.mark.filterwarnings("ignore:.*not contiguous in the file")  # random qids
 @settings(max_examples=25, deadline=None)
 @given(ranking_sets())
 def test_save_letor_round_trips_exactly(tmp_path_factory, data):
@@ -188,12 +190,40 @@ def test_float32_overflow_is_an_error(tmp_path):
 
 def test_non_contiguous_queries_are_kept_in_file_order(tmp_path):
     p = write(tmp_path, "1 qid:1 1:1\n0 qid:2 1:2\n2 qid:1 1:3\n0 qid:2 1:4\n")
-    d = load_letor(p)
+    with pytest.warns(UserWarning, match=r"2 queries have rows that are not contiguous.*qid 1, .*data row 3"):
+        d = load_letor(p)
     assert d.qid.tolist() == [1, 2, 1, 2]
     assert d.X[:, 0].tolist() == [1, 2, 3, 4]
     assert d.n_queries == 2
+    assert d.n_split_queries == 2
     g = rankselect.QueryGroups.from_qid(d.qid)
     assert g.n_queries == 2
+
+
+def test_split_queries_warned_once_and_counted(tmp_path):
+    import warnings
+
+    from rankselect.data import split_queries
+
+    # qid 7 comes back after qid 3 (concatenated files); qid 3 and 5 are contiguous
+    p = write(tmp_path, "1 qid:7 1:1\n0 qid:7 1:2\n1 qid:3 1:1\n0 qid:3 1:1\n"
+                        "1 qid:7 1:3\n1 qid:5 1:3\n0 qid:5 1:3\n")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        d = load_letor(p)
+    split = [w for w in caught if "not contiguous" in str(w.message)]
+    assert len(split) == 1 and issubclass(split[0].category, UserWarning)
+    assert "1 query has" in str(split[0].message) and "qid 7" in str(split[0].message)
+    assert str(p) in str(split[0].message)
+    assert d.n_split_queries == 1 and d.n_queries == 3
+    assert split_queries([4, 4, 2, 2, 4, 2, 9]) == (2, 4, 4)
+    assert split_queries([1, 1, 2, 3, 3]) == (0, None, None)
+    assert split_queries([]) == (0, None, None)
+    # contiguous files load without a warning
+    q = write(tmp_path, "1 qid:1 1:1\n0 qid:1 1:2\n1 qid:2 1:1\n", name="ok.txt")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert load_letor(q).n_split_queries == 0
 
 
 def test_gzip_by_content(tmp_path):
@@ -428,6 +458,32 @@ def test_info_cli(tmp_path, capsys):
     assert cli_main(["info", str(p)]) == 0
     out = capsys.readouterr().out
     assert "rows" in out and "constant features" in out and "2, 3" in out
+
+
+def test_info_cli_reports_split_queries(tmp_path, capsys):
+    p = write(tmp_path, "1 qid:1 1:1\n0 qid:2 1:2\n2 qid:1 1:3\n0 qid:2 1:4\n0 qid:3 1:4\n")
+    assert cli_main(["info", str(p), "--json"]) == 0
+    captured = capsys.readouterr()
+    info = json.loads(captured.out)
+    assert info["split_queries"] == {"count": 2, "first_qid": 1, "first_row": 3}
+    assert cli_main(["info", str(p)]) == 0
+    captured = capsys.readouterr()
+    line = next(ln for ln in captured.out.splitlines() if ln.startswith("split queries"))
+    assert "2 (" in line and "qid 1" in line and "merged by qid" in line
+    assert captured.err == ""  # said once, in the summary, not again as a warning
+
+
+def test_info_cli_allow_nonfinite(tmp_path, capsys):
+    p = write(tmp_path, "1 qid:1 1:1 2:nan\n0 qid:1 1:2 2:1\ninf qid:2 1:3 2:1\n0 qid:2 1:4 2:1\n")
+    assert cli_main(["info", str(p)]) == 2
+    err = capsys.readouterr().err
+    assert "line 1" in err and "--allow-nonfinite" in err and "allow_nonfinite=True" not in err
+    assert cli_main(["info", str(p), "--allow-nonfinite", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["nonfinite"] == {"values": 2, "rows": 2, "first_row": 1}
+    # the other commands say how to inspect such a file, in CLI terms
+    assert cli_main(["select", "--method", "gas", "-k", "1", str(p)]) == 2
+    err = capsys.readouterr().err
+    assert "rankselect info --allow-nonfinite" in err and "allow_nonfinite=True" not in err
 
 
 def test_info_cli_reports_bad_file(tmp_path, capsys):

@@ -506,3 +506,58 @@ def test_sparsity_ratio_ignores_all_zero_columns(tmp_path, monkeypatch):
         r = fold["zero-column-test"]
         assert r.n_features == 2
         assert r.sparsity_ratio == pytest.approx(2 / N_FEATURES)
+
+
+def test_progress_lines_without_tqdm(layout, capsys, monkeypatch):
+    """Issue 17.1: without a progress bar, one line per fold and method (method, fold, chosen
+    parameters, validation score, elapsed); --quiet prints none."""
+    from rankselect.cli import main
+    from rankselect.protocol import runner
+
+    monkeypatch.setattr(runner, "tqdm", None)
+    assert main(["experiment", str(layout), "--method", "rankrls", "--grid", "rankrls:alpha=0.01,1",
+                 "--folds", "1,2"]) == 0
+    lines = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
+    assert len(lines) == 2
+    for fold, line in zip(("Fold1", "Fold2"), lines):
+        assert line.startswith(f"{fold} rankrls: alpha=") and "vali MAP 0." in line and "(letor)" in line
+        assert line.endswith(" s")
+    assert main(["experiment", str(layout), "--method", "rankrls", "--grid", "rankrls:alpha=1",
+                 "--folds", "1", "--quiet"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_plots_without_matplotlib_fail_up_front(layout, tmp_path, capsys, monkeypatch):
+    """Issue 17.2: --plots without matplotlib is a one-line error before any computation."""
+    from rankselect import plotting
+    from rankselect.cli import main
+    from rankselect.protocol import runner
+
+    def missing():
+        raise ImportError('plotting needs matplotlib, an optional extra: pip install "rankselect[plot]"')
+
+    def must_not_run(*a, **k):
+        raise AssertionError("the experiment ran")
+
+    monkeypatch.setattr(plotting, "_require_matplotlib", missing)
+    monkeypatch.setattr(runner, "load_folds", must_not_run)
+    out = tmp_path / "out"
+    assert main(["experiment", str(layout), "--method", "rankrls", "--out", str(out), "--plots", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "matplotlib" in err
+    assert not out.exists()
+
+
+def test_protocol_modules_are_small_with_top_level_imports():
+    import ast
+    from pathlib import Path
+
+    import rankselect.protocol as protocol
+
+    for f in Path(protocol.__file__).parent.glob("*.py"):
+        text = f.read_text()
+        assert len(text.splitlines()) <= 400, f
+        tree = ast.parse(text)
+        for fn in ast.walk(tree):
+            if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                assert not any(isinstance(n, (ast.Import, ast.ImportFrom)) for n in ast.walk(fn)), (f, fn.name)

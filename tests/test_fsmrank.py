@@ -81,7 +81,8 @@ def test_constant_features_warn_once_and_stay_zero():
     assert len(msgs) == 1
     assert est.coef_[0] == 0 and est.coef_[6] == 0
     np.testing.assert_array_equal(est.constant_features_, [0, 6])
-    assert est.sparsity_ratio_ == pytest.approx(est.support_.sum() / 5)
+    # one denominator: the features not all-zero on the training rows (6 of 7 here)
+    assert est.sparsity_ratio_ == pytest.approx(est.support_.sum() / 6)
     # same model as without the constant columns
     ref = FSMRank().fit(X[:, 1:6], y, qid=qid)
     np.testing.assert_allclose(est.coef_[1:6], ref.coef_, atol=1e-12)
@@ -143,21 +144,24 @@ def test_bad_params(params, name):
 
 
 def test_all_constant_features():
+    from rankselect.exceptions import DegenerateDataWarning
+
     X, y, qid = make_problem(16)
-    with pytest.raises(ValueError, match="constant"):
-        FSMRank().fit(np.ones_like(X), y, qid=qid)
+    with pytest.warns(DegenerateDataWarning, match="no informative feature"):
+        est = FSMRank().fit(np.ones_like(X), y, qid=qid)
+    assert not est.coef_.any() and est.n_iter_ == 0
 
 
 def test_fsmsvm_top_t_then_ranksvm():
     from rankselect import FSMSVM, RankSVM
 
     X, y, qid = make_problem(17, n=8)
-    est = FSMSVM(t=3, lambda2=0.001).fit(X, y, qid=qid)
+    est = FSMSVM(n_features_to_select=3, lambda2=0.001).fit(X, y, qid=qid)
     fsm = FSMRank(lambda2=0.001).fit(X, y, qid=qid)
     np.testing.assert_array_equal(est.selected_features_, fsm.selected_features_[:3])
     ref = RankSVM().fit(X[:, est.selected_features_], y, qid=qid)
     np.testing.assert_allclose(est.coef_[est.selected_features_], ref.coef_)
     assert est.get_support().sum() == 3
     np.testing.assert_allclose(est.predict(X), X @ est.coef_)
-    with pytest.raises(ValueError, match="t"):
-        FSMSVM(t=0).fit(X, y, qid=qid)
+    with pytest.raises(ValueError, match="n_features_to_select"):
+        FSMSVM(n_features_to_select=0).fit(X, y, qid=qid)

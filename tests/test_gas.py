@@ -257,15 +257,15 @@ def test_gas_bad_inputs():
         GAS(n_features_to_select=0, importance="pairwise").fit(X, y, qid=qid)
     with pytest.raises(TypeError, match="n_features_to_select"):
         GAS(n_features_to_select=2.5, importance="pairwise").fit(X, y, qid=qid)
-    with pytest.raises(ValueError, match="c must be"):
+    with pytest.raises(ValueError, match="'c' parameter"):
         GAS(n_features_to_select=2, c=-1, importance="pairwise").fit(X, y, qid=qid)
-    with pytest.raises(ValueError, match="c must be"):
+    with pytest.raises(ValueError, match="'c' parameter"):
         GAS(n_features_to_select=2, c=float("nan"), importance="pairwise").fit(X, y, qid=qid)
     with pytest.raises(ValueError, match="similarity must have shape"):
         GAS(n_features_to_select=2, importance="pairwise", similarity=np.eye(n + 1)).fit(X, y, qid=qid)
     with pytest.raises(ValueError, match="symmetric"):
         GAS(n_features_to_select=2, importance="pairwise", similarity=np.triu(np.ones((n, n)))).fit(X, y, qid=qid)
-    with pytest.raises(ValueError, match="similarity must be one of"):
+    with pytest.raises(ValueError, match="'similarity' parameter of GAS must be a str among"):
         GAS(n_features_to_select=2, importance="pairwise", similarity="pearson").fit(X, y, qid=qid)
     with pytest.raises(ValueError, match="importance must have shape"):
         GAS(n_features_to_select=2, importance=np.ones(n + 1)).fit(X, y, qid=qid)

@@ -41,7 +41,7 @@ def check_against_reference(X, y, qid, k, alpha):
         e_ref = lqo(X[:, prefix + [sel[i]]], y, qid, alpha)[0]
         assert abs(e_ours - e_ref) <= 1e-9 * abs(e_ref), (ours, sel, e_ours, e_ref)
         return model
-    np.testing.assert_allclose(model.lqo_errors_, errs, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(model.lqo_scores_, errs, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(model.coef_path_, path, rtol=1e-9, atol=1e-11)
     np.testing.assert_allclose(model.coef_, path[-1], rtol=1e-9, atol=1e-11)
     return model
@@ -98,12 +98,12 @@ def test_selector_api_and_pipeline_routing():
         np.testing.assert_allclose(pipe.predict(X), X[:, mask] @ pipe[-1].coef_)
 
 
-def test_tol_stops_early_and_verbose(capsys):
+def test_min_improvement_stops_early_and_verbose(capsys):
     rng = np.random.default_rng(0)
     qid = np.repeat(np.arange(30), 8)
     X = rng.normal(size=(240, 6))
     y = X[:, 2] * 3 + 0.01 * rng.normal(size=240)
-    model = GreedyRankRLS(n_features_to_select=6, alpha=1.0, tol=0.05, verbose=True).fit(X, y, qid=qid)
+    model = GreedyRankRLS(n_features_to_select=6, alpha=1.0, min_improvement=0.05, verbose=True).fit(X, y, qid=qid)
     assert model.selected_features_[0] == 2
     assert 1 <= len(model.selected_features_) < 6
     assert model.coef_path_.shape == (len(model.selected_features_), 6)
@@ -124,7 +124,7 @@ def test_ranking_criterion_matches_brute_force():
             best = max(vals)
             j = cand[next(i for i, v in enumerate(vals) if v >= best - 1e-12)]
             assert model.selected_features_[step] == j
-            np.testing.assert_allclose(model.lqo_errors_[step], vals[cand.index(j)], rtol=1e-10)
+            np.testing.assert_allclose(model.lqo_scores_[step], vals[cand.index(j)], rtol=1e-10)
             sel.append(j)
 
 
@@ -137,7 +137,7 @@ def test_ranking_criterion_matches_brute_force():
         ({"alpha": 0.0}, None, ValueError, "alpha"),
         ({"alpha": -2.0}, None, ValueError, "alpha"),
         ({"criterion": "bogus"}, None, ValueError, "criterion"),
-        ({"tol": -1.0}, None, ValueError, "tol"),
+        ({"min_improvement": -1.0}, None, ValueError, "min_improvement"),
         ({"criterion": "ndcg@0"}, None, ValueError, "criterion"),
         ({"criterion": "map", "convention": "weird"}, None, ValueError, "convention"),
         ({}, "nan", ValueError, "X"),
@@ -169,7 +169,7 @@ qid = np.repeat(np.arange(300), 20)
 X = rng.normal(size=(6000, 40))
 y = rng.integers(0, 3, 6000).astype(float)
 m = GreedyRankRLS(n_features_to_select=12, alpha=0.5).fit(X, y, qid=qid)
-print(json.dumps([m.selected_features_.tolist(), m.lqo_errors_.tolist(), m.coef_path_.tolist()]))
+print(json.dumps([m.selected_features_.tolist(), m.lqo_scores_.tolist(), m.coef_path_.tolist()]))
 """
 
 
@@ -220,5 +220,5 @@ def test_cli_select_greedy_rankrls(capsys):
                  str(train), "--vali", str(vali), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["selected_features"][0] == 39
-    assert out["score_name"] == "LQO error" and len(out["scores"]) == 3
+    assert out["score_name"] == "LQO squared" and len(out["scores"]) == 3
     assert len(out["validation"]) == 3

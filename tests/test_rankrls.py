@@ -37,7 +37,7 @@ def test_fit_and_lqo_match_brute_force(p):
     np.testing.assert_allclose(model.coef_, w, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(model.predict(X), X @ w, rtol=1e-9, atol=1e-12)
     err, pred = lqo(X, y, qid, alpha)
-    np.testing.assert_allclose(model.lqo_predict(), pred, rtol=1e-9, atol=1e-10)
+    np.testing.assert_allclose(model.lqo_predict(X, y, qid), pred, rtol=1e-9, atol=1e-10)
     np.testing.assert_allclose(model.lqo_errors_[0], err, rtol=1e-9, atol=1e-12)
 
 
@@ -60,7 +60,7 @@ def test_single_document_and_equal_label_queries():
     y[qid == qid[1]] = 2.0  # all-equal labels
     model = RankRLS(alpha=0.5).fit(X, y, qid=qid)
     err, pred = lqo(X, y, qid, 0.5)
-    np.testing.assert_allclose(model.lqo_predict(), pred, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(model.lqo_predict(X, y, qid), pred, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(model.lqo_errors_[0], err, rtol=1e-9)
 
 

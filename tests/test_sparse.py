@@ -127,7 +127,7 @@ def test_nonconvex_sparser_than_l1_and_mcp_like_l1_for_small_weights():
     log = SparseRankSVM(C=C, penalty="log", tol=1e-9).fit(X, y, qid=qid)
     assert log.support_.sum() <= l1.support_.sum()
     # MCP with gamma·lambda = gamma/C huge: weights 1 - |w|/(gamma/C) ~ 1 -> l1 solution
-    mcp = SparseRankSVM(C=C, penalty="mcp", gamma=1e9, tol=1e-10, max_iter=50_000).fit(X, y, qid=qid)
+    mcp = SparseRankSVM(C=C, penalty="mcp", mcp_gamma=1e9, tol=1e-10, max_iter=50_000).fit(X, y, qid=qid)
     l1b = SparseRankSVM(C=C, tol=1e-10, max_iter=50_000).fit(X, y, qid=qid)
     np.testing.assert_allclose(mcp.coef_, l1b.coef_, atol=1e-5)
 
@@ -138,7 +138,8 @@ def test_selector_predict_sparsity_and_row_order():
     est = SparseRankSVM(C=0.1).fit(X, y, qid=qid)
     assert est.coef_.shape == (10,)
     assert est.coef_[8] == 0 and est.coef_[9] == 0
-    assert est.sparsity_ratio_ == pytest.approx(est.support_.sum() / 8)
+    # one denominator: the features not all-zero on the training rows (9 of 10 here)
+    assert est.sparsity_ratio_ == pytest.approx(est.support_.sum() / 9)
     np.testing.assert_array_equal(est.get_support(), est.coef_ != 0)
     assert est.transform(X).shape == (len(X), est.support_.sum())
     np.testing.assert_allclose(est.predict(X), X @ est.coef_)
@@ -218,7 +219,7 @@ def test_newton_fewer_iterations_on_ill_conditioned_path():
 @pytest.mark.parametrize("params,name", [
     (dict(C=0), "C"), (dict(C=-1.0), "C"), (dict(penalty="lp", p=1.0), "p"), (dict(solver="cd"), "solver"),
     (dict(penalty="lp", p=0.0), "p"), (dict(penalty="lp", p=1.5), "p"),
-    (dict(penalty="nope"), "penalty"), (dict(epsilon=0), "epsilon"), (dict(gamma=-1), "gamma"),
+    (dict(penalty="nope"), "penalty"), (dict(epsilon=0), "epsilon"), (dict(mcp_gamma=-1), "mcp_gamma"),
     (dict(tol=0), "tol"), (dict(weights=[1.0, -1.0, 1, 1, 1, 1, 1, 1]), "weights"),
     (dict(weights=[1.0, 1.0]), "weights"), (dict(penalty="log", weights=np.ones(8)), "weights"),
 ])
@@ -229,9 +230,11 @@ def test_bad_params(params, name):
 
 
 def test_bad_data():
+    from rankselect.exceptions import DegenerateDataWarning
+
     X, y, qid = make_problem(9)
-    with pytest.raises(ValueError, match="constant"):
-        SparseRankSVM().fit(np.ones_like(X), y, qid=qid)
+    with pytest.warns(DegenerateDataWarning, match="no informative feature"):
+        assert not SparseRankSVM().fit(np.ones_like(X), y, qid=qid).coef_.any()
     with pytest.raises(ValueError, match="qid"):
         SparseRankSVM().fit(X, y)
     Xn = X.copy()
@@ -241,7 +244,7 @@ def test_bad_data():
     with pytest.raises(ValueError, match="y"):
         SparseRankSVM().fit(X, y[:-1], qid=qid)
     # no preference pair: the minimiser is w = 0; say so (as RankSVM does)
-    with pytest.warns(UserWarning, match="no preference pairs"):
+    with pytest.warns(DegenerateDataWarning, match="no preference pair"):
         est = SparseRankSVM().fit(X, np.zeros_like(y), qid=qid)
     assert not est.coef_.any()
 
@@ -249,20 +252,21 @@ def test_bad_data():
 def test_cli_methods_registered(tmp_path, monkeypatch, capsys):
     from rankselect import cli
     from rankselect._cli import select
+    from rankselect.methods import METHODS
 
     parser = cli._build_parser()
     args = parser.parse_args(["select", "--method", "sparse-ranksvm", "--penalty", "log", "--C", "0.5", "T"])
-    est = select.METHODS["sparse-ranksvm"].build(args)
+    est = METHODS["sparse-ranksvm"].build(**select._given_params(args, METHODS["sparse-ranksvm"]))
     assert isinstance(est, SparseRankSVM) and est.penalty == "log" and est.C == 0.5
     assert est.solver == "prox-newton"
     args = parser.parse_args(["select", "--method", "sparse-ranksvm", "--solver", "fista", "T"])
-    assert select.METHODS["sparse-ranksvm"].build(args).solver == "fista"
+    assert METHODS["sparse-ranksvm"].build(**select._given_params(args, METHODS["sparse-ranksvm"])).solver == "fista"
     args = parser.parse_args(["select", "--method", "fsmrank", "--lambda1", "0.2", "--lambda2", "0.03", "T"])
     from rankselect import FSMRank
-    est = select.METHODS["fsmrank"].build(args)
+    est = METHODS["fsmrank"].build(**select._given_params(args, METHODS["fsmrank"]))
     assert isinstance(est, FSMRank) and est.lambda1 == 0.2 and est.lambda2 == 0.03
     X, y, qid = make_problem(20)
     est.fit(X, y, qid=qid)
-    scores = select.METHODS["fsmrank"].scores(est)
+    scores = METHODS["fsmrank"].step_scores(est)
     assert scores == sorted(scores, reverse=True)
     assert len(scores) == len(est.selected_features_) == est.support_.sum()

@@ -6,7 +6,14 @@ Public API (re-exported here):
   :class:`RankingData`, :class:`Fold`, :class:`QueryGroups`, :func:`center_by_query`,
   :mod:`rankselect.datasets` (synthetic data with known ground truth, shipped example)
 - evaluation: :mod:`rankselect.metrics` (NDCG, P@k, MAP, MeanNDCG, ERR; standard and
-  LETOR conventions)
+  LETOR conventions; ``make_scorer`` for scikit-learn searches)
+- :mod:`rankselect.exceptions`: :class:`~rankselect.exceptions.DegenerateDataWarning`
+- every estimator and selector follows one contract (``rankselect._base``): ``fit(X, y, qid)``
+  and ``score(X, y, qid)`` request ``qid`` under metadata routing, scikit-learn validation
+- inspection of any ranker: :mod:`rankselect.inspection` (query-wise permutation importance,
+  ``evaluate_path`` for LightGBM / XGBoost / rankselect on a selection order)
+- comparison: :mod:`rankselect.stats` (randomization / Wilcoxon / t paired tests, Holm,
+  effect sizes with CIs, TREC run / qrels / per-query export)
 - RankRLS and greedy RankRLS: :class:`RankRLS`, :class:`GreedyRankRLS`
 - GAS: :class:`GAS`, :func:`kendall_similarity`, :func:`feature_importance`
 - pairwise: :func:`preference_pairs`, :func:`preference_pair_matrix`,
@@ -15,10 +22,12 @@ Public API (re-exported here):
 - kernel approximation: :class:`Nystroem`, :class:`RandomFourierFeatures`
 - sparse rankers: :class:`SparseRankSVM` (l1, weighted l1, log, MCP, lp), :func:`sparse_path`,
   :class:`FSMRank`, :class:`FSMSVM`
+- stability: :class:`StabilitySelection` (selection frequencies over query subsamples)
 """
 from ._core import __version__
 from ._config import config_context, get_config, set_config
-from . import datasets, metrics, pairwise
+from . import datasets, exceptions, metrics, pairwise
+from . import costs, inspection, stats
 from .data import Fold, RankingData, load_letor, load_letor_folds, save_letor
 from .gas import GAS
 from .groups import QueryGroups, center_by_query
@@ -30,6 +39,7 @@ from .rankrls import GreedyRankRLS, RankRLS
 from .ranksvm import RankSVM
 from .sparse import SparsePath, SparseRankSVM, sparse_path
 from .fsmrank import FSMRank, FSMSVM
+from .stability import StabilitySelection
 
 __all__ = [
     "__version__",
@@ -47,6 +57,10 @@ __all__ = [
     "datasets",
     # evaluation
     "metrics",
+    "exceptions",
+    "inspection",
+    "stats",
+    "costs",
     # selectors and rankers
     "RankRLS",
     "GreedyRankRLS",
@@ -65,4 +79,5 @@ __all__ = [
     "sparse_path",
     "FSMRank",
     "FSMSVM",
+    "StabilitySelection",
 ]

@@ -11,6 +11,10 @@ def group_queries(
     qid: npt.NDArray[np.int64],
 ) -> tuple[npt.NDArray[np.uintp], npt.NDArray[np.uintp], npt.NDArray[np.int64]]: ...
 
+def center_by_query(x: npt.NDArray[np.float64], offsets: npt.NDArray[np.uintp]) -> npt.NDArray[np.float64]:
+    """Rows grouped by query: each column minus its query mean (RankRLS's centring)."""
+
+
 def load_letor(
     path: str,
     n_features: int | None = None,
@@ -24,11 +28,14 @@ def load_letor(
     list[str] | None,
 ]: ...
 
+def parse_measure(name: str) -> tuple[str, int | None]:
+    """The one parser of measure names: (kind, cut-off), kind in ndcg, p, map, meanndcg, err."""
+
 def metrics_per_query(
     specs: list[tuple[str, str, str]],
     y: npt.NDArray[np.float64],
     scores: npt.NDArray[np.float64],
-    offsets: npt.NDArray[np.int64],
+    offsets: npt.NDArray[np.uintp],
     max_grade: float | None = None,
 ) -> npt.NDArray[np.float64]:
     """Per-query metrics, shape (len(specs), n_queries); each spec is
@@ -38,17 +45,17 @@ def metrics_per_query(
 
 # rankrls
 def rankrls_fit(
-    x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], offsets: npt.NDArray[np.int64], alpha: float
+    x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], offsets: npt.NDArray[np.uintp], alpha: float
 ) -> npt.NDArray[np.float64]: ...
 
 def rankrls_lqo(
-    x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], offsets: npt.NDArray[np.int64], alpha: float
+    x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], offsets: npt.NDArray[np.uintp], alpha: float
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64], float]: ...
 
 def rankrls_alpha_path(
     x: npt.NDArray[np.float64],
     y: npt.NDArray[np.float64],
-    offsets: npt.NDArray[np.int64],
+    offsets: npt.NDArray[np.uintp],
     alphas: npt.NDArray[np.float64],
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
 
@@ -56,12 +63,28 @@ def rankrls_alpha_path(
 def greedy_rankrls(
     x: npt.NDArray[np.float64],
     y: npt.NDArray[np.float64],
-    offsets: npt.NDArray[np.int64],
+    offsets: npt.NDArray[np.uintp],
     k: int,
     alpha: float,
     criterion: str = "squared",
     tol: float | None = None,
     progress: Callable[[int, int, float], object] | None = None,
+    convention: str = "standard",
+) -> tuple[npt.NDArray[np.uintp], npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
+
+def greedy_rankrls_costs(
+    x: npt.NDArray[np.float64],
+    y: npt.NDArray[np.float64],
+    offsets: npt.NDArray[np.uintp],
+    k: int,
+    alpha: float,
+    costs: npt.NDArray[np.float64],
+    budget: float | None,
+    memory_limit: int,
+    criterion: str = "squared",
+    tol: float | None = None,
+    progress: Callable[[int, int, float], object] | None = None,
+    convention: str = "standard",
 ) -> tuple[npt.NDArray[np.uintp], npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
 
 KENDALL_SHORT_MAX: int
@@ -177,6 +200,12 @@ def sparse_ranksvm(
     weights: npt.NDArray[np.float64] | None, w0: npt.NDArray[np.float64] | None,
     max_iter: int, max_reweightings: int, tol: float, solver: str = "prox-newton",
 ) -> tuple[npt.NDArray[np.float64], int, npt.NDArray[np.float64], int, bool, float]: ...
+
+def sparse_c_min(
+    x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], offsets: npt.NDArray[np.uintp],
+    weights: npt.NDArray[np.float64] | None = None,
+) -> float:
+    """Smallest C with a non-zero (weighted) L1 sparse RankSVM solution (KKT at w = 0)."""
 
 def fsmrank(
     x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], offsets: npt.NDArray[np.uintp],

@@ -1,21 +1,18 @@
-"""Shared behaviour of the linear rankers (RankRLS, GreedyRankRLS, SparseRankSVM, FSMRank)."""
+"""Shared behaviour of the linear rankers (RankRLS, GreedyRankRLS, SparseRankSVM, FSMRank, FSMSVM)."""
 from __future__ import annotations
 
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import check_matrix
-
 
 class LinearPredictMixin:
-    """``predict(X)`` = ``X @ coef_`` after validating X against the fitted width."""
+    """``predict(X)`` = ``X @ coef_`` after validating X against the fitted width (and, for a
+    DataFrame, the fitted column names)."""
 
     def predict(self, X):
         """Scores ``X @ coef_``, shape (m,)."""
         check_is_fitted(self, "coef_")
-        X = check_matrix(X, "X")
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, the model was fitted with {self.n_features_in_}")
+        X = self._validate_X(X, reset=False)
         return X @ self.coef_
 
 

@@ -60,8 +60,10 @@ def check_magnitude(X: np.ndarray, name: str = "X") -> None:
         )
 
 
-def check_vector(v, name: str, *, n: Optional[int] = None, allow_nan: bool = False) -> np.ndarray:
-    """Return ``v`` as a contiguous float64 1-D array of length ``n`` (when given)."""
+def check_vector(v, name: str, *, n: Optional[int] = None, allow_nan: bool = False,
+                 of: str = "X") -> np.ndarray:
+    """Return ``v`` as a contiguous float64 1-D array of length ``n`` (when given: the number
+    of rows of the argument named ``of``)."""
     v = np.asarray(v)
     if v.dtype == object or not (np.issubdtype(v.dtype, np.number) or v.dtype == bool):
         raise TypeError(f"{name} must be numeric, got dtype {v.dtype}")
@@ -70,14 +72,14 @@ def check_vector(v, name: str, *, n: Optional[int] = None, allow_nan: bool = Fal
     if v.ndim != 1:
         raise ValueError(f"{name} must be 1-D, got shape {v.shape}")
     if n is not None and v.shape[0] != n:
-        raise ValueError(f"{name} has {v.shape[0]} entries but X has {n} rows")
+        raise ValueError(f"{name} has {v.shape[0]} entries but {of} has {n} {'rows' if of == 'X' else 'entries'}")
     v = np.ascontiguousarray(v, dtype=np.float64)
     if not allow_nan:
         _check_finite(v, name)
     return v
 
 
-def check_qid(qid, n: Optional[int] = None, name: str = "qid") -> np.ndarray:
+def check_qid(qid, n: Optional[int] = None, name: str = "qid", of: str = "X") -> np.ndarray:
     """Return ``qid`` as a contiguous int64 1-D array; floats must hold integers."""
     if qid is None:
         raise ValueError(f"{name} is required: pass the query id of every row (fit(X, y, qid=...))")
@@ -85,7 +87,7 @@ def check_qid(qid, n: Optional[int] = None, name: str = "qid") -> np.ndarray:
     if q.ndim != 1:
         raise ValueError(f"{name} must be 1-D, got shape {q.shape}")
     if n is not None and q.shape[0] != n:
-        raise ValueError(f"{name} has {q.shape[0]} entries but X has {n} rows")
+        raise ValueError(f"{name} has {q.shape[0]} entries but {of} has {n} {'rows' if of == 'X' else 'entries'}")
     if np.issubdtype(q.dtype, np.integer):
         return np.ascontiguousarray(q, dtype=np.int64)
     if np.issubdtype(q.dtype, np.floating):
@@ -126,8 +128,8 @@ def check_ranking_data(
 def check_scores(y, scores, qid) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Validate (labels, scores, qid) for the metrics."""
     y = check_vector(y, "y")
-    scores = check_vector(scores, "scores", n=y.shape[0])
-    qid = check_qid(qid, y.shape[0])
+    scores = check_vector(scores, "scores", n=y.shape[0], of="y")
+    qid = check_qid(qid, y.shape[0], of="y")
     return y, scores, qid
 
 

@@ -10,11 +10,14 @@ decompressed in memory. Values are correctly rounded, so the result equals
 ``sklearn.datasets.load_svmlight_file(path, query_id=True)`` exactly (as dense arrays).
 
 Rows are kept in file order: a query whose rows are not contiguous is not split, it is
-grouped by qid downstream (:class:`rankselect.QueryGroups`).
+grouped by qid downstream (:class:`rankselect.QueryGroups`). Since in LETOR files that
+usually means files were concatenated by mistake, ``load_letor`` warns once per file
+(``RankingData.n_split_queries`` tells how many queries are split).
 """
 from __future__ import annotations
 
 import os
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, List, Optional, Union
@@ -45,7 +48,8 @@ class RankingData:
         Trailing comment of each row (text after ``#``, stripped; ``""`` when absent),
         or None when not loaded.
 
-    ``X, y, qid = data`` unpacks the arrays.
+    ``X, y, qid = data`` unpacks the arrays. ``n_split_queries`` counts the queries whose
+    rows are not contiguous (merged by qid; in a LETOR file usually a concatenation mistake).
     """
 
     X: np.ndarray
@@ -77,6 +81,11 @@ class RankingData:
     def n_queries(self) -> int:
         return int(np.unique(self.qid).shape[0])
 
+    @property
+    def n_split_queries(self) -> int:
+        """Number of queries whose rows are not contiguous (they are merged by qid)."""
+        return split_queries(self.qid)[0]
+
     def __iter__(self) -> Iterator[np.ndarray]:
         return iter((self.X, self.y, self.qid))
 
@@ -99,6 +108,42 @@ class Fold:
 
     def __iter__(self) -> Iterator[RankingData]:
         return iter((self.train, self.vali, self.test))
+
+
+def split_queries(qid) -> "tuple[int, Optional[int], Optional[int]]":
+    """``(n, qid, row)``: how many queries have rows in more than one contiguous run, and,
+    for the first of them in file order, its qid and the 0-based row where it starts again
+    (None, None when no query is split).
+
+    Parameters
+    ----------
+    qid : array-like of shape (n_samples,)
+    """
+    qid = np.asarray(qid)
+    if qid.shape[0] < 2:
+        return 0, None, None
+    starts = np.flatnonzero(np.r_[True, qid[1:] != qid[:-1]])  # first row of every run
+    run_qid = qid[starts]
+    _, n_runs = np.unique(run_qid, return_counts=True)
+    split = n_runs > 1
+    if not split.any():
+        return 0, None, None
+    # a run whose qid occurred in an earlier run starts a query again
+    order = np.argsort(run_qid, kind="stable")  # runs grouped by qid, each group in file order
+    repeated = np.ones(run_qid.shape[0], dtype=bool)
+    repeated[order[np.cumsum(n_runs) - n_runs]] = False  # the first run of every qid
+    again = int(np.flatnonzero(repeated)[0])
+    return int(split.sum()), int(run_qid[again]), int(starts[again])
+
+
+def _warn_split_queries(path: str, qid: np.ndarray) -> None:
+    n, first, row = split_queries(qid)
+    if n:
+        queries = "query has" if n == 1 else "queries have"
+        warnings.warn(
+            f"{path}: {n} {queries} rows that are not contiguous in the file (the first: qid {first}, "
+            f"which starts again at data row {row + 1}); they are merged by qid (in a LETOR file "
+            f"this usually means files were concatenated by mistake)", UserWarning, stacklevel=3)
 
 
 def _check_n_features(n_features) -> Optional[int]:
@@ -142,6 +187,12 @@ def load_letor(
         ``X`` (n_samples, n_features), ``y`` (n_samples,), ``qid`` (n_samples,) int64, and
         ``comments``; unpacks as ``X, y, qid = load_letor(path)``.
 
+    Warns
+    -----
+    UserWarning
+        Once, when the rows of some query are not contiguous in the file (they are merged by
+        qid; see ``RankingData.n_split_queries``).
+
     Raises
     ------
     ValueError
@@ -172,6 +223,7 @@ def load_letor(
         )
     except ValueError as exc:
         raise ValueError(f"{p}: {exc}") from None
+    _warn_split_queries(p, qid)
     return RankingData(X, y, qid, com)
 
 

@@ -17,23 +17,17 @@ import numbers
 import warnings
 
 import numpy as np
-from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from . import _core
-from ._validation import check_matrix, check_positive, check_ranking_data, check_vector
+from ._base import RankerMixin, RankingEstimator, warn_if_degenerate
+from ._validation import MAX_INT, check_matrix, check_vector
 from ._linear import LinearPredictMixin, SparseLinearRankerMixin
-from .groups import QueryGroups
+from .groups import GroupedData
+from .uninformative import zero_features
 from .sparse import _constant_columns
-
-
-def _check_nonneg(value, name):
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a number, got {value!r}")
-    if not np.isfinite(value) or value < 0:
-        raise ValueError(f"{name} must be >= 0, got {value!r}")
-    return float(value)
 
 
 def pearson_importance(X: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -61,7 +55,17 @@ def pearson_similarity(X: np.ndarray) -> np.ndarray:
     return A
 
 
-class FSMRank(SparseLinearRankerMixin, SelectorMixin, BaseEstimator):
+_FSMRANK_CONSTRAINTS = {
+    "lambda1": [Interval(numbers.Real, 0, None, closed="left")],
+    "lambda2": [Interval(numbers.Real, 0, None, closed="left")],
+    "importance": [StrOptions({"pearson"}), "array-like"],
+    "similarity": [StrOptions({"pearson"}), "array-like"],
+    "max_iter": [Interval(numbers.Integral, 1, MAX_INT, closed="both")],
+    "tol": [Interval(numbers.Real, 0, None, closed="neither")],
+}
+
+
+class FSMRank(RankerMixin, SparseLinearRankerMixin, SelectorMixin, RankingEstimator):
     """FSMRank: feature selection for ranking by importance/similarity-regularised RankSVM.
 
     Parameters
@@ -86,7 +90,8 @@ class FSMRank(SparseLinearRankerMixin, SelectorMixin, BaseEstimator):
         ``w+ - w-``; 0 for features constant on the training set.
     support_ : ndarray of bool, shape (n_features,)
     sparsity_ratio_ : float
-        Non-zero coefficients / non-constant features.
+        Non-zero coefficients / features not all-zero on the training rows (as
+        :attr:`SparseRankSVM.sparsity_ratio_`; see :mod:`rankselect.uninformative`).
     doubled_coef_ : ndarray of shape (2 * n_features,)
         ``[w+, w-] >= 0``, the solution on the doubled features.
     importance_ : ndarray of shape (n_features,)
@@ -99,9 +104,18 @@ class FSMRank(SparseLinearRankerMixin, SelectorMixin, BaseEstimator):
         Objective at ``w0 = 0`` and after each iteration.
     converged_ : bool
     n_pairs_ : int
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str, shape (n_features_in_,)
+        Column names, when X was a DataFrame with string column names.
+
+    Notes
+    -----
+    Training data without a preference pair or without a feature that varies inside a
+    query warn with :class:`~rankselect.exceptions.DegenerateDataWarning`; the model is
+    then all zeros (no feature selected, ``n_iter_ = 0``).
     """
 
-    __metadata_request__fit = {"qid": True}
+    _parameter_constraints = dict(_FSMRANK_CONSTRAINTS)
 
     def __init__(self, lambda1=0.1, lambda2=0.01, importance="pearson", similarity="pearson",
                  max_iter=400, tol=1e-4):
@@ -144,15 +158,12 @@ class FSMRank(SparseLinearRankerMixin, SelectorMixin, BaseEstimator):
 
         ``accelerate=False`` runs plain projected proximal gradient (benchmarks only).
         """
-        X, y, qid = check_ranking_data(X, y, qid)
-        lambda1 = _check_nonneg(self.lambda1, "lambda1")
-        lambda2 = _check_nonneg(self.lambda2, "lambda2")
-        check_positive(self.max_iter, "max_iter", integer=True)
-        check_positive(self.tol, "tol")
+        X, y, qid = self._validate_training_data(X, y, qid)
+        lambda1, lambda2 = float(self.lambda1), float(self.lambda2)
         constant = _constant_columns(X)
-        if constant.all():
-            raise ValueError("X: every feature is constant over the training set; FSMRank needs "
-                             "at least one feature with a correlation")
+        has_pair, informative = warn_if_degenerate(self, X, y, qid)
+        if not (has_pair and informative):
+            return self._set_zero_model(X.shape[1], constant)
         if constant.any():
             warnings.warn(
                 f"FSMRank: {int(constant.sum())} feature(s) constant over the training set have no "
@@ -160,11 +171,9 @@ class FSMRank(SparseLinearRankerMixin, SelectorMixin, BaseEstimator):
                 f"{np.flatnonzero(constant).tolist()})", UserWarning, stacklevel=2)
         keep = np.flatnonzero(~constant)
         s, A = self._measures(X, y, keep)
-        groups = QueryGroups.from_qid(qid)
-        Xg = np.ascontiguousarray(groups.gather(X)[:, keep])
-        yg = np.ascontiguousarray(groups.gather(y))
+        data = GroupedData.from_arrays(X, y, qid).columns(keep)
         coef_k, w2, n_iter, hist, conv, n_pairs = _core.fsmrank(
-            Xg, yg, groups.offsets.astype(np.uintp), np.ascontiguousarray(A[np.ix_(keep, keep)]),
+            data.X, data.y, data.offsets, np.ascontiguousarray(A[np.ix_(keep, keep)]),
             np.ascontiguousarray(s[keep]), lambda1, lambda2, None, int(self.max_iter),
             float(self.tol), bool(accelerate))
         coef = np.zeros(X.shape[1])
@@ -176,11 +185,11 @@ class FSMRank(SparseLinearRankerMixin, SelectorMixin, BaseEstimator):
         self.doubled_coef_ = doubled
         self.coef_ = coef
         self.support_ = coef != 0
-        self.n_features_in_ = X.shape[1]
         self.importance_ = s
         self.similarity_ = A
         self.constant_features_ = np.flatnonzero(constant)
-        self.sparsity_ratio_ = float(self.support_.sum() / keep.size)
+        zero = zero_features(X)
+        self.sparsity_ratio_ = float(self.support_[~zero].sum() / max(1, (~zero).sum()))
         hist = np.asarray(hist)
         self.objective_history_ = hist
         self.objective_ = float(hist.min())
@@ -189,16 +198,34 @@ class FSMRank(SparseLinearRankerMixin, SelectorMixin, BaseEstimator):
         self.n_pairs_ = int(n_pairs)
         return self
 
+    def _set_zero_model(self, n, constant):
+        """The fitted state for degenerate data: the loss is constant, so w = 0."""
+        self.doubled_coef_ = np.zeros(2 * n)
+        self.coef_ = np.zeros(n)
+        self.support_ = np.zeros(n, dtype=bool)
+        self.importance_ = np.zeros(n)
+        self.similarity_ = np.zeros((n, n))
+        self.constant_features_ = np.flatnonzero(constant)
+        self.sparsity_ratio_ = 0.0
+        self.objective_history_ = np.zeros(1)
+        self.objective_ = 0.0
+        self.n_iter_ = 0
+        self.converged_ = True
+        self.n_pairs_ = 0
+        return self
 
 
-class FSMSVM(SelectorMixin, BaseEstimator):
-    """FSMSVM (Lai et al. Section IV): the two-stage baseline — the top ``t`` features by
-    ``|coef_|`` of :class:`FSMRank`, then :class:`rankselect.RankSVM` on them.
+
+class FSMSVM(RankerMixin, LinearPredictMixin, SelectorMixin, RankingEstimator):
+    """FSMSVM (Lai et al. Section IV): the two-stage baseline — the top
+    ``n_features_to_select`` features by ``|coef_|`` of :class:`FSMRank`, then
+    :class:`rankselect.RankSVM` on them.
 
     Parameters
     ----------
-    t : int >= 1
-        Number of features kept (fewer if FSMRank has fewer non-zero coefficients).
+    n_features_to_select : int >= 1, default=10
+        Number of features kept (the paper's ``t``; fewer if FSMRank has fewer non-zero
+        coefficients).
     lambda1, lambda2, importance, similarity, max_iter, tol : see :class:`FSMRank`.
     C : float > 0, default=1.0
         RankSVM regularisation.
@@ -206,19 +233,34 @@ class FSMSVM(SelectorMixin, BaseEstimator):
     Attributes
     ----------
     fsmrank_ : FSMRank
-    ranksvm_ : RankSVM
-        Fitted on ``X[:, selected_features_]``.
+    ranksvm_ : RankSVM or None
+        Fitted on ``X[:, selected_features_]`` (None when nothing was selected).
     selected_features_ : ndarray of int
         Chosen features, by decreasing FSMRank ``|coef_|``.
     coef_ : ndarray of shape (n_features,)
         RankSVM weights placed back on all features (0 elsewhere).
+    n_iter_ : int
+        Iterations of the FSMRank stage (the one ``max_iter`` bounds).
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str, shape (n_features_in_,)
+        Column names, when X was a DataFrame with string column names.
+
+    Notes
+    -----
+    Training data without a preference pair or without a feature that varies inside a
+    query warn with :class:`~rankselect.exceptions.DegenerateDataWarning` (from the FSMRank
+    stage); nothing is then selected and the model is all zeros.
     """
 
-    __metadata_request__fit = {"qid": True}
+    _parameter_constraints = {
+        "n_features_to_select": [Interval(numbers.Integral, 1, MAX_INT, closed="both")],
+        **_FSMRANK_CONSTRAINTS,
+        "C": [Interval(numbers.Real, 0, None, closed="neither")],
+    }
 
-    def __init__(self, t=10, lambda1=0.1, lambda2=0.01, importance="pearson", similarity="pearson",
-                 max_iter=400, tol=1e-4, C=1.0):
-        self.t = t
+    def __init__(self, n_features_to_select=10, lambda1=0.1, lambda2=0.01, importance="pearson",
+                 similarity="pearson", max_iter=400, tol=1e-4, C=1.0):
+        self.n_features_to_select = n_features_to_select
         self.lambda1 = lambda1
         self.lambda2 = lambda2
         self.importance = importance
@@ -228,26 +270,26 @@ class FSMSVM(SelectorMixin, BaseEstimator):
         self.C = C
 
     def fit(self, X, y, qid=None):
+        """Fit on ``X`` (m, n), ``y`` (m,), ``qid`` (m,)."""
         from .ranksvm import RankSVM
 
-        check_positive(self.t, "t", integer=True)
-        check_positive(self.C, "C")
-        X, y, qid = check_ranking_data(X, y, qid)
+        X, y, qid = self._validate_training_data(X, y, qid)
         self.fsmrank_ = FSMRank(lambda1=self.lambda1, lambda2=self.lambda2, importance=self.importance,
                                 similarity=self.similarity, max_iter=self.max_iter,
                                 tol=self.tol).fit(X, y, qid=qid)
-        sel = self.fsmrank_.selected_features_[: int(self.t)]
-        if sel.size == 0:
-            raise ValueError("FSMRank selected no feature: lower lambda2")
-        self.selected_features_ = sel
-        self.ranksvm_ = RankSVM(C=self.C).fit(X[:, sel], y, qid=qid)
+        self.n_iter_ = self.fsmrank_.n_iter_
+        sel = self.fsmrank_.selected_features_[: int(self.n_features_to_select)]
         coef = np.zeros(X.shape[1])
-        coef[sel] = self.ranksvm_.coef_
+        if sel.size == 0:
+            if self.fsmrank_.n_pairs_ > 0:  # not degenerate data (which FSMRank warned about)
+                raise ValueError("FSMRank selected no feature: lower lambda2")
+            self.ranksvm_ = None
+        else:
+            self.ranksvm_ = RankSVM(C=self.C).fit(X[:, sel], y, qid=qid)
+            coef[sel] = self.ranksvm_.coef_
+        self.selected_features_ = sel
         self.coef_ = coef
-        self.n_features_in_ = X.shape[1]
         return self
-
-    predict = LinearPredictMixin.predict
 
     def _get_support_mask(self):
         check_is_fitted(self, "coef_")

@@ -35,16 +35,18 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import check_ranking_data
+from ._base import RankingEstimator, warn_if_degenerate
+from ._validation import MAX_INT
 from .importance import FeatureImportance, _parse_measure, feature_importance
 from .kendall import VARIANTS, kendall_similarity
+from .uninformative import constant_within_queries
 
 
-def gas_greedy(importance, similarity, n_features_to_select: int, c: float, last=None):
+def gas_greedy(importance, similarity, n_features_to_select: int, c: float, last=None, costs=None, budget=None):
     """The greedy search of Fig. 1 on a precomputed importance vector and similarity matrix.
 
     Parameters
@@ -57,6 +59,13 @@ def gas_greedy(importance, similarity, n_features_to_select: int, c: float, last
     last : array-like of bool, shape (n_features,), optional
         Features taken only after every other one (e.g. features constant within every
         query, which cannot order any documents).
+    costs : array-like of shape (n_features,), optional
+        Feature costs (>= 0): each step takes the largest ``w_j / cost_j`` (a free feature
+        with ``w_j > 0`` first; a negative penalised weight counts as ``w_j * cost_j``, so
+        a higher cost never helps; ties: larger ``w_j``, then the lowest index).
+    budget : float, optional
+        Only features whose cost fits in what is left of the budget are candidates; the
+        selection stops early when none fits.
 
     Returns
     -------
@@ -66,6 +75,8 @@ def gas_greedy(importance, similarity, n_features_to_select: int, c: float, last
         The current (penalised) weight of each feature when it was selected.
     """
     w = np.array(importance, dtype=np.float64)
+    if costs is not None or budget is not None:
+        costs = np.ones(w.shape[0]) if costs is None else np.asarray(costs, dtype=np.float64)
     e = np.asarray(similarity, dtype=np.float64)
     if w.ndim != 1 or e.shape != (w.shape[0], w.shape[0]):
         raise ValueError(f"importance must have shape (n,) and similarity (n, n), got {w.shape} and {e.shape}")
@@ -78,10 +89,24 @@ def gas_greedy(importance, similarity, n_features_to_select: int, c: float, last
     last = np.zeros(w.shape[0], dtype=bool) if last is None else np.asarray(last, dtype=bool)
     selected = np.empty(n_features_to_select, dtype=np.intp)
     weights = np.empty(n_features_to_select, dtype=np.float64)
+    spent = 0.0
     for step in range(n_features_to_select):
+        if budget is not None:
+            available &= spent + costs <= budget
+            if not available.any():
+                return selected[:step], weights[:step]
         pool = available & ~last if (available & ~last).any() else available
-        current = np.where(pool, w, -np.inf)
-        k = int(np.argmax(current))  # first maximum: ties go to the lowest index
+        if costs is None:
+            current = np.where(pool, w, -np.inf)
+            k = int(np.argmax(current))  # first maximum: ties go to the lowest index
+        else:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                per_cost = np.where(costs > 0, w / np.where(costs > 0, costs, 1.0), np.sign(w) * np.inf)
+            ratio = np.where(w >= 0, np.nan_to_num(per_cost, nan=0.0, posinf=np.inf), w * costs)
+            ratio[~pool] = -np.inf
+            top = pool & (ratio == ratio[pool].max())
+            k = int(np.argmax(np.where(top, w, -np.inf)))  # larger weight, then the lowest index
+            spent += costs[k]
         selected[step] = k
         weights[step] = w[k]
         available[k] = False
@@ -89,24 +114,15 @@ def gas_greedy(importance, similarity, n_features_to_select: int, c: float, last
     return selected, weights
 
 
-def _constant_within_queries(X, qid):
-    """(n_features,) bool: the feature takes one value inside every query, so it cannot
-    order any two documents (e.g. LETOR's all-zero columns)."""
-    from .groups import QueryGroups
-
-    g = QueryGroups.from_qid(qid)
-    Xg = g.gather(X)
-    starts = g.offsets[:-1]
-    return (np.maximum.reduceat(Xg, starts, axis=0) == np.minimum.reduceat(Xg, starts, axis=0)).all(axis=0)
 
 
-class GAS(SelectorMixin, BaseEstimator):
+class GAS(SelectorMixin, RankingEstimator):
     """GAS filter feature selection for ranking (Geng et al. 2007).
 
     Parameters
     ----------
     n_features_to_select : int, default=10
-        Number ``t`` of features to select.
+        Number ``t`` of features to select (positional: ``GAS(10, 0.1)``).
     c : float, default=0.1
         Trade-off between importance and redundancy in problem (2) of the paper (>= 0;
         ``c = 0`` ranks by importance alone). Tune it on validation data; a precomputed
@@ -124,6 +140,11 @@ class GAS(SelectorMixin, BaseEstimator):
         Ignore the sign of the similarity (``|tau|``); only for a computed similarity.
     convention : str, default="standard"
         Metric conventions for a GAS-E importance (:mod:`rankselect.metrics`).
+    feature_costs : array-like of shape (n_features,) or None
+        Feature costs (>= 0): the greedy takes the largest penalised importance per cost
+        (:mod:`rankselect.costs`); equal costs select as without costs.
+    budget : float or None
+        Stop before the total cost would exceed it (costs default to 1 per feature).
 
     Attributes
     ----------
@@ -139,6 +160,14 @@ class GAS(SelectorMixin, BaseEstimator):
     constant_features_ : ndarray of int
         Features constant within every training query; selected only after all others.
     n_features_in_ : int
+    feature_names_in_ : ndarray of str, shape (n_features_in_,)
+        Column names, when X was a DataFrame with string column names.
+
+    Notes
+    -----
+    Training data without a preference pair or without a feature that varies inside a
+    query warn with :class:`~rankselect.exceptions.DegenerateDataWarning` (the importances
+    then tie and the selection follows the feature order).
 
     Examples
     --------
@@ -146,33 +175,43 @@ class GAS(SelectorMixin, BaseEstimator):
     >>> X_small = gas.transform(X)  # doctest: +SKIP
     """
 
-    def __init__(self, n_features_to_select=10, *, c=0.1, importance="map", similarity="geng",
-                 absolute=False, convention="standard"):
+    _parameter_constraints = {
+        "n_features_to_select": [Interval(numbers.Integral, 1, MAX_INT, closed="both")],
+        "c": [Interval(numbers.Real, 0, None, closed="left")],
+        "importance": [str, FeatureImportance, "array-like"],
+        "similarity": [StrOptions(set(VARIANTS)), "array-like"],
+        "absolute": ["boolean"],
+        "convention": [StrOptions({"standard", "letor"})],
+        "feature_costs": ["array-like", None],
+        "budget": [Interval(numbers.Real, 0, None, closed="left"), None],
+    }
+
+    def __init__(self, n_features_to_select=10, c=0.1, *, importance="map", similarity="geng",
+                 absolute=False, convention="standard", feature_costs=None, budget=None):
         self.n_features_to_select = n_features_to_select
         self.c = c
         self.importance = importance
         self.similarity = similarity
         self.absolute = absolute
         self.convention = convention
+        self.feature_costs = feature_costs
+        self.budget = budget
 
     def _check_params(self, n_features: int):
+        """The bound that depends on the data (the others: ``_parameter_constraints``)."""
         t = self.n_features_to_select
-        if isinstance(t, bool) or not isinstance(t, numbers.Integral):
-            raise TypeError(f"n_features_to_select must be an integer, got {t!r}")
-        if not 1 <= t <= n_features:
+        if not t <= n_features:
             raise ValueError(
                 f"n_features_to_select must be between 1 and the number of features ({n_features}), got {t}")
-        c = self.c
-        if isinstance(c, bool) or not isinstance(c, numbers.Real) or not np.isfinite(c) or c < 0:
-            raise ValueError(f"c must be a finite number >= 0, got {c!r}")
-        if not isinstance(self.absolute, (bool, np.bool_)):
-            raise TypeError(f"absolute must be a bool, got {self.absolute!r}")
 
-    def _importance(self, X, y, qid) -> FeatureImportance:
+    def _importance(self, X, y, qid, has_pair=True) -> FeatureImportance:
         imp = self.importance
         n = X.shape[1]
         if isinstance(imp, str):
-            _parse_measure(imp)
+            kind, _ = _parse_measure(imp)
+            if kind == "pairwise" and not has_pair:
+                # no pair to order: every feature's pairwise accuracy is the tie value 1/2
+                return FeatureImportance(np.full(n, 0.5), np.ones(n, dtype=np.int64))
             return feature_importance(X, y, qid, measure=imp, convention=self.convention)
         if isinstance(imp, FeatureImportance):
             values = np.asarray(imp.importance, dtype=np.float64)
@@ -197,6 +236,9 @@ class GAS(SelectorMixin, BaseEstimator):
         if isinstance(sim, str):
             if sim not in VARIANTS:
                 raise ValueError(f"similarity must be one of {VARIANTS} or an (n_features, n_features) array, got {sim!r}")
+            if np.unique(qid, return_counts=True)[1].max() < 2:
+                # one document per query (degenerate data, warned about): no pair to compare
+                return np.zeros((n, n))
             return kendall_similarity(X * directions, qid, variant=sim, absolute=bool(self.absolute))
         e = np.asarray(sim, dtype=np.float64)
         if e.shape != (n, n):
@@ -222,24 +264,37 @@ class GAS(SelectorMixin, BaseEstimator):
         -------
         self
         """
-        X, y, qid = check_ranking_data(X, y, qid)
+        X, y, qid = self._validate_training_data(X, y, qid)
         n = X.shape[1]
-        if n == 0:
-            raise ValueError("X has no features (0 columns)")
         self._check_params(n)
-        imp = self._importance(X, y, qid)
+        has_pair, _ = warn_if_degenerate(self, X, y, qid)
+        imp = self._importance(X, y, qid, has_pair)
         e = self._similarity(X, qid, imp.directions)
-        constant = _constant_within_queries(X, qid)
+        constant = constant_within_queries(X, qid)
+        costs = budget = None
+        if self.feature_costs is not None or self.budget is not None:
+            from .costs import check_budget, check_costs
+
+            costs, budget = check_costs(self.feature_costs, n), check_budget(self.budget)
+            if budget is not None and costs.min() > budget:
+                raise ValueError(f"budget={budget} is below the cheapest feature's cost ({costs.min()})")
+            if budget is None and np.all(costs == costs[0]):
+                costs = None  # equal costs: the plain greedy, exactly
         selected, weights = gas_greedy(imp.importance, e, int(self.n_features_to_select), float(self.c),
-                                       last=constant)
+                                       last=constant, costs=costs, budget=budget)
         self.importance_ = imp.importance
         self.directions_ = imp.directions
         self.similarity_ = e
         self.selected_features_ = selected
         self.selection_weights_ = weights
         self.constant_features_ = np.flatnonzero(constant)
-        self.n_features_in_ = n
         return self
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # an IR importance measure needs labels >= 0
+        tags.target_tags.positive_only = isinstance(self.importance, str) and self.importance != "pairwise"
+        return tags
 
     def _get_support_mask(self):
         check_is_fitted(self, "selected_features_")

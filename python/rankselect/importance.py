@@ -26,7 +26,7 @@ import numpy as np
 
 from . import _core
 from ._validation import check_ranking_data
-from .groups import QueryGroups
+from .groups import GroupedData
 
 
 class FeatureImportance(NamedTuple):
@@ -49,18 +49,18 @@ _MEASURES = "'map', 'ndcg', 'ndcg@k', 'p@k', 'meanndcg', 'err', 'err@k' or 'pair
 
 
 def _parse_measure(measure):
-    """Return ``(kind, k)``; raises naming ``measure`` on anything unknown."""
+    """Return ``(kind, k)``; raises naming ``measure`` on anything unknown. Measure names are
+    parsed in one place, the core's ``metrics::Measure`` parser (``"pairwise"``, GAS-L's
+    pairwise accuracy, is not a ranking measure and is recognised here)."""
     if not isinstance(measure, str):
         raise TypeError(f"measure must be a string such as 'map', 'ndcg@10' or 'pairwise', got {measure!r}")
     name = measure.strip().lower()
-    if name in ("map", "ap", "pairwise", "ndcg", "meanndcg", "err"):
-        return ("map" if name == "ap" else name), None
-    base, sep, k = name.partition("@")
-    if sep and base in ("ndcg", "p", "precision", "err"):
-        if not k.isdigit() or int(k) < 1:
-            raise ValueError(f"measure {measure!r}: the cut-off k must be a positive integer")
-        return ("p" if base == "precision" else base), int(k)
-    raise ValueError(f"measure must be one of {_MEASURES}, got {measure!r}")
+    if name == "pairwise":
+        return "pairwise", None
+    try:
+        return _core.parse_measure(name)
+    except ValueError as exc:
+        raise ValueError(f"measure must be one of {_MEASURES}, got {measure!r} ({exc})") from None
 
 
 _TIE_RTOL = 1e-12
@@ -83,11 +83,8 @@ def pairwise_accuracy(X, y, qid) -> tuple:
     fraction of misordered preference pairs (ties count half).
     """
     X, y, qid = check_ranking_data(X, y, qid)
-    groups = QueryGroups.from_qid(qid)
-    Xg = np.ascontiguousarray(groups.gather(X))
-    yg = np.ascontiguousarray(groups.gather(y))
-    offsets = np.ascontiguousarray(groups.offsets, dtype=np.uintp)
-    asc, desc, _ = _core.pairwise_accuracy(Xg, yg, offsets)
+    data = GroupedData.from_arrays(X, y, qid)
+    asc, desc, _ = _core.pairwise_accuracy(data.X, data.y, data.offsets)
     return asc, desc
 
 
@@ -126,9 +123,6 @@ def feature_importance(X, y, qid, measure: str = "map", convention: str = "stand
 def _metric_importance(X, y, qid, kind, k, convention):
     if not isinstance(convention, str) or convention.strip().lower() not in ("standard", "letor"):
         raise ValueError(f"convention must be 'standard' or 'letor', got {convention!r}")
-    groups = QueryGroups.from_qid(qid)
-    Xg = np.ascontiguousarray(groups.gather(X))
-    yg = np.ascontiguousarray(groups.gather(y))
-    offsets = np.ascontiguousarray(groups.offsets, dtype=np.uintp)
+    data = GroupedData.from_arrays(X, y, qid)
     measure = kind if k is None else f"{kind}@{k}"
-    return _core.metric_importance(Xg, yg, offsets, measure, convention)
+    return _core.metric_importance(data.X, data.y, data.offsets, measure, convention)

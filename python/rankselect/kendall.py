@@ -33,7 +33,7 @@ import numpy as np
 from . import _core
 from ._config import check_memory
 from ._validation import check_matrix, check_qid
-from .groups import QueryGroups
+from .groups import GroupedData
 
 VARIANTS = ("geng", "tau_b")
 
@@ -94,10 +94,8 @@ def kendall_similarity(X, qid, variant: str = "geng", absolute: bool = False, *,
     # The (n, n) result, its per-thread partial sums (bounded by 2) and the grouped copy of X.
     check_memory(8 * (3 * n * n + m * n), f"Kendall similarity of {n} features ({n} x {n} matrices)",
                  "select among fewer features (e.g. pre-filter by importance)")
-    groups = QueryGroups.from_qid(qid)
-    Xg = np.ascontiguousarray(groups.gather(X))
-    offsets = np.ascontiguousarray(groups.offsets, dtype=np.uintp)
-    if not (np.diff(offsets) >= 2).any():
+    data = GroupedData.from_arrays(X, None, qid)
+    if not (data.groups.sizes >= 2).any():
         raise ValueError("qid: no query has at least 2 documents; Kendall's tau needs document pairs")
-    return _core.kendall_similarity(Xg, offsets, variant, bool(absolute), _ALGORITHMS[algorithm])
+    return _core.kendall_similarity(data.X, data.offsets, variant, bool(absolute), _ALGORITHMS[algorithm])
 

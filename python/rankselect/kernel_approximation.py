@@ -19,7 +19,7 @@ A linear ranker on these features is the paper's RankNystroem / RankRandomFourie
 or, as a pipeline with metadata routing (``sklearn.set_config(enable_metadata_routing=True)``)::
 
     make_pipeline(Nystroem(gamma=2**-5, n_components=500),
-                  RankSVM(C=0.25).set_fit_request(qid=True)).fit(X, y, qid=qid)
+                  RankSVM(C=0.25)).fit(X, y, qid=qid)  # qid requested by default
 """
 from __future__ import annotations
 
@@ -27,13 +27,15 @@ import numbers
 import warnings
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
-from sklearn.utils import check_random_state, metadata_routing
+from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from . import _core
+from ._base import KernelMapBase
 from ._config import check_memory
-from ._validation import check_matrix, check_positive
+from ._validation import MAX_INT, check_matrix, check_positive
 
 __all__ = ["Nystroem", "RandomFourierFeatures", "kernel_matrix"]
 
@@ -97,17 +99,7 @@ def _check_n_components(n_components):
     return int(n_components)
 
 
-def _check_transform_input(est, X):
-    X = check_matrix(X, "X")
-    if X.shape[1] != est.n_features_in_:
-        raise ValueError(
-            f"X has {X.shape[1]} features, but {type(est).__name__} was fitted with "
-            f"{est.n_features_in_} features"
-        )
-    return X
-
-
-class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, KernelMapBase):
     """Nyström approximation of a kernel map (Chen et al. 2017, eq. 16-18, Alg. 1).
 
     Samples ``c = n_components`` landmark rows of the training data uniformly without
@@ -147,8 +139,16 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
     """
 
     # fit accepts qid (so that one can call fit(X, y, qid=...)) but does not use it: it is
-    # not requested in metadata routing, so pipelines route qid only to the ranker.
-    __metadata_request__fit = {"qid": metadata_routing.UNUSED}
+    # not requested in metadata routing (KernelMapBase), so pipelines route qid only to the ranker.
+    _parameter_constraints = {
+        "kernel": [StrOptions(set(_KERNELS))],
+        "gamma": [Interval(numbers.Real, None, None, closed="neither"), None],
+        "coef0": [Interval(numbers.Real, None, None, closed="neither"), None],
+        "degree": [Interval(numbers.Real, 0, None, closed="left"), None],
+        "n_components": [Interval(numbers.Integral, 1, MAX_INT, closed="both")],
+        "rank": [Interval(numbers.Integral, 1, MAX_INT, closed="both"), None],
+        "random_state": ["random_state"],
+    }
 
     def __init__(self, kernel="rbf", *, gamma=None, coef0=None, degree=None,
                  n_components=100, rank=None, random_state=None):
@@ -172,10 +172,9 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         -------
         self
         """
-        X = check_matrix(X, "X")
+        self._validate_params()
+        X = self._validate_X(X, reset=True)
         n_samples, n_features = X.shape
-        if n_samples == 0:
-            raise ValueError("X has no rows")
         n_components = _check_n_components(self.n_components)
         args = _kernel_args(self.kernel, self.gamma, self.coef0, self.degree, n_features)
         if n_components > n_samples:
@@ -203,7 +202,6 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         self.normalization_ = _core.nystroem_normalization(basis, *args, rank)
         self.components_ = basis
         self.component_indices_ = inds
-        self.n_features_in_ = n_features
         self._kernel_args = args
         return self
 
@@ -219,7 +217,7 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         X_new : ndarray of shape (n_samples, n_components) or (n_samples, rank)
         """
         check_is_fitted(self, "normalization_")
-        X = _check_transform_input(self, X)
+        X = self._validate_X(X, reset=False)
         c, out = self.normalization_.shape[1], self.normalization_.shape[0]
         check_memory(8 * X.shape[0] * (c + out), f"the Nystroem map of {X.shape[0]} rows to {out} features"
                      f" (kernel block {X.shape[0]} x {c})", "transform fewer rows at a time or use fewer n_components")
@@ -239,7 +237,7 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         return self.normalization_.shape[0]
 
 
-class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, KernelMapBase):
     """Random Fourier features of the RBF kernel ``exp(-gamma ||x - z||^2)`` (eq. 19-21, Alg. 2).
 
     ``z(X) = sqrt(2 / D) cos(X @ random_weights_ + random_offset_)`` with
@@ -263,7 +261,11 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
     n_features_in_ : int
     """
 
-    __metadata_request__fit = {"qid": metadata_routing.UNUSED}
+    _parameter_constraints = {
+        "gamma": [Interval(numbers.Real, 0, None, closed="neither"), StrOptions({"scale"})],
+        "n_components": [Interval(numbers.Integral, 1, MAX_INT, closed="both")],
+        "random_state": ["random_state"],
+    }
 
     def __init__(self, gamma=1.0, *, n_components=100, random_state=None):
         self.gamma = gamma
@@ -282,7 +284,8 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         -------
         self
         """
-        X = check_matrix(X, "X")
+        self._validate_params()
+        X = self._validate_X(X, reset=True)
         n_features = X.shape[1]
         n_components = _check_n_components(self.n_components)
         if isinstance(self.gamma, str):
@@ -297,7 +300,6 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         rnd = check_random_state(self.random_state)
         self.random_weights_ = (2.0 * gamma) ** 0.5 * rnd.normal(size=(n_features, n_components))
         self.random_offset_ = rnd.uniform(0, 2 * np.pi, size=n_components)
-        self.n_features_in_ = n_features
         return self
 
     def transform(self, X):
@@ -312,7 +314,7 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         X_new : ndarray of shape (n_samples, n_components)
         """
         check_is_fitted(self, "random_weights_")
-        X = _check_transform_input(self, X)
+        X = self._validate_X(X, reset=False)
         D = self.random_weights_.shape[1]
         check_memory(8 * X.shape[0] * D, f"the random Fourier map of {X.shape[0]} rows to {D} features",
                      "transform fewer rows at a time or use fewer n_components")

@@ -43,10 +43,11 @@ import numbers
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
+from sklearn.metrics._scorer import _Scorer
 
 from . import _core
 from ._validation import check_scores
-from .groups import QueryGroups
+from .groups import GroupedData
 
 __all__ = [
     "ndcg",
@@ -57,6 +58,7 @@ __all__ = [
     "err",
     "compute",
     "evaluate",
+    "make_scorer",
 ]
 
 _CONVENTIONS = ("standard", "letor")
@@ -87,24 +89,24 @@ def _check_max_grade(max_grade) -> Optional[float]:
     return float(max_grade)
 
 
-def _prepare(y, scores, qid) -> Tuple[np.ndarray, np.ndarray, QueryGroups]:
+def _prepare(y, scores, qid) -> Tuple[GroupedData, np.ndarray]:
     y, scores, qid = check_scores(y, scores, qid)
     if y.shape[0] == 0:
         raise ValueError("y is empty: metrics need at least one query with one document")
     if (y < 0).any():
         i = int(np.flatnonzero(y < 0)[0])
         raise ValueError(f"y must hold relevance labels >= 0; row {i} has {y[i]!r}")
-    groups = QueryGroups.from_qid(qid)
-    return groups.gather(y), groups.gather(scores), groups
+    data = GroupedData.from_arrays(None, y, qid)
+    return data, data.gather(scores)
 
 
 def _run(specs: List[Tuple[str, str, str]], y, scores, qid, max_grade=None) -> np.ndarray:
     """Per-query values of several metrics, shape (len(specs), n_queries)."""
     max_grade = _check_max_grade(max_grade)
-    yg, sg, groups = _prepare(y, scores, qid)
-    if max_grade is not None and max_grade < yg.max():
-        raise ValueError(f"max_grade ({max_grade}) is below the largest label in y ({yg.max()})")
-    return _core.metrics_per_query(specs, yg, sg, groups.offsets.astype(np.int64), max_grade)
+    data, sg = _prepare(y, scores, qid)
+    if max_grade is not None and max_grade < data.y.max():
+        raise ValueError(f"max_grade ({max_grade}) is below the largest label in y ({data.y.max()})")
+    return _core.metrics_per_query(specs, data.y, sg, data.offsets, max_grade)
 
 
 def _one(measure: str, y, scores, qid, convention, ties, per_query, max_grade=None):
@@ -224,3 +226,82 @@ def evaluate(y, scores, qid, *, convention: str = "standard", ties: str = "stabl
     measures = ["ap"] + [f"ndcg@{k}" for k in ks] + [f"p@{k}" for k in ks] + ["meanndcg", "err"]
     values = _run([(m, convention, ties) for m in measures], y, scores, qid, max_grade)
     return {name: (v if per_query else _mean(v)) for name, v in zip(names, values)}
+
+
+class _RankingMeasure:
+    """``score_func(y_true, y_pred, qid)`` of a ranking scorer: :func:`compute` of one
+    measure (picklable, so that scorers work with ``n_jobs``)."""
+
+    def __init__(self, measure: str, convention: str, ties: str, qid=None):
+        self.measure = measure
+        self.convention = convention
+        self.ties = ties
+        self.qid = qid
+
+    def __call__(self, y_true, y_pred, qid=None):
+        if qid is None:
+            qid = self.qid
+        if qid is None:
+            raise ValueError(
+                f"the {self.measure!r} scorer got no qid: enable metadata routing "
+                "(sklearn.set_config(enable_metadata_routing=True)) and pass qid=... to the fit of "
+                "GridSearchCV / cross_validate / SequentialFeatureSelector (it is requested by "
+                "default), or bind the query ids of the scored rows: make_scorer(measure, qid=qid)")
+        return compute(self.measure, y_true, y_pred, qid, convention=self.convention, ties=self.ties)
+
+    def __repr__(self):
+        return f"{self.measure}"
+
+
+class RankingScorer(_Scorer):
+    """A scikit-learn scorer of a ranking measure (:func:`make_scorer`); requests ``qid``
+    by default under metadata routing."""
+
+    __metadata_request__score = {"qid": True}
+
+    def __repr__(self):
+        f = self._score_func
+        return (f"rankselect.metrics.make_scorer({f.measure!r}, convention={f.convention!r}, "
+                f"ties={f.ties!r})")
+
+
+def make_scorer(measure: str, *, convention: str = "standard", ties: str = "stable", qid=None):
+    """A scikit-learn scorer of a ranking measure, for ``scoring=``.
+
+    ``scorer(estimator, X, y, qid=qid)`` is the mean over queries of ``measure`` of the
+    ranking by ``estimator.predict(X)`` (higher is better). The scorer requests ``qid`` under
+    metadata routing, so with ``sklearn.set_config(enable_metadata_routing=True)``::
+
+        GridSearchCV(pipe, grid, cv=GroupKFold(), scoring=make_scorer("ndcg@10"))
+            .fit(X, y, qid=qid, groups=qid)
+
+    routes each split's query ids to it (likewise ``cross_validate``,
+    ``SequentialFeatureSelector``). For tools that pass no metadata (e.g.
+    :func:`sklearn.inspection.permutation_importance`), bind the query ids of the rows it
+    scores with ``qid=``.
+
+    Parameters
+    ----------
+    measure : str
+        A measure name of :func:`compute`: ``"ndcg@10"``, ``"ndcg"``, ``"map"``, ``"p@10"``,
+        ``"meanndcg"``, ``"err@10"``, ... (case-insensitive).
+    convention : {"standard", "letor"}, default="standard"
+    ties : {"stable", "pessimistic"}, default="stable"
+    qid : array-like of shape (m,), default=None
+        Query ids used when the caller passes none (a routed ``qid`` takes precedence).
+
+    Returns
+    -------
+    scorer : callable ``scorer(estimator, X, y, **metadata) -> float``
+    """
+    if not isinstance(measure, str):
+        raise ValueError(f"measure must be a measure name such as 'ndcg@10' or 'map', got {measure!r}")
+    convention = _check_choice(convention, "convention", _CONVENTIONS)
+    ties = _check_choice(ties, "ties", _TIES)
+    # parse the name now (ValueError naming it) rather than at the first split
+    compute(measure, [1.0, 0.0], [1.0, 0.0], [0, 0], convention=convention, ties=ties)
+    if qid is not None:
+        from ._validation import check_qid
+
+        qid = check_qid(qid)
+    return RankingScorer(_RankingMeasure(measure, convention, ties, qid), 1, {}, "predict")

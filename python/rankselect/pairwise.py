@@ -23,7 +23,7 @@ import scipy.sparse as sp
 from . import _core
 from ._config import check_memory, memory_limit
 from ._validation import check_matrix, check_qid, check_vector
-from .groups import QueryGroups
+from .groups import GroupedData
 
 __all__ = [
     "count_pairs",
@@ -34,11 +34,10 @@ __all__ = [
 ]
 
 
-def _grouped_labels(y, qid):
+def _grouped_labels(y, qid) -> GroupedData:
     y = check_vector(y, "y")
     qid = check_qid(qid, y.shape[0])
-    g = QueryGroups.from_qid(qid)
-    return y, g, np.ascontiguousarray(g.gather(y)), g.offsets.astype(np.uintp)
+    return GroupedData.from_arrays(None, y, qid)
 
 
 #: Default ``max_pairs`` of :func:`preference_pairs` / :func:`preference_pair_matrix`: one
@@ -65,8 +64,8 @@ def _check_max_pairs(max_pairs):
 
 def count_pairs(y, qid) -> int:
     """Number of preference pairs ``|P|`` of labels ``y`` (m,) grouped by ``qid`` (m,)."""
-    _, _, yg, offsets = _grouped_labels(y, qid)
-    return int(_core.query_pair_counts(yg, offsets).sum())
+    data = _grouped_labels(y, qid)
+    return int(_core.query_pair_counts(data.y, data.offsets).sum())
 
 
 def preference_pairs(y, qid, max_pairs: Optional[int] = DEFAULT_MAX_PAIRS) -> Tuple[np.ndarray, np.ndarray]:
@@ -95,8 +94,9 @@ def preference_pairs(y, qid, max_pairs: Optional[int] = DEFAULT_MAX_PAIRS) -> Tu
 
 def _pairs(y, qid, max_pairs, bytes_per_pair, what):
     max_pairs = _check_max_pairs(max_pairs)
-    _, g, yg, offsets = _grouped_labels(y, qid)
-    counts = _core.query_pair_counts(yg, offsets)
+    data = _grouped_labels(y, qid)
+    g = data.groups
+    counts = _core.query_pair_counts(data.y, data.offsets)
     total = int(counts.sum(dtype=object))
     q = int(np.argmax(counts)) if counts.size else 0
     if max_pairs is not None and total > max_pairs:
@@ -111,7 +111,7 @@ def _pairs(y, qid, max_pairs, bytes_per_pair, what):
         "pass a smaller max_pairs, split long queries, or use the implicit loss (rankselect.pairwise.squared_hinge),"
         " which never lists the pairs",
     )
-    i, j, _ = _core.preference_pairs(yg, offsets, None, memory_limit())
+    i, j, _ = _core.preference_pairs(data.y, data.offsets, None, memory_limit())
     perm = g.perm
     return perm[i.astype(np.intp)], perm[j.astype(np.intp)]
 
@@ -147,10 +147,7 @@ def _grouped_problem(X, y, qid, w):
     if w.ndim != 1 or w.shape[0] != n:
         raise ValueError(f"w must have shape ({n},) (one weight per column of X), got {w.shape}")
     w = check_vector(w, "w")
-    g = QueryGroups.from_qid(qid)
-    Xg = np.ascontiguousarray(g.gather(X))
-    yg = np.ascontiguousarray(g.gather(y))
-    return Xg, yg, g.offsets.astype(np.uintp), w
+    return GroupedData.from_arrays(X, y, qid), w
 
 
 def squared_hinge(X, y, qid, w) -> Tuple[float, np.ndarray]:
@@ -170,8 +167,8 @@ def squared_hinge(X, y, qid, w) -> Tuple[float, np.ndarray]:
     grad : ndarray of shape (n,)
         ``dL/dw``.
     """
-    Xg, yg, offsets, w = _grouped_problem(X, y, qid, w)
-    value, grad = _core.squared_hinge_value_grad(Xg, yg, offsets, w)
+    data, w = _grouped_problem(X, y, qid, w)
+    value, grad = _core.squared_hinge_value_grad(data.X, data.y, data.offsets, w)
     return float(value), grad
 
 
@@ -189,11 +186,11 @@ def squared_hinge_hessp(X, y, qid, w, v) -> np.ndarray:
     -------
     ndarray of the shape of ``v``
     """
-    Xg, yg, offsets, w = _grouped_problem(X, y, qid, w)
+    data, w = _grouped_problem(X, y, qid, w)
     v = np.asarray(v)
-    n = Xg.shape[1]
+    n = data.X.shape[1]
     if v.ndim not in (1, 2) or v.shape[0] != n:
         raise ValueError(f"v must have shape ({n},) or ({n}, k), got {v.shape}")
     V = check_matrix(v.reshape(n, -1), "v")
-    out = _core.squared_hinge_hessp(Xg, yg, offsets, w, V)
+    out = _core.squared_hinge_hessp(data.X, data.y, data.offsets, w, V)
     return out.reshape(v.shape)

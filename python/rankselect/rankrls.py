@@ -10,38 +10,39 @@ deleting a query leaves the other queries' centring unchanged.
 """
 from __future__ import annotations
 
+import hashlib
 import numbers
 import sys
 
 import numpy as np
-from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from . import _core
+from ._base import RankerMixin, RankingEstimator, warn_if_degenerate
 from ._config import check_memory
 from ._linear import LinearPredictMixin
-from ._validation import check_positive, check_ranking_data
-from .groups import QueryGroups
+from ._validation import MAX_INT, check_positive, check_ranking_data
+from .groups import GroupedData
 
 __all__ = ["RankRLS", "GreedyRankRLS"]
 
 
-def _grouped(X, y, qid):
-    """Validate, group rows by query; returns (Xg, yg, offsets, groups)."""
+def _grouped(X, y, qid) -> GroupedData:
+    """Validate, group rows by query (at least two queries, for leave-query-out)."""
     X, y, qid = check_ranking_data(X, y, qid)
     m, n = X.shape
     # The grouped and the query-centred copies of X, the Gram matrix and its eigenvectors.
     check_memory(8 * (2 * m * n + 3 * n * n), f"RankRLS on {m} x {n} data (Gram matrix {n} x {n})",
                  "use fewer features or rows")
-    groups = QueryGroups.from_qid(qid)
-    if groups.n_queries < 2:
+    data = GroupedData.from_arrays(X, y, qid)
+    if data.n_queries < 2:
         raise ValueError(
-            f"qid must hold at least two queries for leave-query-out, got {groups.n_queries}"
+            f"qid must hold at least two queries for leave-query-out, got {data.n_queries} "
+            f"(n_samples={X.shape[0]})"
         )
-    Xg = np.ascontiguousarray(groups.gather(X))
-    yg = np.ascontiguousarray(groups.gather(y))
-    return Xg, yg, groups.offsets.astype(np.int64), groups
+    return data
 
 
 def _check_alpha(alpha):
@@ -57,7 +58,17 @@ def _check_alpha(alpha):
     return values, True
 
 
-class RankRLS(LinearPredictMixin, BaseEstimator):
+def _fingerprint(X, y, qid) -> str:
+    """A digest of the training data (so that ``lqo_predict`` can check it gets them again)."""
+    h = hashlib.blake2b(digest_size=16)
+    for a in (X, y, qid):
+        a = np.ascontiguousarray(a)
+        h.update(str(a.shape).encode())
+        h.update(a.data)
+    return h.hexdigest()
+
+
+class RankRLS(RankerMixin, LinearPredictMixin, RankingEstimator):
     """RankRLS: pairwise regularised least squares for ranking (linear, eq. 5).
 
     Parameters
@@ -74,55 +85,76 @@ class RankRLS(LinearPredictMixin, BaseEstimator):
         The alpha of ``coef_`` (the LQO-best one when ``alpha`` is a sequence).
     lqo_errors_ : ndarray of shape (n_alphas,)
         Exact LQO error (sum over queries of squared query-centred hold-out residuals) per
-        alpha, in the order given.
+        alpha, in the order given (lower is better).
     n_features_in_ : int
+    feature_names_in_ : ndarray of str, shape (n_features_in_,)
+        Column names, when X was a DataFrame with string column names.
+
+    Notes
+    -----
+    The fitted model keeps only what prediction needs (``coef_``), not the training data:
+    :meth:`lqo_predict` takes the training data again. ``score(X, y, qid)`` is the mean
+    NDCG@10 (standard convention). Training data without a preference pair or without a
+    feature that varies inside a query warn with
+    :class:`~rankselect.exceptions.DegenerateDataWarning` (the weights are then zero).
     """
+
+    _parameter_constraints = {"alpha": [Interval(numbers.Real, 0, None, closed="neither"), "array-like"]}
 
     def __init__(self, alpha=1.0):
         self.alpha = alpha
 
     def fit(self, X, y, qid=None):
         """Fit on ``X`` (m, n), labels ``y`` (m,), query ids ``qid`` (m,)."""
+        X, y, qid = self._validate_training_data(X, y, qid)
         alphas, is_list = _check_alpha(self.alpha)
-        Xg, yg, offsets, groups = _grouped(X, y, qid)
-        errors, coefs = _core.rankrls_alpha_path(Xg, yg, offsets, alphas)
+        warn_if_degenerate(self, X, y, qid)
+        data = _grouped(X, y, qid)
+        errors, coefs = _core.rankrls_alpha_path(data.X, data.y, data.offsets, alphas)
         best = int(np.argmin(errors))
         self.lqo_errors_ = np.asarray(errors)
         self.alpha_ = float(alphas[best])
         if is_list:
             self.coef_ = np.asarray(coefs[best])
         else:
-            self.coef_ = np.asarray(_core.rankrls_fit(Xg, yg, offsets, self.alpha_))
-        self.n_features_in_ = Xg.shape[1]
-        self._train = (Xg, yg, offsets, groups)
+            self.coef_ = np.asarray(_core.rankrls_fit(data.X, data.y, data.offsets, self.alpha_))
+        self._train_digest = _fingerprint(X, y, qid)
         return self
 
-    def lqo_predict(self):
+    def lqo_predict(self, X, y, qid):
         """Exact leave-query-out predictions on the training data, in input row order.
 
         Entry ``i`` is ``x_i @ w_{-q(i)}``, the score of row ``i`` by the RankRLS model (with
         ``alpha_``) trained on all queries except row ``i``'s own, without refitting
-        (Theorem 3.1; primal form, O(m n^2 + sum_q n_q^2 n)).
+        (Theorem 3.1; primal form, O(m n^2 + sum_q n_q^2 n)). The model does not keep its
+        training data (a pickled RankRLS holds only its weights), so pass them again.
+
+        Parameters
+        ----------
+        X : array-like of shape (m, n_features)
+        y : array-like of shape (m,)
+        qid : array-like of shape (m,)
+            The data given to :meth:`fit`, unchanged (checked; ValueError otherwise).
 
         Returns
         -------
         ndarray of shape (m,)
         """
         check_is_fitted(self, "coef_")
-        Xg, yg, offsets, groups = self._train
-        _, pred, _, _ = _core.rankrls_lqo(Xg, yg, offsets, self.alpha_)
-        return groups.scatter(np.asarray(pred))
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.estimator_type = "regressor"
-        return tags
+        X = self._validate_X(X, reset=False)
+        _, y, qid = check_ranking_data(X, y, qid)
+        if _fingerprint(X, y, qid) != self._train_digest:
+            raise ValueError("lqo_predict needs the training data: X, y and qid must be those "
+                             "given to fit (leave-query-out predictions exist only for them)")
+        data = _grouped(X, y, qid)
+        _, pred, _, _ = _core.rankrls_lqo(data.X, data.y, data.offsets, self.alpha_)
+        return data.scatter(np.asarray(pred))
 
 
 _CRITERIA_HINT = "'squared'"
 
 
-class GreedyRankRLS(LinearPredictMixin, SelectorMixin, BaseEstimator):
+class GreedyRankRLS(RankerMixin, LinearPredictMixin, SelectorMixin, RankingEstimator):
     """Greedy RankRLS: forward feature selection by exact leave-query-out error (Algorithm 1).
 
     At each step, the feature whose addition gives the best exact LQO criterion is added
@@ -145,48 +177,77 @@ class GreedyRankRLS(LinearPredictMixin, SelectorMixin, BaseEstimator):
         is better and the candidate maximising it is added. Labels must be >= 0.
     convention : {"standard", "letor"}, default="standard"
         Metric convention for a ranking-measure criterion (see :mod:`rankselect.metrics`).
-    tol : float or None, default=None
+    min_improvement : float >= 0 or None, default=None
         Early stop: after the first feature, stop before adding a feature whose criterion
-        improves on the previous step's by less than ``tol * |previous|`` (relative). The
-        selection then has fewer than ``n_features_to_select`` features.
+        improves on the previous step's by less than ``min_improvement * |previous|``
+        (relative). The selection then has fewer than ``n_features_to_select`` features.
     verbose : bool, default=False
         Print one line per step (feature, criterion) to stderr.
+    feature_costs : array-like of shape (n_features,) or None, default=None
+        Cost of computing each feature (>= 0, e.g. latency). Each step then adds the
+        feature of largest exact LQO improvement per unit cost
+        (:mod:`rankselect.costs`; a free feature that improves comes first). Equal costs
+        select as without costs.
+    budget : float or None, default=None
+        Stop before the total cost of the selection would exceed ``budget`` (costs default
+        to 1 per feature, so the budget is then a number of features); a feature that does
+        not fit is skipped for cheaper ones. ``n_features_to_select`` still caps the count.
 
     Attributes
     ----------
     selected_features_ : ndarray of shape (k,)
         Selected features in order (0-based).
-    lqo_errors_ : ndarray of shape (k,)
-        Criterion value after each step (the LQO squared error, or the mean LQO ranking
-        measure for a ranking criterion).
+    lqo_scores_ : ndarray of shape (k,)
+        Criterion value after each step: the exact LQO squared error for
+        ``criterion="squared"`` (lower is better), or the mean over queries of the LQO ranking
+        measure for a ranking criterion (higher is better).
     coef_path_ : ndarray of shape (k, n_features)
         Row ``j``: RankRLS weights on the first ``j + 1`` selected features, zeros elsewhere.
     coef_ : ndarray of shape (n_features,)
         ``coef_path_[-1]``.
+    cost_path_ : ndarray of shape (k,)
+        Total cost of the first ``j + 1`` selected features (only with ``feature_costs`` or
+        ``budget``).
     n_features_in_ : int
+    feature_names_in_ : ndarray of str, shape (n_features_in_,)
+        Column names, when X was a DataFrame with string column names.
+
+    Notes
+    -----
+    Training data without a preference pair or without a feature that varies inside a
+    query warn with :class:`~rankselect.exceptions.DegenerateDataWarning` (every candidate
+    then ties; ties go to the lowest index).
     """
 
+    _parameter_constraints = {
+        "n_features_to_select": [Interval(numbers.Integral, 1, MAX_INT, closed="both")],
+        "alpha": [Interval(numbers.Real, 0, None, closed="neither")],
+        "criterion": [str],
+        "convention": [StrOptions({"standard", "letor"})],
+        "min_improvement": [Interval(numbers.Real, 0, None, closed="left"), None],
+        "verbose": ["verbose"],
+        "feature_costs": ["array-like", None],
+        "budget": [Interval(numbers.Real, 0, None, closed="left"), None],
+    }
+
     def __init__(self, n_features_to_select=10, alpha=1.0, criterion="squared", convention="standard",
-                 tol=None, verbose=False):
+                 min_improvement=None, verbose=False, feature_costs=None, budget=None):
         self.n_features_to_select = n_features_to_select
         self.alpha = alpha
         self.criterion = criterion
         self.convention = convention
-        self.tol = tol
+        self.min_improvement = min_improvement
         self.verbose = verbose
+        self.feature_costs = feature_costs
+        self.budget = budget
 
     def fit(self, X, y, qid=None):
         """Select features on ``X`` (m, n), labels ``y`` (m,), query ids ``qid`` (m,)."""
+        X, y, qid = self._validate_training_data(X, y, qid)
         k = self.n_features_to_select
-        if isinstance(k, bool) or not isinstance(k, numbers.Integral):
-            raise TypeError(f"n_features_to_select must be an integer, got {k!r}")
-        check_positive(self.alpha, "alpha")
-        if self.tol is not None:
-            check_positive(self.tol, "tol", strict=False)
-        if not isinstance(self.criterion, str):
-            raise TypeError(f"criterion must be a string, got {self.criterion!r}")
-        Xg, yg, offsets, _ = _grouped(X, y, qid)
-        n = Xg.shape[1]
+        warn_if_degenerate(self, X, y, qid)
+        data = _grouped(X, y, qid)
+        n = data.X.shape[1]
         if not 1 <= k <= n:
             raise ValueError(f"n_features_to_select must be in [1, n_features={n}], got {k}")
         progress = None
@@ -197,16 +258,37 @@ class GreedyRankRLS(LinearPredictMixin, SelectorMixin, BaseEstimator):
                 print(f"[GreedyRankRLS] step {step + 1}/{k}: feature {feature} ({name} {value:.6g})",
                       file=sys.stderr, flush=True)
 
-        selected, values, path = _core.greedy_rankrls(
-            Xg, yg, offsets, int(k), float(self.alpha), self.criterion,
-            None if self.tol is None else float(self.tol), progress, str(self.convention),
-        )
+        if self.feature_costs is None and self.budget is None:
+            selected, values, path = _core.greedy_rankrls(
+                data.X, data.y, data.offsets, int(k), float(self.alpha), self.criterion,
+                None if self.min_improvement is None else float(self.min_improvement), progress, str(self.convention),
+            )
+        else:
+            from ._config import memory_limit
+            from .costs import check_budget, check_costs
+
+            costs = check_costs(self.feature_costs, n)
+            budget = check_budget(self.budget)
+            if budget is not None and costs.min() > budget:
+                raise ValueError(f"budget={budget} is below the cheapest feature's cost ({costs.min()}): "
+                                 "nothing can be selected")
+            selected, values, path = _core.greedy_rankrls_costs(
+                data.X, data.y, data.offsets, int(k), float(self.alpha), costs, budget,
+                int(memory_limit()), self.criterion, None if self.min_improvement is None else float(self.min_improvement),
+                progress, str(self.convention),
+            )
+            self.cost_path_ = np.cumsum(costs[np.asarray(selected, dtype=np.intp)])
         self.selected_features_ = np.asarray(selected, dtype=np.intp)
-        self.lqo_errors_ = np.asarray(values)
+        self.lqo_scores_ = np.asarray(values)
         self.coef_path_ = np.asarray(path)
         self.coef_ = self.coef_path_[-1].copy()
-        self.n_features_in_ = n
         return self
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # a ranking-measure criterion needs labels >= 0
+        tags.target_tags.positive_only = self.criterion != "squared"
+        return tags
 
     def _get_support_mask(self):
         check_is_fitted(self, "selected_features_")

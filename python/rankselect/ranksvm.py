@@ -5,18 +5,19 @@ import numbers
 import warnings
 
 import numpy as np
-from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from . import _core
-from ._validation import check_matrix, check_positive, check_ranking_data
-from .groups import QueryGroups
+from ._base import RankerMixin, RankingEstimator, warn_if_degenerate
+from ._validation import MAX_INT, check_matrix
+from .groups import GroupedData
 
 __all__ = ["RankSVM"]
 
 
-class RankSVM(BaseEstimator):
+class RankSVM(RankerMixin, RankingEstimator):
     """RankSVM with the squared hinge loss, trained in the primal by truncated Newton.
 
     Minimises (Chen et al. 2017, eq. 4; Chapelle & Keerthi 2010)::
@@ -63,20 +64,32 @@ class RankSVM(BaseEstimator):
     n_pairs_ : int
         Number of preference pairs in the training data.
     n_features_in_ : int
+    feature_names_in_ : ndarray of str, shape (n_features_in_,)
+        Column names, when X was a DataFrame with string column names.
     kernel_map_ : Nystroem or RandomFourierFeatures
         The fitted map (only when ``kernel`` is set); ``coef_`` lives in its output space.
 
     Notes
     -----
     With ``sklearn.set_config(enable_metadata_routing=True)``, ``qid`` is requested by
-    ``fit`` by default, so ``make_pipeline(transformer, RankSVM()).fit(X, y, qid=qid)``
-    routes ``qid`` to this estimator. scikit-learn's ``LinearSVC(loss='squared_hinge',
+    ``fit`` and ``score`` by default, so ``make_pipeline(transformer, RankSVM()).fit(X, y, qid=qid)``
+    routes ``qid`` to this estimator. Training data without a preference pair or without a
+    feature that varies inside a query warn with
+    :class:`~rankselect.exceptions.DegenerateDataWarning` (the model is then all zeros). scikit-learn's ``LinearSVC(loss='squared_hinge',
     fit_intercept=False)`` trained on the pair differences in both orientations with
     ``C / 2`` minimises the same objective.
     """
 
-    # qid is always needed: request it by default under metadata routing.
-    __metadata_request__fit = {"qid": True}
+    _parameter_constraints = {
+        "C": [Interval(numbers.Real, 0, None, closed="neither")],
+        "tol": [Interval(numbers.Real, 0, None, closed="left")],
+        "max_iter": [Interval(numbers.Integral, 1, MAX_INT, closed="both")],
+        "max_cg_iter": [Interval(numbers.Integral, 1, MAX_INT, closed="both")],
+        "kernel": [StrOptions({"nystroem", "rff"}), None],
+        "n_components": [Interval(numbers.Integral, 1, MAX_INT, closed="both")],
+        "gamma": [Interval(numbers.Real, 0, None, closed="neither"), None],
+        "random_state": ["random_state"],
+    }
 
     def __init__(self, C=1.0, tol=1e-6, max_iter=100, max_cg_iter=500, *, kernel=None,
                  n_components=100, gamma=None, random_state=None):
@@ -114,17 +127,6 @@ class RankSVM(BaseEstimator):
             return X
         return self.kernel_map_.transform(X)
 
-    def _check_params(self):
-        check_positive(self.C, "C")
-        check_positive(self.tol, "tol", strict=False)
-        for name in ("max_iter", "max_cg_iter"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-                raise TypeError(f"{name} must be an integer, got {value!r}")
-            if value < 1:
-                raise ValueError(f"{name} must be >= 1, got {value!r}")
-            check_positive(value, name, integer=True)  # upper bound: no OverflowError in the core
-
     def fit(self, X, y, qid=None):
         """Fit the ranker.
 
@@ -140,20 +142,20 @@ class RankSVM(BaseEstimator):
         -------
         self
         """
-        self._check_params()
-        X, y, qid = check_ranking_data(X, y, qid)
-        self.n_features_in_ = X.shape[1]
+        X, y, qid = self._validate_training_data(X, y, qid)
+        has_pair, informative = warn_if_degenerate(self, X, y, qid)
         Z = check_matrix(self._fit_features(X, y, qid), "features")
-        g = QueryGroups.from_qid(qid)
-        Zg = np.ascontiguousarray(g.gather(Z))
-        yg = np.ascontiguousarray(g.gather(y))
-        w, n_iter, n_cg, objective, rel_grad, converged, n_pairs = _core.ranksvm_fit(
-            Zg, yg, g.offsets.astype(np.uintp), float(self.C), float(self.tol),
-            int(self.max_iter), int(self.max_cg_iter))
-        if n_pairs == 0:
-            warnings.warn("the training data has no preference pairs (no query has two "
-                          "different labels): the model is all zeros", UserWarning, stacklevel=2)
-        elif not converged:
+        data = GroupedData.from_arrays(Z, y, qid)
+        if not (has_pair and informative):
+            # every pair difference is 0 (or there is no pair): the loss does not depend on w,
+            # the minimiser is w = 0 and each pair costs max(0, 1 - 0)^2 = 1
+            n_pairs = int(np.sum(_core.query_pair_counts(data.y, data.offsets)))
+            w, n_iter, n_cg, objective, converged = np.zeros(data.X.shape[1]), 0, 0, float(self.C) * n_pairs, True
+        else:
+            w, n_iter, n_cg, objective, rel_grad, converged, n_pairs = _core.ranksvm_fit(
+                data.X, data.y, data.offsets, float(self.C), float(self.tol),
+                int(self.max_iter), int(self.max_cg_iter))
+        if not converged:
             warnings.warn(
                 f"RankSVM did not reach tol={self.tol} in {n_iter} Newton steps "
                 f"(relative gradient norm {rel_grad:.3g}); increase max_iter",
@@ -168,10 +170,7 @@ class RankSVM(BaseEstimator):
     def decision_function(self, X):
         """Ranking scores, shape (m,). Rank documents of a query by decreasing score."""
         check_is_fitted(self, "coef_")
-        X = check_matrix(X, "X")
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, but RankSVM was fitted with "
-                             f"{self.n_features_in_}")
+        X = self._validate_X(X, reset=False)
         return self._transform_features(X) @ self.coef_
 
     def predict(self, X):

@@ -8,7 +8,7 @@ Minimises, over linear scoring functions ``s(x) = w·x``,
   Hessian) or by FISTA with backtracking (``solver="fista"``, the paper's Alg. 1);
 - ``penalty in {"log", "mcp", "lp"}``: ``sum_j g(|w_j|) + C·L(w)`` by reweighted L1
   (Alg. 2, Table II): ``g(u) = log(1 + u/epsilon)``; MCP with ``lambda = 1/C``:
-  ``g'(u) = max(1 - u/(gamma·lambda), 0)``; ``lp``: ``g'(u) = p·max(u, epsilon)^(p-1)``
+  ``g'(u) = max(1 - u/(mcp_gamma·lambda), 0)``; ``lp``: ``g'(u) = p·max(u, epsilon)^(p-1)``
   (the derivative capped at ``u = epsilon``, so coefficients at zero can re-enter),
 
 where ``L(w) = sum over preference pairs (same query, y_i > y_j) of max(0, 1 - w·(x_i - x_j))^2``.
@@ -17,17 +17,18 @@ The solvers run in the Rust core with the GIL released (Ctrl-C interrupts them).
 from __future__ import annotations
 
 import numbers
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from . import _core
-from ._validation import check_positive, check_ranking_data, check_vector
+from ._base import RankerMixin, RankingEstimator, warn_if_degenerate
+from ._validation import MAX_INT, check_positive, check_vector
 from ._linear import SparseLinearRankerMixin
-from .groups import QueryGroups
+from .groups import GroupedData
+from .uninformative import zero_features
 
 PENALTIES = ("l1", "log", "mcp", "lp")
 SOLVERS = ("prox-newton", "fista")
@@ -61,7 +62,7 @@ class SparsePath:
     n_iter: np.ndarray
 
 
-class SparseRankSVM(SparseLinearRankerMixin, SelectorMixin, BaseEstimator):
+class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, SelectorMixin, RankingEstimator):
     """Sparse linear RankSVM with a squared pairwise hinge loss (Laporte et al. 2014).
 
     Parameters
@@ -73,10 +74,15 @@ class SparseRankSVM(SparseLinearRankerMixin, SelectorMixin, BaseEstimator):
         Exponent of the ``lp`` penalty.
     epsilon : float > 0, default=0.1
         ``log`` penalty parameter; also the point below which the ``lp`` derivative is capped.
-    gamma : float > 0, default=2.0
-        MCP parameter (its ``lambda`` is ``1/C``).
+    mcp_gamma : float > 0, default=2.0
+        MCP's concavity parameter ``gamma`` (its ``lambda`` is ``1/C``); named apart from the
+        RBF width ``gamma`` of :class:`RankSVM`.
     weights : array-like of shape (n_features,) or None
         Non-negative weights of the weighted L1 penalty (eq. 12); ``penalty="l1"`` only.
+    feature_costs : array-like of shape (n_features,) or None
+        Cost of each feature (>= 0): the weighted L1 penalty with ``beta_j = cost_j /
+        mean(cost)`` (:mod:`rankselect.costs`), so equal costs are the plain L1 and a free
+        feature is not penalised; ``penalty="l1"`` only, not with ``weights``.
     max_iter : int, default=5000
         Maximum solver iterations (Newton steps or FISTA steps) per (weighted) L1 solve.
     max_reweightings : int, default=10
@@ -95,8 +101,9 @@ class SparseRankSVM(SparseLinearRankerMixin, SelectorMixin, BaseEstimator):
     support_ : ndarray of bool, shape (n_features,)
         ``coef_ != 0``.
     sparsity_ratio_ : float
-        Non-zero coefficients / features that are not constant on the training set
-        (Laporte et al. Section V-B).
+        Non-zero coefficients / features not all-zero on the training rows (Laporte et al.
+        Section V-B; the one denominator of every sparsity ratio, see
+        :mod:`rankselect.uninformative`).
     n_iter_ : int
         Total solver iterations.
     n_reweightings_ : int
@@ -107,37 +114,48 @@ class SparseRankSVM(SparseLinearRankerMixin, SelectorMixin, BaseEstimator):
         Per-iteration objective (l1) or per-outer-step objective (non-convex).
     converged_ : bool
     n_features_in_ : int
+    feature_names_in_ : ndarray of str, shape (n_features_in_,)
+        Column names, when X was a DataFrame with string column names.
+
+    Notes
+    -----
+    Training data without a preference pair or without a feature that varies inside a
+    query warn with :class:`~rankselect.exceptions.DegenerateDataWarning`; the model is
+    then all zeros (no feature selected).
     """
 
-    __metadata_request__fit = {"qid": True}
+    _parameter_constraints = {
+        "C": [Interval(numbers.Real, 0, None, closed="neither")],
+        "penalty": [StrOptions(set(PENALTIES))],
+        "p": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "epsilon": [Interval(numbers.Real, 0, None, closed="neither")],
+        "mcp_gamma": [Interval(numbers.Real, 0, None, closed="neither")],
+        "weights": ["array-like", None],
+        "max_iter": [Interval(numbers.Integral, 1, MAX_INT, closed="both")],
+        "max_reweightings": [Interval(numbers.Integral, 1, MAX_INT, closed="both")],
+        "tol": [Interval(numbers.Real, 0, None, closed="neither")],
+        "solver": [StrOptions(set(SOLVERS))],
+        "feature_costs": ["array-like", None],
+    }
 
-    def __init__(self, C=1.0, penalty="l1", p=0.5, epsilon=0.1, gamma=2.0, weights=None,
-                 max_iter=5000, max_reweightings=10, tol=1e-6, solver="prox-newton"):
+    def __init__(self, C=1.0, penalty="l1", p=0.5, epsilon=0.1, mcp_gamma=2.0, weights=None,
+                 max_iter=5000, max_reweightings=10, tol=1e-6, solver="prox-newton", feature_costs=None):
         self.C = C
         self.penalty = penalty
         self.p = p
         self.epsilon = epsilon
-        self.gamma = gamma
+        self.mcp_gamma = mcp_gamma
         self.weights = weights
         self.max_iter = max_iter
         self.max_reweightings = max_reweightings
         self.tol = tol
         self.solver = solver
+        self.feature_costs = feature_costs
 
     # -- validation ---------------------------------------------------------------------
     def _check_params(self, n_features: int):
-        check_positive(self.C, "C")
-        if self.penalty not in PENALTIES:
-            raise ValueError(f"penalty must be one of {PENALTIES}, got {self.penalty!r}")
-        if isinstance(self.p, bool) or not isinstance(self.p, numbers.Real) or not (0 < self.p < 1):
-            raise ValueError(f"p must be in the open interval (0, 1), got {self.p!r}")
-        check_positive(self.epsilon, "epsilon")
-        check_positive(self.gamma, "gamma")
-        check_positive(self.max_iter, "max_iter", integer=True)
-        check_positive(self.max_reweightings, "max_reweightings", integer=True)
-        check_positive(self.tol, "tol")
-        if self.solver not in SOLVERS:
-            raise ValueError(f"solver must be one of {SOLVERS}, got {self.solver!r}")
+        """The penalty weights (or None); the other parameters are checked by
+        ``_parameter_constraints``."""
         weights = None
         if self.weights is not None:
             if self.penalty != "l1":
@@ -147,27 +165,29 @@ class SparseRankSVM(SparseLinearRankerMixin, SelectorMixin, BaseEstimator):
                 raise ValueError(f"weights has {weights.shape[0]} entries but X has {n_features} features")
             if np.isnan(weights).any() or (weights < 0).any():
                 raise ValueError("weights must be >= 0 (np.inf pins a coefficient at 0)")
+        if self.feature_costs is not None:
+            from .costs import check_costs
+
+            if self.penalty != "l1" or weights is not None:
+                raise ValueError("feature_costs needs penalty='l1' and no weights (they become the L1 weights)")
+            costs = check_costs(self.feature_costs, n_features)
+            if costs.max() == 0:
+                raise ValueError("feature_costs are all 0: nothing would be penalised")
+            if not np.all(costs == costs[0]):  # equal costs: the plain L1
+                weights = costs / costs.mean()
         return weights
 
     def _prepare(self, X, y, qid):
-        X, y, qid = check_ranking_data(X, y, qid)
+        X, y, qid = self._validate_training_data(X, y, qid)
         constant = _constant_columns(X)
-        if constant.all():
-            raise ValueError("X: every feature is constant over the training set; nothing to select")
-        groups = QueryGroups.from_qid(qid)
-        Xg = np.ascontiguousarray(groups.gather(X))
-        yg = np.ascontiguousarray(groups.gather(y))
-        offsets = groups.offsets.astype(np.uintp)
-        starts = groups.offsets[:-1]
-        if not np.any(np.maximum.reduceat(yg, starts) > np.minimum.reduceat(yg, starts)):
-            warnings.warn("the training data has no preference pairs (no query has two "
-                          "different labels): the model is all zeros", UserWarning, stacklevel=3)
-        return X, Xg, yg, offsets, constant
+        self._degenerate = not all(warn_if_degenerate(self, X, y, qid, stacklevel=4))
+        data = GroupedData.from_arrays(X, y, qid)
+        return X, data, constant
 
-    def _solve(self, Xg, yg, offsets, C, weights, w0):
+    def _solve(self, data, C, weights, w0):
         return _core.sparse_ranksvm(
-            Xg, yg, offsets, float(C), self.penalty, float(self.p), float(self.epsilon),
-            float(self.gamma), weights, w0, int(self.max_iter), int(self.max_reweightings),
+            data.X, data.y, data.offsets, float(C), self.penalty, float(self.p), float(self.epsilon),
+            float(self.mcp_gamma), weights, w0, int(self.max_iter), int(self.max_reweightings),
             float(self.tol), self.solver)
 
     # -- fit ----------------------------------------------------------------------------
@@ -176,19 +196,25 @@ class SparseRankSVM(SparseLinearRankerMixin, SelectorMixin, BaseEstimator):
 
         ``coef_init`` (n,) warm-starts the solver.
         """
-        X, Xg, yg, offsets, constant = self._prepare(X, y, qid)
+        X, data, constant = self._prepare(X, y, qid)
         weights = self._check_params(X.shape[1])
         w0 = None if coef_init is None else check_vector(coef_init, "coef_init", n=X.shape[1])
-        coef, n_iter, history, n_rew, converged, obj = self._solve(Xg, yg, offsets, self.C, weights, w0)
-        self._set_fitted(np.asarray(coef), n_iter, np.asarray(history), n_rew, converged, obj, constant)
+        if self._degenerate:
+            # the loss is constant: the minimiser is w = 0 (nothing to solve)
+            n = X.shape[1]
+            self._set_fitted(np.zeros(n), 0, np.zeros(1), 0, True, 0.0, constant, zero_features(X))
+            return self
+        coef, n_iter, history, n_rew, converged, obj = self._solve(data, self.C, weights, w0)
+        self._set_fitted(np.asarray(coef), n_iter, np.asarray(history), n_rew, converged, obj, constant,
+                         zero_features(X))
         return self
 
-    def _set_fitted(self, coef, n_iter, history, n_rew, converged, obj, constant):
+    def _set_fitted(self, coef, n_iter, history, n_rew, converged, obj, constant, zero):
         self.coef_ = coef
         self.support_ = coef != 0
-        self.n_features_in_ = coef.shape[0]
         self.constant_features_ = np.flatnonzero(constant)
-        self.sparsity_ratio_ = float(self.support_.sum() / max(1, (~constant).sum()))
+        # one denominator everywhere: the features not all-zero on the training rows
+        self.sparsity_ratio_ = float(self.support_[~zero].sum() / max(1, (~zero).sum()))
         self.n_iter_ = int(n_iter)
         self.n_reweightings_ = int(n_rew)
         self.objective_history_ = history
@@ -200,20 +226,13 @@ class SparseRankSVM(SparseLinearRankerMixin, SelectorMixin, BaseEstimator):
     def c_min(self, X, y, qid) -> float:
         """Smallest ``C`` at which the l1 / weighted-l1 solution is not all zero:
         ``1 / max_j (|dL/dw_j(0)| / beta_j)`` (KKT at ``w = 0``)."""
-        X, Xg, yg, offsets, constant = self._prepare(X, y, qid)
-        return self._c_min(Xg, yg, offsets, self._check_params(X.shape[1]))
+        X, data, constant = self._prepare(X, y, qid)
+        return self._c_min(data, self._check_params(X.shape[1]))
 
     @staticmethod
-    def _c_min(Xg, yg, offsets, weights) -> float:
-        n = Xg.shape[1]
-        _, grad = _core.squared_hinge_value_grad(Xg, yg, offsets, np.zeros(n))
-        beta = np.ones(n) if weights is None else weights
-        with np.errstate(divide="ignore", invalid="ignore"):
-            ratio = np.where(beta > 0, np.abs(grad) / beta, np.where(np.abs(grad) > 0, np.inf, 0))
-        top = ratio.max()
-        if not top > 0:
-            raise ValueError("y has no preference pair that the features can separate")
-        return float(1.0 / top)
+    def _c_min(data, weights) -> float:
+        # the penalty's alpha_max at the gradient at 0, in the core (sparse_ranksvm::c_min)
+        return float(_core.sparse_c_min(data.X, data.y, data.offsets, weights))
 
     def path(self, X, y, qid=None, Cs=None, n_Cs: int = 10, ratio: float = 1e3) -> SparsePath:
         """Fit the models for increasing ``C`` (decreasing regularisation) with warm starts.
@@ -226,10 +245,10 @@ class SparseRankSVM(SparseLinearRankerMixin, SelectorMixin, BaseEstimator):
             check_positive(ratio, "ratio")
             if ratio < 1:
                 raise ValueError(f"ratio must be >= 1 (Cs go from c_min to ratio * c_min), got {ratio!r}")
-        X, Xg, yg, offsets, constant = self._prepare(X, y, qid)
+        X, data, constant = self._prepare(X, y, qid)
         weights = self._check_params(X.shape[1])
         if Cs is None:
-            c0 = self._c_min(Xg, yg, offsets, weights)  # on the data already grouped here
+            c0 = self._c_min(data, weights)  # on the data already grouped here
             Cs = c0 * np.logspace(0, np.log10(ratio), int(n_Cs))
         Cs = np.sort(check_vector(Cs, "Cs"))
         if (Cs <= 0).any():
@@ -237,7 +256,7 @@ class SparseRankSVM(SparseLinearRankerMixin, SelectorMixin, BaseEstimator):
         coefs, nsel, objs, iters = [], [], [], []
         w = None
         for C in Cs:
-            coef, n_iter, history, n_rew, converged, obj = self._solve(Xg, yg, offsets, C, weights, w)
+            coef, n_iter, history, n_rew, converged, obj = self._solve(data, C, weights, w)
             w = np.asarray(coef)
             coefs.append(w.copy())
             nsel.append(int(np.count_nonzero(w)))

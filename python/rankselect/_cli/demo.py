@@ -2,7 +2,7 @@
 
 Runs greedy RankRLS (exact leave-query-out selection) on the shipped synthetic LETOR
 example, whose features are known to be informative, redundant copies, noise or constant,
-and shows, step by step, which kind of feature was chosen, the LQO error, and the
+and shows, step by step, which kind of feature was chosen, the LQO squared error, and the
 validation NDCG@10 / MAP of the model on the features selected so far. The number of
 features is then chosen by validation MAP and the chosen model is scored on the test split
 (LETOR conventions).
@@ -10,6 +10,8 @@ features is then chosen by validation MAP and the chosen model is scored on the 
 from __future__ import annotations
 
 import argparse
+
+from . import plural
 
 
 def add_parser(sub) -> None:
@@ -48,14 +50,14 @@ def run(args: argparse.Namespace) -> int:
           f"{', '.join(str(j + 1) for j in truth.informative)})")
     model = GreedyRankRLS(n_features_to_select=args.k, alpha=args.alpha).fit(train.X, train.y, qid=train.qid)
 
-    print(f"{'step':>4}  {'feature':>7}  {'kind':<22}  {'LQO error':>10}  {'vali NDCG@10':>12}  {'vali MAP':>8}")
+    print(f"{'step':>4}  {'feature':>7}  {'kind':<22}  {'LQO squared':>11}  {'vali NDCG@10':>12}  {'vali MAP':>8}")
     vali_map = []
     for i, j in enumerate(model.selected_features_):
         s = vali.X @ model.coef_path_[i]
         ndcg = metrics.ndcg(vali.y, s, vali.qid, k=10, convention="letor")
         ap = metrics.mean_average_precision(vali.y, s, vali.qid, convention="letor")
         vali_map.append(ap)
-        print(f"{i + 1:>4}  {j + 1:>7}  {_role(int(j), truth):<22}  {model.lqo_errors_[i]:>10.4f}  "
+        print(f"{i + 1:>4}  {j + 1:>7}  {_role(int(j), truth):<22}  {model.lqo_scores_[i]:>11.4f}  "
               f"{ndcg:>12.4f}  {ap:>8.4f}")
 
     informative = set(truth.informative.tolist())
@@ -64,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     found = informative & set(order)
     print()
     print(f"informative features recovered: {len(found)} of {len(informative)}; "
-          f"the first {first_other} steps chose only informative features"
+          f"the first {plural(first_other, 'step')} chose only informative features"
           + (" (all of them before any redundant copy or noise feature)"
              if found == informative and first_other == len(informative) else ""))
     best = int(np.argmax(vali_map))

@@ -22,6 +22,12 @@ import os
 import sys
 from pathlib import Path
 
+from . import plural
+from .. import plotting
+from ..methods import METHODS
+from ..protocol import run as run_protocol
+from ..protocol.runner import _parse_value
+
 
 def add_parser(sub) -> None:
     p = sub.add_parser(
@@ -32,7 +38,7 @@ def add_parser(sub) -> None:
     )
     p.add_argument("data_dir", metavar="DATA_DIR", help="folder holding Fold1..Fold5/{train,vali,test}.txt")
     p.add_argument("--method", action="append", required=True, metavar="METHOD",
-                   help="method to run (repeatable): rankrls, greedy-rankrls, ranksvm, gas, sparse-ranksvm, fsmrank; "
+                   help=f"method to run (repeatable): {', '.join(METHODS)}; "
                         "options after a colon, e.g. sparse-ranksvm:penalty=log")
     p.add_argument("--grid", action="append", default=[], metavar="METHOD:PARAM=V1,V2",
                    help="override one grid parameter of a method (repeatable)")
@@ -42,15 +48,14 @@ def add_parser(sub) -> None:
     p.add_argument("--folds", metavar="I,J", help="run only these folds (1-based, comma separated)")
     p.add_argument("--out", metavar="DIR", help="write experiment.json, experiment.md (and PNGs with --plots) here")
     p.add_argument("--plots", action="store_true", help="with --out: also write PNG figures (needs matplotlib)")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress (a tqdm bar, or without tqdm one line per fold and method on stderr)")
     p.add_argument("--jobs", type=int, metavar="N", help="bound the number of threads")
     p.set_defaults(handler=run)
 
 
 def parse_grid(items) -> dict:
     """``["m:p=1,2", "m:q=3"]`` -> ``{"m": {"p": [1, 2], "q": [3]}}``."""
-    from ..experiment import _parse_value
-
     grid: dict = {}
     for item in items:
         method, sep, rest = item.rpartition(":")
@@ -66,8 +71,6 @@ def run(args: argparse.Namespace) -> int:
         if args.jobs < 1:
             raise ValueError(f"--jobs must be >= 1, got {args.jobs}")
         os.environ["RAYON_NUM_THREADS"] = str(args.jobs)  # before the first kernel call
-    from .. import experiment
-
     folds = None
     if args.folds:
         try:
@@ -76,11 +79,17 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError(f"--folds must be comma-separated integers, got {args.folds!r}") from None
     if args.plots and not args.out:
         raise ValueError("--plots needs --out DIR")
-    res = experiment.run(
+    if args.plots:
+        # Fail before the computation when the optional extra is missing.
+        try:
+            plotting._require_matplotlib()
+        except ImportError as exc:
+            raise ValueError(f"--plots: {exc}") from None
+    res = run_protocol(
         args.data_dir, args.method, grid=parse_grid(args.grid), metric=args.metric,
         convention=args.convention, jobs=args.jobs, progress=not args.quiet, folds=folds,
     )
-    print(f"# {args.data_dir}: test means over {len(res.folds)} folds (selection by validation {res.metric}, "
+    print(f"# {args.data_dir}: test means over {plural(len(res.folds), 'fold')} (selection by validation {res.metric}, "
           f"{res.convention} conventions)")
     print(res.table())
     if args.out:
@@ -90,8 +99,6 @@ def run(args: argparse.Namespace) -> int:
         (out / "experiment.md").write_text(res.to_markdown())
         written = [out / "experiment.json", out / "experiment.md"]
         if args.plots:
-            from .. import plotting
-
             written += plotting.save_experiment_figures(res, out)
         for p in written:
             print(f"wrote {p}", file=sys.stderr)

@@ -1,36 +1,48 @@
-"""``rankselect select --method METHOD [options] TRAIN [--vali VALI] [--json]``
+"""``rankselect select --method METHOD [-k K] [options] TRAIN [--vali VALI] [--json]``
 
 Every selector prints the same shape: one row per selected feature, in selection order,
 with the feature number as in the file (1-based), the method's per-step score (its name
-given by the method), and, with ``--vali``, validation NDCG@10 and MAP of the model that
-uses the features selected so far (when the method provides a model per prefix), of the
-final model (a method with one model), or, for a filter without a model (GAS), of RankRLS
-(alpha = 1) trained on each prefix. ``--json`` prints the same as a JSON object.
+given by the method), and, with ``--vali``, validation NDCG@10 and MAP (standard
+conventions, named in the header) of the model that uses the features selected so far
+(when the method provides a model per prefix), of the final model (a method with one
+model), or, for a filter without a model (GAS), of RankRLS (alpha = 1) trained on each
+prefix. ``--json`` prints the same as a JSON object.
 
-A method registers itself in ``METHODS``: ``name -> Method(build, score_name, scores)``
-where ``build(args)`` returns an unfitted estimator with ``fit(X, y, qid=...)`` and
-``selected_features_``; ``scores(est)`` returns the per-step score column (or None); and
-``add_arguments(parser)`` adds its own options (defaults shared by name are fine).
+``-k`` applies to every selector: greedy RankRLS and GAS select exactly k features; the
+sparse methods (sparse-ranksvm, fsmrank) walk their regularisation path and keep the
+weakest regularisation on it (largest C / smallest lambda2) whose model has at most k
+features, and say which. A flag of another method is an error. Methods, their flags and
+defaults come from the registry :mod:`rankselect.methods`.
 """
 from __future__ import annotations
 
 import argparse
 import json
 import sys
-from dataclasses import dataclass
-from typing import Callable, Dict, Optional, Sequence
+from typing import Dict, List, Optional, Tuple
+
+import numpy as np
+
+from .. import metrics
+from ..data import load_letor
+from ..methods import METHODS, SELECTORS, Param
+from ..rankrls import RankRLS
+from . import plural
+from .costs import add_cost_arguments, apply_costs, total_cost
+
+#: the convention of the validation scores ``select --vali`` prints
+VALI_CONVENTION = "standard"
+#: ridge parameter of the RankRLS ranker that scores the prefixes of a filter's selection
+PREFIX_RANKER_ALPHA = 1.0
 
 
-
-@dataclass(frozen=True)
-class Method:
-    build: Callable[[argparse.Namespace], object]
-    score_name: Optional[str]
-    scores: Callable[[object], Optional[Sequence[float]]]
-    add_arguments: Callable[[argparse.ArgumentParser], None]
-
-
-METHODS: Dict[str, Method] = {}
+def _selector_flags() -> Dict[str, Tuple[Param, List[str]]]:
+    """flag -> (parameter, the selectors that take it)."""
+    flags: Dict[str, Tuple[Param, List[str]]] = {}
+    for name in SELECTORS:
+        for prm in METHODS[name].params:
+            flags.setdefault(prm.cli_flag, (prm, []))[1].append(name)
+    return flags
 
 
 def add_parser(sub) -> None:
@@ -41,28 +53,79 @@ def add_parser(sub) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("train", metavar="TRAIN", help="LETOR/SVMlight training file (.gz ok)")
-    p.add_argument("--method", required=True, choices=sorted(METHODS), help="selection method")
-    p.add_argument("-k", "--n-features", type=int, default=10, dest="k",
-                   help="number of features to select (default 10)")
-    p.add_argument("--vali", metavar="VALI", help="validation file: report NDCG@10 and MAP per prefix")
+    p.add_argument("--method", required=True, choices=SELECTORS, help="selection method")
+    p.add_argument("-k", "--n-features", type=int, default=None, dest="k",
+                   help="number of features to select (default: the method's, 10; sparse methods: "
+                        "at most k, the weakest regularisation on the path that keeps at most k)")
+    p.add_argument("--vali", metavar="VALI",
+                   help=f"validation file: report NDCG@10 and MAP ({VALI_CONVENTION} conventions) per prefix")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    seen = set()
-    for method in METHODS.values():
-        if method.add_arguments not in seen:
-            seen.add(method.add_arguments)
-            method.add_arguments(p)
+    for flag, (prm, names) in _selector_flags().items():
+        defaults = {n: METHODS[n].defaults()[prm.name] for n in names}
+        shown = ", ".join(f"{n}: {d}" for n, d in defaults.items())
+        p.add_argument(flag, dest=prm.dest, type=prm.type, choices=prm.choices, default=argparse.SUPPRESS,
+                       help=f"{', '.join(names)}: {prm.help} (default {shown})")
+    add_cost_arguments(p)  # --costs, --budget (rankselect.costs)
     p.set_defaults(handler=run)
 
 
-#: ridge parameter of the RankRLS ranker that scores the prefixes of a filter's selection
-PREFIX_RANKER_ALPHA = 1.0
+def _given_params(args: argparse.Namespace, method) -> Dict[str, object]:
+    """The method's parameters the user set; a flag of another method is a ValueError."""
+    own = {prm.cli_flag for prm in method.params}
+    params = {}
+    for flag, (prm, names) in _selector_flags().items():
+        if not hasattr(args, prm.dest):
+            continue
+        if flag not in own:
+            allowed = " ".join(sorted(own | {"-k"}))
+            raise ValueError(f"{flag} does not apply to --method {method.name} (it takes {allowed}); "
+                             f"{flag} is an option of {', '.join(names)}")
+        params[prm.name] = getattr(args, prm.dest)
+    return params
+
+
+def _fit_path(method, params, k, X, y, qid):
+    """Sparse method with ``-k``: the weakest regularisation on its path whose model keeps at
+    most ``k`` features. Returns (estimator, note)."""
+    if method.path_param == "C":
+        est = method.build(**params)
+        path = est.path(X, y, qid, n_Cs=30, ratio=1e4)
+        ok = np.flatnonzero(path.n_selected <= k)
+        if ok.size == 0:
+            raise ValueError(f"no C on the path of {method.name} keeps at most {k} features")
+        i = int(ok[-1])
+        est.set_params(C=float(path.Cs[i])).fit(X, y, qid=qid, coef_init=path.coefs[i])
+        value = float(path.Cs[i])
+    else:  # fsmrank: lambda2 from strong to weak regularisation, then bisection in log scale
+        def fit_at(lam):
+            return method.build(**{**params, method.path_param: float(lam)}).fit(X, y, qid=qid)
+
+        est, value, too_many = None, None, None
+        for lam in np.logspace(1, -6, 15):
+            cand = fit_at(lam)
+            if np.count_nonzero(cand.coef_) > k:
+                too_many = float(lam)
+                break
+            est, value = cand, float(lam)
+        if est is None:
+            raise ValueError(f"no {method.path_param} on the path of {method.name} keeps at most {k} features")
+        for _ in range(6 if too_many is not None else 0):
+            mid = float(np.sqrt(value * too_many))
+            cand = fit_at(mid)
+            if np.count_nonzero(cand.coef_) > k:
+                too_many = mid
+            else:
+                est, value = cand, mid
+    n_sel = len(est.selected_features_)
+    note = (f"-k {k}: {method.path_param}={value:.6g}, the weakest regularisation on the path with at most "
+            f"{k} features ({n_sel} selected)")
+    return est, note
 
 
 def _validation_rows(est, selected, Xv, yv, qv, Xt, yt, qt):
-    from .. import metrics
-
     def scores_of(pred):
-        return (metrics.ndcg(yv, pred, qv, k=10), metrics.mean_average_precision(yv, pred, qv))
+        return (metrics.ndcg(yv, pred, qv, k=10, convention=VALI_CONVENTION),
+                metrics.mean_average_precision(yv, pred, qv, convention=VALI_CONVENTION))
 
     path = getattr(est, "coef_path_", None)
     if path is not None:
@@ -71,8 +134,6 @@ def _validation_rows(est, selected, Xv, yv, qv, Xt, yt, qt):
         final = scores_of(est.predict(Xv))
         return [None] * (len(selected) - 1) + [final]
     # A filter (e.g. GAS) has no model: score every prefix with RankRLS on those features.
-    from ..rankrls import RankRLS
-
     rows = []
     for i in range(len(selected)):
         cols = selected[: i + 1]
@@ -82,14 +143,28 @@ def _validation_rows(est, selected, Xv, yv, qv, Xt, yt, qt):
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..data import load_letor
-
     method = METHODS[args.method]
+    params = _given_params(args, method)
+    if args.k is not None and args.k < 1:
+        raise ValueError(f"-k must be >= 1, got {args.k}")
+    note: Optional[str] = None
     train = load_letor(args.train)
-    est = method.build(args)
-    est.fit(train.X, train.y, qid=train.qid)
+    if method.k == "path" and args.k is not None:
+        if method.path_param in params:
+            flag = next(p.cli_flag for p in method.params if p.name == method.path_param)
+            raise ValueError(f"give -k or {flag} to {method.name}, not both: -k picks {method.path_param} on the path")
+        if getattr(args, "costs", None) is not None or getattr(args, "budget", None) is not None:
+            raise ValueError(f"--costs/--budget with -k on {method.name}: give --C instead of -k")
+        est, note = _fit_path(method, params, args.k, train.X, train.y, train.qid)
+        costs = None
+    else:
+        if method.k != "path" and args.k is not None:
+            params[method.k] = args.k
+        est = method.build(**params)
+        costs = apply_costs(est, args, train.X.shape[1])
+        est.fit(train.X, train.y, qid=train.qid)
     selected = [int(j) for j in est.selected_features_]
-    step_scores = method.scores(est)
+    step_scores = method.step_scores(est)
     vali_rows = None
     if args.vali:
         vali = load_letor(args.vali, n_features=train.X.shape[1])
@@ -98,21 +173,33 @@ def run(args: argparse.Namespace) -> int:
         out = {
             "method": args.method,
             "train": args.train,
+            "params": {k: v for k, v in est.get_params().items() if k in params or k == method.k},
             "selected_features": [j + 1 for j in selected],
-            "score_name": method.score_name,
+            "score_name": method.score_label(est),
             "scores": None if step_scores is None else [float(s) for s in step_scores],
+            "n_features": int(train.X.shape[1]),
+            "coef": None if getattr(est, "coef_", None) is None else [float(w) for w in est.coef_],
         }
+        if costs is not None:
+            out["total_cost"] = total_cost(costs, selected)
+        if note:
+            out["note"] = note
         if vali_rows is not None:
+            out["validation_convention"] = VALI_CONVENTION
             out["validation"] = [None if r is None else {"NDCG@10": r[0], "MAP": r[1]} for r in vali_rows]
         json.dump(out, sys.stdout, indent=2)
         print()
         return 0
     header = ["step", "feature"]
     if step_scores is not None:
-        header.append(method.score_name or "score")
+        header.append(method.score_label(est) or "score")
     if vali_rows is not None:
         header += ["vali NDCG@10", "vali MAP"]
-    print(f"# {args.method} on {args.train}: {len(selected)} features (numbered as in the file)")
+    print(f"# {args.method} on {args.train}: {plural(len(selected), 'feature')} (numbered as in the file)")
+    if note:
+        print(f"# {note}")
+    if vali_rows is not None:
+        print(f"# validation scores: {args.vali}, {VALI_CONVENTION} conventions")
     print("  ".join(f"{h:>12}" for h in header))
     for i, j in enumerate(selected):
         row = [f"{i + 1:>12d}", f"{j + 1:>12d}"]
@@ -122,97 +209,6 @@ def run(args: argparse.Namespace) -> int:
             r = vali_rows[i]
             row += [f"{'':>12}", f"{'':>12}"] if r is None else [f"{r[0]:>12.4f}", f"{r[1]:>12.4f}"]
         print("  ".join(row))
+    if costs is not None:
+        print(f"# total cost {total_cost(costs, selected):.6g}" + ("" if args.budget is None else f" (budget {args.budget:g})"))
     return 0
-
-
-# --- method registrations (one block per method; keep each block self-contained) ---
-
-
-# greedy-rankrls (issue 3): greedy RankRLS with exact leave-query-out selection.
-def _greedy_rankrls_arguments(p: argparse.ArgumentParser) -> None:
-    try:
-        p.add_argument("--alpha", type=float, default=1.0,
-                       help="ridge parameter (the paper's lambda), > 0 (default 1)")
-    except argparse.ArgumentError:  # another method already added --alpha
-        pass
-    try:
-        p.add_argument("--criterion", default="squared",
-                       help="greedy-rankrls: LQO selection criterion (default 'squared')")
-    except argparse.ArgumentError:
-        pass
-
-
-def _greedy_rankrls_build(args: argparse.Namespace):
-    from ..rankrls import GreedyRankRLS
-
-    return GreedyRankRLS(n_features_to_select=args.k, alpha=args.alpha,
-                         criterion=getattr(args, "criterion", "squared"))
-
-
-METHODS["greedy-rankrls"] = Method(
-    build=_greedy_rankrls_build,
-    score_name="LQO error",
-    scores=lambda est: est.lqo_errors_,
-    add_arguments=_greedy_rankrls_arguments,
-)
-
-
-# gas: GAS (Geng et al. 2007). Score column: the penalised weight of each feature when the
-# greedy selected it (importance - 2c * similarity to the features selected before).
-def _gas_arguments(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("gas")
-    g.add_argument("--c", type=float, default=0.1,
-                   help="gas: importance/similarity trade-off c of Fig. 1 (default 0.1)")
-    g.add_argument("--importance", default="map",
-                   help="gas: importance measure: map, ndcg, ndcg@k, p@k (GAS-E) or pairwise (GAS-L); default map")
-    g.add_argument("--similarity", default="geng", choices=["geng", "tau_b"],
-                   help="gas: Kendall similarity variant (default geng)")
-
-
-def _gas_build(args: argparse.Namespace):
-    from ..gas import GAS
-
-    return GAS(n_features_to_select=args.k, c=args.c, importance=args.importance, similarity=args.similarity)
-
-
-METHODS["gas"] = Method(
-    build=_gas_build,
-    score_name="gas weight",
-    scores=lambda est: est.selection_weights_,
-    add_arguments=_gas_arguments,
-)
-
-
-# --- sparse-ranksvm and fsmrank (issue 6) ---
-def _sparse_add_arguments(p: argparse.ArgumentParser) -> None:
-    def add(flag, **kw):
-        if flag not in p._option_string_actions:  # another method may share the option
-            p.add_argument(flag, **kw)
-
-    add("--penalty", choices=["l1", "log", "mcp", "lp"], default="l1",
-        help="sparse-ranksvm: penalty (default l1)")
-    add("--C", type=float, default=1.0, dest="C", help="sparse-ranksvm: loss weight C (default 1)")
-    add("--solver", choices=["prox-newton", "fista"], default="prox-newton",
-        help="sparse-ranksvm: solver of each L1 problem (default prox-newton; fista = Laporte et al. Alg. 1)")
-    add("--lambda1", type=float, default=0.1, help="fsmrank: similarity weight (default 0.1)")
-    add("--lambda2", type=float, default=0.01, help="fsmrank: importance-weighted L1 weight (default 0.01)")
-
-
-def _abs_coef_scores(est):
-    return [abs(float(est.coef_[j])) for j in est.selected_features_]
-
-
-def _build_sparse(args):
-    from ..sparse import SparseRankSVM
-
-    return SparseRankSVM(C=args.C, penalty=args.penalty, solver=args.solver)
-
-
-def _build_fsmrank(args):
-    from ..fsmrank import FSMRank
-
-    return FSMRank(lambda1=args.lambda1, lambda2=args.lambda2)
-
-
-METHODS["sparse-ranksvm"] = Method(_build_sparse, "|coef|", _abs_coef_scores, _sparse_add_arguments)
-METHODS["fsmrank"] = Method(_build_fsmrank, "|coef|", _abs_coef_scores, _sparse_add_arguments)

@@ -48,10 +48,15 @@ def run(args: argparse.Namespace) -> int:
     np.save(args.out, sim)
     print(f"saved {sim.shape[0]} x {sim.shape[1]} {args.variant} similarity to {args.out}")
     if args.plot:
-        from ..plotting import plot_similarity
+        from ..plotting import SIMILARITY_LABELS, plot_similarity
 
-        title = f"Kendall similarity ({args.variant}{', absolute' if args.absolute else ''})"
-        ax = plot_similarity(sim, title=title)
+        X = data.X
+        constant = np.flatnonzero(np.all(X == X[:1], axis=0))
+        from pathlib import Path
+
+        title = f"{Path(args.train).name}: Kendall similarity ({args.variant}{', absolute' if args.absolute else ''})"
+        label = SIMILARITY_LABELS[args.variant] + (" (feature or its negation)" if args.absolute else "")
+        ax = plot_similarity(sim, title=title, colorbar_label=label, hide=constant)
         ax.figure.savefig(args.plot, dpi=150, bbox_inches="tight")
         print(f"saved heat map to {args.plot}")
     return 0

@@ -337,7 +337,7 @@ pub struct PairwiseHinge<'a> {
 
 impl<'a> PairwiseHinge<'a> {
     /// `x` is `m × n` with rows grouped by query (`offsets`), `y` the labels.
-    pub fn new(x: ArrayView2<'a, f64>, y: &'a [f64], offsets: &'a [usize]) -> Result<Self> {
+    pub fn new(x: ArrayView2<'a, f64>, y: &'a [f64], offsets: &'a crate::groups::QueryOffsets) -> Result<Self> {
         let loss = SquaredHinge::new(x, y, offsets)?;
         let lipschitz = 2.0 * pair_sq_norm_sum(x, y, offsets);
         Ok(Self { loss, lipschitz })

@@ -22,6 +22,7 @@ use ndarray::{Array2, ArrayView2};
 
 use crate::datafit::{Doubled, PairwiseHinge, Quadratic, Scaled, Sum};
 use crate::error::Result;
+use crate::groups::QueryOffsets;
 use crate::fista::{fista, FistaOptions, FistaResult};
 use crate::interrupt::Interrupt;
 use crate::invalid;
@@ -61,7 +62,7 @@ pub fn doubled_weights(importance: &[f64], lambda2: f64) -> Vec<f64> {
 pub fn fsmrank(
     x: ArrayView2<f64>,
     y: &[f64],
-    offsets: &[usize],
+    offsets: &QueryOffsets,
     similarity: ArrayView2<f64>,
     importance: &[f64],
     lambda1: f64,

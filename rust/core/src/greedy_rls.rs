@@ -45,7 +45,7 @@ use rayon::prelude::*;
 
 use crate::error::Result;
 use crate::metrics::{query_metric_with, MetricSpec, Scratch};
-use crate::groups::{center_vec, check_offsets};
+use crate::groups::{center_vec, QueryOffsets};
 use crate::interrupt::Interrupt;
 use crate::invalid;
 
@@ -294,7 +294,7 @@ fn better(new: f64, best: f64, higher: bool) -> bool {
 pub fn greedy_rankrls(
     x: ArrayView2<f64>,
     y: &[f64],
-    offsets: &[usize],
+    offsets: &QueryOffsets,
     opts: &GreedyOptions,
     criterion: &dyn Criterion,
     interrupt: &dyn Interrupt,
@@ -304,7 +304,7 @@ pub fn greedy_rankrls(
     if y.len() != m {
         return invalid!("y has {} entries but X has {m} rows", y.len());
     }
-    check_offsets(offsets, m)?;
+    offsets.check_rows(m, "X")?;
     if offsets.len() < 3 {
         return invalid!("leave-query-out needs at least two queries (qid), got {}", offsets.len() - 1);
     }
@@ -427,7 +427,7 @@ mod tests {
 
     fn run(x: &Array2<f64>, y: &[f64], off: &[usize], k: usize, alpha: f64) -> GreedyPath {
         let opts = GreedyOptions { k, alpha, tol: None };
-        greedy_rankrls(x.view(), y, off, &opts, &Squared, &NoInterrupt, &mut |_, _, _| Ok(())).unwrap()
+        greedy_rankrls(x.view(), y, &crate::groups::QueryOffsets::new((off).to_vec()).unwrap(), &opts, &Squared, &NoInterrupt, &mut |_, _, _| Ok(())).unwrap()
     }
 
     /// Brute-force greedy: for every candidate set, delete each query, re-centre, solve.
@@ -463,7 +463,7 @@ mod tests {
                 assert!((a - b).abs() <= 1e-9 * b.abs(), "{a} vs {b}");
             }
             // Final model equals the direct solve on the selected features.
-            let w = crate::rankrls::fit(x.view(), &y, &off, 0.5).unwrap();
+            let w = crate::rankrls::fit(x.view(), &y, &crate::groups::QueryOffsets::new((&off).to_vec()).unwrap(), 0.5).unwrap();
             let last = path.coef_path.row(5);
             for j in 0..6 {
                 assert!((last[j] - w[j]).abs() <= 1e-9 * (1.0 + w[j].abs()));
@@ -491,7 +491,7 @@ mod tests {
         let (x, y, off) = problem(21, &[5, 4, 7, 3, 6, 6], 5);
         let spec = MetricSpec::new(Measure::Ndcg(Some(3)));
         let opts = GreedyOptions { k: 3, alpha: 0.5, tol: None };
-        let path = greedy_rankrls(x.view(), &y, &off, &opts, &MetricCriterion(spec), &NoInterrupt, &mut |_, _, _| Ok(()))
+        let path = greedy_rankrls(x.view(), &y, &crate::groups::QueryOffsets::new((&off).to_vec()).unwrap(), &opts, &MetricCriterion(spec), &NoInterrupt, &mut |_, _, _| Ok(()))
             .unwrap();
         let mut sel: Vec<usize> = Vec::new();
         for step in 0..3 {
@@ -519,7 +519,7 @@ mod tests {
         let mut noop = |_: usize, _: usize, _: f64| Ok(());
         for (k, alpha) in [(0, 1.0), (4, 1.0), (2, 0.0), (2, -1.0)] {
             let opts = GreedyOptions { k, alpha, tol: None };
-            assert!(greedy_rankrls(x.view(), &y, &off, &opts, &Squared, &NoInterrupt, &mut noop).is_err());
+            assert!(greedy_rankrls(x.view(), &y, &crate::groups::QueryOffsets::new((&off).to_vec()).unwrap(), &opts, &Squared, &NoInterrupt, &mut noop).is_err());
         }
     }
 }

@@ -19,7 +19,7 @@ pub struct QueryGroups {
     /// `perm[offsets[q]..offsets[q + 1]]`, in input order.
     pub perm: Vec<usize>,
     /// Query boundaries in grouped order, length `n_queries + 1`, `offsets[0] = 0`.
-    pub offsets: Vec<usize>,
+    pub offsets: QueryOffsets,
     /// qid of each query, in order of first appearance.
     pub ids: Vec<i64>,
     /// `perm` is the identity: the input is already grouped.
@@ -54,7 +54,7 @@ impl QueryGroups {
             next[g] += 1;
         }
         let identity = perm.iter().enumerate().all(|(i, &r)| i == r);
-        QueryGroups { perm, offsets, ids, identity }
+        QueryGroups { perm, offsets: QueryOffsets(offsets), ids, identity }
     }
 
     pub fn n_queries(&self) -> usize {
@@ -95,18 +95,80 @@ impl QueryGroups {
     }
 }
 
+/// Query boundaries of rows grouped contiguously by query, validated once.
+///
+/// `offsets[q]..offsets[q + 1]` are the (grouped) rows of query `q`; `offsets[0] = 0`,
+/// non-decreasing, `offsets[n_queries] = n_rows`. The constructor is the only place that
+/// checks this; every kernel borrows a `&QueryOffsets` and only compares its own row count
+/// with [`QueryOffsets::n_rows`] ([`QueryOffsets::check_rows`]). Dereferences to `[usize]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct QueryOffsets(Vec<usize>);
+
+impl QueryOffsets {
+    /// Validates `offsets` (starts at 0, non-decreasing); the last entry is the number of rows.
+    pub fn new(offsets: Vec<usize>) -> Result<Self> {
+        if offsets.first() != Some(&0) {
+            return invalid!("query offsets must start at 0");
+        }
+        if let Some(q) = offsets.windows(2).position(|w| w[1] < w[0]) {
+            return invalid!("query offsets must be non-decreasing (entry {} < entry {q})", q + 1);
+        }
+        Ok(QueryOffsets(offsets))
+    }
+
+    /// [`QueryOffsets::new`] plus the check that the offsets cover exactly `m` rows.
+    pub fn with_rows(offsets: Vec<usize>, m: usize) -> Result<Self> {
+        let o = Self::new(offsets)?;
+        o.check_rows(m, "the data")?;
+        Ok(o)
+    }
+
+    /// One query per entry of `sizes`.
+    pub fn from_sizes(sizes: &[usize]) -> Self {
+        let mut o = Vec::with_capacity(sizes.len() + 1);
+        o.push(0usize);
+        for &s in sizes {
+            o.push(o[o.len() - 1] + s);
+        }
+        QueryOffsets(o)
+    }
+
+    /// Number of grouped rows, `offsets[n_queries]`.
+    pub fn n_rows(&self) -> usize {
+        self.0[self.0.len() - 1]
+    }
+
+    pub fn n_queries(&self) -> usize {
+        self.0.len() - 1
+    }
+
+    /// Fails unless an array with `len` rows (named `what`) matches these offsets.
+    pub fn check_rows(&self, len: usize, what: &str) -> Result<()> {
+        if len != self.n_rows() {
+            return invalid!("query offsets end at {} but {what} has {len} rows", self.n_rows());
+        }
+        Ok(())
+    }
+
+    pub fn as_slice(&self) -> &[usize] {
+        &self.0
+    }
+
+    pub fn into_vec(self) -> Vec<usize> {
+        self.0
+    }
+}
+
+impl std::ops::Deref for QueryOffsets {
+    type Target = [usize];
+    fn deref(&self) -> &[usize] {
+        &self.0
+    }
+}
+
 /// Checks that `offsets` describes contiguous queries covering `m` rows.
 pub fn check_offsets(offsets: &[usize], m: usize) -> Result<()> {
-    if offsets.first() != Some(&0) {
-        return invalid!("query offsets must start at 0");
-    }
-    if offsets.last() != Some(&m) {
-        return invalid!("query offsets must end at the number of rows ({m})");
-    }
-    if offsets.windows(2).any(|w| w[1] < w[0]) {
-        return invalid!("query offsets must be non-decreasing");
-    }
-    Ok(())
+    QueryOffsets::with_rows(offsets.to_vec(), m).map(|_| ())
 }
 
 /// Per-query centring of a vector: `v_i <- v_i - mean_{j in q(i)} v_j`.
@@ -142,7 +204,7 @@ mod tests {
     fn groups_are_stable_and_not_split() {
         let g = QueryGroups::from_qid(&[7, 3, 7, 3, 9, 7]);
         assert_eq!(g.ids, vec![7, 3, 9]);
-        assert_eq!(g.offsets, vec![0, 3, 5, 6]);
+        assert_eq!(g.offsets.as_slice(), &[0, 3, 5, 6]);
         assert_eq!(g.perm, vec![0, 2, 5, 1, 3, 4]);
         assert!(!g.identity);
         let v = [0, 1, 2, 3, 4, 5];
@@ -156,6 +218,10 @@ mod tests {
         assert_eq!(g.rows(1), &[2, 3, 4]);
         check_offsets(&g.offsets, 6).unwrap();
         assert!(check_offsets(&[0, 2, 1, 6], 6).is_err());
+        assert!(QueryOffsets::new(vec![1, 2]).is_err());
+        let o = QueryOffsets::from_sizes(&[2, 0, 3]);
+        assert_eq!(o.as_slice(), &[0, 2, 2, 5]);
+        assert!(o.check_rows(5, "X").is_ok() && o.check_rows(4, "X").is_err());
     }
 
     #[test]

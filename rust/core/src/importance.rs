@@ -20,6 +20,7 @@
 use ndarray::{Array2, ArrayView1, ArrayView2};
 
 use crate::error::Result;
+use crate::groups::QueryOffsets;
 use crate::interrupt::Interrupt;
 use crate::invalid;
 use crate::kendall::{check_grouped, for_each_query_counts, DEFAULT_SHORT_MAX};
@@ -42,7 +43,7 @@ pub struct PairwiseAccuracy {
 pub fn pairwise_accuracy<I: Interrupt + ?Sized>(
     x: ArrayView2<f64>,
     y: ArrayView1<f64>,
-    offsets: &[usize],
+    offsets: &QueryOffsets,
     short_max: Option<usize>,
     interrupt: &I,
 ) -> Result<PairwiseAccuracy> {
@@ -99,7 +100,7 @@ pub fn pairwise_accuracy<I: Interrupt + ?Sized>(
 pub fn metric_importance<I: Interrupt + ?Sized>(
     x: ArrayView2<f64>,
     y: ArrayView1<f64>,
-    offsets: &[usize],
+    offsets: &QueryOffsets,
     spec: &MetricSpec,
     interrupt: &I,
 ) -> Result<(Vec<f64>, Vec<f64>)> {
@@ -155,7 +156,7 @@ mod tests {
         let y: Array1<f64> = array![0.0, 1.0, 2.0, 1.0, 1.0, 0.0, 2.0];
         let offsets = [0, 3, 4, 7];
         for short_max in [Some(0), None] {
-            let r = pairwise_accuracy(x.view(), y.view(), &offsets, short_max, &NoInterrupt).unwrap();
+            let r = pairwise_accuracy(x.view(), y.view(), &crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap(), short_max, &NoInterrupt).unwrap();
             for f in 0..2 {
                 let col: Vec<f64> = x.column(f).to_vec();
                 let neg: Vec<f64> = col.iter().map(|v| -v).collect();
@@ -170,6 +171,6 @@ mod tests {
     fn no_preference_pairs_is_an_error() {
         let x = array![[1.0], [2.0]];
         let y = array![1.0, 1.0];
-        assert!(pairwise_accuracy(x.view(), y.view(), &[0, 2], None, &NoInterrupt).is_err());
+        assert!(pairwise_accuracy(x.view(), y.view(), &crate::groups::QueryOffsets::new((&[0, 2]).to_vec()).unwrap(), None, &NoInterrupt).is_err());
     }
 }

@@ -36,7 +36,7 @@ use ndarray::{Array2, ArrayView2};
 use rayon::prelude::*;
 
 use crate::error::Result;
-use crate::groups::check_offsets;
+use crate::groups::QueryOffsets;
 use crate::interrupt::Interrupt;
 use crate::invalid;
 
@@ -494,8 +494,8 @@ pub fn scheme_for(n: usize, n_features: usize, short_max: usize) -> Scheme {
 }
 
 /// Checks the grouped matrix and offsets shared by the kernels.
-pub(crate) fn check_grouped(x: ArrayView2<f64>, offsets: &[usize], name: &str) -> Result<()> {
-    check_offsets(offsets, x.nrows())?;
+pub(crate) fn check_grouped(x: ArrayView2<f64>, offsets: &QueryOffsets, name: &str) -> Result<()> {
+    offsets.check_rows(x.nrows(), name)?;
     if x.ncols() == 0 {
         return invalid!("{name} has no features (columns)");
     }
@@ -523,7 +523,7 @@ fn query_columns(x: ArrayView2<f64>, r: std::ops::Range<usize>) -> Vec<f64> {
 /// `x` is grouped (`m x n`, rows of query `q` are `offsets[q]..offsets[q + 1]`).
 pub fn for_each_query_counts<I, F>(
     x: ArrayView2<f64>,
-    offsets: &[usize],
+    offsets: &QueryOffsets,
     pairs: &[(u32, u32)],
     short_max: usize,
     interrupt: &I,
@@ -610,7 +610,7 @@ where
 /// at least 2 documents (see the module docs).
 pub fn kendall_similarity<I: Interrupt + ?Sized>(
     x: ArrayView2<f64>,
-    offsets: &[usize],
+    offsets: &QueryOffsets,
     opts: &KendallOptions,
     interrupt: &I,
 ) -> Result<Array2<f64>> {
@@ -735,17 +735,17 @@ mod tests {
         let x = Array2::from_shape_vec((4, 2), vec![1.0, 4.0, 2.0, 3.0, 3.0, 2.0, 4.0, 1.0]).unwrap();
         for short_max in [0, 100] {
             let opts = KendallOptions { variant: Variant::TauB, absolute: false, short_max };
-            let s = kendall_similarity(x.view(), &[0, 4], &opts, &NoInterrupt).unwrap();
+            let s = kendall_similarity(x.view(), &crate::groups::QueryOffsets::new((&[0, 4]).to_vec()).unwrap(), &opts, &NoInterrupt).unwrap();
             assert_eq!(s[[0, 0]], 1.0);
             assert_eq!(s[[0, 1]], -1.0);
             let opts = KendallOptions { absolute: true, ..opts };
-            let s = kendall_similarity(x.view(), &[0, 4], &opts, &NoInterrupt).unwrap();
+            let s = kendall_similarity(x.view(), &crate::groups::QueryOffsets::new((&[0, 4]).to_vec()).unwrap(), &opts, &NoInterrupt).unwrap();
             assert_eq!(s[[0, 1]], 1.0);
             let opts = KendallOptions { variant: Variant::Geng, absolute: false, short_max };
-            let s = kendall_similarity(x.view(), &[0, 4], &opts, &NoInterrupt).unwrap();
+            let s = kendall_similarity(x.view(), &crate::groups::QueryOffsets::new((&[0, 4]).to_vec()).unwrap(), &opts, &NoInterrupt).unwrap();
             assert_eq!(s[[0, 1]], 0.0);
             let opts = KendallOptions { absolute: true, ..opts };
-            let s = kendall_similarity(x.view(), &[0, 4], &opts, &NoInterrupt).unwrap();
+            let s = kendall_similarity(x.view(), &crate::groups::QueryOffsets::new((&[0, 4]).to_vec()).unwrap(), &opts, &NoInterrupt).unwrap();
             assert_eq!(s[[0, 1]], 1.0);
         }
     }
@@ -759,7 +759,7 @@ mod tests {
         let run = |threads: usize, short_max: usize| {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
             let opts = KendallOptions { variant: Variant::TauB, absolute: false, short_max };
-            pool.install(|| kendall_similarity(x.view(), &offsets, &opts, &NoInterrupt).unwrap())
+            pool.install(|| kendall_similarity(x.view(), &crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap(), &opts, &NoInterrupt).unwrap())
         };
         let base = run(1, 0);
         assert_eq!(base, run(2, 0));
@@ -770,15 +770,15 @@ mod tests {
     #[test]
     fn errors_are_reported() {
         let x = Array2::from_shape_vec((3, 1), vec![1.0, f64::NAN, 2.0]).unwrap();
-        assert!(kendall_similarity(x.view(), &[0, 3], &KendallOptions::default(), &NoInterrupt).is_err());
+        assert!(kendall_similarity(x.view(), &crate::groups::QueryOffsets::new((&[0, 3]).to_vec()).unwrap(), &KendallOptions::default(), &NoInterrupt).is_err());
         let x = Array2::from_shape_vec((2, 1), vec![1.0, 2.0]).unwrap();
-        let e = kendall_similarity(x.view(), &[0, 1, 2], &KendallOptions::default(), &NoInterrupt);
+        let e = kendall_similarity(x.view(), &crate::groups::QueryOffsets::new((&[0, 1, 2]).to_vec()).unwrap(), &KendallOptions::default(), &NoInterrupt);
         assert!(e.is_err());
-        let e = kendall_similarity(x.view(), &[0, 3], &KendallOptions::default(), &NoInterrupt);
+        let e = kendall_similarity(x.view(), &crate::groups::QueryOffsets::new((&[0, 3]).to_vec()).unwrap(), &KendallOptions::default(), &NoInterrupt);
         assert!(e.is_err());
         let stop = || true;
         let x = Array2::from_shape_vec((2, 1), vec![1.0, 2.0]).unwrap();
-        let e = kendall_similarity(x.view(), &[0, 2], &KendallOptions::default(), &stop);
+        let e = kendall_similarity(x.view(), &crate::groups::QueryOffsets::new((&[0, 2]).to_vec()).unwrap(), &KendallOptions::default(), &stop);
         assert!(matches!(e, Err(crate::Error::Interrupted)));
     }
 }

@@ -7,6 +7,7 @@
 
 pub mod error;
 pub mod greedy_rls;
+pub mod cost_greedy;
 pub mod groups;
 pub mod importance;
 pub mod interrupt;
@@ -20,7 +21,7 @@ pub mod squared_hinge;
 pub mod kernel_approx;
 
 pub use error::{check_memory, Error, Result};
-pub use groups::QueryGroups;
+pub use groups::{QueryGroups, QueryOffsets};
 pub use interrupt::{Interrupt, NoInterrupt};
 pub mod datafit;
 pub mod penalty;
@@ -28,3 +29,5 @@ pub mod fista;
 pub mod prox_newton;
 pub mod reweighted;
 pub mod fsmrank;
+pub mod solver;
+pub mod sparse_ranksvm;

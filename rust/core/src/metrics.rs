@@ -51,7 +51,7 @@ use std::str::FromStr;
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
-use crate::groups::check_offsets;
+use crate::groups::QueryOffsets;
 use crate::invalid;
 
 /// Discount and relevance conventions; see the module documentation.
@@ -435,11 +435,11 @@ pub fn query_metric_graded(
 
 /// Checks lengths, offsets, labels (finite, >= 0) and scores (no NaN); returns ERR's
 /// maximum grade (`max_grade`, or the largest label).
-fn check_inputs(labels: &[f64], scores: &[f64], offsets: &[usize], max_grade: Option<f64>) -> Result<f64> {
+fn check_inputs(labels: &[f64], scores: &[f64], offsets: &QueryOffsets, max_grade: Option<f64>) -> Result<f64> {
     if labels.len() != scores.len() {
         return invalid!("labels have {} entries but scores have {}", labels.len(), scores.len());
     }
-    check_offsets(offsets, labels.len())?;
+    offsets.check_rows(labels.len(), "labels")?;
     if let Some(i) = labels.iter().position(|r| !r.is_finite() || *r < 0.0) {
         return invalid!("labels must be finite and >= 0; row {i} has {}", labels[i]);
     }
@@ -458,7 +458,7 @@ fn check_inputs(labels: &[f64], scores: &[f64], offsets: &[usize], max_grade: Op
 
 /// Per-query values for rows grouped contiguously by `offsets` (length `n_queries + 1`),
 /// parallel over queries, deterministic.
-pub fn per_query(spec: &MetricSpec, labels: &[f64], scores: &[f64], offsets: &[usize]) -> Result<Vec<f64>> {
+pub fn per_query(spec: &MetricSpec, labels: &[f64], scores: &[f64], offsets: &QueryOffsets) -> Result<Vec<f64>> {
     per_query_graded(spec, labels, scores, offsets, None)
 }
 
@@ -467,7 +467,7 @@ pub fn per_query_graded(
     spec: &MetricSpec,
     labels: &[f64],
     scores: &[f64],
-    offsets: &[usize],
+    offsets: &QueryOffsets,
     max_grade: Option<f64>,
 ) -> Result<Vec<f64>> {
     spec.validate()?;
@@ -509,7 +509,7 @@ pub fn per_query_many(
     specs: &[MetricSpec],
     labels: &[f64],
     scores: &[f64],
-    offsets: &[usize],
+    offsets: &QueryOffsets,
     max_grade: Option<f64>,
 ) -> Result<Vec<Vec<f64>>> {
     for s in specs {
@@ -542,7 +542,7 @@ pub fn per_query_many(
 
 /// Mean over queries: the sequential sum of [`per_query`] in query order, divided by the
 /// number of queries.
-pub fn mean(spec: &MetricSpec, labels: &[f64], scores: &[f64], offsets: &[usize]) -> Result<f64> {
+pub fn mean(spec: &MetricSpec, labels: &[f64], scores: &[f64], offsets: &QueryOffsets) -> Result<f64> {
     mean_graded(spec, labels, scores, offsets, None)
 }
 
@@ -551,7 +551,7 @@ pub fn mean_graded(
     spec: &MetricSpec,
     labels: &[f64],
     scores: &[f64],
-    offsets: &[usize],
+    offsets: &QueryOffsets,
     max_grade: Option<f64>,
 ) -> Result<f64> {
     if offsets.len() < 2 {
@@ -569,14 +569,15 @@ mod tests {
     fn labels_overflowing_the_gain_are_refused() {
         let y = [1024.0, 0.0, 3.0];
         let s = [0.3, 0.2, 0.1];
+        let qo = |o: &[usize]| crate::groups::QueryOffsets::new(o.to_vec()).unwrap();
         for m in [Measure::Ndcg(Some(10)), Measure::MeanNdcg, Measure::Err(None)] {
-            let e = per_query(&MetricSpec::new(m), &y, &s, &[0, 3]).unwrap_err().to_string();
+            let e = per_query(&MetricSpec::new(m), &y, &s, &qo(&[0, 3])).unwrap_err().to_string();
             assert!(e.contains("label 1024") && e.contains("overflows"), "{e}");
         }
         // 1023 still works, and measures without the gain accept any label.
-        let v = per_query(&MetricSpec::new(Measure::Ndcg(None)), &[1023.0, 0.0], &[0.0, 1.0], &[0, 2]).unwrap();
+        let v = per_query(&MetricSpec::new(Measure::Ndcg(None)), &[1023.0, 0.0], &[0.0, 1.0], &qo(&[0, 2])).unwrap();
         assert!(v[0].is_finite());
-        assert!(per_query(&MetricSpec::new(Measure::AveragePrecision), &y, &s, &[0, 3]).is_ok());
+        assert!(per_query(&MetricSpec::new(Measure::AveragePrecision), &y, &s, &qo(&[0, 3])).is_ok());
     }
 
     fn close(a: f64, b: f64) -> bool {
@@ -660,9 +661,9 @@ mod tests {
         let scores = [0.3, 0.2, 0.9, 0.1, 0.5];
         let offsets = [0, 2, 5];
         let spec = MetricSpec::new(Measure::AveragePrecision);
-        let v = per_query(&spec, &labels, &scores, &offsets).unwrap();
+        let v = per_query(&spec, &labels, &scores, &crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap()).unwrap();
         assert_eq!(v, vec![1.0, 1.0 / 3.0]);
-        assert!(close(mean(&spec, &labels, &scores, &offsets).unwrap(), 2.0 / 3.0));
+        assert!(close(mean(&spec, &labels, &scores, &crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap()).unwrap(), 2.0 / 3.0));
         let many = per_query_many(
             &[
                 spec,
@@ -671,24 +672,24 @@ mod tests {
             ],
             &labels,
             &scores,
-            &offsets,
+            &crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap(),
             None,
         )
         .unwrap();
         assert_eq!(many[0], v);
         assert_eq!(many[1], vec![1.0, 0.0]);
         assert_eq!(many[2], v);
-        assert!(per_query(&spec, &labels, &scores[..4], &offsets).is_err());
-        assert!(per_query(&spec, &labels, &scores, &[0, 2, 4]).is_err());
-        assert!(per_query(&spec, &[-1.0, 0.0, 0.0, 0.0, 0.0], &scores, &offsets).is_err());
-        assert!(per_query(&MetricSpec::new(Measure::Precision(0)), &labels, &scores, &offsets).is_err());
-        assert!(per_query(&spec, &labels, &[f64::NAN, 0.0, 0.0, 0.0, 0.0], &offsets).is_err());
-        assert!(mean(&spec, &[], &[], &[0]).is_err());
+        assert!(per_query(&spec, &labels, &scores[..4], &crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap()).is_err());
+        assert!(per_query(&spec, &labels, &scores, &crate::groups::QueryOffsets::new((&[0, 2, 4]).to_vec()).unwrap()).is_err());
+        assert!(per_query(&spec, &[-1.0, 0.0, 0.0, 0.0, 0.0], &scores, &crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap()).is_err());
+        assert!(per_query(&MetricSpec::new(Measure::Precision(0)), &labels, &scores, &crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap()).is_err());
+        assert!(per_query(&spec, &labels, &[f64::NAN, 0.0, 0.0, 0.0, 0.0], &crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap()).is_err());
+        assert!(mean(&spec, &[], &[], &crate::groups::QueryOffsets::new((&[0]).to_vec()).unwrap()).is_err());
         assert!(per_query_graded(
             &MetricSpec::new(Measure::Err(None)),
             &labels,
             &scores,
-            &offsets,
+            &crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap(),
             Some(1.0)
         )
         .is_err());
@@ -717,7 +718,7 @@ mod tests {
             MetricSpec::new(Measure::MeanNdcg).with_ties(Ties::Pessimistic),
             MetricSpec::new(Measure::Err(None)),
         ] {
-            let par = per_query(&spec, &labels, &scores, &offsets).unwrap();
+            let par = per_query(&spec, &labels, &scores, &crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap()).unwrap();
             let seq: Vec<f64> = offsets
                 .windows(2)
                 .map(|w| {
@@ -740,7 +741,7 @@ mod tests {
         let spec = MetricSpec::new(Measure::Err(None));
         let v = query_metric(&spec, &[2.0, 1.0], &[1.0, 0.0]);
         assert!(close(v, 0.75 + 0.25 * 0.25 / 2.0));
-        let v = per_query_graded(&spec, &[2.0, 1.0], &[1.0, 0.0], &[0, 2], Some(4.0)).unwrap()[0];
+        let v = per_query_graded(&spec, &[2.0, 1.0], &[1.0, 0.0], &crate::groups::QueryOffsets::new((&[0, 2]).to_vec()).unwrap(), Some(4.0)).unwrap()[0];
         assert!(close(v, 3.0 / 16.0 + (13.0 / 16.0) * (1.0 / 16.0) / 2.0));
     }
 }

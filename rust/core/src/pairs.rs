@@ -11,7 +11,7 @@
 use rayon::prelude::*;
 
 use crate::error::{check_memory, Error, Result};
-use crate::groups::check_offsets;
+use crate::groups::QueryOffsets;
 use crate::invalid;
 
 /// The preference pairs `(i[k], j[k])`, `y[i[k]] > y[j[k]]`, with per-query ranges:
@@ -36,8 +36,8 @@ impl Pairs {
     }
 }
 
-pub(crate) fn check_labels(y: &[f64], offsets: &[usize]) -> Result<()> {
-    check_offsets(offsets, y.len())?;
+pub(crate) fn check_labels(y: &[f64], offsets: &QueryOffsets) -> Result<()> {
+    offsets.check_rows(y.len(), "y")?;
     if let Some(r) = y.iter().position(|v| !v.is_finite()) {
         return invalid!("y contains NaN or infinity (grouped row {r}: {})", y[r]);
     }
@@ -63,13 +63,13 @@ fn query_count(y: &[f64]) -> usize {
 }
 
 /// Number of preference pairs of each query, in parallel over queries.
-pub fn query_pair_counts(y: &[f64], offsets: &[usize]) -> Result<Vec<usize>> {
+pub fn query_pair_counts(y: &[f64], offsets: &QueryOffsets) -> Result<Vec<usize>> {
     check_labels(y, offsets)?;
     Ok(offsets.par_windows(2).map(|w| query_count(&y[w[0]..w[1]])).collect())
 }
 
 /// Total number of preference pairs `|P|`.
-pub fn count_pairs(y: &[f64], offsets: &[usize]) -> Result<usize> {
+pub fn count_pairs(y: &[f64], offsets: &QueryOffsets) -> Result<usize> {
     query_pair_counts(y, offsets)?
         .iter()
         .try_fold(0usize, |a, &c| a.checked_add(c))
@@ -81,7 +81,7 @@ pub fn count_pairs(y: &[f64], offsets: &[usize]) -> Result<usize> {
 /// `max_pairs`: when the total exceeds it, fails before allocating anything, naming the
 /// query (its index in `offsets`) with the most pairs. `memory_limit` (bytes, the library's
 /// memory rule): the two index arrays (16 bytes a pair) must fit, else `Error::Memory`.
-pub fn preference_pairs(y: &[f64], offsets: &[usize], max_pairs: Option<usize>, memory_limit: u64) -> Result<Pairs> {
+pub fn preference_pairs(y: &[f64], offsets: &QueryOffsets, max_pairs: Option<usize>, memory_limit: u64) -> Result<Pairs> {
     let counts = query_pair_counts(y, offsets)?;
     let mut pair_offsets = Vec::with_capacity(counts.len() + 1);
     pair_offsets.push(0usize);
@@ -165,34 +165,37 @@ mod tests {
     fn pairs_match_brute_force() {
         let y = [2.0, 0.0, 1.0, 1.0, 0.0, 5.0, 3.0, 3.0, 3.0, 1.0];
         let offsets = [0, 5, 6, 9, 9, 10];
-        let p = preference_pairs(&y, &offsets, None, u64::MAX).unwrap();
+        let p = preference_pairs(&y, &crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap(), None, u64::MAX).unwrap();
         let got: Vec<_> = p.i.iter().copied().zip(p.j.iter().copied()).collect();
         assert_eq!(got, brute(&y, &offsets));
-        assert_eq!(count_pairs(&y, &offsets).unwrap(), got.len());
+        assert_eq!(count_pairs(&y, &crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap()).unwrap(), got.len());
         assert_eq!(p.offsets, vec![0, 8, 8, 8, 8, 8]);
-        assert_eq!(query_pair_counts(&y, &offsets).unwrap(), vec![8, 0, 0, 0, 0]);
+        assert_eq!(query_pair_counts(&y, &crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap()).unwrap(), vec![8, 0, 0, 0, 0]);
     }
 
     #[test]
     fn max_pairs_names_the_largest_query() {
         let y = [1.0, 0.0, 2.0, 1.0, 0.0];
         let offsets = [0, 2, 5];
-        let err = preference_pairs(&y, &offsets, Some(2), u64::MAX).unwrap_err().to_string();
+        let qo = crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap();
+        let err = preference_pairs(&y, &qo, Some(2), u64::MAX).unwrap_err().to_string();
         assert!(err.contains("query 1 has the most (3 pairs)"), "{err}");
-        assert_eq!(preference_pairs(&y, &offsets, Some(4), u64::MAX).unwrap().len(), 4);
+        assert_eq!(preference_pairs(&y, &qo, Some(4), u64::MAX).unwrap().len(), 4);
     }
 
     #[test]
     fn memory_limit_refuses_before_allocating() {
         let y: Vec<f64> = (0..1000).map(|v| v as f64).collect();
-        let err = preference_pairs(&y, &[0, 1000], None, 1 << 20).unwrap_err();
+        let qo = crate::groups::QueryOffsets::new(vec![0, 1000]).unwrap();
+        let err = preference_pairs(&y, &qo, None, 1 << 20).unwrap_err();
         assert!(matches!(err, Error::Memory { .. }), "{err}");
         assert!(err.to_string().contains("499500 preference pairs"), "{err}");
     }
 
     #[test]
     fn bad_labels_are_rejected() {
-        assert!(preference_pairs(&[1.0, f64::NAN], &[0, 2], None, u64::MAX).is_err());
-        assert!(preference_pairs(&[1.0, 0.0], &[0, 1], None, u64::MAX).is_err());
+        let qo = |o: &[usize]| crate::groups::QueryOffsets::new(o.to_vec()).unwrap();
+        assert!(preference_pairs(&[1.0, f64::NAN], &qo(&[0, 2]), None, u64::MAX).is_err());
+        assert!(preference_pairs(&[1.0, 0.0], &qo(&[0, 1]), None, u64::MAX).is_err());
     }
 }

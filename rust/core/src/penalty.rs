@@ -127,6 +127,18 @@ impl WeightedL1 {
         check_weights(&weights, "weighted L1")?;
         Ok(Self { weights })
     }
+
+    /// `α_max = max_j |g_j| / β_j` for `g = ∇f(0)`: `w = 0` is optimal for `f + α·Ω` exactly
+    /// when `α >= α_max` (KKT at 0; a coordinate with `β_j = 0` and `g_j ≠ 0` gives `+∞`,
+    /// one with `β_j = +∞` never leaves 0). For `Ω + C·L`, the smallest `C` with a non-zero
+    /// solution is `1 / α_max` at `g = ∇L(0)`.
+    pub fn alpha_max(&self, grad0: &[f64]) -> f64 {
+        self.weights
+            .iter()
+            .zip(grad0)
+            .map(|(&b, &g)| if b > 0.0 { g.abs() / b } else if g.abs() > 0.0 { f64::INFINITY } else { 0.0 })
+            .fold(0.0, f64::max)
+    }
 }
 
 impl Penalty for WeightedL1 {

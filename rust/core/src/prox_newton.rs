@@ -352,7 +352,8 @@ mod tests {
     #[test]
     fn hessian_block_matches_gradient_differences() {
         let (x, y, offsets) = ranking_problem(60, 5, 3);
-        let loss = PairwiseHinge::new(x.view(), &y, &offsets).unwrap();
+        let qo_ = crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap();
+        let loss = PairwiseHinge::new(x.view(), &y, &qo_).unwrap();
         let w = [0.3, -0.2, 0.1, 0.0, 0.05];
         let ws = [0, 2, 4];
         let mut h = vec![0.0; 9];
@@ -376,7 +377,8 @@ mod tests {
     #[test]
     fn l1_matches_fista() {
         let (x, y, offsets) = ranking_problem(120, 8, 7);
-        let loss = Scaled::new(PairwiseHinge::new(x.view(), &y, &offsets).unwrap(), 0.5).unwrap();
+        let qo_ = crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap();
+        let loss = Scaled::new(PairwiseHinge::new(x.view(), &y, &qo_).unwrap(), 0.5).unwrap();
         for pen in [WeightedL1::new(vec![1.0; 8]).unwrap(), WeightedL1::new(vec![0.0, 2.0, 0.5, 1.0, 3.0, 0.1, 1.0, f64::INFINITY]).unwrap()] {
             let pn = prox_newton(&loss, &pen, &[0.0; 8], &ProxNewtonOptions { kkt_tol: 1e-10, ..Default::default() }, &NoInterrupt).unwrap();
             let fo = FistaOptions { tol: 1e-15, kkt_tol: 1e-10, max_iter: 200_000, ..Default::default() };
@@ -396,7 +398,8 @@ mod tests {
     fn fsmrank_problem_matches_fista() {
         // Lai et al. eq. (2) on doubled features: Quadratic + Doubled(Scaled(hinge)), w ≥ 0.
         let (x, y, offsets) = ranking_problem(90, 4, 11);
-        let loss = PairwiseHinge::new(x.view(), &y, &offsets).unwrap();
+        let qo_ = crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap();
+        let loss = PairwiseHinge::new(x.view(), &y, &qo_).unwrap();
         let inv = 1.0 / loss.n_pairs() as f64;
         let a = Array2::from_shape_fn((8, 8), |(i, j)| if i == j { 1.0 } else { 0.2 / (1.0 + (i + j) as f64) });
         let f = Sum::new(Quadratic::new(a.view(), 0.05).unwrap(), Doubled { inner: Scaled::new(loss, inv).unwrap() }).unwrap();
@@ -414,7 +417,8 @@ mod tests {
     #[test]
     fn warm_start_at_optimum_stops_at_once() {
         let (x, y, offsets) = ranking_problem(60, 5, 5);
-        let loss = Scaled::new(PairwiseHinge::new(x.view(), &y, &offsets).unwrap(), 2.0).unwrap();
+        let qo_ = crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap();
+        let loss = Scaled::new(PairwiseHinge::new(x.view(), &y, &qo_).unwrap(), 2.0).unwrap();
         let pen = L1::new(1.0).unwrap();
         let opts = ProxNewtonOptions { kkt_tol: 1e-9, ..Default::default() };
         let a = prox_newton(&loss, &pen, &[0.0; 5], &opts, &NoInterrupt).unwrap();

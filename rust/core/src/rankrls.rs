@@ -31,7 +31,7 @@ use ndarray::{Array2, ArrayView2};
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
-use crate::groups::{center_rows, center_vec, check_offsets};
+use crate::groups::{center_rows, center_vec, QueryOffsets};
 use crate::interrupt::{run_interruptible, Interrupt, NoInterrupt};
 use crate::invalid;
 
@@ -39,12 +39,12 @@ use crate::invalid;
 const BLOCK: usize = 2048;
 
 /// Checks shapes, offsets, finiteness and `alpha > 0` (every alpha).
-pub fn check_problem(x: ArrayView2<f64>, y: &[f64], offsets: &[usize], alphas: &[f64]) -> Result<()> {
+pub fn check_problem(x: ArrayView2<f64>, y: &[f64], offsets: &QueryOffsets, alphas: &[f64]) -> Result<()> {
     let (m, _n) = x.dim();
     if y.len() != m {
         return invalid!("y has {} entries but X has {m} rows", y.len());
     }
-    check_offsets(offsets, m)?;
+    offsets.check_rows(m, "X")?;
     if offsets.len() < 3 {
         return invalid!("leave-query-out needs at least two queries (qid), got {}", offsets.len() - 1);
     }
@@ -223,17 +223,17 @@ fn with_ridge(g: &Mat<f64>, alpha: f64) -> Mat<f64> {
 }
 
 /// RankRLS weights `w = (Xc^T Xc + alpha I)^-1 Xc^T yc` (eq. 5) for grouped `x` (m x n).
-pub fn fit(x: ArrayView2<f64>, y: &[f64], offsets: &[usize], alpha: f64) -> Result<Vec<f64>> {
+pub fn fit(x: ArrayView2<f64>, y: &[f64], offsets: &QueryOffsets, alpha: f64) -> Result<Vec<f64>> {
     fit_checked(x, y, offsets, alpha, &NoInterrupt)
 }
 
 /// [`fit`] checking `interrupt` while it forms `Xc^T Xc` (Ctrl-C within a second).
-pub fn fit_checked(x: ArrayView2<f64>, y: &[f64], offsets: &[usize], alpha: f64, interrupt: &dyn Interrupt) -> Result<Vec<f64>> {
+pub fn fit_checked(x: ArrayView2<f64>, y: &[f64], offsets: &QueryOffsets, alpha: f64, interrupt: &dyn Interrupt) -> Result<Vec<f64>> {
     let (m, _) = x.dim();
     if y.len() != m {
         return invalid!("y has {} entries but X has {m} rows", y.len());
     }
-    check_offsets(offsets, m)?;
+    offsets.check_rows(m, "X")?;
     if !(alpha.is_finite() && alpha > 0.0) {
         return invalid!("alpha must be > 0 and finite, got {alpha}");
     }
@@ -263,7 +263,7 @@ pub struct Lqo {
 pub fn fit_lqo(
     x: ArrayView2<f64>,
     y: &[f64],
-    offsets: &[usize],
+    offsets: &QueryOffsets,
     alpha: f64,
     interrupt: &dyn Interrupt,
 ) -> Result<Lqo> {
@@ -348,7 +348,7 @@ pub struct AlphaPath {
 pub fn lqo_alpha_path(
     x: ArrayView2<f64>,
     y: &[f64],
-    offsets: &[usize],
+    offsets: &QueryOffsets,
     alphas: &[f64],
     interrupt: &dyn Interrupt,
 ) -> Result<AlphaPath> {
@@ -519,7 +519,7 @@ pub(crate) mod tests {
     #[test]
     fn fit_matches_naive() {
         let (x, y, off) = problem(3, &[4, 1, 6, 3, 5], 4);
-        let w = fit(x.view(), &y, &off, 0.7).unwrap();
+        let w = fit(x.view(), &y, &crate::groups::QueryOffsets::new((&off).to_vec()).unwrap(), 0.7).unwrap();
         let (xc, yc) = center(x.view(), &y, &off);
         let all: Vec<usize> = (0..x.nrows()).collect();
         let wn = naive_ridge(&xc, &yc, &all, &[0, 1, 2, 3], 0.7);
@@ -531,13 +531,13 @@ pub(crate) mod tests {
     #[test]
     fn lqo_matches_brute_force() {
         let (x, y, off) = problem(11, &[4, 1, 6, 3, 5, 2], 3);
-        let lqo = fit_lqo(x.view(), &y, &off, 0.3, &NoInterrupt).unwrap();
+        let lqo = fit_lqo(x.view(), &y, &crate::groups::QueryOffsets::new((&off).to_vec()).unwrap(), 0.3, &NoInterrupt).unwrap();
         let (err, preds) = naive_lqo(&x, &y, &off, &[0, 1, 2], 0.3);
         assert!(close(lqo.error, err, 1e-10), "{} vs {}", lqo.error, err);
         for (a, b) in lqo.predictions.iter().zip(&preds) {
             assert!(close(*a, *b, 1e-10));
         }
-        let path = lqo_alpha_path(x.view(), &y, &off, &[0.3, 2.0], &NoInterrupt).unwrap();
+        let path = lqo_alpha_path(x.view(), &y, &crate::groups::QueryOffsets::new((&off).to_vec()).unwrap(), &[0.3, 2.0], &NoInterrupt).unwrap();
         assert!(close(path.errors[0], err, 1e-10));
         let (err2, _) = naive_lqo(&x, &y, &off, &[0, 1, 2], 2.0);
         assert!(close(path.errors[1], err2, 1e-10));
@@ -549,9 +549,9 @@ pub(crate) mod tests {
     #[test]
     fn bad_input_is_an_error() {
         let (x, y, off) = problem(1, &[3, 3], 2);
-        assert!(fit_lqo(x.view(), &y, &off, 0.0, &NoInterrupt).is_err());
-        assert!(fit_lqo(x.view(), &y[..5], &off, 1.0, &NoInterrupt).is_err());
-        assert!(fit_lqo(x.view(), &y, &[0, 6], 1.0, &NoInterrupt).is_err());
+        assert!(fit_lqo(x.view(), &y, &crate::groups::QueryOffsets::new((&off).to_vec()).unwrap(), 0.0, &NoInterrupt).is_err());
+        assert!(fit_lqo(x.view(), &y[..5], &crate::groups::QueryOffsets::new((&off).to_vec()).unwrap(), 1.0, &NoInterrupt).is_err());
+        assert!(fit_lqo(x.view(), &y, &crate::groups::QueryOffsets::new((&[0, 6]).to_vec()).unwrap(), 1.0, &NoInterrupt).is_err());
     }
 
     #[test]

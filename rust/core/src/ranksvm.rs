@@ -20,6 +20,7 @@
 use ndarray::ArrayView2;
 
 use crate::error::Result;
+use crate::groups::QueryOffsets;
 use crate::interrupt::Interrupt;
 use crate::invalid;
 use crate::squared_hinge::{mat_t_vec, mat_vec, SquaredHinge};
@@ -139,7 +140,7 @@ fn line_search(loss: &SquaredHinge, s: &[f64], delta: &[f64], wd: f64, dd: f64, 
 pub fn fit(
     x: ArrayView2<f64>,
     y: &[f64],
-    offsets: &[usize],
+    offsets: &QueryOffsets,
     params: &RankSvmParams,
     w0: Option<&[f64]>,
     interrupt: &impl Interrupt,
@@ -261,10 +262,11 @@ mod tests {
         let y: Vec<f64> = (0..m).map(|k| ((x[[k, 0]] + 0.5 * x[[k, 1]] + rnd()) * 2.0).floor()).collect();
         let offsets: Vec<usize> = (0..=6).map(|q| q * 10).collect();
         let params = RankSvmParams { c: 0.7, tol: 1e-10, ..Default::default() };
-        let f = fit(x.view(), &y, &offsets, &params, None, &NoInterrupt).unwrap();
+        let f = fit(x.view(), &y, &crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap(), &params, None, &NoInterrupt).unwrap();
         assert!(f.converged, "{f:?}");
         // Check the gradient independently: w + C ∇L(w) = 0.
-        let loss = SquaredHinge::new(x.view(), &y, &offsets).unwrap();
+        let qo_ = crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap();
+        let loss = SquaredHinge::new(x.view(), &y, &qo_).unwrap();
         let mut g = vec![0.0; n];
         let l = loss.value_grad(&f.w, &mut g);
         for k in 0..n {
@@ -274,9 +276,9 @@ mod tests {
         // Interruption is reported.
         let stop = || true;
         assert!(matches!(
-            fit(x.view(), &y, &offsets, &params, None, &stop),
+            fit(x.view(), &y, &crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap(), &params, None, &stop),
             Err(crate::Error::Interrupted)
         ));
-        assert!(fit(x.view(), &y, &offsets, &RankSvmParams { c: 0.0, ..params }, None, &NoInterrupt).is_err());
+        assert!(fit(x.view(), &y, &crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap(), &RankSvmParams { c: 0.0, ..params }, None, &NoInterrupt).is_err());
     }
 }

@@ -32,79 +32,101 @@ use crate::interrupt::Interrupt;
 use crate::invalid;
 use crate::penalty::WeightedL1;
 
-/// A non-convex separable penalty `Σ_j g(|w_j|)`.
-#[derive(Clone, Copy, Debug)]
-pub enum NonConvex {
-    /// `g(u) = log(1 + u/ε)`.
-    Log { epsilon: f64 },
-    /// MCP (Table II normalisation) with strength `λ > 0` and `γ > 0`.
-    Mcp { gamma: f64, lambda: f64 },
-    /// `ℓp`, `0 < p < 1`, derivative capped at `u = ε`.
-    Lp { p: f64, epsilon: f64 },
+/// A non-convex separable penalty `Σ_j g(|w_j|)` with `g` concave and non-decreasing on
+/// `[0, ∞)`: one small type per penalty ([`Log`], [`Mcp`], [`Lp`]), driven by the
+/// reweighting loop [`reweighted_l1`].
+pub trait NonConvex: Send + Sync + std::fmt::Debug {
+    /// Checks the penalty's parameters.
+    fn validate(&self) -> Result<()>;
+    /// `g(u)`, `u ≥ 0`.
+    fn g(&self, u: f64) -> f64;
+    /// `g'(u)` (Laporte et al. Table II), `u ≥ 0`: the weights of the next L1 problem.
+    fn derivative(&self, u: f64) -> f64;
+    /// `Σ_j g(|w_j|)`.
+    fn value(&self, w: &[f64]) -> f64 {
+        w.iter().map(|x| self.g(x.abs())).sum()
+    }
 }
 
-impl NonConvex {
-    pub fn validate(&self) -> Result<()> {
-        match *self {
-            NonConvex::Log { epsilon } => {
-                if !(epsilon.is_finite() && epsilon > 0.0) {
-                    return invalid!("epsilon must be > 0, got {epsilon}");
-                }
-            }
-            NonConvex::Mcp { gamma, lambda } => {
-                if !(gamma.is_finite() && gamma > 0.0) {
-                    return invalid!("gamma must be > 0, got {gamma}");
-                }
-                if !(lambda.is_finite() && lambda > 0.0) {
-                    return invalid!("the MCP strength lambda must be > 0, got {lambda}");
-                }
-            }
-            NonConvex::Lp { p, epsilon } => {
-                if !(p > 0.0 && p < 1.0) {
-                    return invalid!("p must be in (0, 1), got {p}");
-                }
-                if !(epsilon.is_finite() && epsilon > 0.0) {
-                    return invalid!("epsilon must be > 0, got {epsilon}");
-                }
-            }
+fn check_epsilon(epsilon: f64) -> Result<()> {
+    if !(epsilon.is_finite() && epsilon > 0.0) {
+        return invalid!("epsilon must be > 0, got {epsilon}");
+    }
+    Ok(())
+}
+
+/// `g(u) = log(1 + u/ε)`.
+#[derive(Clone, Copy, Debug)]
+pub struct Log {
+    pub epsilon: f64,
+}
+
+impl NonConvex for Log {
+    fn validate(&self) -> Result<()> {
+        check_epsilon(self.epsilon)
+    }
+    fn g(&self, u: f64) -> f64 {
+        (u / self.epsilon).ln_1p()
+    }
+    fn derivative(&self, u: f64) -> f64 {
+        1.0 / (self.epsilon + u)
+    }
+}
+
+/// MCP (Table II normalisation) with strength `λ > 0` and `γ > 0`.
+#[derive(Clone, Copy, Debug)]
+pub struct Mcp {
+    pub gamma: f64,
+    pub lambda: f64,
+}
+
+impl NonConvex for Mcp {
+    fn validate(&self) -> Result<()> {
+        if !(self.gamma.is_finite() && self.gamma > 0.0) {
+            return invalid!("gamma must be > 0, got {}", self.gamma);
+        }
+        if !(self.lambda.is_finite() && self.lambda > 0.0) {
+            return invalid!("the MCP strength lambda must be > 0, got {}", self.lambda);
         }
         Ok(())
     }
-
-    /// `g(u)`, `u ≥ 0`.
-    pub fn g(&self, u: f64) -> f64 {
-        match *self {
-            NonConvex::Log { epsilon } => (u / epsilon).ln_1p(),
-            NonConvex::Mcp { gamma, lambda } => {
-                let t = gamma * lambda;
-                if u <= t {
-                    u - u * u / (2.0 * t)
-                } else {
-                    0.5 * t
-                }
-            }
-            NonConvex::Lp { p, epsilon } => {
-                if u <= epsilon {
-                    p * epsilon.powf(p - 1.0) * u
-                } else {
-                    u.powf(p) - (1.0 - p) * epsilon.powf(p)
-                }
-            }
+    fn g(&self, u: f64) -> f64 {
+        let t = self.gamma * self.lambda;
+        if u <= t {
+            u - u * u / (2.0 * t)
+        } else {
+            0.5 * t
         }
     }
+    fn derivative(&self, u: f64) -> f64 {
+        (1.0 - u / (self.gamma * self.lambda)).max(0.0)
+    }
+}
 
-    /// `g'(u)` (Laporte et al. Table II), `u ≥ 0`.
-    pub fn derivative(&self, u: f64) -> f64 {
-        match *self {
-            NonConvex::Log { epsilon } => 1.0 / (epsilon + u),
-            NonConvex::Mcp { gamma, lambda } => (1.0 - u / (gamma * lambda)).max(0.0),
-            NonConvex::Lp { p, epsilon } => p * u.max(epsilon).powf(p - 1.0),
+/// `ℓp`, `0 < p < 1`, derivative capped at `u = ε`.
+#[derive(Clone, Copy, Debug)]
+pub struct Lp {
+    pub p: f64,
+    pub epsilon: f64,
+}
+
+impl NonConvex for Lp {
+    fn validate(&self) -> Result<()> {
+        if !(self.p > 0.0 && self.p < 1.0) {
+            return invalid!("p must be in (0, 1), got {}", self.p);
+        }
+        check_epsilon(self.epsilon)
+    }
+    fn g(&self, u: f64) -> f64 {
+        let (p, epsilon) = (self.p, self.epsilon);
+        if u <= epsilon {
+            p * epsilon.powf(p - 1.0) * u
+        } else {
+            u.powf(p) - (1.0 - p) * epsilon.powf(p)
         }
     }
-
-    /// `Σ_j g(|w_j|)`.
-    pub fn value(&self, w: &[f64]) -> f64 {
-        w.iter().map(|x| self.g(x.abs())).sum()
+    fn derivative(&self, u: f64) -> f64 {
+        self.p * u.max(self.epsilon).powf(self.p - 1.0)
     }
 }
 
@@ -139,7 +161,7 @@ pub struct ReweightedResult {
 /// in the first step; `solve` solves each weighted-L1 problem on `datafit`.
 pub fn reweighted_l1<D: Datafit + ?Sized>(
     datafit: &D,
-    g: &NonConvex,
+    g: &dyn NonConvex,
     w0: &[f64],
     initial_weights: Option<&[f64]>,
     opts: &ReweightedOptions,
@@ -188,12 +210,12 @@ mod tests {
 
     #[test]
     fn derivatives_match_finite_differences() {
-        let gs = [
-            NonConvex::Log { epsilon: 0.1 },
-            NonConvex::Mcp { gamma: 2.0, lambda: 0.5 },
-            NonConvex::Lp { p: 0.5, epsilon: 0.1 },
+        let gs: [&dyn NonConvex; 3] = [
+            &Log { epsilon: 0.1 },
+            &Mcp { gamma: 2.0, lambda: 0.5 },
+            &Lp { p: 0.5, epsilon: 0.1 },
         ];
-        for g in &gs {
+        for g in gs {
             g.validate().unwrap();
             for &u in &[0.0, 0.05, 0.3, 0.99, 1.5, 3.0] {
                 let h = 1e-7;
@@ -208,7 +230,7 @@ mod tests {
                 prev = d;
             }
         }
-        assert!(NonConvex::Lp { p: 1.0, epsilon: 0.1 }.validate().is_err());
-        assert!(NonConvex::Lp { p: 0.0, epsilon: 0.1 }.validate().is_err());
+        assert!(Lp { p: 1.0, epsilon: 0.1 }.validate().is_err());
+        assert!(Lp { p: 0.0, epsilon: 0.1 }.validate().is_err());
     }
 }

@@ -26,7 +26,7 @@ use ndarray::{ArrayView1, ArrayView2, Axis};
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
-use crate::groups::check_offsets;
+use crate::groups::{check_offsets, QueryOffsets};
 use crate::invalid;
 use crate::pairs::{check_labels, query_pair_counts, Pairs};
 
@@ -197,7 +197,7 @@ fn sweep(
 pub struct SquaredHinge<'a> {
     x: ArrayView2<'a, f64>,
     y: &'a [f64],
-    offsets: &'a [usize],
+    offsets: &'a QueryOffsets,
     /// Rank of `y` among the distinct labels of its query, per grouped row.
     level: Vec<u32>,
     /// Number of distinct labels per query.
@@ -207,7 +207,7 @@ pub struct SquaredHinge<'a> {
 
 impl<'a> SquaredHinge<'a> {
     /// `x`: m x n grouped rows; `y`: m finite labels; `offsets`: query boundaries.
-    pub fn new(x: ArrayView2<'a, f64>, y: &'a [f64], offsets: &'a [usize]) -> Result<Self> {
+    pub fn new(x: ArrayView2<'a, f64>, y: &'a [f64], offsets: &'a QueryOffsets) -> Result<Self> {
         if x.nrows() != y.len() {
             return invalid!("X has {} rows but y has {} entries", x.nrows(), y.len());
         }
@@ -429,14 +429,14 @@ impl Hessian<'_, '_> {
 /// implicit version is tested against, and the baseline of the benchmarks.
 pub struct ExplicitSquaredHinge<'a> {
     x: ArrayView2<'a, f64>,
-    offsets: &'a [usize],
+    offsets: &'a QueryOffsets,
     pairs: &'a Pairs,
 }
 
 impl<'a> ExplicitSquaredHinge<'a> {
     /// `pairs` must come from [`crate::pairs::preference_pairs`] on the same `offsets`.
-    pub fn new(x: ArrayView2<'a, f64>, offsets: &'a [usize], pairs: &'a Pairs) -> Result<Self> {
-        check_offsets(offsets, x.nrows())?;
+    pub fn new(x: ArrayView2<'a, f64>, offsets: &'a QueryOffsets, pairs: &'a Pairs) -> Result<Self> {
+        offsets.check_rows(x.nrows(), "X")?;
         if pairs.offsets.len() != offsets.len() {
             return invalid!("pairs and offsets describe different numbers of queries");
         }
@@ -552,9 +552,10 @@ mod tests {
         for seed in 0..20u64 {
             for &integer in &[false, true] {
                 let (x, y, offsets, w) = data(seed, integer);
-                let pairs = preference_pairs(&y, &offsets, None, u64::MAX).unwrap();
-                let imp = SquaredHinge::new(x.view(), &y, &offsets).unwrap();
-                let exp = ExplicitSquaredHinge::new(x.view(), &offsets, &pairs).unwrap();
+                let qo_ = crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap();
+                let pairs = preference_pairs(&y, &qo_, None, u64::MAX).unwrap();
+                let imp = SquaredHinge::new(x.view(), &y, &qo_).unwrap();
+                let exp = ExplicitSquaredHinge::new(x.view(), &qo_, &pairs).unwrap();
                 assert_eq!(imp.n_pairs(), pairs.len());
                 let n = x.ncols();
                 let (mut g1, mut g2) = (vec![0.0; n], vec![0.0; n]);
@@ -581,7 +582,8 @@ mod tests {
         let x = Array2::from_shape_vec((3, 1), vec![1.0, 2.0, 3.0]).unwrap();
         let y = [1.0, 1.0, 0.0];
         let offsets = [0, 2, 3];
-        let l = SquaredHinge::new(x.view(), &y, &offsets).unwrap();
+        let qo_ = crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap();
+        let l = SquaredHinge::new(x.view(), &y, &qo_).unwrap();
         assert_eq!(l.n_pairs(), 0);
         let mut g = [1.0];
         assert_eq!(l.value_grad(&[0.5], &mut g), 0.0);
@@ -598,7 +600,8 @@ mod tests {
         let x = Array2::from_shape_vec((3, 1), vec![0.5, 0.0, 1.0]).unwrap();
         let y = [2.0, 1.0, 0.0];
         let offsets = [0, 3];
-        let l = SquaredHinge::new(x.view(), &y, &offsets).unwrap();
+        let qo_ = crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap();
+        let l = SquaredHinge::new(x.view(), &y, &qo_).unwrap();
         let mut g = [0.0];
         let v = l.value_grad(&[1.0], &mut g);
         assert!((v - 6.5).abs() < 1e-12);
@@ -609,8 +612,8 @@ mod tests {
     #[test]
     fn bad_input() {
         let x = Array2::<f64>::zeros((2, 1));
-        assert!(SquaredHinge::new(x.view(), &[1.0], &[0, 1]).is_err());
-        assert!(SquaredHinge::new(x.view(), &[1.0, f64::NAN], &[0, 2]).is_err());
-        assert!(SquaredHinge::new(x.view(), &[1.0, 0.0], &[0, 3]).is_err());
+        assert!(SquaredHinge::new(x.view(), &[1.0], &crate::groups::QueryOffsets::new((&[0, 1]).to_vec()).unwrap()).is_err());
+        assert!(SquaredHinge::new(x.view(), &[1.0, f64::NAN], &crate::groups::QueryOffsets::new((&[0, 2]).to_vec()).unwrap()).is_err());
+        assert!(SquaredHinge::new(x.view(), &[1.0, 0.0], &crate::groups::QueryOffsets::new((&[0, 3]).to_vec()).unwrap()).is_err());
     }
 }

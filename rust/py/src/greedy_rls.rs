@@ -8,9 +8,9 @@ use rankselect_core::metrics::{Convention, Measure, MetricSpec};
 use rankselect_core::Error;
 
 use crate::errors::{count_arg, python_interrupt, IntoPyResult};
-use crate::rankrls::offsets_of;
+use crate::groups::query_offsets;
 
-fn criterion_of(name: &str, convention: &str, y: &[f64]) -> PyResult<Box<dyn Criterion + Send + Sync>> {
+pub(crate) fn criterion_of(name: &str, convention: &str, y: &[f64]) -> PyResult<Box<dyn Criterion + Send + Sync>> {
     if name.eq_ignore_ascii_case("squared") {
         return Ok(Box::new(Squared));
     }
@@ -40,7 +40,7 @@ fn greedy_rankrls<'py>(
     py: Python<'py>,
     x: PyReadonlyArray2<'py, f64>,
     y: PyReadonlyArray1<'py, f64>,
-    offsets: PyReadonlyArray1<'py, i64>,
+    offsets: PyReadonlyArray1<'py, usize>,
     k: &Bound<'py, PyAny>,
     alpha: f64,
     criterion: &str,
@@ -48,7 +48,7 @@ fn greedy_rankrls<'py>(
     progress: Option<Py<PyAny>>,
     convention: &str,
 ) -> PyResult<(Bound<'py, PyArray1<usize>>, Bound<'py, PyArray1<f64>>, Bound<'py, PyArray2<f64>>)> {
-    let off = offsets_of(&offsets)?;
+    let off = query_offsets(&offsets)?;
     let xv = x.as_array();
     let yv = y.as_slice()?;
     let crit = criterion_of(criterion, convention, yv)?;

@@ -1,8 +1,18 @@
 //! Bindings of `rankselect_core::groups`.
 
-use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
+use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
-use rankselect_core::QueryGroups;
+use rankselect_core::groups::center_rows;
+use rankselect_core::{QueryGroups, QueryOffsets};
+
+use crate::errors::IntoPyResult;
+
+/// The binding's one check of query offsets: every `_core` entry point that takes `offsets`
+/// (np.uintp, length n_queries + 1) builds the validated core type here, once; the kernels
+/// borrow it and compare only their own row counts with it.
+pub fn query_offsets(offsets: &PyReadonlyArray1<'_, usize>) -> PyResult<QueryOffsets> {
+    QueryOffsets::new(offsets.as_slice()?.to_vec()).py()
+}
 
 /// group_queries(qid) -> (perm, offsets, ids)
 ///
@@ -16,10 +26,28 @@ fn group_queries<'py>(
 ) -> PyResult<(Bound<'py, PyArray1<usize>>, Bound<'py, PyArray1<usize>>, Bound<'py, PyArray1<i64>>)> {
     let qid = qid.as_slice()?.to_vec();
     let g = py.detach(move || QueryGroups::from_qid(&qid));
-    Ok((g.perm.into_pyarray(py), g.offsets.into_pyarray(py), g.ids.into_pyarray(py)))
+    Ok((g.perm.into_pyarray(py), g.offsets.into_vec().into_pyarray(py), g.ids.into_pyarray(py)))
+}
+
+/// center_by_query(x, offsets) -> (m, n)
+///
+/// Rows of `x` grouped by query (`offsets`, np.uintp): each column minus its query mean
+/// (the centring of RankRLS, `x_i - mean_{j in q(i)} x_j`).
+#[pyfunction]
+fn center_by_query<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray2<'py, f64>,
+    offsets: PyReadonlyArray1<'py, usize>,
+) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    let off = query_offsets(&offsets)?;
+    off.check_rows(x.as_array().nrows(), "x").py()?;
+    let mut a = x.as_array().to_owned();
+    py.detach(|| center_rows(a.view_mut(), &off));
+    Ok(a.into_pyarray(py))
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(group_queries, m)?)?;
+    m.add_function(wrap_pyfunction!(center_by_query, m)?)?;
     Ok(())
 }

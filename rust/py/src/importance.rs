@@ -6,6 +6,7 @@ use rankselect_core::importance;
 use rankselect_core::metrics::{Convention, Measure, MetricSpec};
 
 use crate::errors::{opt_count_arg, python_interrupt, IntoPyResult};
+use crate::groups::query_offsets;
 
 /// pairwise_accuracy(x, y, offsets, short_max=None) -> (ascending, descending, n_pairs)
 ///
@@ -24,11 +25,11 @@ fn pairwise_accuracy<'py>(
     let short_max = opt_count_arg(short_max.as_ref(), "short_max")?;
     let x = x.as_array();
     let y = y.as_array();
-    let offsets = offsets.as_slice()?;
+    let offsets = query_offsets(&offsets)?;
     let r = py
         .detach(|| {
             let interrupt = python_interrupt();
-            importance::pairwise_accuracy(x, y, offsets, short_max, &interrupt)
+            importance::pairwise_accuracy(x, y, &offsets, short_max, &interrupt)
         })
         .py()?;
     Ok((r.ascending.into_pyarray(py), r.descending.into_pyarray(py), r.preference_pairs))
@@ -53,11 +54,11 @@ fn metric_importance<'py>(
     let spec = MetricSpec::new(measure).with_convention(convention);
     let x = x.as_array();
     let y = y.as_array();
-    let offsets = offsets.as_slice()?;
+    let offsets = query_offsets(&offsets)?;
     let (asc, desc) = py
         .detach(|| {
             let interrupt = python_interrupt();
-            importance::metric_importance(x, y, offsets, &spec, &interrupt)
+            importance::metric_importance(x, y, &offsets, &spec, &interrupt)
         })
         .py()?;
     Ok((asc.into_pyarray(py), desc.into_pyarray(py)))

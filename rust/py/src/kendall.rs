@@ -5,6 +5,7 @@ use pyo3::prelude::*;
 use rankselect_core::kendall::{self, KendallOptions, Variant};
 
 use crate::errors::{opt_count_arg, python_interrupt, IntoPyResult};
+use crate::groups::query_offsets;
 
 /// kendall_similarity(x, offsets, variant, absolute, short_max=None) -> (n, n)
 ///
@@ -27,11 +28,11 @@ fn kendall_similarity<'py>(
         short_max: short_max.unwrap_or(kendall::DEFAULT_SHORT_MAX),
     };
     let x = x.as_array();
-    let offsets = offsets.as_slice()?;
+    let offsets = query_offsets(&offsets)?;
     let out = py
         .detach(|| {
             let interrupt = python_interrupt();
-            kendall::kendall_similarity(x, offsets, &opts, &interrupt)
+            kendall::kendall_similarity(x, &offsets, &opts, &interrupt)
         })
         .py()?;
     Ok(out.into_pyarray(py))

@@ -8,6 +8,7 @@ use pyo3::prelude::*;
 
 mod errors;
 mod greedy_rls;
+mod cost_greedy;
 mod groups;
 mod importance;
 mod kendall;
@@ -49,6 +50,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     letor::register(m)?;
     rankrls::register(m)?;
     greedy_rls::register(m)?;
+    cost_greedy::register(m)?;
     pairwise::register(m)?;
     ranksvm::register(m)?;
     kernel_approx::register(m)?;

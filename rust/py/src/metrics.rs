@@ -6,6 +6,7 @@ use pyo3::prelude::*;
 use rankselect_core::metrics::{per_query_many, Convention, Measure, MetricSpec, Ties};
 
 use crate::errors::IntoPyResult;
+use crate::groups::query_offsets;
 
 /// metrics_per_query(specs, y, scores, offsets, max_grade=None) -> ndarray (n_specs, n_queries)
 ///
@@ -19,7 +20,7 @@ fn metrics_per_query<'py>(
     specs: Vec<(String, String, String)>,
     y: PyReadonlyArray1<'py, f64>,
     scores: PyReadonlyArray1<'py, f64>,
-    offsets: PyReadonlyArray1<'py, i64>,
+    offsets: PyReadonlyArray1<'py, usize>,
     max_grade: Option<f64>,
 ) -> PyResult<Bound<'py, PyArray2<f64>>> {
     let specs = specs
@@ -32,11 +33,7 @@ fn metrics_per_query<'py>(
             })
         })
         .collect::<PyResult<Vec<_>>>()?;
-    let offsets = offsets
-        .as_slice()?
-        .iter()
-        .map(|&o| usize::try_from(o).map_err(|_| PyValueError::new_err("query offsets must be >= 0")))
-        .collect::<PyResult<Vec<usize>>>()?;
+    let offsets = query_offsets(&offsets)?;
     let (y, scores) = (y.as_slice()?, scores.as_slice()?);
     let n_q = offsets.len().saturating_sub(1);
     let out = py
@@ -48,7 +45,21 @@ fn metrics_per_query<'py>(
     Ok(arr.into_pyarray(py))
 }
 
+/// parse_measure(name) -> (kind, k): the one parser of measure names (case-insensitive):
+/// kind is "ndcg", "p", "map", "meanndcg" or "err"; k the cut-off or None.
+#[pyfunction]
+fn parse_measure(name: &str) -> PyResult<(&'static str, Option<usize>)> {
+    Ok(match name.parse::<Measure>().py()? {
+        Measure::Ndcg(k) => ("ndcg", k),
+        Measure::Precision(k) => ("p", Some(k)),
+        Measure::AveragePrecision => ("map", None),
+        Measure::MeanNdcg => ("meanndcg", None),
+        Measure::Err(k) => ("err", k),
+    })
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(metrics_per_query, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_measure, m)?)?;
     Ok(())
 }

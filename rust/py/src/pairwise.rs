@@ -9,10 +9,7 @@ use rankselect_core::pairs;
 use rankselect_core::squared_hinge::{ExplicitSquaredHinge, SquaredHinge};
 
 use crate::errors::{opt_count_arg, IntoPyResult};
-
-fn offsets_vec(offsets: &PyReadonlyArray1<'_, usize>) -> PyResult<Vec<usize>> {
-    Ok(offsets.as_slice()?.to_vec())
-}
+use crate::groups::query_offsets;
 
 fn check_len(name: &str, got: usize, want: usize) -> PyResult<()> {
     if got != want {
@@ -31,7 +28,7 @@ fn query_pair_counts<'py>(
     offsets: PyReadonlyArray1<'py, usize>,
 ) -> PyResult<Bound<'py, PyArray1<usize>>> {
     let y = y.as_slice()?;
-    let offsets = offsets_vec(&offsets)?;
+    let offsets = query_offsets(&offsets)?;
     let counts = py.detach(|| pairs::query_pair_counts(y, &offsets)).py()?;
     Ok(counts.into_pyarray(py))
 }
@@ -49,7 +46,7 @@ fn preference_pairs<'py>(
     memory_limit: Option<Bound<'py, PyAny>>,
 ) -> PyResult<(Bound<'py, PyArray1<usize>>, Bound<'py, PyArray1<usize>>, Bound<'py, PyArray1<usize>>)> {
     let y = y.as_slice()?;
-    let offsets = offsets_vec(&offsets)?;
+    let offsets = query_offsets(&offsets)?;
     let max_pairs = opt_count_arg(max_pairs.as_ref(), "max_pairs")?;
     let limit = opt_count_arg(memory_limit.as_ref(), "memory_limit")?.map_or(u64::MAX, |v| v as u64);
     let p = py.detach(|| pairs::preference_pairs(y, &offsets, max_pairs, limit)).py()?;
@@ -68,7 +65,7 @@ fn squared_hinge_value_grad<'py>(
     let x = x.as_array();
     let y = y.as_slice()?;
     let w = w.as_slice()?;
-    let offsets = offsets_vec(&offsets)?;
+    let offsets = query_offsets(&offsets)?;
     check_len("w", w.len(), x.ncols())?;
     let (v, g) = py
         .detach(|| -> rankselect_core::Result<(f64, Vec<f64>)> {
@@ -96,7 +93,7 @@ fn squared_hinge_hessp<'py>(
     let y = y.as_slice()?;
     let w = w.as_slice()?;
     let v = v.as_array();
-    let offsets = offsets_vec(&offsets)?;
+    let offsets = query_offsets(&offsets)?;
     check_len("w", w.len(), x.ncols())?;
     check_len("v", v.nrows(), x.ncols())?;
     let out = py
@@ -130,9 +127,10 @@ fn explicit_squared_hinge_value_grad<'py>(
 ) -> PyResult<(f64, Bound<'py, PyArray1<f64>>)> {
     let x = x.as_array();
     let w = w.as_slice()?;
-    let offsets = offsets_vec(&offsets)?;
+    let offsets = query_offsets(&offsets)?;
     check_len("w", w.len(), x.ncols())?;
-    let p = pairs::Pairs { i: i.as_slice()?.to_vec(), j: j.as_slice()?.to_vec(), offsets: offsets_vec(&pair_offsets)? };
+    // The core's ExplicitSquaredHinge::new checks that the pair list describes these queries.
+    let p = pairs::Pairs { i: i.as_slice()?.to_vec(), j: j.as_slice()?.to_vec(), offsets: pair_offsets.as_slice()?.to_vec() };
     let (v, g) = py
         .detach(|| -> rankselect_core::Result<(f64, Vec<f64>)> {
             let loss = ExplicitSquaredHinge::new(x, &offsets, &p)?;

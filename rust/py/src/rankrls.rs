@@ -1,20 +1,11 @@
 //! Bindings of `rankselect_core::rankrls`: RankRLS, exact LQO predictions, alpha paths.
 
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
-use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use rankselect_core::rankrls;
 
 use crate::errors::{python_interrupt, IntoPyResult};
-
-/// Query offsets from a NumPy integer array (non-negative).
-pub fn offsets_of(offsets: &PyReadonlyArray1<'_, i64>) -> PyResult<Vec<usize>> {
-    offsets
-        .as_array()
-        .iter()
-        .map(|&o| usize::try_from(o).map_err(|_| PyValueError::new_err("offsets must be non-negative")))
-        .collect()
-}
+use crate::groups::query_offsets;
 
 /// rankrls_fit(X, y, offsets, alpha) -> coef
 ///
@@ -24,10 +15,10 @@ fn rankrls_fit<'py>(
     py: Python<'py>,
     x: PyReadonlyArray2<'py, f64>,
     y: PyReadonlyArray1<'py, f64>,
-    offsets: PyReadonlyArray1<'py, i64>,
+    offsets: PyReadonlyArray1<'py, usize>,
     alpha: f64,
 ) -> PyResult<Bound<'py, PyArray1<f64>>> {
-    let off = offsets_of(&offsets)?;
+    let off = query_offsets(&offsets)?;
     let xv = x.as_array();
     let yv = y.as_slice()?;
     let interrupt = python_interrupt();
@@ -45,10 +36,10 @@ fn rankrls_lqo<'py>(
     py: Python<'py>,
     x: PyReadonlyArray2<'py, f64>,
     y: PyReadonlyArray1<'py, f64>,
-    offsets: PyReadonlyArray1<'py, i64>,
+    offsets: PyReadonlyArray1<'py, usize>,
     alpha: f64,
 ) -> PyResult<(Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>, f64)> {
-    let off = offsets_of(&offsets)?;
+    let off = query_offsets(&offsets)?;
     let xv = x.as_array();
     let yv = y.as_slice()?;
     let interrupt = python_interrupt();
@@ -62,10 +53,10 @@ fn rankrls_alpha_path<'py>(
     py: Python<'py>,
     x: PyReadonlyArray2<'py, f64>,
     y: PyReadonlyArray1<'py, f64>,
-    offsets: PyReadonlyArray1<'py, i64>,
+    offsets: PyReadonlyArray1<'py, usize>,
     alphas: PyReadonlyArray1<'py, f64>,
 ) -> PyResult<(Bound<'py, PyArray1<f64>>, Bound<'py, PyArray2<f64>>)> {
-    let off = offsets_of(&offsets)?;
+    let off = query_offsets(&offsets)?;
     let xv = x.as_array();
     let yv = y.as_slice()?;
     let al = alphas.as_slice()?;

@@ -5,6 +5,7 @@ use pyo3::prelude::*;
 use rankselect_core::ranksvm::{fit, RankSvmParams};
 
 use crate::errors::{count_arg, python_interrupt, IntoPyResult};
+use crate::groups::query_offsets;
 
 /// ranksvm_fit(X, y, offsets, C, tol, max_iter, max_cg_iter, w0=None)
 ///     -> (w, n_iter, n_cg_iter, objective, rel_grad_norm, converged, n_pairs)
@@ -28,7 +29,7 @@ fn ranksvm_fit<'py>(
     let max_cg_iter = count_arg(max_cg_iter, "max_cg_iter")?;
     let x = x.as_array();
     let y = y.as_slice()?;
-    let offsets = offsets.as_slice()?.to_vec();
+    let offsets = query_offsets(&offsets)?;
     let w0 = match &w0 {
         Some(a) => Some(a.as_slice()?),
         None => None,

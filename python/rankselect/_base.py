@@ -1,0 +1,208 @@
+"""The estimator contract shared by every rankselect estimator and selector.
+
+One layer, so that each rule lives once:
+
+- **qid routing**: ``fit`` and ``score`` request ``qid`` by default under scikit-learn's
+  metadata routing (``sklearn.set_config(enable_metadata_routing=True)``), so a pipeline or a
+  grid search routes it with no ``set_fit_request``. The kernel maps (transformers that
+  ignore ``qid``) mark it unused instead.
+- **validation** through scikit-learn's own machinery: ``_parameter_constraints``
+  (``Interval`` / ``StrOptions``) checked at ``fit``, and ``validate_data``, which sets
+  ``n_features_in_`` and, for a DataFrame, ``feature_names_in_`` (so ``get_feature_names_out``
+  gives the input's column names and ``set_output(transform="pandas")`` works). Refused with
+  a message that names the argument: complex values, 0 rows, 0 columns, NaN / infinity (with
+  the row and column), values whose squares overflow float64 (with the column and row), a
+  ``qid`` of another length. A ``y`` of shape (n, 1) is ravelled with
+  a ``DataConversionWarning`` and numeric object arrays are converted, as in scikit-learn.
+- **sparse input** (scipy.sparse) is accepted and densified (the kernels work on dense
+  query blocks); the tags declare it, and densifying obeys :func:`rankselect.set_config`'s
+  memory limit.
+- **tags**: ``y`` is required (except by the kernel maps). A ranker is neither a classifier
+  nor a regressor: scikit-learn has no ranker type, so rankselect declares no estimator type
+  (``estimator_type=None``; ``is_regressor`` is False) and gives every ranker
+  :meth:`RankerMixin.score`, the mean NDCG@10 over queries.
+- **degenerate data** warn with :class:`rankselect.exceptions.DegenerateDataWarning`
+  (:func:`warn_if_degenerate`).
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator
+from sklearn.utils import metadata_routing
+from sklearn.utils.validation import check_array, column_or_1d, validate_data
+
+from ._config import check_memory
+from ._validation import _check_finite, check_magnitude, check_qid
+from .exceptions import DegenerateDataWarning
+
+__all__ = ["RankingEstimator", "RankerMixin", "KernelMapBase", "warn_if_degenerate"]
+
+
+def _named(name, fn, *args, **kwargs):
+    """Call a scikit-learn validator; its ValueError / TypeError messages get ``name: `` in
+    front when they do not say which argument they are about."""
+    try:
+        return fn(*args, **kwargs)
+    except (ValueError, TypeError) as exc:
+        msg = str(exc)
+        if isinstance(exc, ValueError) and "could not convert" in msg:
+            raise TypeError(f"{name} must be numeric: {msg}") from exc
+        if msg.startswith(f"{name}") or f"Input {name} " in msg or f" {name} " in msg[:40]:
+            raise
+        raise type(exc)(f"{name}: {msg}") from exc
+
+
+def _densify(X, name="X"):
+    """scipy.sparse -> dense float64 (after a memory check); other inputs unchanged."""
+    if sp.issparse(X):
+        check_memory(8 * X.shape[0] * X.shape[1], f"{name} densified ({X.shape[0]} x {X.shape[1]} float64)",
+                     "pass fewer rows or columns, or raise rankselect.set_config(max_memory=...)")
+        return X.toarray()
+    return X
+
+
+class RankingEstimator(BaseEstimator):
+    """Base of every rankselect estimator that learns from ``(X, y, qid)``.
+
+    Subclasses call :meth:`_validate_training_data` first in ``fit`` and
+    :meth:`_validate_X` in ``predict`` / ``transform``.
+    """
+
+    # qid is always needed: request it by default under metadata routing.
+    __metadata_request__fit = {"qid": True}
+
+    _parameter_constraints: dict = {}
+
+    def _validate_X(self, X, *, reset: bool):
+        """X as a C-contiguous float64 (m, n) array; sets (reset=True) or checks (reset=False)
+        ``n_features_in_`` and ``feature_names_in_``."""
+        X = _named("X", validate_data, self, X, reset=reset, accept_sparse=("csr", "csc", "coo"),
+                   dtype=np.float64, ensure_all_finite=False, ensure_min_features=1)
+        X = np.ascontiguousarray(_densify(X), dtype=np.float64)
+        _check_finite(X, "X")
+        check_magnitude(X, "X")  # squares / products of the values must not overflow
+        return X
+
+    def _validate_training_data(self, X, y, qid):
+        """Check the parameters against ``_parameter_constraints`` and return
+        ``(X, y, qid)``: X (m, n) float64, y (m,) float64, qid (m,) int64."""
+        self._validate_params()
+        X = self._validate_X(X, reset=True)
+        m = X.shape[0]
+        if y is None:
+            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None: "
+                             "it learns from relevance labels (fit(X, y, qid=...))")
+        y = _named("y", _validate_y, y)
+        if y.shape[0] != m:
+            raise ValueError(f"y has {y.shape[0]} entries but X has {m} rows")
+        _check_finite(y, "y")
+        check_magnitude(y[:, None], "y")
+        qid = check_qid(qid, m)
+        return X, y, qid
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True  # accepted, densified
+        tags.target_tags.required = True
+        tags.target_tags.single_output = True
+        tags.target_tags.multi_output = False
+        tags.estimator_type = None  # a ranker: neither classifier nor regressor
+        return tags
+
+
+def _validate_y(y):
+    y = check_array(y, ensure_2d=False, dtype=np.float64, ensure_all_finite=False, input_name="y",
+                    ensure_min_samples=0)
+    return np.ascontiguousarray(column_or_1d(y, warn=True), dtype=np.float64)
+
+
+class RankerMixin:
+    """``score(X, y, qid)``: the mean NDCG@10 over queries (standard convention) of
+    ``predict(X)``; qid is requested by ``score`` under metadata routing."""
+
+    __metadata_request__score = {"qid": True}
+
+    def score(self, X, y, qid=None, sample_weight=None):
+        """Mean NDCG@10 over queries of the ranking by ``predict(X)``.
+
+        Standard convention of :mod:`rankselect.metrics` (gain ``2**r - 1``, discount
+        ``1 / log2(i + 1)``, ties in input order); use :func:`rankselect.metrics.make_scorer`
+        for another measure or convention.
+
+        Parameters
+        ----------
+        X : array-like of shape (m, n_features)
+        y : array-like of shape (m,)
+            Relevance labels (>= 0).
+        qid : array-like of shape (m,)
+            Query id of every row (required).
+        sample_weight : None
+            Not supported (present so that ``Pipeline.score`` can route its own default
+            ``sample_weight=None``); anything else raises ValueError.
+
+        Returns
+        -------
+        float
+        """
+        from . import metrics
+
+        if sample_weight is not None:
+            raise ValueError("sample_weight is not supported by score: every query counts once")
+        if qid is None:
+            raise ValueError("qid is required: score(X, y, qid=...) ranks the documents of each query")
+        y = _named("y", _validate_y, y)
+        return float(metrics.ndcg(y, self.predict(X), qid, k=10))
+
+
+class KernelMapBase(RankingEstimator):
+    """Base of the kernel approximation maps: unsupervised transformers whose ``fit``
+    accepts and ignores ``y`` and ``qid`` (qid marked unused under metadata routing, so
+    pipelines route it only to the ranker)."""
+
+    __metadata_request__fit = {"qid": metadata_routing.UNUSED}
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = False
+        tags.estimator_type = "transformer"
+        return tags
+
+
+def warn_if_degenerate(estimator, X, y, qid, stacklevel: int = 3):
+    """Warn with :class:`DegenerateDataWarning` when ``(X, y, qid)`` has no preference pair
+    (no query with two different labels) or no informative feature (every column constant
+    inside every query). Returns ``(has_pair, has_informative_feature)``.
+    No copy of ``X`` when each query's rows are contiguous.
+
+    ``X`` (m, n), ``y`` (m,), ``qid`` (m,) as validated by
+    :meth:`RankingEstimator._validate_training_data`. O(m log m + m n).
+    """
+    run_starts = np.flatnonzero(np.r_[True, qid[1:] != qid[:-1]])
+    if run_starts.size == np.unique(qid).size:  # each query's rows are contiguous: no copy
+        order, starts = None, run_starts
+    else:
+        _, inverse = np.unique(qid, return_inverse=True)
+        order = np.argsort(inverse.ravel(), kind="stable")
+        starts = np.r_[0, np.cumsum(np.bincount(inverse.ravel()))[:-1]]
+    yg = y if order is None else y[order]
+    has_pair = bool(np.any(np.maximum.reduceat(yg, starts) > np.minimum.reduceat(yg, starts)))
+    if order is not None:
+        check_memory(X.nbytes, f"X grouped by query ({X.shape[0]} x {X.shape[1]} float64)",
+                     "sort the rows by qid, or raise rankselect.set_config(max_memory=...)")
+    Xg = X if order is None else X[order]
+    varies = np.maximum.reduceat(Xg, starts, axis=0) > np.minimum.reduceat(Xg, starts, axis=0)
+    informative = bool(varies.any())
+    name = type(estimator).__name__
+    if not has_pair:
+        warnings.warn(
+            f"{name}: the training data have no preference pair (no query has two different "
+            "labels); nothing can be learnt from them", DegenerateDataWarning, stacklevel=stacklevel)
+    elif not informative:
+        warnings.warn(
+            f"{name}: the training data have no informative feature (every feature is constant "
+            "inside every query); nothing can be learnt from them", DegenerateDataWarning,
+            stacklevel=stacklevel)
+    return has_pair, informative

@@ -1,0 +1,23 @@
+"""Warnings and errors of rankselect.
+
+Degenerate training data
+------------------------
+Training data from which no ranking can be learnt warn with :class:`DegenerateDataWarning`,
+the same class for every estimator and selector, and the fit still completes:
+
+- **no preference pair**: no query has two documents with different labels (e.g. all labels
+  equal), so every pairwise loss is constant;
+- **no informative feature**: every feature is constant inside every query, so no feature
+  can order two documents of a query.
+
+What the fitted estimator holds then is stated by each class (rankers: all-zero or
+loss-free weights; selectors: a selection made on ties). Filter the warning with
+``warnings.simplefilter("error", DegenerateDataWarning)`` to make such data an error.
+"""
+from __future__ import annotations
+
+__all__ = ["DegenerateDataWarning"]
+
+
+class DegenerateDataWarning(UserWarning):
+    """The training data have no preference pair or no informative feature."""

@@ -1,0 +1,181 @@
+"""The method registry: one entry per method, read by ``select``, ``train``, ``experiment``,
+the LETOR protocol (:mod:`rankselect.protocol`) and the README's method table.
+
+An entry names the estimator, the parameters a user may set (with their CLI flags; the
+*defaults are the estimator's own*, read from its ``__init__``), the hyperparameter grid of
+the experiment protocol, what the method selects, and how ``-k`` (the number of features)
+reaches it. A new method is one :class:`Method` added to :data:`METHODS` plus, for the
+experiment, its candidate generator in :mod:`rankselect.protocol.specs`.
+"""
+from __future__ import annotations
+
+import importlib
+import inspect
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+__all__ = ["Param", "Method", "METHODS", "POW2", "SELECTORS", "method_table"]
+
+#: the powers of two 2^-10 .. 2^10 (the papers' regularisation grid)
+POW2 = [2.0 ** e for e in range(-10, 11)]
+
+
+@dataclass(frozen=True)
+class Param:
+    """A parameter a user may set: the estimator's keyword ``name``, its CLI ``flag``."""
+
+    name: str
+    help: str
+    type: Callable[[str], Any] = float
+    choices: Optional[Tuple[str, ...]] = None
+    flag: Optional[str] = None
+
+    @property
+    def cli_flag(self) -> str:
+        return self.flag or "--" + self.name.replace("_", "-")
+
+    @property
+    def dest(self) -> str:
+        return "p_" + self.name
+
+
+@dataclass(frozen=True)
+class Method:
+    """One method of the package.
+
+    Attributes
+    ----------
+    name : the name used everywhere (CLI ``--method``, experiment, reports).
+    estimator : dotted path of the estimator class.
+    description : one line for tables and ``--help``.
+    selects : what the method selects (README's method table).
+    params : the parameters users set (CLI flags; defaults from the estimator).
+    grid : ``grid(n_features) -> {param: values}``: the experiment's default grid.
+    k : how the number of features ``k`` reaches the method: the estimator parameter that
+        holds it (e.g. ``"n_features_to_select"``), ``"path"`` (a sparse method: the
+        regularisation on its path that keeps at most k features), or None (all features).
+    path_param : for ``k="path"``, the regularisation parameter walked by the path.
+    score_name : name of the per-step score ``select`` prints (None: none); ``"LQO"`` is
+        named after the fitted criterion (``"LQO squared"``: lower is better, ``"LQO
+        ndcg@10"``: higher is better; see :meth:`score_label`).
+    options : fixed experiment options (not grid parameters), with their defaults.
+    """
+
+    name: str
+    estimator: str
+    description: str
+    selects: str
+    params: Tuple[Param, ...]
+    grid: Callable[[int], Dict[str, List[Any]]]
+    k: Optional[str] = None
+    path_param: Optional[str] = None
+    score_name: Optional[str] = None
+    options: Dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def estimator_class(self):
+        module, _, cls = self.estimator.rpartition(".")
+        return getattr(importlib.import_module(module), cls)
+
+    def defaults(self) -> Dict[str, Any]:
+        """The estimator's own defaults of :attr:`params` (one source of defaults)."""
+        sig = inspect.signature(self.estimator_class.__init__).parameters
+        return {p.name: sig[p.name].default for p in self.params}
+
+    def build(self, **params):
+        """An unfitted estimator with ``params`` (unknown names raise ``ValueError``)."""
+        known = {p.name for p in self.params} | ({self.k} if self.k not in (None, "path") else set())
+        bad = sorted(set(params) - known)
+        if bad:
+            raise ValueError(f"{self.name} has no parameter {bad[0]!r} (parameters: {', '.join(sorted(known))})")
+        return self.estimator_class(**params)
+
+    def score_label(self, est) -> Optional[str]:
+        """The column title of the per-step score for the fitted ``est``."""
+        if self.score_name == "LQO":
+            return f"LQO {est.criterion}"
+        return self.score_name
+
+    def step_scores(self, est) -> Optional[Sequence[float]]:
+        """The per-step score column of ``select`` (see :attr:`score_name`)."""
+        if self.score_name is None:
+            return None
+        if self.score_name == "|coef|":
+            return [abs(float(est.coef_[j])) for j in est.selected_features_]
+        return getattr(est, _SCORE_ATTRS[self.score_name])
+
+
+_SCORE_ATTRS = {"LQO": "lqo_scores_", "gas weight": "selection_weights_"}
+
+_ALPHA = Param("alpha", "ridge parameter (the paper's lambda), > 0")
+_C_SVM = Param("C", "loss weight C > 0", flag="--C")
+
+METHODS: Dict[str, Method] = {
+    "greedy-rankrls": Method(
+        "greedy-rankrls", "rankselect.rankrls.GreedyRankRLS",
+        "greedy forward selection with RankRLS (Pahikkala et al. 2010); one run per alpha gives every k",
+        "k features, greedily, by exact leave-query-out error",
+        (_ALPHA, Param("criterion", "LQO selection criterion", type=str)),
+        lambda n: {"alpha": POW2, "k": list(range(1, n + 1))},
+        k="n_features_to_select", score_name="LQO"),
+    "gas": Method(
+        "gas", "rankselect.gas.GAS",
+        "GAS (Geng et al. 2007): greedy importance/similarity selection, then a ranker on the selected features",
+        "k features by importance minus redundancy (Kendall similarity)",
+        (Param("c", "importance/similarity trade-off c of Fig. 1", flag="--c"),
+         Param("importance", "importance measure: map, ndcg, ndcg@k, p@k (GAS-E) or pairwise (GAS-L)", type=str),
+         Param("similarity", "Kendall similarity variant", type=str, choices=("geng", "tau_b"))),
+        lambda n: {"c": [0.0, 0.1, 0.3, 1.0, 3.0], "t": list(range(1, n + 1)), "alpha": POW2,
+                   "C": [10.0 ** e for e in range(-4, 3)]},
+        k="n_features_to_select", score_name="gas weight",
+        options={"importance": "map", "similarity": "geng", "ranker": "rankrls"}),
+    "sparse-ranksvm": Method(
+        "sparse-ranksvm", "rankselect.sparse.SparseRankSVM",
+        "sparse RankSVM (Laporte et al. 2014) along a warm-started C path",
+        "the features with a non-zero weight (L1 / non-convex penalty)",
+        (_C_SVM, Param("penalty", "penalty", type=str, choices=("l1", "log", "mcp", "lp")),
+         Param("solver", "solver of each L1 problem (fista = Laporte et al. Alg. 1)", type=str,
+               choices=("prox-newton", "fista"))),
+        lambda n: {"C": [float(10.0 ** e) for e in np.arange(-4, 2.01, 0.5)]},
+        k="path", path_param="C", score_name="|coef|", options={"penalty": "l1", "p": 0.5}),
+    "fsmrank": Method(
+        "fsmrank", "rankselect.fsmrank.FSMRank",
+        "FSMRank (Lai et al. 2013)",
+        "the features with a non-zero weight (importance-weighted L1 with a similarity term)",
+        (Param("lambda1", "similarity weight"), Param("lambda2", "importance-weighted L1 weight")),
+        lambda n: {"lambda1": [1e-3, 1e-2, 0.1, 1.0], "lambda2": [1e-6, 1e-5, 1e-4, 1e-3]},
+        k="path", path_param="lambda2", score_name="|coef|"),
+    "rankrls": Method(
+        "rankrls", "rankselect.rankrls.RankRLS",
+        "RankRLS on all features (WAF baseline); one eigendecomposition per fold gives every alpha",
+        "nothing: all features (a baseline)", (_ALPHA,), lambda n: {"alpha": POW2}),
+    "ranksvm": Method(
+        "ranksvm", "rankselect.ranksvm.RankSVM",
+        "RankSVM on all features (WAF baseline)",
+        "nothing: all features (a baseline; optionally through a kernel approximation map)",
+        (_C_SVM, Param("tol", "relative gradient-norm tolerance"),
+         Param("max_iter", "maximum Newton steps", type=int),
+         Param("kernel", "kernel approximation before the linear RankSVM (Chen et al. 2017; linear: none)",
+               type=str, choices=("linear", "nystroem", "rff")),
+         Param("n_components", "Nystroem landmarks / random features of the kernel map", type=int,
+               flag="--components"),
+         Param("gamma", "RBF kernel width exp(-gamma ||x - x'||^2) (default 1 / n_features)"),
+         Param("random_state", "seed of the kernel map", type=int, flag="--seed")),
+        lambda n: {"C": [10.0 ** e for e in range(-4, 3)]}),
+}
+
+#: the methods that select features (``rankselect select --method``)
+SELECTORS = tuple(name for name, m in METHODS.items() if m.k is not None)
+
+
+def method_table() -> str:
+    """The README's method table (Markdown), from :data:`METHODS`."""
+    rows = ["| method | estimator | selects | parameters (CLI) |", "|---|---|---|---|"]
+    for m in METHODS.values():
+        cls = m.estimator.rpartition(".")[2]
+        k = {None: "", "path": "-k (via the path), "}.get(m.k, "-k, ")
+        flags = k + ", ".join(f"`{p.cli_flag}`" for p in m.params)
+        rows.append(f"| `{m.name}` | `{cls}` | {m.selects} | {flags} |")
+    return "\n".join(rows)

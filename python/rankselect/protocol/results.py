@@ -1,0 +1,230 @@
+"""Results of the LETOR protocol: per method and fold (:class:`MethodFold`), their averages,
+paired t-tests, and the JSON / Markdown / plain-text reports."""
+from __future__ import annotations
+
+import itertools
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Dict, List, Union
+
+import numpy as np
+from scipy import stats
+
+from .scoring import CUTOFFS, TEST_KEYS
+
+
+@dataclass
+class MethodFold:
+    """The outcome of one method on one fold."""
+
+    method: str
+    fold: str
+    params: Dict[str, Any]
+    validation_score: float
+    test: Dict[str, float]
+    selected_features: List[int]  # 0-based; reports print them 1-based
+    n_features: int
+    sparsity_ratio: float
+    fit_time: float
+    per_query: Dict[str, np.ndarray]
+    test_qids: np.ndarray
+    n_candidates: int
+    skipped: List[Dict[str, Any]]
+    curve: List[Dict[str, Any]]  # per grid point: params, n_features (in use), vali/test MAP and NDCG@10
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {
+            "method": self.method,
+            "fold": self.fold,
+            "params": _jsonable(self.params),
+            "validation_score": self.validation_score,
+            "test": self.test,
+            "selected_features": [j + 1 for j in self.selected_features],
+            "n_features": self.n_features,
+            "sparsity_ratio": self.sparsity_ratio,
+            "fit_time": self.fit_time,
+            "per_query": {k: v.tolist() for k, v in self.per_query.items()},
+            "test_qids": self.test_qids.tolist(),
+            "n_candidates": self.n_candidates,
+            "skipped": _jsonable(self.skipped),
+            "curve": _jsonable(self.curve),
+        }
+
+
+def _jsonable(x):
+    if isinstance(x, dict):
+        return {str(k): _jsonable(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_jsonable(v) for v in x]
+    if isinstance(x, np.ndarray):
+        return x.tolist()
+    if isinstance(x, np.generic):
+        return x.item()
+    return x
+
+
+def _fmt_param(v) -> str:
+    if isinstance(v, float) and v > 0 and float(np.log2(v)).is_integer() and abs(np.log2(v)) <= 30 and v != 1.0:
+        return f"2^{int(np.log2(v))}"
+    if isinstance(v, float):
+        return f"{v:g}"
+    return str(v)
+
+
+@dataclass
+class ExperimentResult:
+    """Per-fold results (``folds[i][method]`` -> :class:`MethodFold`) and their summaries."""
+
+    data_dir: str
+    methods: List[str]
+    metric: str
+    convention: str
+    grids: Dict[str, Dict[str, List[Any]]]
+    folds: List[Dict[str, MethodFold]]
+    n_features: int
+
+    def averages(self) -> Dict[str, Dict[str, float]]:
+        """Test-set means over the folds: ``{method: {"MAP", "NDCG@10", "P@10", "MeanNDCG",
+        "n_features", ...all P@k / NDCG@k..., "sparsity_ratio", "fit_time"}}``."""
+        out = {}
+        for m in self.methods:
+            rows = [f[m] for f in self.folds]
+            avg = {k: float(np.mean([r.test[k] for r in rows])) for k in TEST_KEYS}
+            avg["n_features"] = float(np.mean([r.n_features for r in rows]))
+            avg["sparsity_ratio"] = float(np.mean([r.sparsity_ratio for r in rows]))
+            avg["fit_time"] = float(np.sum([r.fit_time for r in rows]))
+            out[m] = avg
+        return out
+
+    def paired_ttest(self, method_a: str, method_b: str, metric: str = "MAP", alternative: str = "greater") -> Dict[str, float]:
+        """One-sided paired t-test over per-query test scores pooled across the folds.
+
+        ``metric`` is "MAP" (per-query AP) or "NDCG@10". H1 (``alternative="greater"``):
+        ``method_a`` scores higher than ``method_b``. Uses ``scipy.stats.ttest_rel``.
+        Returns ``{"statistic", "pvalue", "n_queries", "mean_a", "mean_b"}``.
+        """
+        key = {"MAP": "AP", "AP": "AP", "NDCG@10": "NDCG@10"}.get(metric.upper() if metric.lower() != "ndcg@10" else "NDCG@10")
+        if key is None:
+            raise ValueError(f"metric must be 'MAP' or 'NDCG@10', got {metric!r}")
+        for m in (method_a, method_b):
+            if m not in self.methods:
+                raise ValueError(f"method {m!r} is not in this result (methods: {', '.join(self.methods)})")
+        a = np.concatenate([f[method_a].per_query[key] for f in self.folds])
+        b = np.concatenate([f[method_b].per_query[key] for f in self.folds])
+        if np.array_equal(a, b):
+            stat, p = 0.0, 1.0 if alternative != "less" else 1.0
+        else:
+            r = stats.ttest_rel(a, b, alternative=alternative)
+            stat, p = float(r.statistic), float(r.pvalue)
+        return {"statistic": stat, "pvalue": p, "n_queries": int(a.size), "mean_a": float(a.mean()), "mean_b": float(b.mean())}
+
+    # -- output
+    def to_dict(self) -> Dict[str, Any]:
+        return {
+            "data_dir": self.data_dir,
+            "methods": self.methods,
+            "metric": self.metric,
+            "convention": self.convention,
+            "n_features": self.n_features,
+            "grids": _jsonable(self.grids),
+            "averages": self.averages(),
+            "folds": [{m: r.to_dict() for m, r in f.items()} for f in self.folds],
+        }
+
+    def to_json(self, path: Union[str, os.PathLike]) -> None:
+        """Write :meth:`to_dict` as JSON (features 1-based as in the files)."""
+        Path(path).write_text(json.dumps(self.to_dict(), indent=1))
+
+    def table(self) -> str:
+        """The averaged test table as plain text (what the CLI prints)."""
+        avg = self.averages()
+        w = max(8, *(len(m) for m in self.methods))
+        head = f"{'method':<{w}}  {'MAP':>7} {'P@10':>7} {'NDCG@10':>7} {'MeanNDCG':>8} {'#feat':>6} {'fit s':>7}"
+        lines = [head]
+        for m in self.methods:
+            a = avg[m]
+            lines.append(f"{m:<{w}}  {a['MAP']:7.4f} {a['P@10']:7.4f} {a['NDCG@10']:7.4f} {a['MeanNDCG']:8.4f} "
+                         f"{a['n_features']:6.1f} {a['fit_time']:7.1f}")
+        return "\n".join(lines)
+
+    def to_markdown(self) -> str:
+        """A Markdown report: averages, per-fold tables (as the greedy RankRLS paper's
+        Tables 7-10), P@k / NDCG@k, chosen hyperparameters and selected features per fold
+        (as its Tables 1-2; features 1-based), skipped degenerate grid points, t-tests."""
+        avg = self.averages()
+        names = [f.get(self.methods[0]).fold for f in self.folds]
+        L = [f"# Experiment on `{self.data_dir}`", "",
+             f"Selection by validation {self.metric}; {self.convention} evaluation conventions; "
+             f"{len(self.folds)} folds; test-set means over the folds.", "",
+             "## Averages", "",
+             "| method | MAP | P@10 | NDCG@10 | MeanNDCG | #features | sparsity ratio | fit time (s) |",
+             "|---|---|---|---|---|---|---|---|"]
+        for m in self.methods:
+            a = avg[m]
+            L.append(f"| {m} | {a['MAP']:.4f} | {a['P@10']:.4f} | {a['NDCG@10']:.4f} | {a['MeanNDCG']:.4f} | "
+                     f"{a['n_features']:.1f} | {a['sparsity_ratio']:.2f} | {a['fit_time']:.1f} |")
+        for key in ("MAP", "P@10", "MeanNDCG", "NDCG@10"):
+            L += ["", f"## {key} per fold (test)", "", "| fold | " + " | ".join(self.methods) + " |",
+                  "|---" * (len(self.methods) + 1) + "|"]
+            for name, f in zip(names, self.folds):
+                L.append(f"| {name} | " + " | ".join(f"{f[m].test[key]:.4f}" for m in self.methods) + " |")
+            L.append("| avg | " + " | ".join(f"{avg[m][key]:.4f}" for m in self.methods) + " |")
+        L += ["", "## P@k and NDCG@k (test, averaged)", "",
+              "| method | " + " | ".join(f"P@{k}" for k in CUTOFFS) + " |", "|---" * (len(CUTOFFS) + 1) + "|"]
+        for m in self.methods:
+            L.append(f"| {m} | " + " | ".join(f"{avg[m][f'P@{k}']:.4f}" for k in CUTOFFS) + " |")
+        L += ["", "| method | " + " | ".join(f"NDCG@{k}" for k in CUTOFFS) + " |", "|---" * (len(CUTOFFS) + 1) + "|"]
+        for m in self.methods:
+            L.append(f"| {m} | " + " | ".join(f"{avg[m][f'NDCG@{k}']:.4f}" for k in CUTOFFS) + " |")
+        L += ["", "## Chosen hyperparameters and selected features (1-based, in selection order)", ""]
+        for m in self.methods:
+            rows = [f[m] for f in self.folds]
+            L += [f"### {m}", "", "| | " + " | ".join(names) + " |", "|---" * (len(names) + 1) + "|"]
+            for p in rows[0].params:
+                L.append(f"| {p} | " + " | ".join(_fmt_param(r.params.get(p)) for r in rows) + " |")
+            L.append(f"| validation {self.metric} | " + " | ".join(f"{r.validation_score:.4f}" for r in rows) + " |")
+            L.append("| #features | " + " | ".join(str(r.n_features) for r in rows) + " |")
+            depth = min(10, max(len(r.selected_features) for r in rows))
+            for i in range(depth):
+                L.append(f"| selected {i + 1} | " + " | ".join(
+                    str(r.selected_features[i] + 1) if i < len(r.selected_features) else "" for r in rows) + " |")
+            if any(len(r.selected_features) > 10 for r in rows):
+                L.append("")
+                L.append("(only the first 10 selected features are shown)")
+            L.append("")
+        skipped = [(f[m].fold, m, s) for f in self.folds for m in self.methods for s in f[m].skipped]
+        L += ["## Skipped degenerate grid points", ""]
+        if skipped:
+            L += ["Validation scores tied within every query (the model would rank by file order):", ""]
+            L += [f"- {fold} {m}: " + ", ".join(f"{k}={_fmt_param(v)}" for k, v in s.items()) for fold, m, s in skipped]
+        else:
+            L.append("None.")
+        if len(self.methods) > 1:
+            L += ["", "## Paired t-tests (one-sided, per query, pooled over the test folds)", "",
+                  "| A | B | metric | mean A | mean B | t | p (A > B) |", "|---|---|---|---|---|---|---|"]
+            for a, b in itertools.combinations(self.methods, 2):
+                for key in ("MAP", "NDCG@10"):
+                    t = self.paired_ttest(a, b, key)
+                    if t["mean_a"] < t["mean_b"]:
+                        a2, b2 = b, a
+                        t = self.paired_ttest(a2, b2, key)
+                    else:
+                        a2, b2 = a, b
+                    L.append(f"| {a2} | {b2} | {'AP' if key == 'MAP' else key} | {t['mean_a']:.4f} | {t['mean_b']:.4f} | "
+                             f"{t['statistic']:.3f} | {t['pvalue']:.3g} |")
+        L += ["", "## Grids", ""]
+        for m in self.methods:
+            g = self.grids[m]
+            L.append(f"- {m}: " + "; ".join(f"{p} = {_fmt_grid(v)}" for p, v in g.items()))
+        return "\n".join(L) + "\n"
+
+
+def _fmt_grid(vals: List[Any]) -> str:
+    if len(vals) > 6 and all(isinstance(v, (int, np.integer)) for v in vals) and list(vals) == list(range(vals[0], vals[0] + len(vals))):
+        return f"{vals[0]}..{vals[-1]}"
+    s = [_fmt_param(v) for v in vals]
+    return "{" + ", ".join(s[:3] + ["..."] + s[-2:] if len(s) > 8 else s) + "}"
+
+

@@ -1,0 +1,174 @@
+"""Method specs of the LETOR protocol: how each registered method turns a training set and
+a grid into fitted candidates (work is reused across the grid, see :mod:`.runner`).
+
+Grids, descriptions and fixed options come from the registry :mod:`rankselect.methods`;
+this module adds, per method, the generator of fitted grid points.
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, Iterator, List, Sequence
+
+import numpy as np
+
+from .. import _core
+from ..fsmrank import FSMRank
+from ..gas import GAS
+from ..importance import feature_importance
+from ..kendall import kendall_similarity
+from ..methods import METHODS as REGISTRY
+from ..rankrls import GreedyRankRLS, _check_alpha, _grouped
+from ..ranksvm import RankSVM
+from ..sparse import SparseRankSVM
+
+
+@dataclass
+class Candidate:
+    """One fitted grid point: hyperparameters and a linear model over all n features."""
+
+    params: Dict[str, Any]
+    coef: np.ndarray
+    selected: List[int]  # 0-based, in selection (or |weight|-descending) order
+
+
+@dataclass
+class MethodSpec:
+    """How the harness runs one method: its grid and a generator of fitted candidates.
+
+    ``candidates(train, grid, options, cache)`` yields, per fitting unit (one progress-bar
+    step), a list of :class:`Candidate`; ``n_units(grid)`` counts the units;
+    ``unused(options)`` names the grid parameters these options make irrelevant (dropped).
+    """
+
+    name: str
+    description: str
+    grid: Callable[[int], Dict[str, List[Any]]]
+    candidates: Callable[[Any, Dict[str, List[Any]], Dict[str, Any], Dict[str, Any]], Iterator[List[Candidate]]]
+    n_units: Callable[[Dict[str, List[Any]]], int]
+    options: Dict[str, Any] = field(default_factory=dict)
+    unused: Callable[[Dict[str, Any]], Sequence[str]] = lambda options: ()
+
+
+def _nonzero_order(coef: np.ndarray) -> List[int]:
+    nz = np.flatnonzero(coef != 0)
+    return [int(j) for j in nz[np.argsort(-np.abs(coef[nz]), kind="stable")]]
+
+
+def _rankrls_coefs(X, y, qid, alphas: Sequence[float]) -> np.ndarray:
+    """RankRLS weights for every alpha, shape (len(alphas), n), from one eigendecomposition
+    of ``Xc^T Xc`` (the core's alpha path; ``RankRLS(alpha=list)`` keeps only the LQO-best)."""
+    a, _ = _check_alpha(list(alphas))
+    data = _grouped(X, y, qid)
+    _, coefs = _core.rankrls_alpha_path(data.X, data.y, data.offsets, a)
+    return np.asarray(coefs, dtype=float).reshape(len(a), X.shape[1])
+
+
+def _full(coef_sub: np.ndarray, support: Sequence[int], n: int) -> np.ndarray:
+    w = np.zeros(n)
+    w[np.asarray(support, dtype=int)] = coef_sub
+    return w
+
+
+# -- rankrls (WAF)
+def _rankrls_candidates(train, grid, options, cache):
+    alphas = grid["alpha"]
+    coefs = _rankrls_coefs(train.X, train.y, train.qid, alphas)
+    yield [Candidate({"alpha": a}, c, _nonzero_order(c)) for a, c in zip(alphas, coefs)]
+
+
+# -- greedy-rankrls
+def _greedy_candidates(train, grid, options, cache):
+    n = train.X.shape[1]
+    ks = [int(k) for k in grid["k"]]
+    kmax = min(max(ks), n)
+    for a in grid["alpha"]:
+        est = GreedyRankRLS(n_features_to_select=kmax, alpha=a).fit(train.X, train.y, qid=train.qid)
+        sel = [int(j) for j in est.selected_features_]
+        path = np.asarray(est.coef_path_, dtype=float)
+        out = []
+        for k in ks:
+            if k > len(sel):
+                continue
+            out.append(Candidate({"alpha": a, "k": k}, path[k - 1].copy(), sel[:k]))
+        yield out
+
+
+# -- ranksvm (WAF)
+def _ranksvm_candidates(train, grid, options, cache):
+    for C in grid["C"]:
+        est = RankSVM(C=C).fit(train.X, train.y, qid=train.qid)
+        c = np.asarray(est.coef_, dtype=float).ravel()
+        yield [Candidate({"C": C}, c, _nonzero_order(c))]
+
+
+# -- gas
+def _gas_candidates(train, grid, options, cache):
+    X, y, q = train.X, train.y, train.qid
+    n = X.shape[1]
+    # one importance vector and one Kendall matrix per fold serve every (c, t) point; GAS
+    # computes the similarity on the direction-adjusted features, so do the same here
+    ikey = ("importance", options["importance"])
+    if ikey not in cache:
+        cache[ikey] = feature_importance(X, y, q, measure=options["importance"])
+    imp = cache[ikey]
+    key = ("kendall", options["similarity"], options["importance"])
+    if key not in cache:
+        cache[key] = kendall_similarity(X * imp.directions, q, variant=options["similarity"])
+    S = cache[key]
+    ts = sorted({int(t) for t in grid["t"] if 1 <= int(t) <= n})
+    if not ts:
+        raise ValueError(f"gas grid: t must hold values in 1..{n}, got {grid['t']}")
+    tmax = max(ts)
+    ranker = options["ranker"]
+    if ranker not in ("rankrls", "ranksvm"):
+        raise ValueError(f"gas option ranker must be 'rankrls' or 'ranksvm', got {ranker!r}")
+    for c in grid["c"]:
+        gas = GAS(n_features_to_select=tmax, c=float(c), importance=imp, similarity=S).fit(X, y, qid=q)
+        order = [int(j) for j in gas.selected_features_]
+        out = []
+        for t in ts:
+            sub = order[:t]
+            if ranker == "rankrls":
+                alphas = grid["alpha"]
+                coefs = _rankrls_coefs(X[:, sub], y, q, alphas)
+                out += [Candidate({"c": c, "t": t, "alpha": a}, _full(w, sub, n), list(sub))
+                        for a, w in zip(alphas, coefs)]
+            else:
+                for C in grid["C"]:
+                    w = np.asarray(RankSVM(C=C).fit(X[:, sub], y, qid=q).coef_, dtype=float).ravel()
+                    out.append(Candidate({"c": c, "t": t, "C": C}, _full(w, sub, n), list(sub)))
+        yield out
+
+
+# -- sparse-ranksvm
+def _sparse_candidates(train, grid, options, cache):
+    est = SparseRankSVM(penalty=options["penalty"], p=options["p"])
+    path = est.path(train.X, train.y, qid=train.qid, Cs=list(grid["C"]))  # ascending C, warm started
+    yield [Candidate({"C": float(C)}, np.asarray(w, dtype=float), _nonzero_order(np.asarray(w)))
+           for C, w in zip(path.Cs, path.coefs)]
+
+
+# -- fsmrank
+def _fsmrank_candidates(train, grid, options, cache):
+    for l1, l2 in itertools.product(grid["lambda1"], grid["lambda2"]):
+        est = FSMRank(lambda1=l1, lambda2=l2).fit(train.X, train.y, qid=train.qid)
+        w = np.asarray(est.coef_, dtype=float).ravel()
+        yield [Candidate({"lambda1": l1, "lambda2": l2}, w, _nonzero_order(w))]
+
+
+def _spec(name, candidates, n_units, unused=lambda options: ()) -> MethodSpec:
+    m = REGISTRY[name]
+    return MethodSpec(name, m.description, m.grid, candidates, n_units, options=dict(m.options), unused=unused)
+
+
+#: the protocol's method specs, one per method of the registry
+METHODS: Dict[str, MethodSpec] = {
+    "rankrls": _spec("rankrls", _rankrls_candidates, lambda g: 1),
+    "greedy-rankrls": _spec("greedy-rankrls", _greedy_candidates, lambda g: len(g["alpha"])),
+    "ranksvm": _spec("ranksvm", _ranksvm_candidates, lambda g: len(g["C"])),
+    "gas": _spec("gas", _gas_candidates, lambda g: len(g["c"]),
+                 unused=lambda o: ("C",) if o.get("ranker") == "rankrls" else ("alpha",)),
+    "sparse-ranksvm": _spec("sparse-ranksvm", _sparse_candidates, lambda g: 1),
+    "fsmrank": _spec("fsmrank", _fsmrank_candidates, lambda g: len(g["lambda1"]) * len(g["lambda2"])),
+}

@@ -1,0 +1,263 @@
+//! Greedy RankRLS under feature costs (ours, not in Pahikkala et al. 2010): the same exact
+//! leave-query-out (LQO) candidate scan as [`crate::greedy_rls`] ([`GreedyState::scan`]),
+//! with a different choice rule and a budget.
+//!
+//! With `v_i` the criterion after adding candidate `i`, `v_prev` the criterion of the
+//! current model (at step 0 the empty model, whose LQO residuals are the centred labels)
+//! (for a ranking-measure criterion its scores all tie, so queries keep their row order)
+//! and `gain_i = v_prev - v_i` (or `v_i - v_prev` when higher is better), a candidate is
+//! *affordable* when `spent + cost_i <= budget`. Among affordable candidates:
+//!
+//! ```text
+//! if some gain_i > 0:   choose argmax gain_i / cost_i   (cost 0: +inf)
+//!                       ties: larger gain, then better v_i, then lower index
+//! else:                 choose the best v_i (the plain greedy rule), lower index on ties
+//! ```
+//!
+//! The run stops after `k` steps, when no candidate is affordable, or (with `tol`) when the
+//! chosen step improves by less than `tol * |v_prev|`. With equal costs and no budget the
+//! first branch picks the largest gain, which is the plain rule's choice.
+
+use ndarray::{Array2, ArrayView2};
+
+use crate::error::{check_memory, Result};
+use crate::greedy_rls::{Criterion, GreedyOptions, GreedyPath, GreedyState};
+use crate::groups::{center_vec, QueryOffsets};
+use crate::interrupt::Interrupt;
+use crate::invalid;
+
+/// `true` when `new` is better than `best` (NaN is never better).
+fn better(new: f64, best: f64, higher: bool) -> bool {
+    if higher {
+        new > best
+    } else {
+        new < best
+    }
+}
+
+/// The cost-aware choice rule (module docs) over the candidates' criterion values
+/// (`None`: not a candidate). Returns `(feature, value)` or `None` when no candidate is
+/// affordable and finite.
+pub fn choose_per_cost(
+    values: &[Option<f64>],
+    costs: &[f64],
+    prev: f64,
+    higher: bool,
+    spent: f64,
+    budget: Option<f64>,
+) -> Option<(usize, f64)> {
+    let affordable = |i: usize| budget.map_or(true, |b| spent + costs[i] <= b);
+    let gain = |v: f64| if higher { v - prev } else { prev - v };
+    let candidates: Vec<(usize, f64)> = values
+        .iter()
+        .enumerate()
+        .filter_map(|(i, v)| v.filter(|v| v.is_finite()).map(|v| (i, v)))
+        .filter(|&(i, _)| affordable(i))
+        .collect();
+    if candidates.iter().any(|&(_, v)| gain(v) > 0.0) {
+        let ratio = |i: usize, v: f64| if costs[i] > 0.0 { gain(v) / costs[i] } else { f64::INFINITY };
+        let mut best: Option<(usize, f64, f64)> = None; // (feature, value, ratio)
+        for &(i, v) in candidates.iter().filter(|&&(_, v)| gain(v) > 0.0) {
+            let r = ratio(i, v);
+            let take = match best {
+                None => true,
+                Some((_, bv, br)) => {
+                    r > br || (r == br && (gain(v) > gain(bv) || (gain(v) == gain(bv) && better(v, bv, higher))))
+                }
+            };
+            if take {
+                best = Some((i, v, r));
+            }
+        }
+        return best.map(|(i, v, _)| (i, v));
+    }
+    let mut best: Option<(usize, f64)> = None;
+    for &(i, v) in &candidates {
+        if best.map_or(true, |(_, bv)| better(v, bv, higher)) {
+            best = Some((i, v));
+        }
+    }
+    best
+}
+
+/// Greedy RankRLS with feature costs and an optional budget, on grouped `x` (m x n).
+///
+/// `costs` (length n, finite, >= 0); `budget` (finite, >= 0) caps the sum of the costs of
+/// the selected features; `memory_limit` (bytes) bounds the three m x n caches. The result
+/// may hold fewer than `opts.k` features (budget or `tol`).
+#[allow(clippy::too_many_arguments)]
+pub fn greedy_rankrls_costs(
+    x: ArrayView2<f64>,
+    y: &[f64],
+    offsets: &QueryOffsets,
+    opts: &GreedyOptions,
+    costs: &[f64],
+    budget: Option<f64>,
+    criterion: &dyn Criterion,
+    memory_limit: u64,
+    interrupt: &dyn Interrupt,
+    progress: &mut dyn FnMut(usize, usize, f64) -> Result<()>,
+) -> Result<GreedyPath> {
+    let (m, n) = x.dim();
+    if y.len() != m {
+        return invalid!("y has {} entries but X has {m} rows", y.len());
+    }
+    offsets.check_rows(m, "X")?;
+    if offsets.len() < 3 {
+        return invalid!("leave-query-out needs at least two queries (qid), got {}", offsets.len() - 1);
+    }
+    if opts.k < 1 || opts.k > n {
+        return invalid!("n_features_to_select must be in [1, n_features = {n}], got {}", opts.k);
+    }
+    if !(opts.alpha.is_finite() && opts.alpha > 0.0) {
+        return invalid!("alpha must be > 0 and finite, got {}", opts.alpha);
+    }
+    if let Some(t) = opts.tol {
+        if !(t.is_finite() && t >= 0.0) {
+            return invalid!("tol must be >= 0 and finite, got {t}");
+        }
+    }
+    if costs.len() != n {
+        return invalid!("feature_costs has {} entries but X has {n} features", costs.len());
+    }
+    if let Some(j) = costs.iter().position(|c| !(c.is_finite() && *c >= 0.0)) {
+        return invalid!("feature_costs must be finite and >= 0; feature {j} has {}", costs[j]);
+    }
+    if let Some(b) = budget {
+        if !(b.is_finite() && b >= 0.0) {
+            return invalid!("budget must be finite and >= 0, got {b}");
+        }
+    }
+    if x.iter().any(|v| !v.is_finite()) {
+        return invalid!("X contains NaN or infinity");
+    }
+    if y.iter().any(|v| !v.is_finite()) {
+        return invalid!("y contains NaN or infinity");
+    }
+    if !criterion.is_squared() && y.iter().any(|&v| v < 0.0) {
+        return invalid!("y must be >= 0 (relevance grades) for a ranking-measure criterion");
+    }
+    check_memory(
+        "the greedy RankRLS caches (three m x n float64 arrays)",
+        3 * (m as u128) * (n as u128) * 8,
+        memory_limit,
+        "select on fewer rows or features, or raise rankselect.set_config(max_memory=...)",
+    )?;
+
+    let mut st = GreedyState::new(x, y, offsets, opts.alpha);
+    let higher = criterion.higher_is_better();
+    // The empty model predicts 0: its query-centred LQO residuals are the centred labels.
+    let mut yc = y.to_vec();
+    center_vec(&mut yc, offsets);
+    let mut prev = criterion.value(&yc, &yc, y, offsets);
+    let mut selected: Vec<usize> = Vec::with_capacity(opts.k);
+    let mut is_selected = vec![false; n];
+    let mut errors: Vec<f64> = Vec::with_capacity(opts.k);
+    let mut coef_rows: Vec<Vec<f64>> = Vec::with_capacity(opts.k);
+    let mut spent = 0.0;
+    for step in 0..opts.k {
+        interrupt.check()?;
+        let values = st.scan(y, offsets, criterion, &is_selected);
+        let Some((b, value)) = choose_per_cost(&values, costs, prev, higher, spent, budget) else {
+            if values.iter().any(|v| v.is_some_and(|v| v.is_finite())) {
+                break; // nothing affordable is left
+            }
+            return invalid!("no candidate feature gives a finite leave-query-out criterion");
+        };
+        if let (Some(t), false) = (opts.tol, errors.is_empty()) {
+            let gain = if higher { value - prev } else { prev - value };
+            if gain < t * prev.abs() {
+                break;
+            }
+        }
+        interrupt.check()?;
+        st.add(b, offsets, &is_selected);
+        is_selected[b] = true;
+        selected.push(b);
+        errors.push(value);
+        coef_rows.push(st.coef(&selected, n));
+        spent += costs[b];
+        prev = value;
+        progress(step, b, value)?;
+    }
+    let mut coef_path = Array2::<f64>::zeros((coef_rows.len(), n));
+    for (r, w) in coef_rows.iter().enumerate() {
+        coef_path.row_mut(r).iter_mut().zip(w).for_each(|(d, s)| *d = *s);
+    }
+    Ok(GreedyPath { selected, errors, coef_path })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::greedy_rls::{greedy_rankrls, Squared};
+    use crate::interrupt::NoInterrupt;
+    use crate::rankrls::tests::problem;
+
+    fn run(x: &Array2<f64>, y: &[f64], off: &QueryOffsets, k: usize, costs: &[f64], budget: Option<f64>) -> GreedyPath {
+        let opts = GreedyOptions { k, alpha: 0.5, tol: None };
+        greedy_rankrls_costs(x.view(), y, off, &opts, costs, budget, &Squared, u64::MAX, &NoInterrupt, &mut |_, _, _| Ok(()))
+            .unwrap()
+    }
+
+    #[test]
+    fn equal_costs_give_the_plain_greedy() {
+        for seed in 1..5u64 {
+            let (x, y, off) = problem(seed, &[5, 1, 7, 3, 4, 6, 2], 6);
+        let off = QueryOffsets::new(off).unwrap();
+            let opts = GreedyOptions { k: 6, alpha: 0.5, tol: None };
+            let plain = greedy_rankrls(x.view(), &y, &off, &opts, &Squared, &NoInterrupt, &mut |_, _, _| Ok(())).unwrap();
+            let costed = run(&x, &y, &off, 6, &[2.5; 6], None);
+            assert_eq!(plain.selected, costed.selected);
+            assert_eq!(plain.errors, costed.errors);
+        }
+    }
+
+    #[test]
+    fn budget_is_never_exceeded() {
+        let (x, y, off) = problem(3, &[5, 1, 7, 3, 4, 6, 2], 6);
+        let off = QueryOffsets::new(off).unwrap();
+        let costs = [1.0, 2.0, 0.5, 3.0, 1.5, 0.25];
+        for budget in [0.0, 0.2, 0.5, 1.0, 2.7, 4.0, 100.0] {
+            let p = run(&x, &y, &off, 6, &costs, Some(budget));
+            let total: f64 = p.selected.iter().map(|&j| costs[j]).sum();
+            assert!(total <= budget, "budget {budget}: spent {total}");
+            // nothing affordable was left out when the run stopped early
+            if p.selected.len() < 6 {
+                assert!((0..6).filter(|j| !p.selected.contains(j)).all(|j| total + costs[j] > budget));
+            }
+        }
+    }
+
+    #[test]
+    fn choice_rule_by_hand() {
+        // lower is better, prev 10: gains 4 (cost 2 -> 2), 3 (cost 1 -> 3), 1 (cost 0 -> inf)
+        let v = [Some(6.0), Some(7.0), Some(9.0), None];
+        let c = [2.0, 1.0, 0.0, 1.0];
+        assert_eq!(choose_per_cost(&v, &c, 10.0, false, 0.0, None), Some((2, 9.0)));
+        let c = [2.0, 1.0, 5.0, 1.0];
+        assert_eq!(choose_per_cost(&v, &c, 10.0, false, 0.0, None), Some((1, 7.0)));
+        // budget: feature 0 has the best ratio (4 / 1.5) but fits only with room >= 1.5
+        let (v2, c2) = ([Some(6.0), Some(9.0)], [1.5, 1.0]);
+        assert_eq!(choose_per_cost(&v2, &c2, 10.0, false, 1.0, Some(2.5)), Some((0, 6.0)));
+        assert_eq!(choose_per_cost(&v2, &c2, 10.0, false, 1.0, Some(2.2)), Some((1, 9.0)));
+        assert_eq!(choose_per_cost(&v2, &c2, 10.0, false, 1.0, Some(1.9)), None);
+        // nothing improves: the best value, whatever the cost
+        assert_eq!(choose_per_cost(&v, &[1.0, 1.0, 0.0, 1.0], 5.0, false, 0.0, None), Some((0, 6.0)));
+    }
+
+    #[test]
+    fn bad_costs() {
+        let (x, y, off) = problem(2, &[3, 4], 3);
+        let off = QueryOffsets::new(off).unwrap();
+        let opts = GreedyOptions { k: 2, alpha: 1.0, tol: None };
+        let call = |c: &[f64], b: Option<f64>, lim: u64| {
+            greedy_rankrls_costs(x.view(), &y, &off, &opts, c, b, &Squared, lim, &NoInterrupt, &mut |_, _, _| Ok(()))
+        };
+        assert!(call(&[1.0, 1.0], None, u64::MAX).is_err());
+        assert!(call(&[1.0, -1.0, 1.0], None, u64::MAX).is_err());
+        assert!(call(&[1.0, f64::NAN, 1.0], None, u64::MAX).is_err());
+        assert!(call(&[1.0, 1.0, 1.0], Some(f64::INFINITY), u64::MAX).is_err());
+        assert!(matches!(call(&[1.0; 3], None, 10), Err(crate::Error::Memory { .. })));
+    }
+}
