@@ -136,6 +136,19 @@ CASES = {
         (X, Y, OFF, 2, 1.0, C3, None, 10**20), (X, Y, OFF, 2, 1.0, C3, None, 2**40, "zz"),
         (X, Y * 1000, OFF, 2, 1.0, C3, None, 2**40, "ndcg@10"), (E2, E1, u(0), 1, 1.0, E1, None, 2**40),
     ],
+    "GreedyShard": [
+        (X, Y[:3], OFF, 1.0), (X, Y, u(0, 9), 1.0), (X, Y, u(4, 2, 6), 1.0), (X, Y, u(), 1.0), (X, Y, OFF, -1.0),
+        (X * np.nan, Y, OFF, 1.0), (X, Y, OFF, 1.0, "zz"), (X, -Y, OFF, 1.0, "ndcg@10"),
+        (X, Y * 1000, OFF, 1.0, "ndcg@10"), (X, Y, OFF, 1.0, "ndcg@10", "zz"), (X, Y, OFF, 1.0, "squared", "standard", 8),
+        (X, Y, OFF, 1.0, "squared", "standard", -1), (X, Y, OFF, 1.0, "squared", "standard", 10**20), (X, Y, OFFI, 1.0),
+    ],
+    "kendall_sums": [
+        (X, OFF[:2], "geng"), (X, u(0, 9), "geng"), (X, u(4, 2, 6), "geng"), (X, u(), "geng"), (X, OFF, "zz"),
+        (X * np.nan, OFF, "geng"),
+    ],
+    "pairwise_counts": [
+        (X, Y[:3], OFF), (X, Y, u(0, 9)), (X, Y, u(4, 2, 6)), (X, Y, u()), (X, Y * np.nan, OFF),
+    ],
 }
 
 # Non-contiguous or wrongly typed arrays: TypeError from the binding, never a panic.
@@ -163,6 +176,22 @@ CASES["fsmrank"] += [(X, Y, OFF, np.eye(3), np.ones(3), 1.0, 1.0, None, -5, 1e-4
 def test_integer_arguments_are_named(call, match):
     with pytest.raises((ValueError, TypeError), match=match):
         call()
+
+
+def test_greedy_shard_methods_validate_their_arguments():
+    shard = _core.GreedyShard(X, Y, OFF, 1.0)
+    bad = [
+        lambda: shard.scan(np.ones(2), np.ones(3), np.zeros(3, bool)), lambda: shard.scan(np.ones(3), np.ones(3), np.zeros(2, bool)),
+        lambda: shard.cross(3), lambda: shard.cross(-1), lambda: shard.cross(10**20),
+        lambda: shard.add(5, 1.0, 1.0, np.ones(3), np.zeros(3, bool)), lambda: shard.add(-1, 1.0, 1.0, np.ones(3), np.zeros(3, bool)),
+        lambda: shard.add(0, 1.0, 1.0, np.ones(2), np.zeros(3, bool)),
+        lambda: shard.coef_partial([7]), lambda: shard.coef_partial([-1]), lambda: shard.coef_partial([10**20]),
+    ]
+    for call in bad:
+        with pytest.raises((ValueError, TypeError)):
+            call()
+    with pytest.raises(ValueError, match="^b must be a non-negative integer"):
+        shard.cross(-1)
 
 
 def test_every_core_function_is_covered():

@@ -29,7 +29,7 @@ def test_readme_cli_block_runs_in_order(tmp_path):
     lines = readme_cli_lines()
     assert lines[0].startswith("rankselect info") and any("--out predictions.txt" in ln for ln in lines)
     for line in lines:
-        argv = shlex.split(line)
+        argv = shlex.split(line, comments=True)
         assert argv[0] == "rankselect", line
         r = subprocess.run([sys.executable, "-m", "rankselect", *argv[1:]], cwd=tmp_path, env=env,
                            capture_output=True, text=True, timeout=600)

@@ -22,13 +22,19 @@ def _stub_functions():
 
 
 def _exported_functions():
-    return sorted(name for name in dir(_core) if not name.startswith("_") and callable(getattr(_core, name)))
+    return sorted(name for name in dir(_core) if not name.startswith("_") and callable(getattr(_core, name))
+                  and not isinstance(getattr(_core, name), type))
+
+
+def _exported_classes():
+    return sorted(name for name in dir(_core) if not name.startswith("_") and isinstance(getattr(_core, name), type))
 
 
 def test_every_core_function_has_a_stub():
     tree = _stub_tree()
     stubbed = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
     stubbed |= {n.target.id for n in tree.body if isinstance(n, ast.AnnAssign)}
+    stubbed |= {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
     exported = {name for name in dir(_core) if not name.startswith("_")} | {"__version__"}
     assert exported - stubbed == set()
     assert stubbed - exported == set()
@@ -65,6 +71,23 @@ def test_stub_signature_matches_the_extension(name):
     stub = _stub_functions()[name]
     assert _stub_signature(stub) == _runtime_signature(func), (
         f"_core.pyi's {name} does not match the extension's signature {inspect.signature(func)}")
+
+
+@pytest.mark.parametrize("name", _exported_classes())
+def test_stub_class_matches_the_extension(name):
+    """A class's constructor and methods against its stub (``self`` dropped)."""
+    cls = getattr(_core, name)
+    stub = next(n for n in _stub_tree().body if isinstance(n, ast.ClassDef) and n.name == name)
+    methods = {n.name: n for n in stub.body if isinstance(n, ast.FunctionDef)}
+    assert _stub_signature(methods["__init__"])[1:] == _runtime_signature(cls), (
+        f"_core.pyi's {name}.__init__ does not match {inspect.signature(cls)}")
+    for mname, node in methods.items():
+        if mname == "__init__":
+            continue
+        assert hasattr(cls, mname), f"_core.{name} has no method {mname}"
+        func = getattr(cls, mname)
+        if getattr(func, "__text_signature__", None):
+            assert _stub_signature(node)[1:] == _runtime_signature(func)[1:], f"{name}.{mname}"
 
 
 def test_signature_comparison_can_fail():

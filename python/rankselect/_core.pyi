@@ -213,3 +213,33 @@ def fsmrank(
     lambda1: float, lambda2: float, w0: npt.NDArray[np.float64] | None,
     max_iter: int, tol: float, accelerate: bool = True,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], int, npt.NDArray[np.float64], bool, int]: ...
+
+# Query-shard kernels (rankselect.dask): see rust/core/src/greedy_shard.rs and shard_sums.rs.
+class GreedyShard:
+    def __init__(
+        self,
+        x: npt.NDArray[np.float64],
+        y: npt.NDArray[np.float64],
+        offsets: npt.NDArray[np.uintp],
+        alpha: float,
+        criterion: str = "squared",
+        convention: str = "standard",
+        limit: int | None = None,
+    ) -> None: ...
+    def dots(self) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
+    def scan(
+        self, c: npt.NDArray[np.float64], d: npt.NDArray[np.float64], skip: npt.NDArray[np.bool_]
+    ) -> npt.NDArray[np.float64]: ...
+    def cross(self, b: int) -> npt.NDArray[np.float64]: ...
+    def add(
+        self, b: int, c: float, d: float, t: npt.NDArray[np.float64], skip: npt.NDArray[np.bool_]
+    ) -> None: ...
+    def coef_partial(self, features: list[int]) -> npt.NDArray[np.float64]: ...
+
+def kendall_sums(
+    x: npt.NDArray[np.float64], offsets: npt.NDArray[np.uintp], variant: str
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], int]: ...
+
+def pairwise_counts(
+    x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], offsets: npt.NDArray[np.uintp]
+) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64], int]: ...

@@ -8,6 +8,8 @@
 pub mod error;
 pub mod greedy_rls;
 pub mod cost_greedy;
+pub mod greedy_shard;
+pub mod shard_sums;
 pub mod groups;
 pub mod importance;
 pub mod interrupt;

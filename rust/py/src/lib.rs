@@ -20,6 +20,7 @@ mod ranksvm;
 mod kernel_approx;
 mod sparse;
 mod threads;
+mod shards;
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -55,5 +56,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     ranksvm::register(m)?;
     kernel_approx::register(m)?;
     sparse::register(m)?;
+    shards::register(m)?;
     Ok(())
 }

@@ -1,0 +1,159 @@
+//! Bindings of the query-shard kernels (`rankselect_core::greedy_shard`, `shard_sums`) used
+//! by `rankselect.dask`: each Dask worker calls them on its own block of whole queries.
+
+use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use rankselect_core::greedy_shard::GreedyShard as Shard;
+use rankselect_core::kendall::{Variant, DEFAULT_SHORT_MAX};
+use rankselect_core::metrics::{Convention, Measure, MetricSpec};
+use rankselect_core::shard_sums;
+
+use crate::errors::{count_arg, opt_count_arg, python_interrupt, IntoPyResult};
+use crate::groups::query_offsets;
+
+/// `None` for the squared LQO criterion, else the ranking measure's spec (labels `y` whose
+/// gain `2^r - 1` overflows are refused).
+fn spec_of(criterion: &str, convention: &str, y: &[f64]) -> PyResult<Option<MetricSpec>> {
+    if criterion.eq_ignore_ascii_case("squared") {
+        return Ok(None);
+    }
+    let measure: Measure = criterion.parse().map_err(|e| {
+        PyValueError::new_err(format!("criterion must be 'squared' or a ranking measure such as 'ndcg@10' or 'map': {e}"))
+    })?;
+    let convention: Convention = convention.parse().map_err(|e| PyValueError::new_err(format!("convention: {e}")))?;
+    let spec = MetricSpec::new(measure).with_convention(convention);
+    spec.validate().map_err(|e| PyValueError::new_err(format!("criterion: {e}")))?;
+    let top = y.iter().copied().filter(|v| v.is_finite()).fold(0.0, f64::max);
+    rankselect_core::metrics::check_gain_labels(&spec, top).py()?;
+    Ok(Some(spec))
+}
+
+/// GreedyShard(X, y, offsets, alpha, criterion="squared", convention="standard", limit=None)
+///
+/// The greedy RankRLS caches of one shard of whole queries (rows grouped by `offsets`);
+/// see `rankselect_core::greedy_shard` for the step protocol.
+#[pyclass(module = "rankselect._core")]
+pub struct GreedyShard {
+    inner: Shard,
+    spec: Option<MetricSpec>,
+}
+
+#[pymethods]
+impl GreedyShard {
+    #[new]
+    #[pyo3(signature = (x, y, offsets, alpha, criterion="squared", convention="standard", limit=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        py: Python<'_>,
+        x: PyReadonlyArray2<'_, f64>,
+        y: PyReadonlyArray1<'_, f64>,
+        offsets: PyReadonlyArray1<'_, usize>,
+        alpha: f64,
+        criterion: &str,
+        convention: &str,
+        limit: Option<Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        let limit = opt_count_arg(limit.as_ref(), "limit")?.map_or(u64::MAX, |v| v as u64);
+        let off = query_offsets(&offsets)?;
+        let (xv, yv) = (x.as_array(), y.as_slice()?);
+        let spec = spec_of(criterion, convention, yv)?;
+        if spec.is_some() {
+            if let Some((r, v)) = yv.iter().enumerate().find(|(_, v)| **v < 0.0) {
+                return Err(PyValueError::new_err(format!(
+                    "y must be >= 0 (relevance grades) for a ranking-measure criterion (shard row {r}: {v})"
+                )));
+            }
+        }
+        let inner = py.detach(|| Shard::new(xv, yv, &off, alpha, limit)).py()?;
+        Ok(GreedyShard { inner, spec })
+    }
+
+    /// dots() -> (e, h): partial sums `v_i^T C_i`, `v_i^T a` per feature.
+    fn dots<'py>(&self, py: Python<'py>) -> (Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>) {
+        let (e, h) = py.detach(|| self.inner.dots());
+        (e.into_pyarray(py), h.into_pyarray(py))
+    }
+
+    /// scan(c, d, skip) -> partial criterion sums per candidate (NaN where skipped).
+    fn scan<'py>(
+        &self,
+        py: Python<'py>,
+        c: PyReadonlyArray1<'py, f64>,
+        d: PyReadonlyArray1<'py, f64>,
+        skip: PyReadonlyArray1<'py, bool>,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let (c, d, skip) = (c.as_slice()?, d.as_slice()?, skip.as_slice()?);
+        let out = py.detach(|| self.inner.scan(c, d, skip, self.spec.as_ref())).py()?;
+        Ok(out.into_pyarray(py))
+    }
+
+    /// cross(b) -> partial sums `v_b^T C_i` per feature.
+    fn cross<'py>(&self, py: Python<'py>, b: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let b = count_arg(b, "b")?;
+        let out = py.detach(|| self.inner.cross(b)).py()?;
+        Ok(out.into_pyarray(py))
+    }
+
+    /// add(b, c, d, t, skip): the Sherman-Morrison update with the global `c_b`, `d_b`, `t`.
+    fn add(
+        &mut self,
+        py: Python<'_>,
+        b: &Bound<'_, PyAny>,
+        c: f64,
+        d: f64,
+        t: PyReadonlyArray1<'_, f64>,
+        skip: PyReadonlyArray1<'_, bool>,
+    ) -> PyResult<()> {
+        let b = count_arg(b, "b")?;
+        let (t, skip) = (t.as_slice()?, skip.as_slice()?);
+        let inner = &mut self.inner;
+        py.detach(|| inner.add(b, c, d, t, skip)).py()
+    }
+
+    /// coef_partial(features) -> partial sums `x_j^T a` for `j` in `features`.
+    fn coef_partial<'py>(&self, py: Python<'py>, features: Vec<Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let features = features.iter().map(|f| count_arg(f, "features")).collect::<PyResult<Vec<usize>>>()?;
+        Ok(self.inner.coef_partial(&features).py()?.into_pyarray(py))
+    }
+}
+
+/// kendall_sums(x, offsets, variant) -> (S (n, n), S_neg (n, n), n_queries_used)
+#[pyfunction]
+#[allow(clippy::type_complexity)]
+fn kendall_sums<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray2<'py, f64>,
+    offsets: PyReadonlyArray1<'py, usize>,
+    variant: &str,
+) -> PyResult<(Bound<'py, PyArray2<f64>>, Bound<'py, PyArray2<f64>>, u64)> {
+    let variant = Variant::parse(variant).py()?;
+    let (x, offsets) = (x.as_array(), query_offsets(&offsets)?);
+    let (s, sn, q) = py
+        .detach(|| shard_sums::kendall_sums(x, &offsets, variant, DEFAULT_SHORT_MAX, &python_interrupt()))
+        .py()?;
+    Ok((s.into_pyarray(py), sn.into_pyarray(py), q))
+}
+
+/// pairwise_counts(x, y, offsets) -> (E_asc (n,), E_desc (n,), n_preference_pairs), uint64
+#[pyfunction]
+#[allow(clippy::type_complexity)]
+fn pairwise_counts<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray2<'py, f64>,
+    y: PyReadonlyArray1<'py, f64>,
+    offsets: PyReadonlyArray1<'py, usize>,
+) -> PyResult<(Bound<'py, PyArray1<u64>>, Bound<'py, PyArray1<u64>>, u64)> {
+    let (x, y, offsets) = (x.as_array(), y.as_array(), query_offsets(&offsets)?);
+    let (a, d, p) = py
+        .detach(|| shard_sums::pairwise_counts(x, y, &offsets, DEFAULT_SHORT_MAX, &python_interrupt()))
+        .py()?;
+    Ok((a.into_pyarray(py), d.into_pyarray(py), p))
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<GreedyShard>()?;
+    m.add_function(wrap_pyfunction!(kendall_sums, m)?)?;
+    m.add_function(wrap_pyfunction!(pairwise_counts, m)?)?;
+    Ok(())
+}
