@@ -11,7 +11,8 @@ One layer, so that each rule lives once:
   ``n_features_in_`` and, for a DataFrame, ``feature_names_in_`` (so ``get_feature_names_out``
   gives the input's column names and ``set_output(transform="pandas")`` works). Refused with
   a message that names the argument: complex values, 0 rows, 0 columns, NaN / infinity (with
-  the row and column), a ``qid`` of another length. A ``y`` of shape (n, 1) is ravelled with
+  the row and column), values whose squares overflow float64 (with the column and row), a
+  ``qid`` of another length. A ``y`` of shape (n, 1) is ravelled with
   a ``DataConversionWarning`` and numeric object arrays are converted, as in scikit-learn.
 - **sparse input** (scipy.sparse) is accepted and densified (the kernels work on dense
   query blocks); the tags declare it, and densifying obeys :func:`rankselect.set_config`'s
@@ -34,7 +35,7 @@ from sklearn.utils import metadata_routing
 from sklearn.utils.validation import check_array, column_or_1d, validate_data
 
 from ._config import check_memory
-from ._validation import _check_finite, check_qid
+from ._validation import _check_finite, check_magnitude, check_qid
 from .exceptions import DegenerateDataWarning
 
 __all__ = ["RankingEstimator", "RankerMixin", "KernelMapBase", "warn_if_degenerate"]
@@ -82,6 +83,7 @@ class RankingEstimator(BaseEstimator):
                    dtype=np.float64, ensure_all_finite=False, ensure_min_features=1)
         X = np.ascontiguousarray(_densify(X), dtype=np.float64)
         _check_finite(X, "X")
+        check_magnitude(X, "X")  # squares / products of the values must not overflow
         return X
 
     def _validate_training_data(self, X, y, qid):
@@ -97,6 +99,7 @@ class RankingEstimator(BaseEstimator):
         if y.shape[0] != m:
             raise ValueError(f"y has {y.shape[0]} entries but X has {m} rows")
         _check_finite(y, "y")
+        check_magnitude(y[:, None], "y")
         qid = check_qid(qid, m)
         return X, y, qid
 

@@ -4,6 +4,8 @@ import numpy.typing as npt
 from typing import Callable
 
 __version__: str
+#: None, or why rayon's thread pool fell back to one thread at import.
+THREAD_POOL_FALLBACK: str | None
 
 def group_queries(
     qid: npt.NDArray[np.int64],
@@ -118,7 +120,8 @@ def query_pair_counts(
 ) -> npt.NDArray[np.uintp]: ...
 
 def preference_pairs(
-    y: npt.NDArray[np.float64], offsets: npt.NDArray[np.uintp], max_pairs: int | None = None
+    y: npt.NDArray[np.float64], offsets: npt.NDArray[np.uintp], max_pairs: int | None = None,
+    memory_limit: int | None = None,
 ) -> tuple[npt.NDArray[np.uintp], npt.NDArray[np.uintp], npt.NDArray[np.uintp]]: ...
 
 def squared_hinge_value_grad(
@@ -223,7 +226,7 @@ class GreedyShard:
         alpha: float,
         criterion: str = "squared",
         convention: str = "standard",
-        limit: int = ...,
+        limit: int | None = None,
     ) -> None: ...
     def informative(self) -> npt.NDArray[np.bool_]: ...
     def dots(self) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...

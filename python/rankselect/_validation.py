@@ -6,13 +6,14 @@ Errors name the offending argument (and the row / qid where it helps) and are
 from __future__ import annotations
 
 import numbers
+import warnings
 from typing import Optional, Tuple
 
 import numpy as np
 import scipy.sparse as sp
 
 
-def check_matrix(X, name: str = "X", *, allow_nan: bool = False) -> np.ndarray:
+def check_matrix(X, name: str = "X", *, allow_nan: bool = False, squares: bool = True) -> np.ndarray:
     """Return ``X`` as a C-contiguous float64 (m, n) array, or raise naming ``name``."""
     if sp.issparse(X):
         X = X.toarray()
@@ -27,7 +28,36 @@ def check_matrix(X, name: str = "X", *, allow_nan: bool = False) -> np.ndarray:
     X = np.ascontiguousarray(X, dtype=np.float64)
     if not allow_nan:
         _check_finite(X, name)
+    if squares:
+        check_magnitude(X, name)
     return X
+
+
+def check_magnitude(X: np.ndarray, name: str = "X") -> None:
+    """Refuse values whose squares, summed over the rows, would overflow float64.
+
+    Every estimator forms squares or products of feature values (Gram matrices, norms, pair
+    differences): a column with ``max |x| >= sqrt(DBL_MAX / (16 m))`` (about ``1e150`` for a
+    million rows) would give ``inf`` or a wrong model. Raises ValueError naming the column.
+    """
+    if X.size == 0:
+        return
+    X2 = X.reshape(X.shape[0], -1)
+    limit = np.sqrt(np.finfo(np.float64).max / (16.0 * max(X2.shape[0], 1)))
+    # Column maxima and minima: no temporary of the size of X.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns
+        top = np.maximum(np.abs(np.nanmax(X2, axis=0)), np.abs(np.nanmin(X2, axis=0)))
+    bad = np.flatnonzero(top >= limit)
+    if bad.size:
+        j = int(bad[0])
+        i = int(np.nanargmax(np.abs(X2[:, j])))
+        where = f"column {j}" if X.ndim == 2 else "it"
+        raise ValueError(
+            f"{name}: {where} has a value of magnitude {abs(X2[i, j]):.3g} (row {i}); its squares overflow"
+            f" float64 (limit {limit:.3g} for {X2.shape[0]} rows): rescale the feature (e.g. divide by its"
+            " maximum or use sklearn.preprocessing.MaxAbsScaler)"
+        )
 
 
 def check_vector(v, name: str, *, n: Optional[int] = None, allow_nan: bool = False,
@@ -65,17 +95,32 @@ def check_qid(qid, n: Optional[int] = None, name: str = "qid", of: str = "X") ->
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
             raise ValueError(f"{name} must hold integers; row {i} has {q[i]!r}")
+        # Outside [-2^63, 2^63) the cast to int64 saturates and distinct queries would merge.
+        big = (q >= 2.0**63) | (q < -(2.0**63))
+        if big.any():
+            i = int(np.flatnonzero(big)[0])
+            raise ValueError(
+                f"{name} must fit in a 64-bit signed integer; row {i} has {float(q[i])!r} (>= 2^63 in magnitude):"
+                " pass integer query ids (e.g. np.unique(qid, return_inverse=True)[1])"
+            )
         return np.ascontiguousarray(q, dtype=np.int64)
     raise TypeError(f"{name} must be an integer array, got dtype {q.dtype}")
 
 
-def check_ranking_data(X, y, qid, *, allow_nan: bool = False) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Validate a ranking data set: X (m, n) finite, y (m,) finite, qid (m,) integer."""
-    X = check_matrix(X, "X", allow_nan=allow_nan)
+def check_ranking_data(
+    X, y, qid, *, allow_nan: bool = False, squares: bool = True
+) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Validate a ranking data set: X (m, n) finite, y (m,) finite, qid (m,) integer.
+
+    ``squares``: also refuse values whose squares overflow (:func:`check_magnitude`).
+    """
+    X = check_matrix(X, "X", allow_nan=allow_nan, squares=squares)
     m = X.shape[0]
     if m == 0:
         raise ValueError("X has no rows")
     y = check_vector(y, "y", n=m)
+    if squares:
+        check_magnitude(y[:, None], "y")
     qid = check_qid(qid, m)
     return X, y, qid
 
@@ -88,12 +133,21 @@ def check_scores(y, scores, qid) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     return y, scores, qid
 
 
+#: Largest integer parameter (iterations, counts) the Rust core accepts: int64 / usize.
+MAX_INT = 2**63 - 1
+
+
 def check_positive(value, name: str, *, strict: bool = True, integer: bool = False):
-    """Raise ValueError / TypeError unless ``value`` is a (strictly) positive number."""
+    """Raise ValueError / TypeError unless ``value`` is a (strictly) positive number.
+
+    Integers must also be at most :data:`MAX_INT` (never an OverflowError later).
+    """
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a number, got {value!r}")
     if integer and not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be an integer, got {value!r}")
+    if integer and value > MAX_INT:
+        raise ValueError(f"{name} must be at most 2**63 - 1, got {value!r}")
     if not np.isfinite(value) or (value <= 0 if strict else value < 0):
         bound = "> 0" if strict else ">= 0"
         raise ValueError(f"{name} must be {bound}, got {value!r}")

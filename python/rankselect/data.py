@@ -312,6 +312,10 @@ def _pad(data: RankingData, n: int) -> RankingData:
     return RankingData(X, data.y, data.qid, data.comments)
 
 
+# Characters that end a line for LETOR readers (ours, scikit-learn's, text-mode Python).
+_LINE_BREAKS = ("\n", "\r", "\v", "\f", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
+
+
 def save_letor(path: PathLike, data, *, digits: Optional[int] = None) -> None:
     """Write a ranking data set as a LETOR file, every feature on every row (1-based).
 
@@ -321,7 +325,8 @@ def save_letor(path: PathLike, data, *, digits: Optional[int] = None) -> None:
         Destination (plain text).
     data : RankingData or (X, y, qid)
         ``X`` (n_samples, n_features), ``y`` (n_samples,), ``qid`` (n_samples,); the
-        ``comments`` of a RankingData are written after ``#``.
+        ``comments`` of a RankingData are written after ``#``; a comment holding a line
+        break raises ValueError (it would inject a row).
     digits : int, optional
         Significant digits of the values (``%.<digits>g``). Default: the shortest text that
         reads back to the same float64 (``repr``), so ``load_letor`` round-trips exactly.
@@ -330,7 +335,17 @@ def save_letor(path: PathLike, data, *, digits: Optional[int] = None) -> None:
     X, y, qid = data
     from ._validation import check_ranking_data
 
-    X, y, qid = check_ranking_data(X, y, qid, allow_nan=True)
+    X, y, qid = check_ranking_data(X, y, qid, allow_nan=True, squares=False)
+    if comments is not None:
+        if len(comments) != X.shape[0]:
+            raise ValueError(f"comments has {len(comments)} entries but X has {X.shape[0]} rows")
+        for i, c in enumerate(comments):
+            # A line break would end the row early and inject the rest as a new row.
+            if c and any(b in str(c) for b in _LINE_BREAKS):
+                raise ValueError(
+                    f"comments[{i}] contains a line break ({str(c)!r}); a LETOR comment runs to the end"
+                    " of its line: remove or replace the line breaks"
+                )
     if digits is not None and (isinstance(digits, bool) or not isinstance(digits, int) or digits < 1):
         raise ValueError(f"digits must be a positive int or None, got {digits!r}")
     spec = "%r" if digits is None else f"%.{digits}g"

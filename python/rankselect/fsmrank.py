@@ -23,7 +23,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import _core
 from ._base import RankerMixin, RankingEstimator, warn_if_degenerate
-from ._validation import check_matrix, check_vector
+from ._validation import MAX_INT, check_matrix, check_vector
 from ._linear import LinearPredictMixin, SparseLinearRankerMixin
 from .groups import GroupedData
 from .uninformative import zero_features
@@ -60,7 +60,7 @@ _FSMRANK_CONSTRAINTS = {
     "lambda2": [Interval(numbers.Real, 0, None, closed="left")],
     "importance": [StrOptions({"pearson"}), "array-like"],
     "similarity": [StrOptions({"pearson"}), "array-like"],
-    "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
+    "max_iter": [Interval(numbers.Integral, 1, MAX_INT, closed="both")],
     "tol": [Interval(numbers.Real, 0, None, closed="neither")],
 }
 
@@ -253,7 +253,7 @@ class FSMSVM(RankerMixin, LinearPredictMixin, SelectorMixin, RankingEstimator):
     """
 
     _parameter_constraints = {
-        "n_features_to_select": [Interval(numbers.Integral, 1, None, closed="left")],
+        "n_features_to_select": [Interval(numbers.Integral, 1, MAX_INT, closed="both")],
         **_FSMRANK_CONSTRAINTS,
         "C": [Interval(numbers.Real, 0, None, closed="neither")],
     }

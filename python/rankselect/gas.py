@@ -40,6 +40,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import RankingEstimator, warn_if_degenerate
+from ._validation import MAX_INT
 from .importance import FeatureImportance, _parse_measure, feature_importance
 from .kendall import VARIANTS, kendall_similarity
 from .uninformative import constant_within_queries
@@ -77,6 +78,13 @@ def gas_greedy(importance, similarity, n_features_to_select: int, c: float, last
     if costs is not None or budget is not None:
         costs = np.ones(w.shape[0]) if costs is None else np.asarray(costs, dtype=np.float64)
     e = np.asarray(similarity, dtype=np.float64)
+    if w.ndim != 1 or e.shape != (w.shape[0], w.shape[0]):
+        raise ValueError(f"importance must have shape (n,) and similarity (n, n), got {w.shape} and {e.shape}")
+    # argmax would pick a NaN first: never select by NaN.
+    for name, v in (("importance", w), ("similarity", e)):
+        if not np.isfinite(v).all():
+            bad = np.argwhere(~np.isfinite(v))[0]
+            raise ValueError(f"{name} must be finite; entry {tuple(int(i) for i in bad)} is {v[tuple(bad)]}")
     available = np.ones(w.shape[0], dtype=bool)
     last = np.zeros(w.shape[0], dtype=bool) if last is None else np.asarray(last, dtype=bool)
     selected = np.empty(n_features_to_select, dtype=np.intp)
@@ -168,7 +176,7 @@ class GAS(SelectorMixin, RankingEstimator):
     """
 
     _parameter_constraints = {
-        "n_features_to_select": [Interval(numbers.Integral, 1, None, closed="left")],
+        "n_features_to_select": [Interval(numbers.Integral, 1, MAX_INT, closed="both")],
         "c": [Interval(numbers.Real, 0, None, closed="left")],
         "importance": [str, FeatureImportance, "array-like"],
         "similarity": [StrOptions(set(VARIANTS)), "array-like"],

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 import numpy as np
+import scipy.sparse as sp
 
 from . import _core
 from ._validation import check_matrix, check_qid, check_vector
@@ -147,6 +148,11 @@ def center_by_query(a, qid) -> np.ndarray:
     Returns a new array in input row order. The centring itself is the core's (the one
     RankRLS uses, ``groups::center_rows``).
     """
+    if sp.issparse(a):
+        raise TypeError(
+            f"center_by_query needs a dense array, got a sparse {type(a).__name__}: centring makes every"
+            " entry nonzero; pass a.toarray()"
+        )
     arr = np.asarray(a)
     if arr.ndim == 2:
         arr = check_matrix(arr, "a")

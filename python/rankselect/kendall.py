@@ -31,6 +31,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _core
+from ._config import check_memory
 from ._validation import check_matrix, check_qid
 from .groups import GroupedData
 
@@ -89,6 +90,10 @@ def kendall_similarity(X, qid, variant: str = "geng", absolute: bool = False, *,
     if X.shape[0] == 0:
         raise ValueError("X has no rows")
     qid = check_qid(qid, X.shape[0])
+    m, n = X.shape
+    # The (n, n) result, its per-thread partial sums (bounded by 2) and the grouped copy of X.
+    check_memory(8 * (3 * n * n + m * n), f"Kendall similarity of {n} features ({n} x {n} matrices)",
+                 "select among fewer features (e.g. pre-filter by importance)")
     data = GroupedData.from_arrays(X, None, qid)
     if not (data.groups.sizes >= 2).any():
         raise ValueError("qid: no query has at least 2 documents; Kendall's tau needs document pairs")

@@ -34,7 +34,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import _core
 from ._base import KernelMapBase
-from ._validation import check_matrix, check_positive
+from ._config import check_memory
+from ._validation import MAX_INT, check_matrix, check_positive
 
 __all__ = ["Nystroem", "RandomFourierFeatures", "kernel_matrix"]
 
@@ -85,6 +86,8 @@ def kernel_matrix(X, Y=None, *, kernel="rbf", gamma=None, coef0=None, degree=Non
     if Y.shape[1] != X.shape[1]:
         raise ValueError(f"Y has {Y.shape[1]} features but X has {X.shape[1]}")
     args = _kernel_args(kernel, gamma, coef0, degree, X.shape[1])
+    check_memory(8 * X.shape[0] * Y.shape[0], f"a {X.shape[0]} x {Y.shape[0]} kernel matrix",
+                 "pass fewer rows (in blocks) or use Nystroem / RandomFourierFeatures")
     return _core.kernel_matrix(X, Y, *args)
 
 
@@ -142,8 +145,8 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, KernelMapBase)
         "gamma": [Interval(numbers.Real, None, None, closed="neither"), None],
         "coef0": [Interval(numbers.Real, None, None, closed="neither"), None],
         "degree": [Interval(numbers.Real, 0, None, closed="left"), None],
-        "n_components": [Interval(numbers.Integral, 1, None, closed="left")],
-        "rank": [Interval(numbers.Integral, 1, None, closed="left"), None],
+        "n_components": [Interval(numbers.Integral, 1, MAX_INT, closed="both")],
+        "rank": [Interval(numbers.Integral, 1, MAX_INT, closed="both"), None],
         "random_state": ["random_state"],
     }
 
@@ -190,6 +193,9 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, KernelMapBase)
                     f"rank must be in [1, n_components={n_components}], got {rank!r}"
                 )
             rank = int(rank)
+        # W (c x c), its eigenvectors and the normalization: about 4 c x c matrices.
+        check_memory(4 * 8 * n_components**2, f"the Nystroem factorisation of {n_components} landmarks",
+                     "use fewer n_components (or a rank)")
         rnd = check_random_state(self.random_state)
         inds = rnd.permutation(n_samples)[:n_components].astype(np.int64)
         basis = np.ascontiguousarray(X[inds])
@@ -212,6 +218,9 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, KernelMapBase)
         """
         check_is_fitted(self, "normalization_")
         X = self._validate_X(X, reset=False)
+        c, out = self.normalization_.shape[1], self.normalization_.shape[0]
+        check_memory(8 * X.shape[0] * (c + out), f"the Nystroem map of {X.shape[0]} rows to {out} features"
+                     f" (kernel block {X.shape[0]} x {c})", "transform fewer rows at a time or use fewer n_components")
         return _core.nystroem_transform(
             X,
             np.ascontiguousarray(self.components_, dtype=np.float64),
@@ -254,7 +263,7 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, K
 
     _parameter_constraints = {
         "gamma": [Interval(numbers.Real, 0, None, closed="neither"), StrOptions({"scale"})],
-        "n_components": [Interval(numbers.Integral, 1, None, closed="left")],
+        "n_components": [Interval(numbers.Integral, 1, MAX_INT, closed="both")],
         "random_state": ["random_state"],
     }
 
@@ -286,6 +295,8 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, K
             gamma = 1.0 / (n_features * var) if var != 0 else 1.0
         else:
             gamma = float(check_positive(self.gamma, "gamma"))
+        check_memory(8 * (n_features + 1) * n_components, f"random weights of shape ({n_features}, {n_components})",
+                     "use fewer n_components")
         rnd = check_random_state(self.random_state)
         self.random_weights_ = (2.0 * gamma) ** 0.5 * rnd.normal(size=(n_features, n_components))
         self.random_offset_ = rnd.uniform(0, 2 * np.pi, size=n_components)
@@ -304,6 +315,9 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, K
         """
         check_is_fitted(self, "random_weights_")
         X = self._validate_X(X, reset=False)
+        D = self.random_weights_.shape[1]
+        check_memory(8 * X.shape[0] * D, f"the random Fourier map of {X.shape[0]} rows to {D} features",
+                     "transform fewer rows at a time or use fewer n_components")
         return _core.random_fourier_transform(
             X,
             np.ascontiguousarray(self.random_weights_, dtype=np.float64),

@@ -21,6 +21,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from . import _core
+from ._config import check_memory, memory_limit
 from ._validation import check_matrix, check_qid, check_vector
 from .groups import GroupedData
 
@@ -39,6 +40,18 @@ def _grouped_labels(y, qid) -> GroupedData:
     return GroupedData.from_arrays(None, y, qid)
 
 
+#: Default ``max_pairs`` of :func:`preference_pairs` / :func:`preference_pair_matrix`: one
+#: hundred million pairs (about 4.8 GB as index arrays, 12 GB as a pair matrix) is more than a
+#: LETOR data set needs; pass ``max_pairs=None`` to rely on the memory rule alone.
+DEFAULT_MAX_PAIRS = 100_000_000
+
+# Peak bytes per listed pair: the Rust index arrays (2 x 8), the mapped input rows (2 x 8) and
+# their intp copies (2 x 8); the pair matrix adds indices, data (2 x 2 x 8), lo/hi (2 x 8) and
+# the row pointer (8).
+_PAIR_BYTES = 48
+_PAIR_MATRIX_BYTES = _PAIR_BYTES + 56
+
+
 def _check_max_pairs(max_pairs):
     if max_pairs is None:
         return None
@@ -55,7 +68,7 @@ def count_pairs(y, qid) -> int:
     return int(_core.query_pair_counts(data.y, data.offsets).sum())
 
 
-def preference_pairs(y, qid, max_pairs: Optional[int] = None) -> Tuple[np.ndarray, np.ndarray]:
+def preference_pairs(y, qid, max_pairs: Optional[int] = DEFAULT_MAX_PAIRS) -> Tuple[np.ndarray, np.ndarray]:
     """All preference pairs: rows ``i[k]``, ``j[k]`` of the same query with ``y[i] > y[j]``.
 
     Parameters
@@ -64,9 +77,11 @@ def preference_pairs(y, qid, max_pairs: Optional[int] = None) -> Tuple[np.ndarra
         Relevance labels.
     qid : array-like of shape (m,)
         Query id of every row (need not be sorted or contiguous).
-    max_pairs : int, optional
+    max_pairs : int or None, default=100_000_000
         Raise ``ValueError`` (naming the qid with the most pairs) before allocating when
-        the total number of pairs exceeds this.
+        the total number of pairs exceeds this; None: no count limit. In every case the
+        memory rule applies: a ``MemoryError`` naming the sizes when the pair lists would
+        not fit (see :func:`rankselect.set_config`).
 
     Returns
     -------
@@ -74,30 +89,41 @@ def preference_pairs(y, qid, max_pairs: Optional[int] = None) -> Tuple[np.ndarra
         Input row indices. Order: queries in order of first appearance, then ``i`` in input
         order, then ``j`` in input order.
     """
+    return _pairs(y, qid, max_pairs, _PAIR_BYTES, "preference_pairs")
+
+
+def _pairs(y, qid, max_pairs, bytes_per_pair, what):
     max_pairs = _check_max_pairs(max_pairs)
     data = _grouped_labels(y, qid)
     g = data.groups
-    if max_pairs is not None:
-        counts = _core.query_pair_counts(data.y, data.offsets)
-        total = int(counts.sum())
-        if total > max_pairs:
-            q = int(np.argmax(counts))
-            raise ValueError(
-                f"{total} preference pairs exceed max_pairs={max_pairs}; "
-                f"qid {g.ids[q]} has the most ({int(counts[q])} pairs)"
-            )
-    i, j, _ = _core.preference_pairs(data.y, data.offsets, None)
+    counts = _core.query_pair_counts(data.y, data.offsets)
+    total = int(counts.sum(dtype=object))
+    q = int(np.argmax(counts)) if counts.size else 0
+    if max_pairs is not None and total > max_pairs:
+        raise ValueError(
+            f"{total} preference pairs exceed max_pairs={max_pairs}; "
+            f"qid {g.ids[q]} has the most ({int(counts[q])} pairs)"
+        )
+    check_memory(
+        total * bytes_per_pair,
+        f"{what}: {total} preference pairs (qid {g.ids[q] if counts.size else '-'} has the most, "
+        f"{int(counts[q]) if counts.size else 0})",
+        "pass a smaller max_pairs, split long queries, or use the implicit loss (rankselect.pairwise.squared_hinge),"
+        " which never lists the pairs",
+    )
+    i, j, _ = _core.preference_pairs(data.y, data.offsets, None, memory_limit())
     perm = g.perm
     return perm[i.astype(np.intp)], perm[j.astype(np.intp)]
 
 
-def preference_pair_matrix(y, qid, max_pairs: Optional[int] = None) -> sp.csr_matrix:
+def preference_pair_matrix(y, qid, max_pairs: Optional[int] = DEFAULT_MAX_PAIRS) -> sp.csr_matrix:
     """The pair matrix ``A`` of shape (p, m), CSR: row k has +1 at ``i[k]``, -1 at ``j[k]``.
 
     ``A @ X`` are the pairwise difference vectors ``x_i - x_j`` (rows in the order of
-    :func:`preference_pairs`).
+    :func:`preference_pairs`). ``max_pairs`` and the memory rule as in
+    :func:`preference_pairs`.
     """
-    i, j = preference_pairs(y, qid, max_pairs=max_pairs)
+    i, j = _pairs(y, qid, max_pairs, _PAIR_MATRIX_BYTES, "preference_pair_matrix")
     m = np.asarray(y).shape[0]
     p = i.shape[0]
     lo = np.minimum(i, j)

@@ -21,9 +21,9 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import _core
 from ._base import RankerMixin, RankingEstimator, warn_if_degenerate
-from ._config import memory_limit
+from ._config import check_memory, memory_limit
 from ._linear import LinearPredictMixin
-from ._validation import check_positive, check_ranking_data
+from ._validation import MAX_INT, check_positive, check_ranking_data
 from .groups import GroupedData
 
 __all__ = ["RankRLS", "GreedyRankRLS"]
@@ -32,6 +32,10 @@ __all__ = ["RankRLS", "GreedyRankRLS"]
 def _grouped(X, y, qid) -> GroupedData:
     """Validate, group rows by query (at least two queries, for leave-query-out)."""
     X, y, qid = check_ranking_data(X, y, qid)
+    m, n = X.shape
+    # The grouped and the query-centred copies of X, the Gram matrix and its eigenvectors.
+    check_memory(8 * (2 * m * n + 3 * n * n), f"RankRLS on {m} x {n} data (Gram matrix {n} x {n})",
+                 "use fewer features or rows")
     data = GroupedData.from_arrays(X, y, qid)
     if data.n_queries < 2:
         raise ValueError(
@@ -230,7 +234,7 @@ class GreedyRankRLS(RankerMixin, LinearPredictMixin, SelectorMixin, RankingEstim
     """
 
     _parameter_constraints = {
-        "n_features_to_select": [Interval(numbers.Integral, 1, None, closed="left")],
+        "n_features_to_select": [Interval(numbers.Integral, 1, MAX_INT, closed="both")],
         "alpha": [Interval(numbers.Real, 0, None, closed="neither")],
         "criterion": [str],
         "convention": [StrOptions({"standard", "letor"})],

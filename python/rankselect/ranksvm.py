@@ -11,7 +11,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import _core
 from ._base import RankerMixin, RankingEstimator, warn_if_degenerate
-from ._validation import check_matrix
+from ._validation import MAX_INT, check_matrix
 from .groups import GroupedData
 
 __all__ = ["RankSVM"]
@@ -83,10 +83,10 @@ class RankSVM(RankerMixin, RankingEstimator):
     _parameter_constraints = {
         "C": [Interval(numbers.Real, 0, None, closed="neither")],
         "tol": [Interval(numbers.Real, 0, None, closed="left")],
-        "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
-        "max_cg_iter": [Interval(numbers.Integral, 1, None, closed="left")],
+        "max_iter": [Interval(numbers.Integral, 1, MAX_INT, closed="both")],
+        "max_cg_iter": [Interval(numbers.Integral, 1, MAX_INT, closed="both")],
         "kernel": [StrOptions({"nystroem", "rff"}), None],
-        "n_components": [Interval(numbers.Integral, 1, None, closed="left")],
+        "n_components": [Interval(numbers.Integral, 1, MAX_INT, closed="both")],
         "gamma": [Interval(numbers.Real, 0, None, closed="neither"), None],
         "random_state": ["random_state"],
     }

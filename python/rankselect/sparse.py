@@ -25,7 +25,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from . import _core
 from ._base import RankerMixin, RankingEstimator, warn_if_degenerate
-from ._validation import check_vector
+from ._validation import MAX_INT, check_positive, check_vector
 from ._linear import SparseLinearRankerMixin
 from .groups import GroupedData
 from .uninformative import zero_features
@@ -131,8 +131,8 @@ class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, SelectorMixin, Ranking
         "epsilon": [Interval(numbers.Real, 0, None, closed="neither")],
         "mcp_gamma": [Interval(numbers.Real, 0, None, closed="neither")],
         "weights": ["array-like", None],
-        "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
-        "max_reweightings": [Interval(numbers.Integral, 1, None, closed="left")],
+        "max_iter": [Interval(numbers.Integral, 1, MAX_INT, closed="both")],
+        "max_reweightings": [Interval(numbers.Integral, 1, MAX_INT, closed="both")],
         "tol": [Interval(numbers.Real, 0, None, closed="neither")],
         "solver": [StrOptions(set(SOLVERS))],
         "feature_costs": ["array-like", None],
@@ -240,6 +240,11 @@ class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, SelectorMixin, Ranking
         ``Cs`` defaults to ``n_Cs`` values log-spaced from :meth:`c_min` to ``ratio·c_min``.
         The estimator's own parameters (other than ``C``) are used; it is not refitted.
         """
+        if Cs is None:
+            check_positive(n_Cs, "n_Cs", integer=True)
+            check_positive(ratio, "ratio")
+            if ratio < 1:
+                raise ValueError(f"ratio must be >= 1 (Cs go from c_min to ratio * c_min), got {ratio!r}")
         X, data, constant = self._prepare(X, y, qid)
         weights = self._check_params(X.shape[1])
         if Cs is None:

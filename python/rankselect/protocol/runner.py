@@ -3,6 +3,7 @@ keep the best by the validation metric, evaluate it on test (see :mod:`rankselec
 """
 from __future__ import annotations
 
+import numbers
 import os
 import re
 import sys
@@ -179,10 +180,19 @@ def run(
             if base not in METHODS:
                 raise ValueError(f"grid names unknown method {key!r}; known methods: {', '.join(sorted(METHODS))}")
 
+    if folds is not None:
+        if isinstance(folds, (str, bytes)) or np.ndim(folds) != 1:
+            raise TypeError(f"folds must be a sequence of 1-based fold numbers, got {folds!r}")
+        folds = list(folds)
+        if not folds:
+            raise ValueError("folds is empty: name at least one fold (1-based), or pass None for all")
+        for i in folds:
+            if isinstance(i, (bool, np.bool_)) or not isinstance(i, numbers.Integral):
+                raise TypeError(f"folds must hold integer fold numbers (1-based), got {i!r}")
     with _thread_limit(jobs):
         all_folds = load_folds(data_dir)
         if folds is not None:
-            bad = [i for i in folds if not (1 <= int(i) <= len(all_folds))]
+            bad = [i for i in folds if not (1 <= i <= len(all_folds))]
             if bad:
                 raise ValueError(f"folds must be in 1..{len(all_folds)}, got {bad}")
             all_folds = [all_folds[int(i) - 1] for i in folds]

@@ -33,8 +33,8 @@ fn bench(c: &mut Criterion) {
         group.bench_with_input(BenchmarkId::new("implicit", &label), &(), |b, _| {
             b.iter(|| imp.value_grad(&w, &mut g))
         });
-        let pairs = preference_pairs(&y, &rankselect_core::QueryOffsets::new((&offsets).to_vec()).unwrap(), None).unwrap();
         let qo_ = rankselect_core::QueryOffsets::new((&offsets).to_vec()).unwrap();
+        let pairs = preference_pairs(&y, &qo_, None, u64::MAX).unwrap();
         let exp = ExplicitSquaredHinge::new(x.view(), &qo_, &pairs).unwrap();
         group.bench_with_input(BenchmarkId::new("explicit", &label), &(), |b, _| {
             b.iter(|| exp.value_grad(&w, &mut g))

@@ -28,7 +28,7 @@ use ndarray::{Array2, ArrayView1, ArrayView2};
 use rayon::prelude::*;
 
 use crate::error::Result;
-use crate::interrupt::Interrupt;
+use crate::interrupt::{run_interruptible, Interrupt};
 use crate::invalid;
 
 /// Rows per parallel work item (fixed, so that results do not depend on the thread count).
@@ -182,6 +182,15 @@ fn check_cols(x: &ArrayView2<f64>, z: &ArrayView2<f64>, xname: &str, zname: &str
     Ok(())
 }
 
+/// Refuses NaN / infinity in an input matrix (the kernels would silently give finite nonsense,
+/// e.g. RBF of infinite rows is 1).
+fn check_finite(a: &ArrayView2<f64>, name: &str) -> Result<()> {
+    match a.indexed_iter().find(|(_, v)| !v.is_finite()) {
+        Some(((i, j), v)) => invalid!("{name} contains NaN or infinity (row {i}, column {j}: {v})"),
+        None => Ok(()),
+    }
+}
+
 /// Kernel block `K[i, j] = k(x_i, z_j)`, shape `(n, c)`.
 pub fn kernel_block(
     x: ArrayView2<f64>,
@@ -190,6 +199,8 @@ pub fn kernel_block(
     interrupt: &dyn Interrupt,
 ) -> Result<Array2<f64>> {
     check_cols(&x, &z, "X", "Y")?;
+    check_finite(&x, "X")?;
+    check_finite(&z, "Y")?;
     let (n, d, c) = (x.nrows(), x.ncols(), z.nrows());
     let xs = contiguous(&x);
     let zs = contiguous(&z);
@@ -229,30 +240,34 @@ pub fn kernel_gram(z: ArrayView2<f64>, kernel: Kernel) -> Result<Array2<f64>> {
 }
 
 /// Eigendecomposition of a symmetric matrix (sequential, deterministic): eigenvalues in
-/// nondecreasing order and the eigenvectors as the columns of `U`.
-fn symmetric_eigen(w: &Array2<f64>) -> Result<(Vec<f64>, Mat<f64>)> {
+/// nondecreasing order and the eigenvectors as the columns of `U`. faer's decomposition is
+/// one call that cannot check for Ctrl-C: it runs on a helper thread while this thread polls
+/// `interrupt` ([`crate::interrupt::run_interruptible`]).
+fn symmetric_eigen(w: &Array2<f64>, interrupt: &dyn Interrupt) -> Result<(Vec<f64>, Mat<f64>)> {
     let c = w.nrows();
     let a = Mat::<f64>::from_fn(c, c, |i, j| w[[i, j]]);
-    let mut s = Diag::<f64>::zeros(c);
-    let mut u = Mat::<f64>::zeros(c, c);
-    let par = Par::Seq;
-    let mut mem = MemBuffer::new(self_adjoint_evd_scratch::<f64>(
-        c,
-        ComputeEigenvectors::Yes,
-        par,
-        Default::default(),
-    ));
-    self_adjoint_evd(
-        a.as_ref(),
-        s.as_mut(),
-        Some(u.as_mut()),
-        par,
-        MemStack::new(&mut mem),
-        Default::default(),
-    )
-    .or_else(|e| invalid!("eigendecomposition of the landmark kernel matrix failed: {e:?}"))?;
-    let vals: Vec<f64> = (0..c).map(|i| s[i]).collect();
-    Ok((vals, u))
+    run_interruptible(interrupt, "eigendecomposition", move || {
+        let mut s = Diag::<f64>::zeros(c);
+        let mut u = Mat::<f64>::zeros(c, c);
+        let par = Par::Seq;
+        let mut mem = MemBuffer::new(self_adjoint_evd_scratch::<f64>(
+            c,
+            ComputeEigenvectors::Yes,
+            par,
+            Default::default(),
+        ));
+        self_adjoint_evd(
+            a.as_ref(),
+            s.as_mut(),
+            Some(u.as_mut()),
+            par,
+            MemStack::new(&mut mem),
+            Default::default(),
+        )
+        .map(|_| ((0..c).map(|i| s[i]).collect::<Vec<f64>>(), u))
+        .map_err(|e| format!("{e:?}"))
+    })?
+    .or_else(|e| invalid!("eigendecomposition of the landmark kernel matrix failed: {e}"))
 }
 
 /// Nyström normalization matrix from the landmarks (eq. 16-18).
@@ -267,6 +282,7 @@ pub fn nystroem_normalization(
     landmarks: ArrayView2<f64>,
     kernel: Kernel,
     rank: Option<usize>,
+    interrupt: &dyn Interrupt,
 ) -> Result<Array2<f64>> {
     let c = landmarks.nrows();
     if c == 0 {
@@ -281,7 +297,7 @@ pub fn nystroem_normalization(
     if w.iter().any(|v| !v.is_finite()) {
         return invalid!("the landmark kernel matrix is not finite (check gamma, coef0, degree)");
     }
-    let (vals, u) = symmetric_eigen(&w)?;
+    let (vals, u) = symmetric_eigen(&w, interrupt)?;
     match rank {
         None => {
             // N = sum_i s_i u_i u_iᵀ, s_i = sign(λ_i) / sqrt(max(|λ_i|, 1e-12)).
@@ -337,6 +353,9 @@ pub fn nystroem_transform(
     interrupt: &dyn Interrupt,
 ) -> Result<Array2<f64>> {
     check_cols(&x, &landmarks, "X", "components_")?;
+    check_finite(&x, "X")?;
+    check_finite(&landmarks, "components_")?;
+    check_finite(&normalization, "normalization_")?;
     let (n, d, c) = (x.nrows(), x.ncols(), landmarks.nrows());
     if normalization.ncols() != c {
         return invalid!(
@@ -384,6 +403,11 @@ pub fn random_fourier_transform(
             "random_offset_ has {} entries but random_weights_ has {m} columns",
             offset.len()
         );
+    }
+    check_finite(&x, "X")?;
+    check_finite(&weights, "random_weights_")?;
+    if let Some(j) = offset.iter().position(|v| !v.is_finite()) {
+        return invalid!("random_offset_ contains NaN or infinity (entry {j})");
     }
     let xs = contiguous(&x);
     let ws = contiguous(&weights);
@@ -652,7 +676,7 @@ mod tests {
         // With all points as landmarks and a well-conditioned W, φ(X)φ(X)ᵀ = K.
         let x = mat(20, 3, 3);
         let k = Kernel::Rbf { gamma: 2.0 };
-        let n = nystroem_normalization(x.view(), k, None).unwrap();
+        let n = nystroem_normalization(x.view(), k, None, &crate::NoInterrupt).unwrap();
         let z = nystroem_transform(x.view(), x.view(), n.view(), k, &NoInterrupt).unwrap();
         let approx = z.dot(&z.t());
         let exact = naive(&x, &x, k);
@@ -664,7 +688,7 @@ mod tests {
     fn nystroem_rank_k_is_best_rank_k_pseudo_inverse() {
         let x = mat(30, 4, 4);
         let k = Kernel::Rbf { gamma: 0.7 };
-        let nk = nystroem_normalization(x.view(), k, Some(5)).unwrap();
+        let nk = nystroem_normalization(x.view(), k, Some(5), &crate::NoInterrupt).unwrap();
         assert_eq!(nk.dim(), (5, 30));
         // Rows are orthogonal with squared norms 1/σ_i (decreasing σ => increasing norms).
         let g = nk.dot(&nk.t());
@@ -711,7 +735,7 @@ mod tests {
         let x = mat(2500, 6, 21);
         let z = mat(40, 6, 22);
         let k = Kernel::Rbf { gamma: 0.4 };
-        let n = nystroem_normalization(z.view(), k, None).unwrap();
+        let n = nystroem_normalization(z.view(), k, None, &crate::NoInterrupt).unwrap();
         let run = || nystroem_transform(x.view(), z.view(), n.view(), k, &NoInterrupt).unwrap();
         let many = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
         let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
@@ -727,8 +751,8 @@ mod tests {
         let x = mat(4, 3, 8);
         let z = mat(4, 2, 9);
         assert!(kernel_block(x.view(), z.view(), Kernel::Linear, &NoInterrupt).is_err());
-        assert!(nystroem_normalization(x.view(), Kernel::Linear, Some(0)).is_err());
-        assert!(nystroem_normalization(x.view(), Kernel::Linear, Some(5)).is_err());
+        assert!(nystroem_normalization(x.view(), Kernel::Linear, Some(0), &crate::NoInterrupt).is_err());
+        assert!(nystroem_normalization(x.view(), Kernel::Linear, Some(5), &crate::NoInterrupt).is_err());
         assert!(Kernel::from_name("rbf", -1.0, 0.0, 3.0).is_err());
         assert!(Kernel::from_name("laplace", 1.0, 0.0, 3.0).is_err());
         let w = mat(2, 3, 10);

@@ -131,7 +131,29 @@ impl MetricSpec {
     }
 }
 
+/// Labels from this value on overflow the gain `2^r - 1` (and ERR's `2^max_grade`) in f64.
+pub const MAX_GAIN_LABEL: f64 = 1024.0;
+
+/// Refuses labels whose gain `2^r - 1` overflows (`r >= 1024`) for the measures that use it
+/// (NDCG, MeanNDCG, ERR): their value would be NaN. `top` is the largest label (or ERR's
+/// `max_grade`).
+pub fn check_gain_labels(spec: &MetricSpec, top: f64) -> Result<()> {
+    if spec.measure.uses_gain() && top >= MAX_GAIN_LABEL {
+        return invalid!(
+            "{}: label {top} is too large for the gain 2^r - 1 (it overflows float64 from r = 1024 on); \
+             use graded labels below 1024 (e.g. the rank of each label value)",
+            spec.measure
+        );
+    }
+    Ok(())
+}
+
 impl Measure {
+    /// Whether the metric uses the gain `2^r - 1` of the labels.
+    pub fn uses_gain(self) -> bool {
+        matches!(self, Measure::Ndcg(_) | Measure::MeanNdcg | Measure::Err(_))
+    }
+
     /// Whether the metric needs the ideal ranking (labels sorted descending).
     fn needs_ideal(self) -> bool {
         matches!(self, Measure::Ndcg(_) | Measure::MeanNdcg)
@@ -450,6 +472,7 @@ pub fn per_query_graded(
 ) -> Result<Vec<f64>> {
     spec.validate()?;
     let g = check_inputs(labels, scores, offsets, max_grade)?;
+    check_gain_labels(spec, g)?;
     Ok(map_queries(offsets, |s, w| {
         query_metric_graded(spec, &labels[w[0]..w[1]], &scores[w[0]..w[1]], g, s)
     }))
@@ -493,6 +516,9 @@ pub fn per_query_many(
         s.validate()?;
     }
     let g = check_inputs(labels, scores, offsets, max_grade)?;
+    for s in specs {
+        check_gain_labels(s, g)?;
+    }
     let needs_ideal = specs.iter().any(|s| s.measure.needs_ideal());
     let rows: Vec<Vec<f64>> = map_queries(offsets, |s, w| {
         let (lab, sc) = (&labels[w[0]..w[1]], &scores[w[0]..w[1]]);
@@ -538,6 +564,21 @@ pub fn mean_graded(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn labels_overflowing_the_gain_are_refused() {
+        let y = [1024.0, 0.0, 3.0];
+        let s = [0.3, 0.2, 0.1];
+        let qo = |o: &[usize]| crate::groups::QueryOffsets::new(o.to_vec()).unwrap();
+        for m in [Measure::Ndcg(Some(10)), Measure::MeanNdcg, Measure::Err(None)] {
+            let e = per_query(&MetricSpec::new(m), &y, &s, &qo(&[0, 3])).unwrap_err().to_string();
+            assert!(e.contains("label 1024") && e.contains("overflows"), "{e}");
+        }
+        // 1023 still works, and measures without the gain accept any label.
+        let v = per_query(&MetricSpec::new(Measure::Ndcg(None)), &[1023.0, 0.0], &[0.0, 1.0], &qo(&[0, 2])).unwrap();
+        assert!(v[0].is_finite());
+        assert!(per_query(&MetricSpec::new(Measure::AveragePrecision), &y, &s, &qo(&[0, 3])).is_ok());
+    }
 
     fn close(a: f64, b: f64) -> bool {
         (a - b).abs() < 1e-12

@@ -10,7 +10,7 @@
 
 use rayon::prelude::*;
 
-use crate::error::{Error, Result};
+use crate::error::{check_memory, Error, Result};
 use crate::groups::QueryOffsets;
 use crate::invalid;
 
@@ -79,8 +79,9 @@ pub fn count_pairs(y: &[f64], offsets: &QueryOffsets) -> Result<usize> {
 /// All preference pairs, query by query (see the module doc for the order).
 ///
 /// `max_pairs`: when the total exceeds it, fails before allocating anything, naming the
-/// query (its index in `offsets`) with the most pairs.
-pub fn preference_pairs(y: &[f64], offsets: &QueryOffsets, max_pairs: Option<usize>) -> Result<Pairs> {
+/// query (its index in `offsets`) with the most pairs. `memory_limit` (bytes, the library's
+/// memory rule): the two index arrays (16 bytes a pair) must fit, else `Error::Memory`.
+pub fn preference_pairs(y: &[f64], offsets: &QueryOffsets, max_pairs: Option<usize>, memory_limit: u64) -> Result<Pairs> {
     let counts = query_pair_counts(y, offsets)?;
     let mut pair_offsets = Vec::with_capacity(counts.len() + 1);
     pair_offsets.push(0usize);
@@ -106,6 +107,12 @@ pub fn preference_pairs(y: &[f64], offsets: &QueryOffsets, max_pairs: Option<usi
             );
         }
     }
+    check_memory(
+        &format!("{total} preference pairs (two index arrays)"),
+        total as u128 * 2 * std::mem::size_of::<usize>() as u128,
+        memory_limit,
+        "pass a smaller max_pairs, split long queries, or use the implicit pairwise loss, which never lists the pairs",
+    )?;
     let mut pi = vec![0usize; total];
     let mut pj = vec![0usize; total];
     // Split the output into one disjoint chunk per query, then fill the chunks in parallel.
@@ -158,7 +165,7 @@ mod tests {
     fn pairs_match_brute_force() {
         let y = [2.0, 0.0, 1.0, 1.0, 0.0, 5.0, 3.0, 3.0, 3.0, 1.0];
         let offsets = [0, 5, 6, 9, 9, 10];
-        let p = preference_pairs(&y, &crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap(), None).unwrap();
+        let p = preference_pairs(&y, &crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap(), None, u64::MAX).unwrap();
         let got: Vec<_> = p.i.iter().copied().zip(p.j.iter().copied()).collect();
         assert_eq!(got, brute(&y, &offsets));
         assert_eq!(count_pairs(&y, &crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap()).unwrap(), got.len());
@@ -170,14 +177,25 @@ mod tests {
     fn max_pairs_names_the_largest_query() {
         let y = [1.0, 0.0, 2.0, 1.0, 0.0];
         let offsets = [0, 2, 5];
-        let err = preference_pairs(&y, &crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap(), Some(2)).unwrap_err().to_string();
+        let qo = crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap();
+        let err = preference_pairs(&y, &qo, Some(2), u64::MAX).unwrap_err().to_string();
         assert!(err.contains("query 1 has the most (3 pairs)"), "{err}");
-        assert_eq!(preference_pairs(&y, &crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap(), Some(4)).unwrap().len(), 4);
+        assert_eq!(preference_pairs(&y, &qo, Some(4), u64::MAX).unwrap().len(), 4);
+    }
+
+    #[test]
+    fn memory_limit_refuses_before_allocating() {
+        let y: Vec<f64> = (0..1000).map(|v| v as f64).collect();
+        let qo = crate::groups::QueryOffsets::new(vec![0, 1000]).unwrap();
+        let err = preference_pairs(&y, &qo, None, 1 << 20).unwrap_err();
+        assert!(matches!(err, Error::Memory { .. }), "{err}");
+        assert!(err.to_string().contains("499500 preference pairs"), "{err}");
     }
 
     #[test]
     fn bad_labels_are_rejected() {
-        assert!(preference_pairs(&[1.0, f64::NAN], &crate::groups::QueryOffsets::new((&[0, 2]).to_vec()).unwrap(), None).is_err());
-        assert!(preference_pairs(&[1.0, 0.0], &crate::groups::QueryOffsets::new((&[0, 1]).to_vec()).unwrap(), None).is_err());
+        let qo = |o: &[usize]| crate::groups::QueryOffsets::new(o.to_vec()).unwrap();
+        assert!(preference_pairs(&[1.0, f64::NAN], &qo(&[0, 2]), None, u64::MAX).is_err());
+        assert!(preference_pairs(&[1.0, 0.0], &qo(&[0, 1]), None, u64::MAX).is_err());
     }
 }

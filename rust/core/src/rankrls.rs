@@ -32,7 +32,7 @@ use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::groups::{center_rows, center_vec, QueryOffsets};
-use crate::interrupt::Interrupt;
+use crate::interrupt::{run_interruptible, Interrupt, NoInterrupt};
 use crate::invalid;
 
 /// Rows per block in the deterministic blocked products.
@@ -79,24 +79,47 @@ fn as_faer(x: &Array2<f64>) -> MatRef<'_, f64> {
 
 /// `Xc^T Xc` (n x n), summed over fixed row blocks in order.
 pub fn gram(xc: &Array2<f64>) -> Mat<f64> {
+    match gram_checked(xc, &NoInterrupt) {
+        Ok(g) => g,
+        Err(_) => unreachable!("NoInterrupt never interrupts"),
+    }
+}
+
+/// Row blocks per wave of a blocked `m x n` by `n x p` product: about 1e9 multiply-adds (well
+/// under a second), and at least one block per thread. Interrupts are checked between waves.
+fn wave_blocks(n: usize, p: usize) -> usize {
+    let per_block = (BLOCK * n.max(1) * p.max(1)) as f64;
+    ((1e9 / per_block) as usize).max(rayon::current_num_threads()).max(1)
+}
+
+/// [`gram`] checking `interrupt` between waves of blocks (same blocks, same order of the sum:
+/// the result does not depend on the waves or the number of threads).
+pub fn gram_checked(xc: &Array2<f64>, interrupt: &dyn Interrupt) -> Result<Mat<f64>> {
+    gram_waves(xc, wave_blocks(xc.ncols(), xc.ncols()), interrupt)
+}
+
+fn gram_waves(xc: &Array2<f64>, blocks_per_wave: usize, interrupt: &dyn Interrupt) -> Result<Mat<f64>> {
     let (m, n) = xc.dim();
     let x = as_faer(xc);
     let starts: Vec<usize> = (0..m).step_by(BLOCK).collect();
-    let parts: Vec<Mat<f64>> = starts
-        .par_iter()
-        .map(|&s| {
-            let e = (s + BLOCK).min(m);
-            let b = x.subrows(s, e - s);
-            let mut g = Mat::<f64>::zeros(n, n);
-            faer::linalg::matmul::matmul(g.as_mut(), Accum::Replace, b.transpose(), b, 1.0, Par::Seq);
-            g
-        })
-        .collect();
     let mut g = Mat::<f64>::zeros(n, n);
-    for p in &parts {
-        g += p;
+    for wave in starts.chunks(blocks_per_wave.max(1)) {
+        interrupt.check()?;
+        let parts: Vec<Mat<f64>> = wave
+            .par_iter()
+            .map(|&s| {
+                let e = (s + BLOCK).min(m);
+                let b = x.subrows(s, e - s);
+                let mut g = Mat::<f64>::zeros(n, n);
+                faer::linalg::matmul::matmul(g.as_mut(), Accum::Replace, b.transpose(), b, 1.0, Par::Seq);
+                g
+            })
+            .collect();
+        for p in &parts {
+            g += p;
+        }
     }
-    g
+    Ok(g)
 }
 
 /// `Xc^T v` (n), summed over fixed row blocks in order.
@@ -125,19 +148,37 @@ fn xt_vec(xc: &Array2<f64>, v: &[f64]) -> Vec<f64> {
 }
 
 /// `x @ b` for row-major `x` (m x n) and `b` (n x p), by row blocks (rows are independent).
-fn rows_times(x: &Array2<f64>, b: MatRef<'_, f64>) -> Array2<f64> {
+fn rows_times(x: &Array2<f64>, b: MatRef<'_, f64>, interrupt: &dyn Interrupt) -> Result<Array2<f64>> {
+    rows_times_waves(x, b, wave_blocks(x.ncols(), b.ncols()), interrupt)
+}
+
+fn rows_times_waves(
+    x: &Array2<f64>,
+    b: MatRef<'_, f64>,
+    blocks_per_wave: usize,
+    interrupt: &dyn Interrupt,
+) -> Result<Array2<f64>> {
     let (m, n) = x.dim();
     let p = b.ncols();
     let xs = x.as_slice().expect("standard layout");
     let mut out = Array2::<f64>::zeros((m, p));
     let os = out.as_slice_mut().expect("standard layout");
-    os.par_chunks_mut(BLOCK * p.max(1)).zip(xs.par_chunks(BLOCK * n.max(1))).for_each(|(o, xb)| {
-        let r = xb.len() / n.max(1);
-        let dst = MatMut::from_row_major_slice_mut(o, r, p);
-        let lhs = MatRef::from_row_major_slice(xb, r, n);
-        faer::linalg::matmul::matmul(dst, Accum::Replace, lhs, b, 1.0, Par::Seq);
-    });
-    out
+    // Waves of row blocks, interrupt checked in between; each output row depends on its own
+    // input row only.
+    let wave_rows = blocks_per_wave.max(1) * BLOCK;
+    if n == 0 || p == 0 {
+        return Ok(out);
+    }
+    for (ow, xw) in os.chunks_mut(wave_rows * p).zip(xs.chunks(wave_rows * n)) {
+        interrupt.check()?;
+        ow.par_chunks_mut(BLOCK * p).zip(xw.par_chunks(BLOCK * n)).for_each(|(o, xb)| {
+            let r = xb.len() / n;
+            let dst = MatMut::from_row_major_slice_mut(o, r, p);
+            let lhs = MatRef::from_row_major_slice(xb, r, n);
+            faer::linalg::matmul::matmul(dst, Accum::Replace, lhs, b, 1.0, Par::Seq);
+        });
+    }
+    Ok(out)
 }
 
 /// In-place Cholesky factor (lower) of an SPD matrix, sequential.
@@ -183,6 +224,11 @@ fn with_ridge(g: &Mat<f64>, alpha: f64) -> Mat<f64> {
 
 /// RankRLS weights `w = (Xc^T Xc + alpha I)^-1 Xc^T yc` (eq. 5) for grouped `x` (m x n).
 pub fn fit(x: ArrayView2<f64>, y: &[f64], offsets: &QueryOffsets, alpha: f64) -> Result<Vec<f64>> {
+    fit_checked(x, y, offsets, alpha, &NoInterrupt)
+}
+
+/// [`fit`] checking `interrupt` while it forms `Xc^T Xc` (Ctrl-C within a second).
+pub fn fit_checked(x: ArrayView2<f64>, y: &[f64], offsets: &QueryOffsets, alpha: f64, interrupt: &dyn Interrupt) -> Result<Vec<f64>> {
     let (m, _) = x.dim();
     if y.len() != m {
         return invalid!("y has {} entries but X has {m} rows", y.len());
@@ -192,7 +238,11 @@ pub fn fit(x: ArrayView2<f64>, y: &[f64], offsets: &QueryOffsets, alpha: f64) ->
         return invalid!("alpha must be > 0 and finite, got {alpha}");
     }
     let (xc, yc) = center(x, y, offsets);
-    spd_solve(with_ridge(&gram(&xc), alpha), &xt_vec(&xc, &yc), "Xc^T Xc + alpha I")
+    let g = gram_checked(&xc, interrupt)?;
+    interrupt.check()?;
+    let (a, b) = (with_ridge(&g, alpha), xt_vec(&xc, &yc));
+    // One faer call: on a helper thread while this thread polls `interrupt`.
+    run_interruptible(interrupt, "Cholesky factorisation", move || spd_solve(a, &b, "Xc^T Xc + alpha I"))?
 }
 
 /// Full fit with exact leave-query-out results (Theorem 3.1, primal form).
@@ -220,7 +270,8 @@ pub fn fit_lqo(
     check_problem(x, y, offsets, &[alpha])?;
     let (m, n) = x.dim();
     let (xc, yc) = center(x, y, offsets);
-    let l = cholesky(with_ridge(&gram(&xc), alpha), "Xc^T Xc + alpha I")?;
+    let a = with_ridge(&gram_checked(&xc, interrupt)?, alpha);
+    let l = run_interruptible(interrupt, "Cholesky factorisation", move || cholesky(a, "Xc^T Xc + alpha I"))??;
     interrupt.check()?;
     let b = xt_vec(&xc, &yc);
     let mut w = Mat::<f64>::from_fn(n, 1, |i, _| b[i]);
@@ -229,7 +280,7 @@ pub fn fit_lqo(
     let mut ainv = Mat::<f64>::identity(n, n);
     chol_solve(l.as_ref(), ainv.as_mut());
     // P = Xc A^-1 (m x n): row r is (A^-1 xc_r)^T.
-    let p = rows_times(&xc, ainv.as_ref());
+    let p = rows_times(&xc, ainv.as_ref(), interrupt)?;
     interrupt.check()?;
     let xs = x.as_standard_layout();
     let xcs = as_faer(&xc);
@@ -307,10 +358,11 @@ pub fn lqo_alpha_path(
     check_problem(x, y, offsets, alphas)?;
     let (_m, n) = x.dim();
     let (xc, yc) = center(x, y, offsets);
-    let g = gram(&xc);
-    let mut s = Diag::<f64>::zeros(n);
-    let mut v = Mat::<f64>::zeros(n, n);
-    {
+    let g = gram_checked(&xc, interrupt)?;
+    // faer's eigendecomposition is one call: run it on a helper thread, polling `interrupt`.
+    let (s, v) = run_interruptible(interrupt, "eigendecomposition", move || {
+        let mut s = Diag::<f64>::zeros(n);
+        let mut v = Mat::<f64>::zeros(n, n);
         let mut mem = MemBuffer::new(faer::linalg::evd::self_adjoint_evd_scratch::<f64>(
             n,
             ComputeEigenvectors::Yes,
@@ -325,11 +377,12 @@ pub fn lqo_alpha_path(
             MemStack::new(&mut mem),
             Default::default(),
         )
-        .map_err(|_| Error::InvalidInput("eigendecomposition of Xc^T Xc did not converge".into()))?;
-    }
+        .map(|_| (s, v))
+        .map_err(|_| Error::InvalidInput("eigendecomposition of Xc^T Xc did not converge".into()))
+    })??;
     let sv: Vec<f64> = (0..n).map(|i| s[i].max(0.0)).collect();
     interrupt.check()?;
-    let z = rows_times(&xc, v.as_ref());
+    let z = rows_times(&xc, v.as_ref(), interrupt)?;
     let zy = xt_vec(&z, &yc);
     let zf = as_faer(&z);
     let mut errors = Vec::with_capacity(alphas.len());
@@ -499,5 +552,34 @@ pub(crate) mod tests {
         assert!(fit_lqo(x.view(), &y, &crate::groups::QueryOffsets::new((&off).to_vec()).unwrap(), 0.0, &NoInterrupt).is_err());
         assert!(fit_lqo(x.view(), &y[..5], &crate::groups::QueryOffsets::new((&off).to_vec()).unwrap(), 1.0, &NoInterrupt).is_err());
         assert!(fit_lqo(x.view(), &y, &crate::groups::QueryOffsets::new((&[0, 6]).to_vec()).unwrap(), 1.0, &NoInterrupt).is_err());
+    }
+
+    #[test]
+    fn long_products_stop_on_interrupt_and_match_uninterrupted_results() {
+        // Enough rows for several waves: the interrupt is asked between them.
+        let (m, n) = (3 * BLOCK + 5, 8);
+        let mut rng = Rng(7);
+        let xc = Array2::from_shape_fn((m, n), |_| rng.next());
+        let calls = std::cell::Cell::new(0usize);
+        let stop_second = || {
+            calls.set(calls.get() + 1);
+            calls.get() > 1
+        };
+        assert!(matches!(gram_waves(&xc, 1, &stop_second), Err(Error::Interrupted)));
+        calls.set(0);
+        assert!(matches!(rows_times_waves(&xc, gram(&xc).as_ref(), 1, &stop_second), Err(Error::Interrupted)));
+        let v = gram(&xc);
+        let full = rows_times_waves(&xc, v.as_ref(), 100, &NoInterrupt).unwrap();
+        assert_eq!(rows_times_waves(&xc, v.as_ref(), 1, &NoInterrupt).unwrap(), full);
+        // Waves do not change the result: the blocks are summed in the same order.
+        let g = gram_waves(&xc, 1, &NoInterrupt).unwrap();
+        let mut naive = Mat::<f64>::zeros(n, n);
+        for s in (0..m).step_by(BLOCK) {
+            let b = as_faer(&xc).subrows(s, (s + BLOCK).min(m) - s);
+            let mut p = Mat::<f64>::zeros(n, n);
+            faer::linalg::matmul::matmul(p.as_mut(), Accum::Replace, b.transpose(), b, 1.0, Par::Seq);
+            naive += &p;
+        }
+        assert!((0..n).all(|i| (0..n).all(|j| g[(i, j)] == naive[(i, j)])));
     }
 }

@@ -77,6 +77,11 @@ pub fn fit(
 ) -> Result<SparseFit> {
     check_problem(x, y, offsets, c)?;
     let n = x.ncols();
+    if let SparsePenalty::L1(Some(w)) = &penalty {
+        if w.len() != n {
+            return invalid!("weights has {} entries but x has {n} columns", w.len());
+        }
+    }
     let w0 = w0.unwrap_or_else(|| vec![0.0; n]);
     let datafit = Scaled::new(PairwiseHinge::new(x, y, offsets)?, c)?;
     match penalty {

@@ -25,8 +25,8 @@
 use ndarray::{ArrayView1, ArrayView2, Axis};
 use rayon::prelude::*;
 
-use crate::error::Result;
-use crate::groups::QueryOffsets;
+use crate::error::{Error, Result};
+use crate::groups::{check_offsets, QueryOffsets};
 use crate::invalid;
 use crate::pairs::{check_labels, query_pair_counts, Pairs};
 
@@ -440,6 +440,18 @@ impl<'a> ExplicitSquaredHinge<'a> {
         if pairs.offsets.len() != offsets.len() {
             return invalid!("pairs and offsets describe different numbers of queries");
         }
+        // The kernel indexes rows by the pair list: check that it describes these queries.
+        let n_pairs = pairs.i.len();
+        if pairs.j.len() != n_pairs {
+            return invalid!("pairs: i has {n_pairs} entries but j has {}", pairs.j.len());
+        }
+        check_offsets(&pairs.offsets, n_pairs).map_err(|e| Error::InvalidInput(format!("pair offsets: {e}")))?;
+        for q in 0..offsets.len().saturating_sub(1) {
+            let (a, b) = (pairs.offsets[q], pairs.offsets[q + 1]);
+            if let Some(&r) = pairs.i[a..b].iter().chain(&pairs.j[a..b]).find(|&&r| r < offsets[q] || r >= offsets[q + 1]) {
+                return invalid!("pairs of query {q} refer to row {r}, outside the query's rows {}..{}", offsets[q], offsets[q + 1]);
+            }
+        }
         Ok(ExplicitSquaredHinge { x, offsets, pairs })
     }
 
@@ -540,10 +552,9 @@ mod tests {
         for seed in 0..20u64 {
             for &integer in &[false, true] {
                 let (x, y, offsets, w) = data(seed, integer);
-                let pairs = preference_pairs(&y, &crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap(), None).unwrap();
                 let qo_ = crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap();
+                let pairs = preference_pairs(&y, &qo_, None, u64::MAX).unwrap();
                 let imp = SquaredHinge::new(x.view(), &y, &qo_).unwrap();
-                let qo_ = crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap();
                 let exp = ExplicitSquaredHinge::new(x.view(), &qo_, &pairs).unwrap();
                 assert_eq!(imp.n_pairs(), pairs.len());
                 let n = x.ncols();

@@ -6,7 +6,7 @@ use rankselect_core::cost_greedy::greedy_rankrls_costs as kernel;
 use rankselect_core::greedy_rls::GreedyOptions;
 use rankselect_core::Error;
 
-use crate::errors::{python_interrupt, IntoPyResult};
+use crate::errors::{count_arg, python_interrupt, IntoPyResult};
 use crate::greedy_rls::{criterion_of, stop_name};
 use crate::groups::query_offsets;
 
@@ -26,20 +26,22 @@ fn greedy_rankrls_costs<'py>(
     x: PyReadonlyArray2<'py, f64>,
     y: PyReadonlyArray1<'py, f64>,
     offsets: PyReadonlyArray1<'py, usize>,
-    k: usize,
+    k: &Bound<'py, PyAny>,
     alpha: f64,
     costs: PyReadonlyArray1<'py, f64>,
     budget: Option<f64>,
-    memory_limit: u64,
+    memory_limit: &Bound<'py, PyAny>,
     criterion: &str,
     tol: Option<f64>,
     progress: Option<Py<PyAny>>,
     convention: &str,
 ) -> PyResult<(Bound<'py, PyArray1<usize>>, Bound<'py, PyArray1<f64>>, Bound<'py, PyArray2<f64>>, Option<&'static str>)> {
     let off = query_offsets(&offsets)?;
-    let crit = criterion_of(criterion, convention)?;
     let xv = x.as_array();
     let yv = y.as_slice()?;
+    let crit = criterion_of(criterion, convention, yv)?;
+    let k = count_arg(k, "k")?;
+    let memory_limit = count_arg(memory_limit, "memory_limit")? as u64;
     let cv = costs.as_slice()?;
     let opts = GreedyOptions { k, alpha, tol, memory_limit: Some(memory_limit) };
     let interrupt = python_interrupt();

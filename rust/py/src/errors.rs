@@ -31,3 +31,32 @@ impl<T> IntoPyResult<T> for rankselect_core::Result<T> {
 pub fn python_interrupt() -> impl Fn() -> bool {
     || Python::attach(|py| py.check_signals().is_err())
 }
+
+/// A non-negative integer argument (a count, an iteration limit) as `usize`. PyO3's own
+/// conversion raises OverflowError for negative or huge values; this names the argument:
+/// ValueError when the value is out of range, TypeError when it is not an integer.
+pub fn count_arg(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<usize> {
+    use pyo3::exceptions::{PyOverflowError, PyTypeError};
+    if obj.is_instance_of::<pyo3::types::PyBool>() {
+        return Err(PyTypeError::new_err(format!("{name} must be an integer, got a bool")));
+    }
+    match obj.extract::<u64>() {
+        Ok(v) => usize::try_from(v)
+            .map_err(|_| PyValueError::new_err(format!("{name} must be at most {}, got {v}", usize::MAX))),
+        Err(e) if e.is_instance_of::<PyOverflowError>(obj.py()) => Err(PyValueError::new_err(format!(
+            "{name} must be a non-negative integer below 2**64, got {obj}"
+        ))),
+        Err(_) => Err(PyTypeError::new_err(format!(
+            "{name} must be an integer, got {}",
+            obj.get_type().name().map(|n| n.to_string()).unwrap_or_default()
+        ))),
+    }
+}
+
+/// [`count_arg`] for an optional argument (None stays None).
+pub fn opt_count_arg(obj: Option<&Bound<'_, PyAny>>, name: &str) -> PyResult<Option<usize>> {
+    match obj {
+        Some(o) if !o.is_none() => count_arg(o, name).map(Some),
+        _ => Ok(None),
+    }
+}

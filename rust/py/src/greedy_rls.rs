@@ -7,10 +7,10 @@ use rankselect_core::greedy_rls::{greedy_rankrls as kernel, Criterion, GreedyOpt
 use rankselect_core::metrics::{Convention, Measure, MetricSpec};
 use rankselect_core::Error;
 
-use crate::errors::{python_interrupt, IntoPyResult};
+use crate::errors::{count_arg, python_interrupt, IntoPyResult};
 use crate::groups::query_offsets;
 
-pub(crate) fn criterion_of(name: &str, convention: &str) -> PyResult<Box<dyn Criterion + Send + Sync>> {
+pub(crate) fn criterion_of(name: &str, convention: &str, y: &[f64]) -> PyResult<Box<dyn Criterion + Send + Sync>> {
     if name.eq_ignore_ascii_case("squared") {
         return Ok(Box::new(Squared));
     }
@@ -21,6 +21,9 @@ pub(crate) fn criterion_of(name: &str, convention: &str) -> PyResult<Box<dyn Cri
         convention.parse().map_err(|e| PyValueError::new_err(format!("convention: {e}")))?;
     let spec = MetricSpec::new(measure).with_convention(convention);
     spec.validate().map_err(|e| PyValueError::new_err(format!("criterion: {e}")))?;
+    // Labels whose gain 2^r - 1 overflows would make every criterion value NaN.
+    let top = y.iter().copied().filter(|v| v.is_finite()).fold(0.0, f64::max);
+    rankselect_core::metrics::check_gain_labels(&spec, top).py()?;
     Ok(Box::new(MetricCriterion(spec)))
 }
 
@@ -40,7 +43,7 @@ fn greedy_rankrls<'py>(
     x: PyReadonlyArray2<'py, f64>,
     y: PyReadonlyArray1<'py, f64>,
     offsets: PyReadonlyArray1<'py, usize>,
-    k: usize,
+    k: &Bound<'py, PyAny>,
     alpha: f64,
     criterion: &str,
     tol: Option<f64>,
@@ -49,9 +52,10 @@ fn greedy_rankrls<'py>(
     max_memory: Option<u64>,
 ) -> PyResult<(Bound<'py, PyArray1<usize>>, Bound<'py, PyArray1<f64>>, Bound<'py, PyArray2<f64>>, Option<&'static str>)> {
     let off = query_offsets(&offsets)?;
-    let crit = criterion_of(criterion, convention)?;
     let xv = x.as_array();
     let yv = y.as_slice()?;
+    let crit = criterion_of(criterion, convention, yv)?;
+    let k = count_arg(k, "k")?;
     let opts = GreedyOptions { k, alpha, tol, memory_limit: max_memory };
     let interrupt = python_interrupt();
     let (result, callback_error) = py.detach(|| {

@@ -5,7 +5,7 @@ use pyo3::prelude::*;
 use rankselect_core::importance;
 use rankselect_core::metrics::{Convention, Measure, MetricSpec};
 
-use crate::errors::{python_interrupt, IntoPyResult};
+use crate::errors::{opt_count_arg, python_interrupt, IntoPyResult};
 use crate::groups::query_offsets;
 
 /// pairwise_accuracy(x, y, offsets, short_max=None) -> (ascending, descending, n_pairs)
@@ -20,8 +20,9 @@ fn pairwise_accuracy<'py>(
     x: PyReadonlyArray2<'py, f64>,
     y: PyReadonlyArray1<'py, f64>,
     offsets: PyReadonlyArray1<'py, usize>,
-    short_max: Option<usize>,
+    short_max: Option<Bound<'py, PyAny>>,
 ) -> PyResult<(Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>, u64)> {
+    let short_max = opt_count_arg(short_max.as_ref(), "short_max")?;
     let x = x.as_array();
     let y = y.as_array();
     let offsets = query_offsets(&offsets)?;

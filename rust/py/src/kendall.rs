@@ -4,7 +4,7 @@ use numpy::{IntoPyArray, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
 use rankselect_core::kendall::{self, KendallOptions, Variant};
 
-use crate::errors::{python_interrupt, IntoPyResult};
+use crate::errors::{opt_count_arg, python_interrupt, IntoPyResult};
 use crate::groups::query_offsets;
 
 /// kendall_similarity(x, offsets, variant, absolute, short_max=None) -> (n, n)
@@ -19,8 +19,9 @@ fn kendall_similarity<'py>(
     offsets: PyReadonlyArray1<'py, usize>,
     variant: &str,
     absolute: bool,
-    short_max: Option<usize>,
+    short_max: Option<Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    let short_max = opt_count_arg(short_max.as_ref(), "short_max")?;
     let opts = KendallOptions {
         variant: Variant::parse(variant).py()?,
         absolute,

@@ -6,7 +6,7 @@ use numpy::{IntoPyArray, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
 use rankselect_core::kernel_approx::{self, Kernel};
 
-use crate::errors::{python_interrupt, IntoPyResult};
+use crate::errors::{opt_count_arg, python_interrupt, IntoPyResult};
 
 /// kernel_matrix(X, Y, kernel, gamma, coef0, degree) -> K (n, c), K[i, j] = k(X[i], Y[j])
 #[pyfunction]
@@ -43,11 +43,17 @@ fn nystroem_normalization<'py>(
     gamma: f64,
     coef0: f64,
     degree: f64,
-    rank: Option<usize>,
+    rank: Option<Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyArray2<f64>>> {
     let kernel = Kernel::from_name(kernel, gamma, coef0, degree).py()?;
+    let rank = opt_count_arg(rank.as_ref(), "rank")?;
     let z = landmarks.as_array();
-    let out = py.detach(|| kernel_approx::nystroem_normalization(z, kernel, rank)).py()?;
+    let out = py
+        .detach(|| {
+            let interrupt = python_interrupt();
+            kernel_approx::nystroem_normalization(z, kernel, rank, &interrupt)
+        })
+        .py()?;
     Ok(out.into_pyarray(py))
 }
 

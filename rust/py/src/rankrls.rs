@@ -21,7 +21,8 @@ fn rankrls_fit<'py>(
     let off = query_offsets(&offsets)?;
     let xv = x.as_array();
     let yv = y.as_slice()?;
-    let w = py.detach(|| rankrls::fit(xv, yv, &off, alpha)).py()?;
+    let interrupt = python_interrupt();
+    let w = py.detach(|| rankrls::fit_checked(xv, yv, &off, alpha, &interrupt)).py()?;
     Ok(w.into_pyarray(py))
 }
 

@@ -4,7 +4,7 @@ use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
 use rankselect_core::ranksvm::{fit, RankSvmParams};
 
-use crate::errors::{python_interrupt, IntoPyResult};
+use crate::errors::{count_arg, python_interrupt, IntoPyResult};
 use crate::groups::query_offsets;
 
 /// ranksvm_fit(X, y, offsets, C, tol, max_iter, max_cg_iter, w0=None)
@@ -21,10 +21,12 @@ fn ranksvm_fit<'py>(
     offsets: PyReadonlyArray1<'py, usize>,
     c: f64,
     tol: f64,
-    max_iter: usize,
-    max_cg_iter: usize,
+    max_iter: &Bound<'py, PyAny>,
+    max_cg_iter: &Bound<'py, PyAny>,
     w0: Option<PyReadonlyArray1<'py, f64>>,
 ) -> PyResult<(Bound<'py, PyArray1<f64>>, usize, usize, f64, f64, bool, usize)> {
+    let max_iter = count_arg(max_iter, "max_iter")?;
+    let max_cg_iter = count_arg(max_cg_iter, "max_cg_iter")?;
     let x = x.as_array();
     let y = y.as_slice()?;
     let offsets = query_offsets(&offsets)?;

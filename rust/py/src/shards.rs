@@ -9,11 +9,12 @@ use rankselect_core::kendall::{Variant, DEFAULT_SHORT_MAX};
 use rankselect_core::metrics::{Convention, Measure, MetricSpec};
 use rankselect_core::shard_sums;
 
-use crate::errors::{python_interrupt, IntoPyResult};
+use crate::errors::{count_arg, opt_count_arg, python_interrupt, IntoPyResult};
 use crate::groups::query_offsets;
 
-/// `None` for the squared LQO criterion, else the ranking measure's spec.
-fn spec_of(criterion: &str, convention: &str) -> PyResult<Option<MetricSpec>> {
+/// `None` for the squared LQO criterion, else the ranking measure's spec (labels `y` whose
+/// gain `2^r - 1` overflows are refused).
+fn spec_of(criterion: &str, convention: &str, y: &[f64]) -> PyResult<Option<MetricSpec>> {
     if criterion.eq_ignore_ascii_case("squared") {
         return Ok(None);
     }
@@ -23,10 +24,12 @@ fn spec_of(criterion: &str, convention: &str) -> PyResult<Option<MetricSpec>> {
     let convention: Convention = convention.parse().map_err(|e| PyValueError::new_err(format!("convention: {e}")))?;
     let spec = MetricSpec::new(measure).with_convention(convention);
     spec.validate().map_err(|e| PyValueError::new_err(format!("criterion: {e}")))?;
+    let top = y.iter().copied().filter(|v| v.is_finite()).fold(0.0, f64::max);
+    rankselect_core::metrics::check_gain_labels(&spec, top).py()?;
     Ok(Some(spec))
 }
 
-/// GreedyShard(X, y, offsets, alpha, criterion="squared", convention="standard", limit)
+/// GreedyShard(X, y, offsets, alpha, criterion="squared", convention="standard", limit=None)
 ///
 /// The greedy RankRLS caches of one shard of whole queries (rows grouped by `offsets`);
 /// see `rankselect_core::greedy_shard` for the step protocol.
@@ -39,7 +42,7 @@ pub struct GreedyShard {
 #[pymethods]
 impl GreedyShard {
     #[new]
-    #[pyo3(signature = (x, y, offsets, alpha, criterion="squared", convention="standard", limit=u64::MAX))]
+    #[pyo3(signature = (x, y, offsets, alpha, criterion="squared", convention="standard", limit=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -49,11 +52,12 @@ impl GreedyShard {
         alpha: f64,
         criterion: &str,
         convention: &str,
-        limit: u64,
+        limit: Option<Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        let spec = spec_of(criterion, convention)?;
+        let limit = opt_count_arg(limit.as_ref(), "limit")?.map_or(u64::MAX, |v| v as u64);
         let off = query_offsets(&offsets)?;
         let (xv, yv) = (x.as_array(), y.as_slice()?);
+        let spec = spec_of(criterion, convention, yv)?;
         if spec.is_some() {
             if let Some((r, v)) = yv.iter().enumerate().find(|(_, v)| **v < 0.0) {
                 return Err(PyValueError::new_err(format!(
@@ -91,7 +95,8 @@ impl GreedyShard {
     }
 
     /// cross(b) -> partial sums `v_b^T C_i` per feature.
-    fn cross<'py>(&self, py: Python<'py>, b: usize) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    fn cross<'py>(&self, py: Python<'py>, b: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let b = count_arg(b, "b")?;
         let out = py.detach(|| self.inner.cross(b)).py()?;
         Ok(out.into_pyarray(py))
     }
@@ -100,19 +105,21 @@ impl GreedyShard {
     fn add(
         &mut self,
         py: Python<'_>,
-        b: usize,
+        b: &Bound<'_, PyAny>,
         c: f64,
         d: f64,
         t: PyReadonlyArray1<'_, f64>,
         skip: PyReadonlyArray1<'_, bool>,
     ) -> PyResult<()> {
+        let b = count_arg(b, "b")?;
         let (t, skip) = (t.as_slice()?, skip.as_slice()?);
         let inner = &mut self.inner;
         py.detach(|| inner.add(b, c, d, t, skip)).py()
     }
 
     /// coef_partial(features) -> partial sums `x_j^T a` for `j` in `features`.
-    fn coef_partial<'py>(&self, py: Python<'py>, features: Vec<usize>) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    fn coef_partial<'py>(&self, py: Python<'py>, features: Vec<Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let features = features.iter().map(|f| count_arg(f, "features")).collect::<PyResult<Vec<usize>>>()?;
         Ok(self.inner.coef_partial(&features).py()?.into_pyarray(py))
     }
 }

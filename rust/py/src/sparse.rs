@@ -12,7 +12,7 @@ use rankselect_core::reweighted::ReweightedOptions;
 use rankselect_core::solver::Solver;
 use rankselect_core::sparse_ranksvm::{self as sparse_core, SparsePenalty};
 
-use crate::errors::{python_interrupt, IntoPyResult};
+use crate::errors::{count_arg, python_interrupt, IntoPyResult};
 use crate::groups::query_offsets;
 
 type SolveOut<'py> = (Bound<'py, PyArray1<f64>>, usize, Bound<'py, PyArray1<f64>>, usize, bool, f64);
@@ -41,11 +41,13 @@ fn sparse_ranksvm<'py>(
     gamma: f64,
     weights: Option<PyReadonlyArray1<'py, f64>>,
     w0: Option<PyReadonlyArray1<'py, f64>>,
-    max_iter: usize,
-    max_reweightings: usize,
+    max_iter: &Bound<'py, PyAny>,
+    max_reweightings: &Bound<'py, PyAny>,
     tol: f64,
     solver: &str,
 ) -> PyResult<SolveOut<'py>> {
+    let max_iter = count_arg(max_iter, "max_iter")?;
+    let max_reweightings = count_arg(max_reweightings, "max_reweightings")?;
     let solver = Solver::by_name(solver, max_iter, tol).py()?;
     let xv = x.as_array();
     let y = y.as_slice()?;
@@ -101,10 +103,11 @@ fn fsmrank<'py>(
     lambda1: f64,
     lambda2: f64,
     w0: Option<PyReadonlyArray1<'py, f64>>,
-    max_iter: usize,
+    max_iter: &Bound<'py, PyAny>,
     tol: f64,
     accelerate: bool,
 ) -> PyResult<FsmOut<'py>> {
+    let max_iter = count_arg(max_iter, "max_iter")?;
     let xv = x.as_array();
     let m = xv.nrows();
     let y = y.as_slice()?;

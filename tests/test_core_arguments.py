@@ -1,0 +1,213 @@
+"""Every ``rankselect._core`` entry point validates its own arguments (issue #13, P2).
+
+The public API checks its inputs first, but the binding must not trust its caller: wrong
+shapes, lengths, offsets, out-of-range integers or empty arrays give ValueError / TypeError
+(MemoryError for the memory rule, OSError for a missing file), never
+``pyo3_runtime.PanicException`` (a BaseException that ``except Exception`` misses).
+"""
+import numpy as np
+import pytest
+
+from rankselect import _core
+
+U = np.uintp
+X = np.random.default_rng(0).random((6, 3))
+Y = np.array([0.0, 1, 2, 0, 1, 2])
+OFF = np.array([0, 3, 6], dtype=U)
+OFFI = OFF.astype(np.int64)  # offsets of the wrong dtype
+E1, E2 = np.zeros(0), np.zeros((0, 0))
+SPEC = [("ndcg@10", "standard", "stable")]
+
+
+def u(*v):
+    return np.array(v, dtype=U)
+
+
+SPARSE = (1.0, "l1", 0.5, 1e-3, 3.0)  # c, penalty, p, epsilon, gamma
+C3 = np.ones(3)  # feature costs
+
+CASES = {
+    "group_queries": [(np.zeros((2, 2), np.int64),), (np.zeros(3),)],
+    "load_letor": [("/nonexistent/rankselect/file.txt",), (123,)],
+    "metrics_per_query": [
+        (SPEC, Y, Y[:3], OFF), (SPEC, Y, Y, u(0, 7)), (SPEC, Y, Y, u(3, 0, 6)), (SPEC, Y, Y, u()),
+        (SPEC, Y, Y, OFF, -1.0), (SPEC, Y, Y, OFF, float("nan")), (SPEC, Y * 1000, Y, OFF),
+        ([("ndcg@0", "standard", "stable")], Y, Y, OFF), ([("zz", "standard", "stable")], Y, Y, OFF),
+    ],
+    "rankrls_fit": [
+        (X, Y[:3], OFF, 1.0), (X, Y, u(0, 9), 1.0), (X, Y, u(4, 2, 6), 1.0), (X, Y, OFF, -1.0),
+        (X, Y, OFF, float("nan")), (X, Y, u(), 1.0), (X, Y, u(1, 6), 1.0),
+    ],
+    "rankrls_lqo": [
+        (X, Y[:3], OFF, 1.0), (X, Y, u(0, 9), 1.0), (X, Y, u(4, 2, 6), 1.0), (E2, E1, u(0), 1.0),
+        (X, Y, OFF, -1.0), (X, Y, u(), 1.0), (X, Y, u(0, 6), 1.0),
+    ],
+    "rankrls_alpha_path": [
+        (X, Y[:3], OFF, np.ones(2)), (X, Y, u(0, 9), np.ones(2)), (X, Y, OFF, E1), (X, Y, OFF, -np.ones(2)),
+        (E2, E1, u(0), np.ones(1)), (X, Y, u(), np.ones(1)), (X, Y, u(0, 6), np.ones(1)),
+    ],
+    "greedy_rankrls": [
+        (X, Y[:3], OFF, 2, 1.0), (X, Y, u(0, 9), 2, 1.0), (X, Y, OFF, 5, 1.0), (X, Y, OFF, 0, 1.0),
+        (E2, E1, u(0), 1, 1.0), (X, Y, OFF, 2, -1.0), (X, Y, u(), 2, 1.0), (X, Y, OFF, 2, 1.0, "zz"),
+        (X, Y * 1000, OFF, 2, 1.0, "ndcg@10"), (X, Y, OFF, -1, 1.0),
+    ],
+    "kendall_similarity": [
+        (X, OFF[:2], "geng", True), (X, u(0, 9), "geng", True), (X, u(4, 2, 6), "geng", True),
+        (E2, u(0), "geng", True), (X, u(), "geng", True), (X, OFF, "zz", True), (X[:, :0], OFF, "geng", True),
+    ],
+    "pairwise_accuracy": [
+        (X, Y[:3], OFF), (X, Y, u(0, 9)), (X, Y, u(4, 2, 6)), (E2, E1, u(0)), (X, Y, u()),
+    ],
+    "metric_importance": [
+        (X, Y[:3], OFF, "ndcg@10", "standard"), (X, Y, u(0, 9), "ndcg@10", "standard"),
+        (X, Y, u(4, 2, 6), "ndcg@10", "standard"), (E2, E1, u(0), "ndcg@10", "standard"),
+        (X, Y, u(), "map", "standard"), (X, Y, OFF, "zz", "standard"), (X, Y, OFF, "map", "zz"),
+        (X, Y * 1000, OFF, "ndcg@10", "standard"),
+    ],
+    "query_pair_counts": [(Y[:3], OFF), (Y, u(0, 9)), (Y, u(4, 2, 6)), (Y, u()), (Y * np.nan, OFF)],
+    "preference_pairs": [
+        (Y[:3], OFF), (Y, u(0, 9)), (Y, u(4, 2, 6)), (Y, u()), (Y, OFF, 0), (Y, OFF, None, 8), (Y, OFF, -1),
+    ],
+    "squared_hinge_value_grad": [
+        (X, Y[:3], OFF, np.ones(3)), (X, Y, OFF, np.ones(2)), (X, Y, u(0, 9), np.ones(3)), (X, Y, u(), np.ones(3)),
+        (X, Y, u(4, 2, 6), np.ones(3)),
+    ],
+    "squared_hinge_hessp": [
+        (X, Y[:3], OFF, np.ones(3), np.ones((3, 2))), (X, Y, OFF, np.ones(3), np.ones((2, 2))),
+        (X, Y, u(0, 9), np.ones(3), np.ones((3, 2))), (X, Y, OFF, np.ones(2), np.ones((3, 2))),
+    ],
+    "explicit_squared_hinge_value_grad": [
+        (X, u(0, 9), u(0), u(1), u(0, 1, 1), np.ones(3)), (X, OFF, u(0), u(1), u(0, 1, 1), np.ones(2)),
+        (X, u(), u(), u(), u(), np.ones(3)), (X, OFF, u(0), u(1), u(0, 5, 1), np.ones(3)),
+        (X, OFF, u(0), u(4), u(0, 1, 1), np.ones(3)), (X, OFF, u(0, 1), u(1), u(0, 1, 2), np.ones(3)),
+        (X, OFF, u(0), u(1), u(0, 1), np.ones(3)), (X, OFF, u(0), u(1), u(1, 1, 1), np.ones(3)),
+    ],
+    "ranksvm_fit": [
+        (X, Y[:3], OFF, 1.0, 1e-4, 10, 10), (X, Y, u(0, 9), 1.0, 1e-4, 10, 10), (X, Y, OFF, 1.0, 1e-4, 10, 10, np.ones(2)),
+        (X, Y, OFF, -1.0, 1e-4, 10, 10), (X, Y, OFF, float("nan"), 1e-4, 10, 10), (X, Y, u(), 1.0, 1e-4, 10, 10),
+        (X, Y, u(4, 2, 6), 1.0, 1e-4, 10, 10), (X, Y, OFF, 1.0, 1e-4, 0, 0), (X, Y, OFF, 1.0, 1e-4, -1, 10),
+        (X, Y, OFF, 1.0, 1e-4, 10**20, 10),
+    ],
+    "kernel_matrix": [
+        (X, np.ones((2, 2)), "rbf", 1.0, 0, 3), (X, X, "zz", 1, 0, 3), (X, X, "rbf", float("nan"), 0, 3),
+        (X, X, "poly", 1.0, 0, -1),
+    ],
+    "nystroem_normalization": [
+        (np.zeros((0, 3)), "rbf", 1.0, 0, 3), (X, "rbf", 1.0, 0, 3, 0), (X, "rbf", 1.0, 0, 3, 100),
+        (X, "zz", 1.0, 0, 3), (X * np.inf, "rbf", 1.0, 0, 3),
+    ],
+    "nystroem_transform": [
+        (X, X, np.ones((2, 2)), "rbf", 1.0, 0, 3), (X, X[:, :2], np.eye(6), "rbf", 1.0, 0, 3),
+        (X, X, np.ones((6, 2)), "rbf", 1.0, 0, 3), (X, X, np.eye(6), "zz", 1.0, 0, 3),
+    ],
+    "random_fourier_transform": [(X, np.ones((2, 4)), np.ones(4)), (X, np.ones((3, 4)), np.ones(3))],
+    "sparse_ranksvm": [
+        (X, Y, OFF, *SPARSE, np.ones(2), None, 10, 3, 1e-4), (X, Y, OFF, *SPARSE, np.ones(4), None, 10, 3, 1e-4),
+        (X, Y, OFF, *SPARSE, None, np.ones(2), 10, 3, 1e-4), (X, Y[:3], OFF, *SPARSE, None, None, 10, 3, 1e-4),
+        (X, Y, OFF, *SPARSE, -np.ones(3), None, 10, 3, 1e-4), (X, Y, OFF, 1.0, "lp", -0.5, 1e-3, 3.0, None, None, 10, 3, 1e-4),
+        (X, Y, OFF, 1.0, "mcp", 0.5, 1e-3, -3.0, None, None, 10, 3, 1e-4),
+        (X, Y, OFF, 1.0, "log", 0.5, -1e-3, 3.0, None, None, 10, 3, 1e-4), (X, Y, OFF, *SPARSE, None, None, 10, 3, -1.0),
+        (X, Y, OFF, *SPARSE, None, None, 10, 3, 1e-4, "zz"), (X, Y, OFF, 1.0, "zz", 0.5, 1e-3, 3.0, None, None, 10, 3, 1e-4),
+        (X, Y, OFF, -1.0, "l1", 0.5, 1e-3, 3.0, None, None, 10, 3, 1e-4), (X, Y, u(0, 9), *SPARSE, None, None, 10, 3, 1e-4),
+        (X, Y, OFF, *SPARSE, np.ones(2), None, 10, 3, 1e-4, "fista"),
+    ],
+    "fsmrank": [
+        (X, Y, OFF, np.eye(2), np.ones(3), 1.0, 1.0, None, 10, 1e-4), (X, Y, OFF, np.eye(3), np.ones(2), 1.0, 1.0, None, 10, 1e-4),
+        (X, Y, OFF, np.eye(3), np.ones(3), 1.0, 1.0, np.ones(2), 10, 1e-4),
+        (X, Y, OFF, np.eye(3), np.ones(3), -1.0, 1.0, None, 10, 1e-4), (X, Y[:3], OFF, np.eye(3), np.ones(3), 1.0, 1.0, None, 10, 1e-4),
+        (E2, E1, u(0), E2, E1, 1.0, 1.0, None, 10, 1e-4), (X, Y, OFF, np.full((3, 3), np.nan), np.ones(3), 1.0, 1.0, None, 10, 1e-4),
+        (X, Y, u(0, 9), np.eye(3), np.ones(3), 1.0, 1.0, None, 10, 1e-4),
+    ],
+    "center_by_query": [
+        (X, u(0, 9)), (X, u(4, 2, 6)), (X, u()), (X, u(0, 5)), (X, OFFI), (X.astype(np.float32), OFF), (X[:, 0], OFF),
+    ],
+    "parse_measure": [("zz",), ("ndcg@x",), ("",), (123,)],
+    "sparse_c_min": [
+        (X, Y[:3], OFF), (X, Y, u(0, 9)), (X, Y, u(4, 2, 6)), (X, Y, u()), (E2, E1, u(0)), (X, Y, OFF, np.ones(2)),
+        (X, Y, OFF, -np.ones(3)), (X * np.nan, Y, OFF),
+    ],
+    "greedy_rankrls_costs": [
+        (X, Y[:3], OFF, 2, 1.0, C3, None, 2**40), (X, Y, u(0, 9), 2, 1.0, C3, None, 2**40),
+        (X, Y, u(), 2, 1.0, C3, None, 2**40), (X, Y, OFF, 5, 1.0, C3, None, 2**40),
+        (X, Y, OFF, 0, 1.0, C3, None, 2**40), (X, Y, OFF, -1, 1.0, C3, None, 2**40),
+        (X, Y, OFF, 2, -1.0, C3, None, 2**40), (X, Y, OFF, 2, 1.0, np.ones(2), None, 2**40),
+        (X, Y, OFF, 2, 1.0, -C3, None, 2**40), (X, Y, OFF, 2, 1.0, C3 * np.nan, None, 2**40),
+        (X, Y, OFF, 2, 1.0, C3, -1.0, 2**40), (X, Y, OFF, 2, 1.0, C3, None, 8), (X, Y, OFF, 2, 1.0, C3, None, -1),
+        (X, Y, OFF, 2, 1.0, C3, None, 10**20), (X, Y, OFF, 2, 1.0, C3, None, 2**40, "zz"),
+        (X, Y * 1000, OFF, 2, 1.0, C3, None, 2**40, "ndcg@10"), (E2, E1, u(0), 1, 1.0, E1, None, 2**40),
+    ],
+    "GreedyShard": [
+        (X, Y[:3], OFF, 1.0), (X, Y, u(0, 9), 1.0), (X, Y, u(4, 2, 6), 1.0), (X, Y, u(), 1.0), (X, Y, OFF, -1.0),
+        (X * np.nan, Y, OFF, 1.0), (X, Y, OFF, 1.0, "zz"), (X, -Y, OFF, 1.0, "ndcg@10"),
+        (X, Y * 1000, OFF, 1.0, "ndcg@10"), (X, Y, OFF, 1.0, "ndcg@10", "zz"), (X, Y, OFF, 1.0, "squared", "standard", 8),
+        (X, Y, OFF, 1.0, "squared", "standard", -1), (X, Y, OFF, 1.0, "squared", "standard", 10**20), (X, Y, OFFI, 1.0),
+    ],
+    "kendall_sums": [
+        (X, OFF[:2], "geng"), (X, u(0, 9), "geng"), (X, u(4, 2, 6), "geng"), (X, u(), "geng"), (X, OFF, "zz"),
+        (X * np.nan, OFF, "geng"),
+    ],
+    "pairwise_counts": [
+        (X, Y[:3], OFF), (X, Y, u(0, 9)), (X, Y, u(4, 2, 6)), (X, Y, u()), (X, Y * np.nan, OFF),
+    ],
+}
+
+# Non-contiguous or wrongly typed arrays: TypeError from the binding, never a panic.
+STRIDED = X[:, ::2]
+CASES["rankrls_fit"] += [(X, np.arange(12.0)[::2], OFF, 1.0), (X, Y.astype(np.float32), OFF, 1.0), (X, Y, OFFI, 1.0)]
+CASES["preference_pairs"] += [(np.arange(12.0)[::2], OFF), (Y, OFFI)]
+CASES["kendall_similarity"] += [(STRIDED.astype(np.float32), OFF, "geng", True)]
+# Integers out of range name the argument (PyO3 alone raises OverflowError).
+CASES["kendall_similarity"] += [(X, OFF, "geng", True, -1), (X, OFF, "geng", True, 10**20)]
+CASES["pairwise_accuracy"] += [(X, Y, OFF, -1), (X, Y, OFF, 1.5)]
+CASES["nystroem_normalization"] += [(X, "rbf", 1.0, 0, 3, -1), (X, "rbf", 1.0, 0, 3, True)]
+CASES["preference_pairs"] += [(Y, OFF, None, -1), (Y, OFF, 10**20, None, "x")]
+CASES["sparse_ranksvm"] += [(X, Y, OFF, *SPARSE, None, None, -1, 3, 1e-4), (X, Y, OFF, *SPARSE, None, None, 10, 10**20, 1e-4)]
+CASES["fsmrank"] += [(X, Y, OFF, np.eye(3), np.ones(3), 1.0, 1.0, None, -5, 1e-4)]
+
+
+@pytest.mark.parametrize("call,match", [
+    (lambda: _core.ranksvm_fit(X, Y, OFF, 1.0, 1e-4, 10**20, 10), r"max_iter must be a non-negative integer below 2\*\*64"),
+    (lambda: _core.ranksvm_fit(X, Y, OFF, 1.0, 1e-4, 10, -1), r"max_cg_iter must be a non-negative integer"),
+    (lambda: _core.greedy_rankrls(X, Y, OFF, -1, 1.0), r"^k must be a non-negative integer"),
+    (lambda: _core.preference_pairs(Y, OFF, 1.5), r"max_pairs must be an integer, got float"),
+    (lambda: _core.greedy_rankrls_costs(X, Y, OFF, -1, 1.0, C3, None, 2**40), r"^k must be a non-negative integer"),
+    (lambda: _core.greedy_rankrls_costs(X, Y, OFF, 2, 1.0, C3, None, -1), r"^memory_limit must be a non-negative"),
+])
+def test_integer_arguments_are_named(call, match):
+    with pytest.raises((ValueError, TypeError), match=match):
+        call()
+
+
+def test_greedy_shard_methods_validate_their_arguments():
+    shard = _core.GreedyShard(X, Y, OFF, 1.0)
+    bad = [
+        lambda: shard.scan(np.ones(2), np.ones(3), np.zeros(3, bool)), lambda: shard.scan(np.ones(3), np.ones(3), np.zeros(2, bool)),
+        lambda: shard.cross(3), lambda: shard.cross(-1), lambda: shard.cross(10**20),
+        lambda: shard.add(5, 1.0, 1.0, np.ones(3), np.zeros(3, bool)), lambda: shard.add(-1, 1.0, 1.0, np.ones(3), np.zeros(3, bool)),
+        lambda: shard.add(0, 1.0, 1.0, np.ones(2), np.zeros(3, bool)),
+        lambda: shard.coef_partial([7]), lambda: shard.coef_partial([-1]), lambda: shard.coef_partial([10**20]),
+    ]
+    for call in bad:
+        with pytest.raises((ValueError, TypeError)):
+            call()
+    with pytest.raises(ValueError, match="^b must be a non-negative integer"):
+        shard.cross(-1)
+
+
+def test_every_core_function_is_covered():
+    public = {n for n in dir(_core) if not n.startswith("_") and callable(getattr(_core, n))}
+    assert public == set(CASES), (public - set(CASES), set(CASES) - public)
+
+
+@pytest.mark.parametrize("name,args", [(n, a) for n, cases in CASES.items() for a in cases],
+                         ids=[f"{n}-{k}" for n, cases in CASES.items() for k in range(len(cases))])
+def test_bad_arguments_raise_value_or_type_error(name, args):
+    fn = getattr(_core, name)
+    try:
+        fn(*args)
+    except (ValueError, TypeError, MemoryError, OSError) as e:  # OSError: load_letor's missing file
+        assert str(e), "the error must say what is wrong"
+        return
+    except BaseException as e:  # PanicException derives from BaseException
+        pytest.fail(f"{name} raised {type(e).__module__}.{type(e).__name__}: {e}")
+    pytest.fail(f"{name}{tuple(getattr(a, 'shape', a) for a in args)} accepted bad arguments")
