@@ -29,13 +29,15 @@ from .groups import GroupedData
 __all__ = ["RankRLS", "GreedyRankRLS"]
 
 
-def _grouped(X, y, qid) -> GroupedData:
-    """Validate, group rows by query (at least two queries, for leave-query-out)."""
+def _grouped(X, y, qid, *, gram: bool = True) -> GroupedData:
+    """Validate, group rows by query (at least two queries, for leave-query-out). ``gram``:
+    check the memory of RankRLS's solve first (greedy RankRLS checks its own caches in the core)."""
     X, y, qid = check_ranking_data(X, y, qid)
     m, n = X.shape
-    # The grouped and the query-centred copies of X, the Gram matrix and its eigenvectors.
-    check_memory(8 * (2 * m * n + 3 * n * n), f"RankRLS on {m} x {n} data (Gram matrix {n} x {n})",
-                 "use fewer features or rows")
+    if gram:
+        # The grouped and the query-centred copies of X, the Gram matrix and its eigenvectors.
+        check_memory(8 * (2 * m * n + 3 * n * n), f"RankRLS on {m} x {n} data (Gram matrix {n} x {n})",
+                     "use fewer features or rows")
     data = GroupedData.from_arrays(X, y, qid)
     if data.n_queries < 2:
         raise ValueError(
@@ -260,7 +262,7 @@ class GreedyRankRLS(RankerMixin, LinearPredictMixin, SelectorMixin, RankingEstim
         X, y, qid = self._validate_training_data(X, y, qid)
         k = self.n_features_to_select
         warn_if_degenerate(self, X, y, qid)
-        data = _grouped(X, y, qid)
+        data = _grouped(X, y, qid, gram=False)
         n = data.X.shape[1]
         if not 1 <= k <= n:
             raise ValueError(f"n_features_to_select must be in [1, n_features={n}], got {k}")
