@@ -245,8 +245,16 @@ def test_json_and_markdown(result, tmp_path):
     assert len(d["folds"][0]["rankrls"]["per_query"]["AP"]) == 12
     md = result.to_markdown()
     for s in ("## Averages", "| avg |", "## MAP per fold", "## NDCG@10 per fold", "selected 1", "| alpha |",
-              "Paired t-tests", "P@1", "NDCG@1 "):
+              "Paired t-tests", "P@1", "NDCG@1 ", "Paired tests against rankrls", "randomization test against",
+              "wilcoxon test against", "p (Holm)", "Selection frequency across folds"):
         assert s in md, s
+    # the frequency line of greedy RankRLS lists every feature chosen in some fold, with its fraction
+    from rankselect.stability import fold_selection_frequencies
+
+    freq = fold_selection_frequencies(result)["greedy-rankrls"]
+    line = next(l for l in md.splitlines() if l.startswith("| greedy-rankrls | ") and ": " in l)
+    for j in np.flatnonzero(freq):
+        assert f"{j + 1}: {freq[j]:.1f}" in line
     table = result.table()
     assert "rankrls" in table and "MAP" in table
 

@@ -12,6 +12,8 @@ from typing import Any, Dict, List, Union
 import numpy as np
 from scipy import stats
 
+from ..stability import fold_selection_frequencies
+from ..stats import compare_experiment
 from .scoring import CUTOFFS, TEST_KEYS
 
 
@@ -214,6 +216,18 @@ class ExperimentResult:
                         a2, b2 = a, b
                     L.append(f"| {a2} | {b2} | {'AP' if key == 'MAP' else key} | {t['mean_a']:.4f} | {t['mean_b']:.4f} | "
                              f"{t['statistic']:.3f} | {t['pvalue']:.3g} |")
+        if len(self.methods) > 1:
+            L += ["", f"## Paired tests against {self.methods[0]} (per query, pooled over the test folds; "
+                  "two-sided, Holm-Bonferroni across methods; effect sizes with 95% CIs)", ""]
+            for key in ("MAP", "NDCG@10"):
+                for test in ("randomization", "wilcoxon"):
+                    cmp = compare_experiment(self, self.methods[0], key, test=test, random_state=0)
+                    L += [f"{key}: " + cmp.to_markdown(), ""]
+        L += ["", "## Selection frequency across folds (features 1-based; those chosen in at least one fold)", "",
+              "| method | feature: fraction of folds |", "|---|---|"]
+        for m, freq in fold_selection_frequencies(self).items():
+            order = np.argsort(-freq, kind="stable")
+            L.append(f"| {m} | " + ", ".join(f"{j + 1}: {freq[j]:.1f}" for j in order if freq[j] > 0) + " |")
         L += ["", "## Grids", ""]
         for m in self.methods:
             g = self.grids[m]
