@@ -285,7 +285,7 @@ def test_paired_ttest_matches_scipy(result):
 
 TINY = {
     "ranksvm": {"C": [0.1, 10.0]},
-    "gas": {"c": [0.0, 0.5], "t": [1, 3, 6], "alpha": [0.1, 10.0], "C": [1.0]},
+    "gas": {"c": [0.0, 0.5], "k": [1, 3, 6], "alpha": [0.1, 10.0], "C": [1.0]},
     "sparse-ranksvm": {"C": [0.1, 1.0, 10.0]},
     "fsmrank": {"lambda1": [0.1], "lambda2": [1e-3, 1e-1]},
 }
@@ -327,7 +327,7 @@ def test_gas_adapter(layout, ranker):
     _check_method(res, label, layout)
     fold = load_folds(layout)[0]
     r = res.folds[0][label]
-    gas = rankselect.GAS(n_features_to_select=r.params["t"], c=r.params["c"]).fit(
+    gas = rankselect.GAS(n_features_to_select=r.params["k"], c=r.params["c"]).fit(
         fold.train.X, fold.train.y, qid=fold.train.qid)
     assert r.selected_features == [int(j) for j in gas.selected_features_]
     per_point = 2 if ranker == "rankrls" else 1
@@ -335,7 +335,7 @@ def test_gas_adapter(layout, ranker):
     # the grid keeps only the ranker's own parameter (alpha for RankRLS, C for RankSVM)
     unused, used = ("C", "alpha") if ranker == "rankrls" else ("alpha", "C")
     assert unused not in res.grids[label] and used in res.grids[label]
-    assert set(r.params) == {"c", "t", used}
+    assert set(r.params) == {"c", "k", used}
 
 
 @pytest.mark.parametrize("penalty", ["l1", "log"])

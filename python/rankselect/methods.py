@@ -127,7 +127,7 @@ METHODS: Dict[str, Method] = {
         (Param("c", "importance/similarity trade-off c of Fig. 1", flag="--c"),
          Param("importance", "importance measure: map, ndcg, ndcg@k, p@k (GAS-E) or pairwise (GAS-L)", type=str),
          Param("similarity", "Kendall similarity variant", type=str, choices=("geng", "tau_b"))),
-        lambda n: {"c": [0.0, 0.1, 0.3, 1.0, 3.0], "t": list(range(1, n + 1)), "alpha": POW2,
+        lambda n: {"c": [0.0, 0.1, 0.3, 1.0, 3.0], "k": list(range(1, n + 1)), "alpha": POW2,
                    "C": [10.0 ** e for e in range(-4, 3)]},
         k="n_features_to_select", score_name="gas weight",
         options={"importance": "map", "similarity": "geng", "ranker": "rankrls"}),

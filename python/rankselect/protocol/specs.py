@@ -116,9 +116,9 @@ def _gas_candidates(train, grid, options, cache):
     if key not in cache:
         cache[key] = kendall_similarity(X * imp.directions, q, variant=options["similarity"])
     S = cache[key]
-    ts = sorted({int(t) for t in grid["t"] if 1 <= int(t) <= n})
+    ts = sorted({int(t) for t in grid["k"] if 1 <= int(t) <= n})
     if not ts:
-        raise ValueError(f"gas grid: t must hold values in 1..{n}, got {grid['t']}")
+        raise ValueError(f"gas grid: k must hold values in 1..{n}, got {grid['k']}")
     tmax = max(ts)
     ranker = options["ranker"]
     if ranker not in ("rankrls", "ranksvm"):
@@ -132,12 +132,12 @@ def _gas_candidates(train, grid, options, cache):
             if ranker == "rankrls":
                 alphas = grid["alpha"]
                 coefs = _rankrls_coefs(X[:, sub], y, q, alphas)
-                out += [Candidate({"c": c, "t": t, "alpha": a}, _full(w, sub, n), list(sub))
+                out += [Candidate({"c": c, "k": t, "alpha": a}, _full(w, sub, n), list(sub))
                         for a, w in zip(alphas, coefs)]
             else:
                 for C in grid["C"]:
                     w = np.asarray(RankSVM(C=C).fit(X[:, sub], y, qid=q).coef_, dtype=float).ravel()
-                    out.append(Candidate({"c": c, "t": t, "C": C}, _full(w, sub, n), list(sub)))
+                    out.append(Candidate({"c": c, "k": t, "C": C}, _full(w, sub, n), list(sub)))
         yield out
 
 
