@@ -23,7 +23,7 @@ DATA = ROOT / "python" / "rankselect" / "datasets" / "data"
 
 def _env():
     env = dict(os.environ)
-    env["PYTHONPATH"] = str(ROOT / "python") + os.pathsep + env.get("PYTHONPATH", "")
+    env["PYTHONPATH"] = str(Path(rankselect.__file__).resolve().parents[1]) + os.pathsep + env.get("PYTHONPATH", "")
     return env
 
 

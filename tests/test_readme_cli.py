@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import rankselect
+
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "python" / "rankselect" / "datasets" / "data"
 
@@ -25,7 +27,7 @@ def test_readme_cli_block_runs_in_order(tmp_path):
     for split in ("train", "vali", "test"):
         shutil.copy(DATA / f"example_{split}.txt", tmp_path / f"{split}.txt")
     env = dict(os.environ)
-    env["PYTHONPATH"] = str(ROOT / "python") + os.pathsep + env.get("PYTHONPATH", "")
+    env["PYTHONPATH"] = str(Path(rankselect.__file__).resolve().parents[1]) + os.pathsep + env.get("PYTHONPATH", "")
     lines = readme_cli_lines()
     assert lines[0].startswith("rankselect info") and any("--out predictions.txt" in ln for ln in lines)
     for line in lines:

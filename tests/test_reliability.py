@@ -24,7 +24,7 @@ from rankselect.groups import center_by_query
 from rankselect.kernel_approximation import kernel_matrix
 
 ROOT = Path(__file__).resolve().parents[1]
-PYTHON_DIR = str(ROOT / "python")
+PYTHON_DIR = str(Path(rs.__file__).resolve().parents[1])  # the rankselect under test (source or installed)
 
 
 def _run_python(code, *, env=None, limit_as=None, timeout=120):
