@@ -84,7 +84,7 @@ def kendall_similarity(X, qid, variant: str = "geng", absolute: bool = False, *,
         raise TypeError(f"absolute must be a bool, got {absolute!r}")
     if algorithm not in _ALGORITHMS:
         raise ValueError(f"algorithm must be one of {tuple(_ALGORITHMS)}, got {algorithm!r}")
-    X = check_matrix(X, "X")
+    X = check_matrix(X, "X", squares=False)  # order statistics: no squares
     if X.shape[1] == 0:
         raise ValueError("X has no features (0 columns)")
     if X.shape[0] == 0:

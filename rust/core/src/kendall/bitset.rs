@@ -185,8 +185,8 @@ pub(super) struct BitBatch {
     gt: Vec<u64>,
     /// Pairs untied in each feature, `queries.len() x nf`.
     n_untied: Vec<u64>,
-    /// Their square roots (tau-b's denominator), same shape.
-    sqrt_untied: Vec<f64>,
+    /// `1 / sqrt(untied)` (tau-b's normalisation), same shape.
+    inv_sqrt_untied: Vec<f64>,
 }
 
 /// Scratch of [`BitBatch::add_row`]: `U` and `D` of one row of one query.
@@ -242,8 +242,8 @@ impl BitBatch {
                 nu[f] = uf.iter().map(|v| v.count_ones() as u64).sum();
             }
         });
-        let sqrt_untied = n_untied.iter().map(|&u| (u as f64).sqrt()).collect();
-        BitBatch { nf, queries, untied, gt, n_untied, sqrt_untied }
+        let inv_sqrt_untied = n_untied.iter().map(|&u| super::inv_sqrt(u)).collect();
+        BitBatch { nf, queries, untied, gt, n_untied, inv_sqrt_untied }
     }
 
     /// Consecutive ranges of the batch's queries whose bitsets take at most `bytes` each
@@ -334,22 +334,20 @@ impl BitBatch {
             }
             match variant {
                 Variant::TauB => {
-                    let sq = &self.sqrt_untied[k * nf..(k + 1) * nf];
-                    let sa = sq[a];
+                    let inv = &self.inv_sqrt_untied[k * nf..(k + 1) * nf];
+                    let ia = inv[a];
                     for b in a..nf {
                         // C - D with C = U - D; a constant b has U = D = 0 (and adds +0).
                         let (both, disc) = (s.both[b], s.disc[b]);
-                        let num = (both - disc) as f64 - disc as f64;
-                        let v = if nu[b] == 0 { 0.0 } else { (num / sa / sq[b]).clamp(-1.0, 1.0) };
-                        row[b] += v;
+                        row[b] += super::tau_b_value(both, disc, nu[a], nu[b], ia, inv[b]);
                     }
                 }
                 Variant::Geng => {
-                    let n0 = n0 as f64;
+                    let inv_n0 = 1.0 / n0 as f64;
                     for b in a..nf {
                         let (both, disc) = (s.both[b], s.disc[b]);
-                        row[2 * b] += (both - disc) as f64 / n0;
-                        row[2 * b + 1] += disc as f64 / n0;
+                        row[2 * b] += (both - disc) as f64 * inv_n0;
+                        row[2 * b + 1] += disc as f64 * inv_n0;
                     }
                 }
             }

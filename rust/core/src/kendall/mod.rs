@@ -109,32 +109,49 @@ impl PairCounts {
         self.pairs + self.ties_ab - self.discordant - self.ties_a - self.ties_b
     }
 
-    /// `C / n0` (0 for a query with fewer than 2 documents).
+    /// `C / n0`, as `C * (1 / n0)` (0 for a query with fewer than 2 documents).
     pub fn geng(&self) -> f64 {
         if self.pairs == 0 {
             return 0.0;
         }
-        self.concordant() as f64 / self.pairs as f64
+        self.concordant() as f64 * (1.0 / self.pairs as f64)
     }
 
-    /// `D / n0`: the Geng similarity of `a` with `-b`.
+    /// `D / n0` (as `D * (1 / n0)`): the Geng similarity of `a` with `-b`.
     pub fn geng_negated(&self) -> f64 {
         if self.pairs == 0 {
             return 0.0;
         }
-        self.discordant as f64 / self.pairs as f64
+        self.discordant as f64 * (1.0 / self.pairs as f64)
     }
 
     /// Kendall's tau-b; 0 when `a` or `b` is constant.
     pub fn tau_b(&self) -> f64 {
-        let untied_a = self.pairs - self.ties_a;
-        let untied_b = self.pairs - self.ties_b;
-        if untied_a == 0 || untied_b == 0 {
-            return 0.0;
-        }
-        let num = self.concordant() as f64 - self.discordant as f64;
-        let tau = num / (untied_a as f64).sqrt() / (untied_b as f64).sqrt();
-        tau.clamp(-1.0, 1.0)
+        let (untied_a, untied_b) = (self.pairs - self.ties_a, self.pairs - self.ties_b);
+        let both = self.pairs - self.ties_a - self.ties_b + self.ties_ab;
+        tau_b_value(both, self.discordant, untied_a, untied_b, inv_sqrt(untied_a), inv_sqrt(untied_b))
+    }
+}
+
+/// `1 / sqrt(u)` (infinite for `u = 0`, never used then).
+#[inline]
+pub(crate) fn inv_sqrt(u: u64) -> f64 {
+    1.0 / (u as f64).sqrt()
+}
+
+/// Tau-b from the pairs untied in both features (`both`, so `C = both - D`), the discordant
+/// pairs `D`, the untied pairs of each feature and their `1 / sqrt`:
+/// `(C - D) / sqrt(U_a U_b)`, exactly ±1 when `|C - D| = U_a = U_b` (e.g. a feature with
+/// itself), 0 when a feature is constant. The one formula of both schemes (bit-identical).
+#[inline(always)]
+pub(crate) fn tau_b_value(both: u64, disc: u64, untied_a: u64, untied_b: u64, inv_a: f64, inv_b: f64) -> f64 {
+    let num = (both - disc) as f64 - disc as f64;
+    if untied_a == 0 || untied_b == 0 {
+        0.0
+    } else if untied_a == untied_b && num.abs() == untied_a as f64 {
+        num.signum()
+    } else {
+        (num * inv_a * inv_b).clamp(-1.0, 1.0)
     }
 }
 
