@@ -154,6 +154,32 @@ def check_positive(value, name: str, *, strict: bool = True, integer: bool = Fal
     return value
 
 
+def check_alphas(alpha, name: str = "alpha") -> Tuple[np.ndarray, bool]:
+    """A ridge parameter or a list of them as a 1-D float array and whether it was a list.
+
+    Parameters
+    ----------
+    alpha : float or array-like of shape (n_alphas,)
+        Each value finite and > 0; a list holds at least one value.
+
+    Returns
+    -------
+    alphas : ndarray of shape (n_alphas,)
+        ``n_alphas = 1`` for a scalar.
+    is_list : bool
+        Whether ``alpha`` was a sequence (not a scalar).
+    """
+    if np.ndim(alpha) == 0:
+        check_positive(alpha, name)
+        return np.array([float(alpha)]), False
+    values = np.asarray(alpha, dtype=float).ravel()
+    if values.size == 0:
+        raise ValueError(f"{name} must hold at least one value")
+    if not np.all(np.isfinite(values)) or np.any(values <= 0):
+        raise ValueError(f"{name} must be > 0, got {alpha!r}")
+    return values, True
+
+
 def _check_finite(a: np.ndarray, name: str) -> None:
     if a.size and not np.isfinite(a).all():
         bad = np.argwhere(~np.isfinite(a))[0]
