@@ -914,7 +914,8 @@ class SparseRankSVM(_SparseRankSVM):
 
             warnings.warn(f"SparseRankSVM did not reach tol={self.tol} in {n_iter} proximal Newton steps",
                           ConvergenceWarning, stacklevel=2)
-        self._set_fitted(w, n_iter, np.asarray(history), 1, converged, obj, constant, zero)
+        result = _core.SolverResult(w, obj, np.asarray(history, dtype=float), float(kkt(w, g)), n_iter, converged)
+        self._set_fitted(result, 1, constant, zero)
         return self
 
     def predict(self, X):

@@ -14,12 +14,10 @@ use rankselect_core::sparse_ranksvm::{self as sparse_core, SparsePenalty};
 
 use crate::errors::{count_arg, python_interrupt, IntoPyResult};
 use crate::groups::query_offsets;
-
-type SolveOut<'py> = (Bound<'py, PyArray1<f64>>, usize, Bound<'py, PyArray1<f64>>, usize, bool, f64);
+use crate::solver::SolverResult;
 
 /// sparse_ranksvm(x, y, offsets, c, penalty, p, epsilon, gamma, weights, w0, max_iter,
-/// max_reweightings, tol, solver="prox-newton") -> (coef, n_iter, objective_history,
-/// n_reweightings, converged, objective)
+/// max_reweightings, tol, solver="prox-newton") -> (SolverResult, n_reweightings)
 ///
 /// Rows of `x` (m, n) grouped by query (`offsets`). Minimises `Ω(w) + c·L(w)` with
 /// `Ω = ||w||_1` / weighted L1 (`penalty="l1"`), or the non-convex `log`, `mcp`
@@ -45,7 +43,7 @@ fn sparse_ranksvm<'py>(
     max_reweightings: &Bound<'py, PyAny>,
     tol: f64,
     solver: &str,
-) -> PyResult<SolveOut<'py>> {
+) -> PyResult<(SolverResult, usize)> {
     let max_iter = count_arg(max_iter, "max_iter")?;
     let max_reweightings = count_arg(max_reweightings, "max_reweightings")?;
     let solver = Solver::by_name(solver, max_iter, tol).py()?;
@@ -60,8 +58,7 @@ fn sparse_ranksvm<'py>(
     let fit = py
         .detach(|| sparse_core::fit(xv, y, &offsets, c, penalty, w0, &solver, &reweighting, &interrupt))
         .py()?;
-    let r = fit.result;
-    Ok((r.coef.into_pyarray(py), r.n_iter, r.objective_history.into_pyarray(py), fit.n_reweightings, r.converged, r.objective))
+    Ok((SolverResult::from_core(py, fit.result), fit.n_reweightings))
 }
 
 /// sparse_c_min(x, y, offsets, weights=None) -> float
