@@ -3,7 +3,6 @@
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::marker::Ungil;
 use rankselect_core::greedy_rls::{
     greedy_rankrls as kernel, Criterion, GreedyOptions, GreedyPath, MetricCriterion, Squared, Stop,
 };
@@ -74,7 +73,7 @@ pub(crate) type GreedyOut<'py> =
 /// kernel and is re-raised as is. The path is converted to [`GreedyOut`].
 pub(crate) fn run_greedy<'py, K>(py: Python<'py>, progress: Option<Py<PyAny>>, kernel: K) -> PyResult<GreedyOut<'py>>
 where
-    K: Ungil + FnOnce(&dyn Interrupt, &mut dyn FnMut(usize, usize, f64) -> rankselect_core::Result<()>) -> rankselect_core::Result<GreedyPath>,
+    K: Send + FnOnce(&dyn Interrupt, &mut dyn FnMut(usize, usize, f64) -> rankselect_core::Result<()>) -> rankselect_core::Result<GreedyPath>,
 {
     let interrupt = python_interrupt();
     let (result, callback_error) = py.detach(|| {
