@@ -23,7 +23,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import _core
 from ._base import RankerMixin, RankingEstimator, warn_if_degenerate
-from ._validation import MAX_INT, check_matrix, check_vector
+from ._validation import MAX_INT, check_similarity, check_vector
 from ._linear import LinearPredictMixin, SparseLinearRankerMixin
 from .groups import GroupedData
 from .uninformative import zero_features
@@ -145,11 +145,7 @@ class FSMRank(RankerMixin, SparseLinearRankerMixin, SelectorMixin, RankingEstima
             A = np.zeros((n, n))
             A[np.ix_(keep, keep)] = pearson_similarity(X[:, keep])
         else:
-            A = check_matrix(self.similarity, "similarity")
-            if A.shape != (n, n):
-                raise ValueError(f"similarity must have shape ({n}, {n}), got {A.shape}")
-            if not np.allclose(A, A.T, rtol=1e-10, atol=1e-12):
-                raise ValueError("similarity must be symmetric")
+            A = check_similarity(self.similarity, n)
             A = np.abs(0.5 * (A + A.T))
         return s, A
 

@@ -338,13 +338,9 @@ class GreedyRankRLS(RankerMixin, LinearPredictMixin, SelectorMixin, RankingEstim
                 tol, progress, str(self.convention), max_memory=memory_limit(),
             )
         else:
-            from .costs import check_budget, check_costs
+            from .costs import check_costs_and_budget
 
-            costs = check_costs(self.feature_costs, n)
-            budget = check_budget(self.budget)
-            if budget is not None and costs.min() > budget:
-                raise ValueError(f"budget={budget} is below the cheapest feature's cost ({costs.min()}): "
-                                 "nothing can be selected")
+            costs, budget = check_costs_and_budget(self.feature_costs, self.budget, n)
             selected, values, path, stop = _core.greedy_rankrls_costs(
                 data.X, data.y, data.offsets, int(k), float(self.alpha), costs, budget,
                 int(memory_limit()), self.criterion, tol, progress, str(self.convention),
