@@ -13,9 +13,13 @@ use rankselect_core::Error;
 use crate::errors::{count_arg, python_interrupt, IntoPyResult};
 use crate::groups::query_offsets;
 
-pub(crate) fn criterion_of(name: &str, convention: &str, y: &[f64]) -> PyResult<Box<dyn Criterion + Send + Sync>> {
+/// The greedy criterion named `name`: `None` for the squared LQO criterion, else the ranking
+/// measure's spec with `convention` (labels `y` whose gain `2^r - 1` overflows, which would
+/// make every criterion value NaN, are refused). The one parser of a greedy criterion, for
+/// the in-memory bindings and the Dask shards (`shards::GreedyShard`).
+pub(crate) fn criterion_spec(name: &str, convention: &str, y: &[f64]) -> PyResult<Option<MetricSpec>> {
     if name.eq_ignore_ascii_case("squared") {
-        return Ok(Box::new(Squared));
+        return Ok(None);
     }
     let measure: Measure = name.parse().map_err(|e| {
         PyValueError::new_err(format!("criterion must be 'squared' or a ranking measure such as 'ndcg@10' or 'map': {e}"))
@@ -24,10 +28,17 @@ pub(crate) fn criterion_of(name: &str, convention: &str, y: &[f64]) -> PyResult<
         convention.parse().map_err(|e| PyValueError::new_err(format!("convention: {e}")))?;
     let spec = MetricSpec::new(measure).with_convention(convention);
     spec.validate().map_err(|e| PyValueError::new_err(format!("criterion: {e}")))?;
-    // Labels whose gain 2^r - 1 overflows would make every criterion value NaN.
     let top = y.iter().copied().filter(|v| v.is_finite()).fold(0.0, f64::max);
     rankselect_core::metrics::check_gain_labels(&spec, top).py()?;
-    Ok(Box::new(MetricCriterion(spec)))
+    Ok(Some(spec))
+}
+
+/// [`criterion_spec`] as the core's [`Criterion`].
+pub(crate) fn criterion_of(name: &str, convention: &str, y: &[f64]) -> PyResult<Box<dyn Criterion + Send + Sync>> {
+    Ok(match criterion_spec(name, convention, y)? {
+        None => Box::new(Squared),
+        Some(spec) => Box::new(MetricCriterion(spec)),
+    })
 }
 
 /// greedy_rankrls(X, y, offsets, k, alpha, criterion="squared", tol=None, progress=None,
