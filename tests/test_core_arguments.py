@@ -183,15 +183,20 @@ def test_integer_arguments_are_named(call, match):
 
 
 def test_solvers_return_one_result_type():
-    """ranksvm_fit and sparse_ranksvm return (SolverResult, *extras); the result is read-only."""
+    """ranksvm_fit, sparse_ranksvm and fsmrank return (SolverResult, *extras); the result is
+    read-only."""
     r, n_cg, n_pairs = _core.ranksvm_fit(X, Y, OFF, 1.0, 1e-8, 50, 50)
     s, n_rew = _core.sparse_ranksvm(X, Y, OFF, *SPARSE, None, None, 100, 3, 1e-8)
-    for res in (r, s):
+    f, coef, f_pairs = _core.fsmrank(X, Y, OFF, np.eye(3), np.ones(3), 0.1, 0.01, None, 5000, 1e-10)
+    assert f.coef.shape == (6,) and f_pairs == 6  # the doubled problem's w = [w+, w-]
+    np.testing.assert_allclose(coef, f.coef[:3] - f.coef[3:])
+    assert f.objective == f.objective_history.min()
+    for res in (r, s, f):
         assert type(res) is _core.SolverResult
-        assert res.coef.shape == (3,) and res.coef.dtype == np.float64
+        assert res.coef.dtype == np.float64
         assert res.objective_history.ndim == 1 and res.objective_history.size >= 1
         assert np.isfinite(res.objective) and res.kkt_residual >= 0 and res.converged
-        assert isinstance(res.n_iter, int) and "SolverResult(n_features=3" in repr(res)
+        assert isinstance(res.n_iter, int) and f"SolverResult(n_features={res.coef.size}," in repr(res)
         with pytest.raises(AttributeError):
             res.objective = 0.0
     assert (n_pairs, isinstance(n_cg, int), n_rew) == (6, True, 1)  # l1: one weighted-L1 solve

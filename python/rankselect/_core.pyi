@@ -242,7 +242,8 @@ def fsmrank(
     similarity: npt.NDArray[np.float64], importance: npt.NDArray[np.float64],
     lambda1: float, lambda2: float, w0: npt.NDArray[np.float64] | None,
     max_iter: int, tol: float, accelerate: bool = True,
-) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], int, npt.NDArray[np.float64], bool, int]: ...
+) -> tuple[SolverResult, npt.NDArray[np.float64], int]:
+    """(result on the doubled problem, its coef = [w+, w-] (2d); coef = w+ - w- (d); n_pairs)."""
 
 # Query-shard kernels (rankselect.dask): see rust/core/src/greedy_shard.rs and shard_sums.rs.
 class GreedyShard:

@@ -2,8 +2,9 @@
 //! Python type, `_core.SolverResult`, built here (and only here) from the core's result.
 //!
 //! Rule for every solver binding: it returns `(SolverResult, *extras)`, the shared contract
-//! first, then the method's own counts as plain integers (`ranksvm_fit`: `n_cg_iter`,
-//! `n_pairs`; `sparse_ranksvm`: `n_reweightings`).
+//! first, then the method's own extras (`ranksvm_fit`: `n_cg_iter`, `n_pairs`;
+//! `sparse_ranksvm`: `n_reweightings`; `fsmrank`: the result of the doubled problem, then
+//! `coef = w+ - w-` and `n_pairs`).
 
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1, PyUntypedArrayMethods};
 use pyo3::prelude::*;

@@ -80,10 +80,11 @@ fn sparse_c_min<'py>(
     py.detach(|| sparse_core::c_min(xv, y, &offsets, weights)).py()
 }
 
-type FsmOut<'py> = (Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>, usize, Bound<'py, PyArray1<f64>>, bool, usize);
-
 /// fsmrank(x, y, offsets, similarity, importance, lambda1, lambda2, w0, max_iter, tol,
-/// accelerate) -> (coef (d), w (2d), n_iter, objective_history, converged, n_pairs)
+/// accelerate) -> (SolverResult, coef (d), n_pairs)
+///
+/// The result is the solver's on the doubled problem (its `coef` is `w = [w+, w-]`, 2d;
+/// FISTA's best iterate); the extras are `coef = w+ - w-` (d) and the number of pairs.
 ///
 /// Lai et al. eq. (2) on the doubled features, by Alg. 1 (`accelerate=False`: plain
 /// projected proximal gradient, for comparison).
@@ -103,7 +104,7 @@ fn fsmrank<'py>(
     max_iter: &Bound<'py, PyAny>,
     tol: f64,
     accelerate: bool,
-) -> PyResult<FsmOut<'py>> {
+) -> PyResult<(SolverResult, Bound<'py, PyArray1<f64>>, usize)> {
     let max_iter = count_arg(max_iter, "max_iter")?;
     let xv = x.as_array();
     let m = xv.nrows();
@@ -122,14 +123,7 @@ fn fsmrank<'py>(
     let r = py
         .detach(|| fsmrank_kernel(xv, y, &offsets, sim, imp, lambda1, lambda2, w0.as_deref(), &opts, &interrupt))
         .py()?;
-    Ok((
-        r.coef.into_pyarray(py),
-        r.solver.w.into_pyarray(py),
-        r.solver.n_iter,
-        r.solver.objective.into_pyarray(py),
-        r.solver.converged,
-        r.n_pairs,
-    ))
+    Ok((SolverResult::from_core(py, r.solver.into()), r.coef.into_pyarray(py), r.n_pairs))
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
