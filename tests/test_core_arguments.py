@@ -149,6 +149,10 @@ CASES = {
     "pairwise_counts": [
         (X, Y[:3], OFF), (X, Y, u(0, 9)), (X, Y, u(4, 2, 6)), (X, Y, u()), (X, Y * np.nan, OFF),
     ],
+    "SolverResult": [
+        (X, 1.0, Y, 0.0, 1, True), (Y, 1.0, X, 0.0, 1, True), (Y.astype(np.float32), 1.0, Y, 0.0, 1, True),
+        (Y, "x", Y, 0.0, 1, True), (Y, 1.0, Y, 0.0, -1, True), (Y, 1.0, Y, 0.0, 1.5, True), (Y, 1.0, Y, 0.0, 10**20, True),
+    ],
 }
 
 # Non-contiguous or wrongly typed arrays: TypeError from the binding, never a panic.
@@ -176,6 +180,30 @@ CASES["fsmrank"] += [(X, Y, OFF, np.eye(3), np.ones(3), 1.0, 1.0, None, -5, 1e-4
 def test_integer_arguments_are_named(call, match):
     with pytest.raises((ValueError, TypeError), match=match):
         call()
+
+
+def test_solvers_return_one_result_type():
+    """ranksvm_fit, sparse_ranksvm and fsmrank return (SolverResult, *extras); the result is
+    read-only."""
+    r, n_cg, n_pairs = _core.ranksvm_fit(X, Y, OFF, 1.0, 1e-8, 50, 50)
+    s, n_rew = _core.sparse_ranksvm(X, Y, OFF, *SPARSE, None, None, 100, 3, 1e-8)
+    f, coef, f_pairs = _core.fsmrank(X, Y, OFF, np.eye(3), np.ones(3), 0.1, 0.01, None, 5000, 1e-10)
+    assert f.coef.shape == (6,) and f_pairs == 6  # the doubled problem's w = [w+, w-]
+    np.testing.assert_allclose(coef, f.coef[:3] - f.coef[3:])
+    assert f.objective == f.objective_history.min()
+    for res in (r, s, f):
+        assert type(res) is _core.SolverResult
+        assert res.coef.dtype == np.float64
+        assert res.objective_history.ndim == 1 and res.objective_history.size >= 1
+        assert np.isfinite(res.objective) and res.kkt_residual >= 0 and res.converged
+        assert isinstance(res.n_iter, int) and f"SolverResult(n_features={res.coef.size}," in repr(res)
+        with pytest.raises(AttributeError):
+            res.objective = 0.0
+    assert (n_pairs, isinstance(n_cg, int), n_rew) == (6, True, 1)  # l1: one weighted-L1 solve
+    assert r.objective_history[-1] == r.objective
+    built = _core.SolverResult(np.zeros(3), 2.0, np.array([2.0]), 0.0, 0, True)
+    assert (built.objective, built.n_iter, built.converged) == (2.0, 0, True)
+    np.testing.assert_array_equal(built.coef, np.zeros(3))
 
 
 def test_greedy_shard_methods_validate_their_arguments():

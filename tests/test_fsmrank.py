@@ -143,6 +143,23 @@ def test_bad_params(params, name):
         FSMRank(**params).fit(X, y, qid=qid)
 
 
+def test_similarity_checked_as_gas_checks_it():
+    """FSMRank and GAS check a user similarity matrix with one rule (shape, finite, symmetric)."""
+    from rankselect import GAS
+
+    X, y, qid = make_problem(15)
+    n = X.shape[1]
+    skew = np.eye(n)
+    skew[0, 1] = 0.5
+    nan = np.eye(n)
+    nan[1, 2] = nan[2, 1] = np.nan
+    for bad, match in [(np.eye(n - 1), r"similarity must have shape \(8, 8\) to match X"),
+                       (skew, "similarity must be a symmetric matrix"), (nan, "similarity contains NaN")]:
+        for est in (FSMRank(similarity=bad), GAS(n_features_to_select=2, similarity=bad)):
+            with pytest.raises(ValueError, match=match):
+                est.fit(X, y, qid=qid)
+
+
 def test_all_constant_features():
     from rankselect.exceptions import DegenerateDataWarning
 

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from rankselect import RankRLS
+from rankselect import RankRLS, RankRLSPath
 from _rankrls_reference import center, load_mq2008, lqo, ridge
 
 
@@ -53,6 +53,43 @@ def test_alpha_list_gives_lqo_error_per_alpha(p):
     best = alphas[int(np.argmin(model.lqo_errors_))]
     assert model.alpha_ == best
     np.testing.assert_allclose(model.coef_, ridge(center(X, qid), center(y, qid), best), rtol=1e-8, atol=1e-12)
+
+
+@settings(max_examples=20, deadline=None)
+@given(problems)
+def test_path_equals_one_fit_per_alpha(p):
+    seed, sizes, n, shuffle, _ = p
+    X, y, qid = make(seed, sizes, n, shuffle)
+    alphas = [30.0, 0.05, 1.0, 0.05]  # any order, repeats allowed
+    path = RankRLS().path(X, y, qid, alphas=alphas)
+    assert isinstance(path, RankRLSPath)
+    np.testing.assert_array_equal(path.alphas, alphas)
+    assert path.coefs.shape == (len(alphas), n) and path.lqo_errors.shape == (len(alphas),)
+    for a, coef, err in zip(alphas, path.coefs, path.lqo_errors):
+        single = RankRLS(alpha=a).fit(X, y, qid=qid)
+        np.testing.assert_allclose(coef, single.coef_, rtol=1e-8, atol=1e-12)
+        np.testing.assert_allclose(err, single.lqo_errors_[0], rtol=1e-8, atol=1e-12)
+    # RankRLS(alpha=list) keeps the LQO-best model of the same path, exactly
+    model = RankRLS(alpha=alphas).fit(X, y, qid=qid)
+    np.testing.assert_array_equal(model.lqo_errors_, path.lqo_errors)
+    assert model.alpha_ == alphas[path.best_index]
+    np.testing.assert_array_equal(model.coef_, path.coefs[path.best_index])
+
+
+def test_path_defaults_to_the_estimators_alpha_and_does_not_fit():
+    X, y, qid = make(3, [4, 5, 3], 4)
+    est = RankRLS(alpha=[0.5, 2.0])
+    path = est.path(X, y, qid)
+    np.testing.assert_array_equal(path.alphas, [0.5, 2.0])
+    assert not hasattr(est, "coef_")
+    scalar = RankRLS(alpha=0.5).path(X, y, qid)
+    assert scalar.coefs.shape == (1, 4)
+    with pytest.raises(ValueError, match="alphas"):
+        est.path(X, y, qid, alphas=[1.0, 0.0])
+    with pytest.raises(ValueError, match="alphas"):
+        est.path(X, y, qid, alphas=[])
+    with pytest.raises(ValueError, match="two queries"):
+        est.path(X, y, np.zeros(len(y), dtype=int))
 
 
 def test_single_document_and_equal_label_queries():

@@ -35,7 +35,7 @@ from .importance import FeatureImportance, feature_importance
 from .kendall import kendall_similarity
 from .kernel_approximation import Nystroem, RandomFourierFeatures
 from .pairwise import preference_pair_matrix, preference_pairs
-from .rankrls import GreedyRankRLS, RankRLS
+from .rankrls import GreedyRankRLS, RankRLS, RankRLSPath
 from .ranksvm import RankSVM
 from .sparse import SparsePath, SparseRankSVM, sparse_path
 from .fsmrank import FSMRank, FSMSVM
@@ -63,6 +63,7 @@ __all__ = [
     "costs",
     # selectors and rankers
     "RankRLS",
+    "RankRLSPath",
     "GreedyRankRLS",
     "GAS",
     "kendall_similarity",

@@ -148,6 +148,32 @@ def explicit_squared_hinge_value_grad(
     w: npt.NDArray[np.float64],
 ) -> tuple[float, npt.NDArray[np.float64]]: ...
 
+# The solver contract (rust/py/src/solver.rs): a solver binding returns
+# (SolverResult, *extras), the shared result first, then the method's own counts.
+class SolverResult:
+    """What every solver returns (read-only)."""
+    def __init__(
+        self,
+        coef: npt.NDArray[np.float64],
+        objective: float,
+        objective_history: npt.NDArray[np.float64],
+        kkt_residual: float,
+        n_iter: int,
+        converged: bool,
+    ) -> None: ...
+    @property
+    def coef(self) -> npt.NDArray[np.float64]: ...
+    @property
+    def objective(self) -> float: ...
+    @property
+    def objective_history(self) -> npt.NDArray[np.float64]: ...
+    @property
+    def kkt_residual(self) -> float: ...
+    @property
+    def n_iter(self) -> int: ...
+    @property
+    def converged(self) -> bool: ...
+
 # ranksvm (rust/py/src/ranksvm.rs)
 def ranksvm_fit(
     x: npt.NDArray[np.float64],
@@ -158,7 +184,8 @@ def ranksvm_fit(
     max_iter: int,
     max_cg_iter: int,
     w0: npt.NDArray[np.float64] | None = None,
-) -> tuple[npt.NDArray[np.float64], int, int, float, float, bool, int]: ...
+) -> tuple[SolverResult, int, int]:
+    """(result, n_cg_iter, n_pairs); result.kkt_residual is the relative gradient norm."""
 
 # kernel_approx: Nystroem and random Fourier feature maps (float64, C-contiguous inputs).
 def kernel_matrix(
@@ -201,7 +228,8 @@ def sparse_ranksvm(
     c: float, penalty: str, p: float, epsilon: float, gamma: float,
     weights: npt.NDArray[np.float64] | None, w0: npt.NDArray[np.float64] | None,
     max_iter: int, max_reweightings: int, tol: float, solver: str = "prox-newton",
-) -> tuple[npt.NDArray[np.float64], int, npt.NDArray[np.float64], int, bool, float]: ...
+) -> tuple[SolverResult, int]:
+    """(result, n_reweightings)."""
 
 def sparse_c_min(
     x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], offsets: npt.NDArray[np.uintp],
@@ -214,7 +242,8 @@ def fsmrank(
     similarity: npt.NDArray[np.float64], importance: npt.NDArray[np.float64],
     lambda1: float, lambda2: float, w0: npt.NDArray[np.float64] | None,
     max_iter: int, tol: float, accelerate: bool = True,
-) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], int, npt.NDArray[np.float64], bool, int]: ...
+) -> tuple[SolverResult, npt.NDArray[np.float64], int]:
+    """(result on the doubled problem, its coef = [w+, w-] (2d); coef = w+ - w- (d); n_pairs)."""
 
 # Query-shard kernels (rankselect.dask): see rust/core/src/greedy_shard.rs and shard_sums.rs.
 class GreedyShard:

@@ -154,6 +154,45 @@ def check_positive(value, name: str, *, strict: bool = True, integer: bool = Fal
     return value
 
 
+def check_similarity(S, n_features: int, name: str = "similarity") -> np.ndarray:
+    """A feature-similarity matrix given by the user (GAS, FSMRank): a new C-contiguous
+    float64 array of shape (n_features, n_features), finite and symmetric up to rounding
+    (``allclose(S, S.T, rtol=1e-10, atol=1e-12)``)."""
+    shape = np.shape(S)
+    if shape != (n_features, n_features):
+        raise ValueError(f"{name} must have shape ({n_features}, {n_features}) to match X, got {shape}")
+    S = check_matrix(S, name)
+    if not np.allclose(S, S.T, rtol=1e-10, atol=1e-12):
+        raise ValueError(f"{name} must be a symmetric matrix")
+    return S.copy()
+
+
+def check_alphas(alpha, name: str = "alpha") -> Tuple[np.ndarray, bool]:
+    """A ridge parameter or a list of them as a 1-D float array and whether it was a list.
+
+    Parameters
+    ----------
+    alpha : float or array-like of shape (n_alphas,)
+        Each value finite and > 0; a list holds at least one value.
+
+    Returns
+    -------
+    alphas : ndarray of shape (n_alphas,)
+        ``n_alphas = 1`` for a scalar.
+    is_list : bool
+        Whether ``alpha`` was a sequence (not a scalar).
+    """
+    if np.ndim(alpha) == 0:
+        check_positive(alpha, name)
+        return np.array([float(alpha)]), False
+    values = np.asarray(alpha, dtype=float).ravel()
+    if values.size == 0:
+        raise ValueError(f"{name} must hold at least one value")
+    if not np.all(np.isfinite(values)) or np.any(values <= 0):
+        raise ValueError(f"{name} must be > 0, got {alpha!r}")
+    return values, True
+
+
 def _check_finite(a: np.ndarray, name: str) -> None:
     if a.size and not np.isfinite(a).all():
         bad = np.argwhere(~np.isfinite(a))[0]

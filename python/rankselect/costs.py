@@ -23,14 +23,14 @@ from __future__ import annotations
 import numbers
 from dataclasses import dataclass
 from pathlib import Path
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 import numpy as np
 
 from . import metrics
 from ._validation import check_vector
 
-__all__ = ["check_costs", "check_budget", "read_costs", "CostQualityPath", "cost_quality_path", "pareto_front"]
+__all__ = ["check_costs", "check_budget", "check_costs_and_budget", "read_costs", "CostQualityPath", "cost_quality_path", "pareto_front"]
 
 
 def check_costs(feature_costs, n_features: int) -> np.ndarray:
@@ -55,6 +55,16 @@ def check_budget(budget) -> Optional[float]:
     if isinstance(budget, bool) or not isinstance(budget, numbers.Real) or not np.isfinite(budget) or budget < 0:
         raise ValueError(f"budget must be a finite number >= 0 or None, got {budget!r}")
     return float(budget)
+
+
+def check_costs_and_budget(feature_costs, budget, n_features: int) -> Tuple[np.ndarray, Optional[float]]:
+    """:func:`check_costs` and :func:`check_budget` together, for a greedy selector: costs of
+    shape (n_features,) and the budget (or None), which must admit the cheapest feature."""
+    costs, budget = check_costs(feature_costs, n_features), check_budget(budget)
+    if budget is not None and costs.min() > budget:
+        raise ValueError(f"budget={budget} is below the cheapest feature's cost ({costs.min()}): "
+                         "nothing can be selected")
+    return costs, budget
 
 
 def read_costs(path, n_features: int) -> np.ndarray:

@@ -47,14 +47,13 @@ from . import gas as _gas
 from . import metrics as _metrics
 from ._config import get_config, memory_limit
 from ._linear import LinearPredictMixin
-from ._validation import check_positive, check_ranking_data
+from ._validation import check_alphas, check_positive, check_ranking_data
 from .data import load_letor as _load_letor
-from .groups import QueryGroups
+from .groups import GroupedData, QueryGroups
 from .importance import FeatureImportance, _parse_measure, _pick
 from .kendall import VARIANTS, _check_variant
 from .rankrls import GreedyRankRLS as _GreedyRankRLS
 from .rankrls import RankRLS as _RankRLS
-from .rankrls import _check_alpha
 from .ranksvm import RankSVM as _RankSVM
 from .sparse import SparseRankSVM as _SparseRankSVM
 
@@ -236,15 +235,18 @@ def _sh(shard):
 
 
 def _prepare(X, y, qid):
-    """A shard: rows grouped by query, contiguous float64 arrays and query offsets."""
+    """A shard: rows grouped by query (:class:`~rankselect.groups.GroupedData`'s ``X``, ``y``,
+    ``offsets`` of dtype ``np.uintp``, and the query ids), as a dict of arrays that travels."""
     X, y, qid = check_ranking_data(_own(X), _own(y), _own(qid))
-    g = QueryGroups.from_qid(qid)
-    return {
-        "X": np.ascontiguousarray(g.gather(X)),
-        "y": np.ascontiguousarray(g.gather(y)),
-        "offsets": g.offsets.astype(np.int64),
-        "ids": g.ids,
-    }
+    data = GroupedData.from_arrays(X, y, qid)
+    return {"X": data.X, "y": data.y, "offsets": data.offsets, "ids": data.groups.ids}
+
+
+def _grouped(shard) -> GroupedData:
+    """A shard (rows already grouped) as the package's :class:`~rankselect.groups.GroupedData`."""
+    shard = _sh(shard)
+    m = shard["X"].shape[0]
+    return GroupedData(shard["X"], shard["y"], QueryGroups(np.arange(m), shard["offsets"], shard["ids"]))
 
 
 def _info(shard):
@@ -318,7 +320,7 @@ def _shard_scores_metrics(shard, specs, max_grade):
         i = int(np.flatnonzero(shard["y"] < 0)[0])
         q = shard["ids"][int(np.searchsorted(shard["offsets"], i, side="right")) - 1]
         raise ValueError(f"y must hold relevance labels >= 0; a row of qid {q} has {shard['y'][i]!r}")
-    return _core.metrics_per_query(specs, shard["y"], np.ascontiguousarray(shard["X"][:, 0]), shard["offsets"].astype(np.uintp),
+    return _core.metrics_per_query(specs, shard["y"], np.ascontiguousarray(shard["X"][:, 0]), shard["offsets"],
                                    max_grade)
 
 
@@ -367,7 +369,7 @@ def evaluate(y, scores, qid, *, convention: str = "standard", ties: str = "stabl
 def _shard_kendall(shard, variant, directions):
     shard = _sh(shard)
     X = shard["X"] if directions is None else np.ascontiguousarray(shard["X"] * directions)
-    return _core.kendall_sums(X, shard["offsets"].astype(np.uintp), variant)
+    return _core.kendall_sums(X, shard["offsets"], variant)
 
 
 def _kendall(shards, variant, absolute, directions=None):
@@ -403,13 +405,13 @@ def kendall_similarity(X, qid, variant: str = "geng", absolute: bool = False, *,
 
 def _shard_pairwise(shard):
     shard = _sh(shard)
-    return _core.pairwise_counts(shard["X"], shard["y"], shard["offsets"].astype(np.uintp))
+    return _core.pairwise_counts(shard["X"], shard["y"], shard["offsets"])
 
 
 def _shard_metric_importance(shard, measure, convention):
     shard = _sh(shard)
     spec = [(measure, convention, "pessimistic")]
-    X, y, off = shard["X"], shard["y"], shard["offsets"].astype(np.uintp)
+    X, y, off = shard["X"], shard["y"], shard["offsets"]
     n = X.shape[1]
     asc = np.zeros((n, len(off) - 1))
     desc = np.zeros((n, len(off) - 1))
@@ -457,12 +459,10 @@ def feature_importance(X, y, qid, measure: str = "map", convention: str = "stand
 
 
 def _shard_constant(shard):
-    shard = _sh(shard)
-    X, off = shard["X"], shard["offsets"]
-    if X.shape[0] == 0:
-        return np.ones(X.shape[1], dtype=bool)
-    starts = off[:-1]
-    return (np.maximum.reduceat(X, starts, axis=0) == np.minimum.reduceat(X, starts, axis=0)).all(axis=0)
+    data = _grouped(shard)
+    if data.X.shape[0] == 0:
+        return np.ones(data.X.shape[1], dtype=bool)
+    return data.constant_within_queries()
 
 
 class GAS(_gas.GAS):
@@ -514,14 +514,12 @@ class GAS(_gas.GAS):
 # --------------------------------------------------------------------------------------
 
 def _centred(shard):
+    """``Xc`` (m, n) and ``yc`` (m,): the shard's rows minus their query means, by the core's
+    one definition of per-query centring (``groups::center_rows``, as RankRLS)."""
     shard = _sh(shard)
-    X, y, off = shard["X"], shard["y"], shard["offsets"]
-    sizes = np.diff(off)
-    nz = sizes > 0
-    starts = off[:-1][nz]
-    mx = np.add.reduceat(X, starts, axis=0) / sizes[nz, None]
-    my = np.add.reduceat(y, starts) / sizes[nz]
-    return X - np.repeat(mx, sizes[nz], axis=0), y - np.repeat(my, sizes[nz])
+    off = shard["offsets"]
+    return (np.asarray(_core.center_by_query(shard["X"], off)),
+            np.asarray(_core.center_by_query(shard["y"][:, None], off))[:, 0])
 
 
 def _shard_gram(shard):
@@ -570,7 +568,7 @@ class RankRLS(_RankRLS):
         """Fit on Dask arrays ``X`` (m, n), ``y`` (m,), ``qid`` (m,)."""
         import scipy.linalg
 
-        alphas, is_list = _check_alpha(self.alpha)
+        alphas, is_list = check_alphas(self.alpha)
         shards = _Shards(_client(self.client), X, y, qid)
         if shards.n_queries < 2:
             raise ValueError(f"qid must hold at least two queries for leave-query-out, got {shards.n_queries}")
@@ -617,25 +615,21 @@ def _predict(est, X):
 # RankSVM: truncated Newton with shard sums of gradients and Hessian-vector products
 # --------------------------------------------------------------------------------------
 
-def _uoff(shard):
-    return shard["offsets"].astype(np.uintp)
-
-
 def _shard_svm_value_grad(shard, w):
     shard = _sh(shard)
-    value, grad = _core.squared_hinge_value_grad(shard["X"], shard["y"], _uoff(shard), _own(w))
+    value, grad = _core.squared_hinge_value_grad(shard["X"], shard["y"], shard["offsets"], _own(w))
     return value, grad
 
 
 def _shard_svm_hessp(shard, w, v):
     shard = _sh(shard)
-    return _core.squared_hinge_hessp(shard["X"], shard["y"], _uoff(shard), _own(w), _own(v)[:, None])[:, 0]
+    return _core.squared_hinge_hessp(shard["X"], shard["y"], shard["offsets"], _own(w), _own(v)[:, None])[:, 0]
 
 
 def _shard_svm_line(shard, w, d):
     """``(grad L(w) . d, d . H(w) d)`` of this shard (line-search derivatives)."""
     shard = _sh(shard)
-    X, y, off, w, d = shard["X"], shard["y"], _uoff(shard), _own(w), _own(d)
+    X, y, off, w, d = shard["X"], shard["y"], shard["offsets"], _own(w), _own(d)
     _, grad = _core.squared_hinge_value_grad(X, y, off, w)
     hd = _core.squared_hinge_hessp(X, y, off, w, d[:, None])[:, 0]
     return float(grad @ d), float(d @ hd)
@@ -643,7 +637,7 @@ def _shard_svm_line(shard, w, d):
 
 def _shard_n_pairs(shard):
     shard = _sh(shard)
-    return int(_core.query_pair_counts(shard["y"], _uoff(shard)).sum())
+    return int(_core.query_pair_counts(shard["y"], shard["offsets"]).sum())
 
 
 class RankSVM(_RankSVM):
@@ -793,7 +787,7 @@ class RankSVM(_RankSVM):
 
 def _shard_svm_value(shard, w):
     shard = _sh(shard)
-    value, _ = _core.squared_hinge_value_grad(shard["X"], shard["y"], _uoff(shard), _own(w))
+    value, _ = _core.squared_hinge_value_grad(shard["X"], shard["y"], shard["offsets"], _own(w))
     return value
 
 
@@ -801,7 +795,7 @@ def _shard_svm_hessian(shard, w):
     """This shard's generalized Hessian ``2 X^T A^T D A X`` at ``w``, (n, n)."""
     shard = _sh(shard)
     n = shard["X"].shape[1]
-    return _core.squared_hinge_hessp(shard["X"], shard["y"], _uoff(shard), _own(w), np.eye(n))
+    return _core.squared_hinge_hessp(shard["X"], shard["y"], shard["offsets"], _own(w), np.eye(n))
 
 
 def _shard_min_max(shard):
@@ -920,7 +914,8 @@ class SparseRankSVM(_SparseRankSVM):
 
             warnings.warn(f"SparseRankSVM did not reach tol={self.tol} in {n_iter} proximal Newton steps",
                           ConvergenceWarning, stacklevel=2)
-        self._set_fitted(w, n_iter, np.asarray(history), 1, converged, obj, constant, zero)
+        result = _core.SolverResult(w, obj, np.asarray(history, dtype=float), float(kkt(w, g)), n_iter, converged)
+        self._set_fitted(result, 1, constant, zero)
         return self
 
     def predict(self, X):
@@ -938,7 +933,7 @@ class _GreedyShardActor:
     def __init__(self, shard, alpha, criterion, convention, max_memory):
         shard = _sh(shard)
         limit = max_memory if max_memory is not None else memory_limit()
-        self.state = _core.GreedyShard(shard["X"], shard["y"], shard["offsets"].astype(np.uintp), float(alpha), criterion,
+        self.state = _core.GreedyShard(shard["X"], shard["y"], shard["offsets"], float(alpha), criterion,
                                        convention, int(limit))
 
     def replay(self, history, skip):

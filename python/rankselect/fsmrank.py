@@ -23,7 +23,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import _core
 from ._base import RankerMixin, RankingEstimator, warn_if_degenerate
-from ._validation import MAX_INT, check_matrix, check_vector
+from ._validation import MAX_INT, check_similarity, check_vector
 from ._linear import LinearPredictMixin, SparseLinearRankerMixin
 from .groups import GroupedData
 from .uninformative import zero_features
@@ -145,11 +145,7 @@ class FSMRank(RankerMixin, SparseLinearRankerMixin, SelectorMixin, RankingEstima
             A = np.zeros((n, n))
             A[np.ix_(keep, keep)] = pearson_similarity(X[:, keep])
         else:
-            A = check_matrix(self.similarity, "similarity")
-            if A.shape != (n, n):
-                raise ValueError(f"similarity must have shape ({n}, {n}), got {A.shape}")
-            if not np.allclose(A, A.T, rtol=1e-10, atol=1e-12):
-                raise ValueError("similarity must be symmetric")
+            A = check_similarity(self.similarity, n)
             A = np.abs(0.5 * (A + A.T))
         return s, A
 
@@ -172,13 +168,13 @@ class FSMRank(RankerMixin, SparseLinearRankerMixin, SelectorMixin, RankingEstima
         keep = np.flatnonzero(~constant)
         s, A = self._measures(X, y, keep)
         data = GroupedData.from_arrays(X, y, qid).columns(keep)
-        coef_k, w2, n_iter, hist, conv, n_pairs = _core.fsmrank(
+        result, coef_k, n_pairs = _core.fsmrank(
             data.X, data.y, data.offsets, np.ascontiguousarray(A[np.ix_(keep, keep)]),
             np.ascontiguousarray(s[keep]), lambda1, lambda2, None, int(self.max_iter),
             float(self.tol), bool(accelerate))
         coef = np.zeros(X.shape[1])
         coef[keep] = coef_k
-        w2 = np.asarray(w2)
+        w2 = np.asarray(result.coef)
         doubled = np.zeros(2 * X.shape[1])
         doubled[keep] = w2[: keep.size]
         doubled[X.shape[1] + keep] = w2[keep.size:]
@@ -190,11 +186,10 @@ class FSMRank(RankerMixin, SparseLinearRankerMixin, SelectorMixin, RankingEstima
         self.constant_features_ = np.flatnonzero(constant)
         zero = zero_features(X)
         self.sparsity_ratio_ = float(self.support_[~zero].sum() / max(1, (~zero).sum()))
-        hist = np.asarray(hist)
-        self.objective_history_ = hist
-        self.objective_ = float(hist.min())
-        self.n_iter_ = int(n_iter)
-        self.converged_ = bool(conv)
+        self.objective_history_ = np.asarray(result.objective_history)
+        self.objective_ = float(result.objective)  # FISTA's best iterate: the history's minimum
+        self.n_iter_ = int(result.n_iter)
+        self.converged_ = bool(result.converged)
         self.n_pairs_ = int(n_pairs)
         return self
 

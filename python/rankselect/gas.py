@@ -40,7 +40,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import RankingEstimator, warn_if_degenerate
-from ._validation import MAX_INT
+from ._validation import MAX_INT, check_similarity
 from .importance import FeatureImportance, _parse_measure, feature_importance
 from .kendall import VARIANTS, kendall_similarity
 from .uninformative import constant_within_queries
@@ -240,14 +240,7 @@ class GAS(SelectorMixin, RankingEstimator):
                 # one document per query (degenerate data, warned about): no pair to compare
                 return np.zeros((n, n))
             return kendall_similarity(X * directions, qid, variant=sim, absolute=bool(self.absolute))
-        e = np.asarray(sim, dtype=np.float64)
-        if e.shape != (n, n):
-            raise ValueError(f"similarity must have shape ({n}, {n}) to match X, got {e.shape}")
-        if not np.isfinite(e).all():
-            raise ValueError("similarity contains NaN or infinity")
-        if not np.allclose(e, e.T, rtol=1e-12, atol=1e-12):
-            raise ValueError("similarity must be a symmetric matrix")
-        return e.copy()
+        return check_similarity(sim, n)
 
     def fit(self, X, y, qid=None):
         """Select features.
@@ -273,11 +266,9 @@ class GAS(SelectorMixin, RankingEstimator):
         constant = constant_within_queries(X, qid)
         costs = budget = None
         if self.feature_costs is not None or self.budget is not None:
-            from .costs import check_budget, check_costs
+            from .costs import check_costs_and_budget
 
-            costs, budget = check_costs(self.feature_costs, n), check_budget(self.budget)
-            if budget is not None and costs.min() > budget:
-                raise ValueError(f"budget={budget} is below the cheapest feature's cost ({costs.min()})")
+            costs, budget = check_costs_and_budget(self.feature_costs, self.budget, n)
             if budget is None and np.all(costs == costs[0]):
                 costs = None  # equal costs: the plain greedy, exactly
         selected, weights = gas_greedy(imp.importance, e, int(self.n_features_to_select), float(self.c),

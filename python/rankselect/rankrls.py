@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import numbers
 import sys
+from dataclasses import dataclass
 
 import numpy as np
 from sklearn.feature_selection import SelectorMixin
@@ -23,10 +24,10 @@ from . import _core
 from ._base import RankerMixin, RankingEstimator, warn_if_degenerate
 from ._config import check_memory, memory_limit
 from ._linear import LinearPredictMixin
-from ._validation import MAX_INT, check_positive, check_ranking_data
+from ._validation import MAX_INT, check_alphas, check_ranking_data
 from .groups import GroupedData
 
-__all__ = ["RankRLS", "GreedyRankRLS"]
+__all__ = ["RankRLS", "RankRLSPath", "GreedyRankRLS"]
 
 
 def _grouped(X, y, qid, *, gram: bool = True) -> GroupedData:
@@ -47,17 +48,39 @@ def _grouped(X, y, qid, *, gram: bool = True) -> GroupedData:
     return data
 
 
-def _check_alpha(alpha):
-    """Return alpha as a 1-D float array (>= 1 values, each > 0) and whether it was a list."""
-    if np.ndim(alpha) == 0:
-        check_positive(alpha, "alpha")
-        return np.array([float(alpha)]), False
-    values = np.asarray(alpha, dtype=float).ravel()
-    if values.size == 0:
-        raise ValueError("alpha must hold at least one value")
-    if not np.all(np.isfinite(values)) or np.any(values <= 0):
-        raise ValueError(f"alpha must be > 0, got {alpha!r}")
-    return values, True
+@dataclass(frozen=True)
+class RankRLSPath:
+    """RankRLS models for several ridge parameters, from one eigendecomposition
+    (:meth:`RankRLS.path`).
+
+    Attributes
+    ----------
+    alphas : ndarray of shape (n_alphas,)
+        The ridge parameters, in the order given.
+    coefs : ndarray of shape (n_alphas, n_features)
+        Row ``i``: the RankRLS weights for ``alphas[i]`` (eq. 5).
+    lqo_errors : ndarray of shape (n_alphas,)
+        Exact leave-query-out error of each model (Theorem 3.1, eq. 7: sum over queries of
+        squared query-centred hold-out residuals; lower is better).
+    """
+
+    alphas: np.ndarray
+    coefs: np.ndarray
+    lqo_errors: np.ndarray
+
+    @property
+    def best_index(self) -> int:
+        """Index of the LQO-best alpha (the first one on ties), as ``RankRLS(alpha=list)`` keeps."""
+        return int(np.argmin(self.lqo_errors))
+
+
+def _alpha_path(data: GroupedData, alphas: np.ndarray) -> RankRLSPath:
+    """The core's alpha path (``_core.rankrls_alpha_path``) on grouped data."""
+    errors, coefs = _core.rankrls_alpha_path(data.X, data.y, data.offsets, alphas)
+    n = data.X.shape[1]
+    return RankRLSPath(alphas=np.asarray(alphas, dtype=float),
+                       coefs=np.asarray(coefs, dtype=float).reshape(len(alphas), n),
+                       lqo_errors=np.asarray(errors, dtype=float))
 
 
 def _fingerprint(X, y, qid) -> str:
@@ -107,21 +130,55 @@ class RankRLS(RankerMixin, LinearPredictMixin, RankingEstimator):
         self.alpha = alpha
 
     def fit(self, X, y, qid=None):
-        """Fit on ``X`` (m, n), labels ``y`` (m,), query ids ``qid`` (m,)."""
+        """Fit on ``X`` (m, n), labels ``y`` (m,), query ids ``qid`` (m,).
+
+        With a sequence ``alpha``, the model of the LQO-best value on :meth:`path`; with a
+        scalar, the direct solve of eq. 5 (a Cholesky factorisation) and its LQO error.
+        """
         X, y, qid = self._validate_training_data(X, y, qid)
-        alphas, is_list = _check_alpha(self.alpha)
+        alphas, is_list = check_alphas(self.alpha)
         warn_if_degenerate(self, X, y, qid)
         data = _grouped(X, y, qid)
-        errors, coefs = _core.rankrls_alpha_path(data.X, data.y, data.offsets, alphas)
-        best = int(np.argmin(errors))
-        self.lqo_errors_ = np.asarray(errors)
+        path = _alpha_path(data, alphas)
+        best = path.best_index
+        self.lqo_errors_ = path.lqo_errors
         self.alpha_ = float(alphas[best])
         if is_list:
-            self.coef_ = np.asarray(coefs[best])
+            self.coef_ = path.coefs[best].copy()
         else:
             self.coef_ = np.asarray(_core.rankrls_fit(data.X, data.y, data.offsets, self.alpha_))
         self._train_digest = _fingerprint(X, y, qid)
         return self
+
+    def path(self, X, y, qid=None, alphas=None) -> RankRLSPath:
+        """RankRLS weights and exact LQO errors for every alpha, from one eigendecomposition.
+
+        ``Xc^T Xc = V diag(s) V^T`` is factorised once; then for each alpha the weights are
+        ``w = V diag(1 / (s + alpha)) V^T Xc^T yc`` (eq. 5) and the exact leave-query-out error
+        follows without refitting (Theorem 3.1, eq. 7). Cost: O(m n^2 + n^3) once, then
+        O(m n + sum_q n_q^3) per alpha. The estimator is not fitted or changed.
+
+        Parameters
+        ----------
+        X : array-like of shape (m, n_features)
+        y : array-like of shape (m,)
+        qid : array-like of shape (m,)
+            At least two queries.
+        alphas : float or array-like of shape (n_alphas,), default=None
+            Ridge parameters (> 0). Default: the estimator's ``alpha``.
+
+        Returns
+        -------
+        RankRLSPath
+            ``alphas`` (n_alphas,), ``coefs`` (n_alphas, n_features), ``lqo_errors``
+            (n_alphas,) and ``best_index`` (the model ``RankRLS(alpha=alphas)`` keeps).
+        """
+        if alphas is None:
+            self._validate_params()
+            alphas = self.alpha
+        alphas, _ = check_alphas(alphas, "alphas")
+        X, y, qid = check_ranking_data(X, y, qid)
+        return _alpha_path(_grouped(X, y, qid), alphas)
 
     def lqo_predict(self, X, y, qid):
         """Exact leave-query-out predictions on the training data, in input row order.
@@ -281,13 +338,9 @@ class GreedyRankRLS(RankerMixin, LinearPredictMixin, SelectorMixin, RankingEstim
                 tol, progress, str(self.convention), max_memory=memory_limit(),
             )
         else:
-            from .costs import check_budget, check_costs
+            from .costs import check_costs_and_budget
 
-            costs = check_costs(self.feature_costs, n)
-            budget = check_budget(self.budget)
-            if budget is not None and costs.min() > budget:
-                raise ValueError(f"budget={budget} is below the cheapest feature's cost ({costs.min()}): "
-                                 "nothing can be selected")
+            costs, budget = check_costs_and_budget(self.feature_costs, self.budget, n)
             selected, values, path, stop = _core.greedy_rankrls_costs(
                 data.X, data.y, data.offsets, int(k), float(self.alpha), costs, budget,
                 int(memory_limit()), self.criterion, tol, progress, str(self.convention),

@@ -150,20 +150,22 @@ class RankSVM(RankerMixin, RankingEstimator):
             # every pair difference is 0 (or there is no pair): the loss does not depend on w,
             # the minimiser is w = 0 and each pair costs max(0, 1 - 0)^2 = 1
             n_pairs = int(np.sum(_core.query_pair_counts(data.y, data.offsets)))
-            w, n_iter, n_cg, objective, converged = np.zeros(data.X.shape[1]), 0, 0, float(self.C) * n_pairs, True
+            objective = float(self.C) * n_pairs
+            result, n_cg = _core.SolverResult(np.zeros(data.X.shape[1]), objective, np.array([objective]),
+                                              0.0, 0, True), 0
         else:
-            w, n_iter, n_cg, objective, rel_grad, converged, n_pairs = _core.ranksvm_fit(
+            result, n_cg, n_pairs = _core.ranksvm_fit(
                 data.X, data.y, data.offsets, float(self.C), float(self.tol),
                 int(self.max_iter), int(self.max_cg_iter))
-        if not converged:
+        if not result.converged:
             warnings.warn(
-                f"RankSVM did not reach tol={self.tol} in {n_iter} Newton steps "
-                f"(relative gradient norm {rel_grad:.3g}); increase max_iter",
+                f"RankSVM did not reach tol={self.tol} in {result.n_iter} Newton steps "
+                f"(relative gradient norm {result.kkt_residual:.3g}); increase max_iter",
                 ConvergenceWarning, stacklevel=2)
-        self.coef_ = w
-        self.n_iter_ = int(n_iter)
+        self.coef_ = np.asarray(result.coef)
+        self.n_iter_ = int(result.n_iter)
         self.n_cg_iter_ = int(n_cg)
-        self.objective_ = float(objective)
+        self.objective_ = float(result.objective)
         self.n_pairs_ = int(n_pairs)
         return self
 

@@ -185,6 +185,7 @@ class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, SelectorMixin, Ranking
         return X, data, constant
 
     def _solve(self, data, C, weights, w0):
+        """``(_core.SolverResult, n_reweightings)`` of the core's sparse RankSVM at ``C``."""
         return _core.sparse_ranksvm(
             data.X, data.y, data.offsets, float(C), self.penalty, float(self.p), float(self.epsilon),
             float(self.mcp_gamma), weights, w0, int(self.max_iter), int(self.max_reweightings),
@@ -202,24 +203,25 @@ class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, SelectorMixin, Ranking
         if self._degenerate:
             # the loss is constant: the minimiser is w = 0 (nothing to solve)
             n = X.shape[1]
-            self._set_fitted(np.zeros(n), 0, np.zeros(1), 0, True, 0.0, constant, zero_features(X))
+            zero = _core.SolverResult(np.zeros(n), 0.0, np.zeros(1), 0.0, 0, True)
+            self._set_fitted(zero, 0, constant, zero_features(X))
             return self
-        coef, n_iter, history, n_rew, converged, obj = self._solve(data, self.C, weights, w0)
-        self._set_fitted(np.asarray(coef), n_iter, np.asarray(history), n_rew, converged, obj, constant,
-                         zero_features(X))
+        result, n_rew = self._solve(data, self.C, weights, w0)
+        self._set_fitted(result, n_rew, constant, zero_features(X))
         return self
 
-    def _set_fitted(self, coef, n_iter, history, n_rew, converged, obj, constant, zero):
+    def _set_fitted(self, result, n_rew, constant, zero):
+        coef = np.asarray(result.coef)
         self.coef_ = coef
         self.support_ = coef != 0
         self.constant_features_ = np.flatnonzero(constant)
         # one denominator everywhere: the features not all-zero on the training rows
         self.sparsity_ratio_ = float(self.support_[~zero].sum() / max(1, (~zero).sum()))
-        self.n_iter_ = int(n_iter)
+        self.n_iter_ = int(result.n_iter)
         self.n_reweightings_ = int(n_rew)
-        self.objective_history_ = history
-        self.objective_ = float(obj)
-        self.converged_ = bool(converged)
+        self.objective_history_ = np.asarray(result.objective_history)
+        self.objective_ = float(result.objective)
+        self.converged_ = bool(result.converged)
 
 
     # -- path ---------------------------------------------------------------------------
@@ -256,12 +258,12 @@ class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, SelectorMixin, Ranking
         coefs, nsel, objs, iters = [], [], [], []
         w = None
         for C in Cs:
-            coef, n_iter, history, n_rew, converged, obj = self._solve(data, C, weights, w)
-            w = np.asarray(coef)
+            result, _ = self._solve(data, C, weights, w)
+            w = np.asarray(result.coef)
             coefs.append(w.copy())
             nsel.append(int(np.count_nonzero(w)))
-            objs.append(float(obj))
-            iters.append(int(n_iter))
+            objs.append(float(result.objective))
+            iters.append(int(result.n_iter))
         return SparsePath(Cs=np.asarray(Cs), coefs=np.vstack(coefs), n_selected=np.asarray(nsel),
                           objectives=np.asarray(objs), n_iter=np.asarray(iters))
 

@@ -12,13 +12,12 @@ from typing import Any, Callable, Dict, Iterator, List, Sequence
 
 import numpy as np
 
-from .. import _core
 from ..fsmrank import FSMRank
 from ..gas import GAS
 from ..importance import feature_importance
 from ..kendall import kendall_similarity
 from ..methods import METHODS as REGISTRY
-from ..rankrls import GreedyRankRLS, _check_alpha, _grouped
+from ..rankrls import GreedyRankRLS, RankRLS
 from ..ranksvm import RankSVM
 from ..sparse import SparseRankSVM
 
@@ -57,11 +56,8 @@ def _nonzero_order(coef: np.ndarray) -> List[int]:
 
 def _rankrls_coefs(X, y, qid, alphas: Sequence[float]) -> np.ndarray:
     """RankRLS weights for every alpha, shape (len(alphas), n), from one eigendecomposition
-    of ``Xc^T Xc`` (the core's alpha path; ``RankRLS(alpha=list)`` keeps only the LQO-best)."""
-    a, _ = _check_alpha(list(alphas))
-    data = _grouped(X, y, qid)
-    _, coefs = _core.rankrls_alpha_path(data.X, data.y, data.offsets, a)
-    return np.asarray(coefs, dtype=float).reshape(len(a), X.shape[1])
+    of ``Xc^T Xc`` (:meth:`RankRLS.path`; ``RankRLS(alpha=list)`` keeps only the LQO-best)."""
+    return RankRLS().path(X, y, qid, alphas=list(alphas)).coefs
 
 
 def _full(coef_sub: np.ndarray, support: Sequence[int], n: int) -> np.ndarray:

@@ -47,6 +47,31 @@ pub fn pairwise_accuracy<I: Interrupt + ?Sized>(
     short_max: Option<usize>,
     interrupt: &I,
 ) -> Result<PairwiseAccuracy> {
+    let (mis2_asc, mis2_desc, prefs) =
+        pairwise_counts(x, y, offsets, short_max.unwrap_or(DEFAULT_SHORT_MAX), interrupt)?;
+    if prefs == 0 {
+        return invalid!(
+            "y: no query has two documents with different labels; pairwise importance needs preference pairs"
+        );
+    }
+    let acc = |mis2: &[u64]| -> Vec<f64> {
+        mis2.iter().map(|&e| 1.0 - e as f64 / (2.0 * prefs as f64)).collect()
+    };
+    Ok(PairwiseAccuracy { ascending: acc(&mis2_asc), descending: acc(&mis2_desc), preference_pairs: prefs })
+}
+
+/// The exact counts behind [`pairwise_accuracy`]: `(E_asc, E_desc, P)` with `E` twice the
+/// number of preference pairs misordered by `x_f` (`-x_f`), a tie counting one (exact
+/// integers), and `P` the number of preference pairs (same query, different labels). Sums
+/// over queries, so the counts of query shards add up to those of the whole data
+/// ([`crate::shard_sums`]): `acc = 1 - E / (2 P)`.
+pub fn pairwise_counts<I: Interrupt + ?Sized>(
+    x: ArrayView2<f64>,
+    y: ArrayView1<f64>,
+    offsets: &QueryOffsets,
+    short_max: usize,
+    interrupt: &I,
+) -> Result<(Vec<u64>, Vec<u64>, u64)> {
     let (m, n) = x.dim();
     if y.len() != m {
         return invalid!("y has {} entries but X has {m} rows", y.len());
@@ -59,36 +84,20 @@ pub fn pairwise_accuracy<I: Interrupt + ?Sized>(
     yx.column_mut(0).assign(&y);
     yx.slice_mut(ndarray::s![.., 1..]).assign(&x);
     let pairs: Vec<(u32, u32)> = (1..=n as u32).map(|f| (0, f)).collect();
-    // Twice the misordered pairs (exact integers), per direction.
     let mut mis2_asc = vec![0u64; n];
     let mut mis2_desc = vec![0u64; n];
     let mut prefs = 0u64;
-    for_each_query_counts(
-        yx.view(),
-        offsets,
-        &pairs,
-        short_max.unwrap_or(DEFAULT_SHORT_MAX),
-        interrupt,
-        |_, counts| {
-            if let Some(c) = counts.first() {
-                prefs += c.pairs - c.ties_a;
-            }
-            for (f, c) in counts.iter().enumerate() {
-                let score_ties = c.ties_b - c.ties_ab;
-                mis2_asc[f] += 2 * c.discordant + score_ties;
-                mis2_desc[f] += 2 * c.concordant() + score_ties;
-            }
-        },
-    )?;
-    if prefs == 0 {
-        return invalid!(
-            "y: no query has two documents with different labels; pairwise importance needs preference pairs"
-        );
-    }
-    let acc = |mis2: &[u64]| -> Vec<f64> {
-        mis2.iter().map(|&e| 1.0 - e as f64 / (2.0 * prefs as f64)).collect()
-    };
-    Ok(PairwiseAccuracy { ascending: acc(&mis2_asc), descending: acc(&mis2_desc), preference_pairs: prefs })
+    for_each_query_counts(yx.view(), offsets, &pairs, short_max, interrupt, |_, counts| {
+        if let Some(c) = counts.first() {
+            prefs += c.pairs - c.ties_a;
+        }
+        for (f, c) in counts.iter().enumerate() {
+            let score_ties = c.ties_b - c.ties_ab;
+            mis2_asc[f] += 2 * c.discordant + score_ties;
+            mis2_desc[f] += 2 * c.concordant() + score_ties;
+        }
+    })?;
+    Ok((mis2_asc, mis2_desc, prefs))
 }
 
 /// Mean IR metric (GAS-E) of every feature of the grouped matrix `x` (`m x n`) used alone

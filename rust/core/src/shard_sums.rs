@@ -6,12 +6,11 @@
 //! the totals give the same statistic: `sim = sum_s S_s / sum_s Q_s` (Geng et al. 2007,
 //! Section 2.3) and `acc = 1 - sum_s E_s / (2 sum_s P_s)` (Section 2.2, GAS-L).
 
-use ndarray::{Array2, ArrayView1, ArrayView2};
+use ndarray::{Array2, ArrayView2};
 
 use crate::error::Result;
 use crate::groups::QueryOffsets;
 use crate::interrupt::Interrupt;
-use crate::invalid;
 use crate::kendall::{for_each_query_counts, Variant};
 
 /// Sums over this shard's queries with at least 2 documents of the per-query Kendall
@@ -53,42 +52,9 @@ pub fn kendall_sums<I: Interrupt + ?Sized>(
     Ok((s, sn, used))
 }
 
-/// Exact counts behind pairwise accuracy on this shard: `(E_asc, E_desc, P)` with `E` twice
-/// the number of preference pairs misordered by `x_f` (`-x_f`), a tie counting one, and `P`
-/// the number of preference pairs (same query, different labels).
-pub fn pairwise_counts<I: Interrupt + ?Sized>(
-    x: ArrayView2<f64>,
-    y: ArrayView1<f64>,
-    offsets: &QueryOffsets,
-    short_max: usize,
-    interrupt: &I,
-) -> Result<(Vec<u64>, Vec<u64>, u64)> {
-    let (m, n) = x.dim();
-    if y.len() != m {
-        return invalid!("y has {} entries but X has {m} rows", y.len());
-    }
-    if let Some((i, v)) = y.iter().enumerate().find(|(_, v)| !v.is_finite()) {
-        return invalid!("y contains NaN or infinity (grouped row {i}: {v})");
-    }
-    let mut yx = Array2::<f64>::zeros((m, n + 1));
-    yx.column_mut(0).assign(&y);
-    yx.slice_mut(ndarray::s![.., 1..]).assign(&x);
-    let pairs: Vec<(u32, u32)> = (1..=n as u32).map(|f| (0, f)).collect();
-    let mut asc = vec![0u64; n];
-    let mut desc = vec![0u64; n];
-    let mut prefs = 0u64;
-    for_each_query_counts(yx.view(), offsets, &pairs, short_max, interrupt, |_, counts| {
-        if let Some(c) = counts.first() {
-            prefs += c.pairs - c.ties_a;
-        }
-        for (f, c) in counts.iter().enumerate() {
-            let score_ties = c.ties_b - c.ties_ab;
-            asc[f] += 2 * c.discordant + score_ties;
-            desc[f] += 2 * c.concordant() + score_ties;
-        }
-    })?;
-    Ok((asc, desc, prefs))
-}
+/// Exact counts behind pairwise accuracy on this shard, `(E_asc, E_desc, P)`: the one
+/// definition is [`crate::importance::pairwise_counts`] (which `pairwise_accuracy` uses).
+pub use crate::importance::pairwise_counts;
 
 #[cfg(test)]
 mod tests {

@@ -3,16 +3,23 @@
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use rankselect_core::greedy_rls::{greedy_rankrls as kernel, Criterion, GreedyOptions, MetricCriterion, Squared, Stop};
+use rankselect_core::greedy_rls::{
+    greedy_rankrls as kernel, Criterion, GreedyOptions, GreedyPath, MetricCriterion, Squared, Stop,
+};
+use rankselect_core::interrupt::Interrupt;
 use rankselect_core::metrics::{Convention, Measure, MetricSpec};
 use rankselect_core::Error;
 
 use crate::errors::{count_arg, python_interrupt, IntoPyResult};
 use crate::groups::query_offsets;
 
-pub(crate) fn criterion_of(name: &str, convention: &str, y: &[f64]) -> PyResult<Box<dyn Criterion + Send + Sync>> {
+/// The greedy criterion named `name`: `None` for the squared LQO criterion, else the ranking
+/// measure's spec with `convention` (labels `y` whose gain `2^r - 1` overflows, which would
+/// make every criterion value NaN, are refused). The one parser of a greedy criterion, for
+/// the in-memory bindings and the Dask shards (`shards::GreedyShard`).
+pub(crate) fn criterion_spec(name: &str, convention: &str, y: &[f64]) -> PyResult<Option<MetricSpec>> {
     if name.eq_ignore_ascii_case("squared") {
-        return Ok(Box::new(Squared));
+        return Ok(None);
     }
     let measure: Measure = name.parse().map_err(|e| {
         PyValueError::new_err(format!("criterion must be 'squared' or a ranking measure such as 'ndcg@10' or 'map': {e}"))
@@ -21,10 +28,17 @@ pub(crate) fn criterion_of(name: &str, convention: &str, y: &[f64]) -> PyResult<
         convention.parse().map_err(|e| PyValueError::new_err(format!("convention: {e}")))?;
     let spec = MetricSpec::new(measure).with_convention(convention);
     spec.validate().map_err(|e| PyValueError::new_err(format!("criterion: {e}")))?;
-    // Labels whose gain 2^r - 1 overflows would make every criterion value NaN.
     let top = y.iter().copied().filter(|v| v.is_finite()).fold(0.0, f64::max);
     rankselect_core::metrics::check_gain_labels(&spec, top).py()?;
-    Ok(Box::new(MetricCriterion(spec)))
+    Ok(Some(spec))
+}
+
+/// [`criterion_spec`] as the core's [`Criterion`].
+pub(crate) fn criterion_of(name: &str, convention: &str, y: &[f64]) -> PyResult<Box<dyn Criterion + Send + Sync>> {
+    Ok(match criterion_spec(name, convention, y)? {
+        None => Box::new(Squared),
+        Some(spec) => Box::new(MetricCriterion(spec)),
+    })
 }
 
 /// greedy_rankrls(X, y, offsets, k, alpha, criterion="squared", tol=None, progress=None,
@@ -37,7 +51,7 @@ pub(crate) fn criterion_of(name: &str, convention: &str, y: &[f64]) -> PyResult<
 /// query: such features are never candidates). `max_memory` (bytes): MemoryError before allocating caches larger than that.
 #[pyfunction]
 #[pyo3(signature = (x, y, offsets, k, alpha, criterion="squared", tol=None, progress=None, convention="standard", max_memory=None))]
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+#[allow(clippy::too_many_arguments)]
 fn greedy_rankrls<'py>(
     py: Python<'py>,
     x: PyReadonlyArray2<'py, f64>,
@@ -50,13 +64,28 @@ fn greedy_rankrls<'py>(
     progress: Option<Py<PyAny>>,
     convention: &str,
     max_memory: Option<u64>,
-) -> PyResult<(Bound<'py, PyArray1<usize>>, Bound<'py, PyArray1<f64>>, Bound<'py, PyArray2<f64>>, Option<&'static str>)> {
+) -> PyResult<GreedyOut<'py>> {
     let off = query_offsets(&offsets)?;
     let xv = x.as_array();
     let yv = y.as_slice()?;
     let crit = criterion_of(criterion, convention, yv)?;
     let k = count_arg(k, "k")?;
     let opts = GreedyOptions { k, alpha, tol, memory_limit: max_memory };
+    run_greedy(py, progress, |interrupt, report| kernel(xv, yv, &off, &opts, crit.as_ref(), interrupt, report))
+}
+
+/// What a greedy binding returns: `(selected, values, coef_path (steps, n), stop)`.
+pub(crate) type GreedyOut<'py> =
+    (Bound<'py, PyArray1<usize>>, Bound<'py, PyArray1<f64>>, Bound<'py, PyArray2<f64>>, Option<&'static str>);
+
+/// The plumbing every greedy binding shares: runs `kernel(interrupt, report)` with the GIL
+/// released, Ctrl-C as the interrupt, and `report(step, feature, value)` calling the Python
+/// `progress` callback (re-attaching briefly); an exception raised by the callback stops the
+/// kernel and is re-raised as is. The path is converted to [`GreedyOut`].
+pub(crate) fn run_greedy<'py, K>(py: Python<'py>, progress: Option<Py<PyAny>>, kernel: K) -> PyResult<GreedyOut<'py>>
+where
+    K: Send + FnOnce(&dyn Interrupt, &mut dyn FnMut(usize, usize, f64) -> rankselect_core::Result<()>) -> rankselect_core::Result<GreedyPath>,
+{
     let interrupt = python_interrupt();
     let (result, callback_error) = py.detach(|| {
         let mut callback_error: Option<PyErr> = None;
@@ -69,7 +98,7 @@ fn greedy_rankrls<'py>(
             }
             Ok(())
         };
-        let result = kernel(xv, yv, &off, &opts, crit.as_ref(), &interrupt, &mut report);
+        let result = kernel(&interrupt, &mut report);
         (result, callback_error)
     });
     if let Some(e) = callback_error {

@@ -18,6 +18,7 @@ mod rankrls;
 mod pairwise;
 mod ranksvm;
 mod kernel_approx;
+mod solver;
 mod sparse;
 mod threads;
 mod shards;
@@ -55,6 +56,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     pairwise::register(m)?;
     ranksvm::register(m)?;
     kernel_approx::register(m)?;
+    solver::register(m)?;
     sparse::register(m)?;
     shards::register(m)?;
     Ok(())

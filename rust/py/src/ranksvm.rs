@@ -1,19 +1,24 @@
 //! Bindings of `rankselect_core::ranksvm`.
 
-use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1, PyReadonlyArray2};
+use numpy::{PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
 use rankselect_core::ranksvm::{fit, RankSvmParams};
+use rankselect_core::solver::SolverResult as CoreResult;
 
 use crate::errors::{count_arg, python_interrupt, IntoPyResult};
 use crate::groups::query_offsets;
+use crate::solver::SolverResult;
 
 /// ranksvm_fit(X, y, offsets, C, tol, max_iter, max_cg_iter, w0=None)
-///     -> (w, n_iter, n_cg_iter, objective, rel_grad_norm, converged, n_pairs)
+///     -> (SolverResult, n_cg_iter, n_pairs)
 ///
-/// Rows grouped by query (offsets). Runs with the GIL released; Ctrl-C interrupts.
+/// Rows grouped by query (offsets). `SolverResult.kkt_residual` is the relative gradient
+/// norm `||g|| / ||g_0||`, `n_iter` the Newton steps; `n_cg_iter` counts the CG iterations
+/// (Hessian-vector products), `n_pairs` the preference pairs. Runs with the GIL released;
+/// Ctrl-C interrupts.
 #[pyfunction]
 #[pyo3(signature = (x, y, offsets, c, tol, max_iter, max_cg_iter, w0=None))]
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+#[allow(clippy::too_many_arguments)]
 fn ranksvm_fit<'py>(
     py: Python<'py>,
     x: PyReadonlyArray2<'py, f64>,
@@ -24,7 +29,7 @@ fn ranksvm_fit<'py>(
     max_iter: &Bound<'py, PyAny>,
     max_cg_iter: &Bound<'py, PyAny>,
     w0: Option<PyReadonlyArray1<'py, f64>>,
-) -> PyResult<(Bound<'py, PyArray1<f64>>, usize, usize, f64, f64, bool, usize)> {
+) -> PyResult<(SolverResult, usize, usize)> {
     let max_iter = count_arg(max_iter, "max_iter")?;
     let max_cg_iter = count_arg(max_cg_iter, "max_cg_iter")?;
     let x = x.as_array();
@@ -48,7 +53,8 @@ fn ranksvm_fit<'py>(
             fit(x, y, &offsets, &params, w0, &interrupt)
         })
         .py()?;
-    Ok((f.w.into_pyarray(py), f.n_iter, f.n_cg_iter, f.objective, f.rel_grad_norm, f.converged, f.n_pairs))
+    let (n_cg_iter, n_pairs) = (f.n_cg_iter, f.n_pairs);
+    Ok((SolverResult::from_core(py, CoreResult::from(&f)), n_cg_iter, n_pairs))
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -6,28 +6,12 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use rankselect_core::greedy_shard::GreedyShard as Shard;
 use rankselect_core::kendall::{Variant, DEFAULT_SHORT_MAX};
-use rankselect_core::metrics::{Convention, Measure, MetricSpec};
+use rankselect_core::metrics::MetricSpec;
 use rankselect_core::shard_sums;
 
 use crate::errors::{count_arg, opt_count_arg, python_interrupt, IntoPyResult};
+use crate::greedy_rls::criterion_spec;
 use crate::groups::query_offsets;
-
-/// `None` for the squared LQO criterion, else the ranking measure's spec (labels `y` whose
-/// gain `2^r - 1` overflows are refused).
-fn spec_of(criterion: &str, convention: &str, y: &[f64]) -> PyResult<Option<MetricSpec>> {
-    if criterion.eq_ignore_ascii_case("squared") {
-        return Ok(None);
-    }
-    let measure: Measure = criterion.parse().map_err(|e| {
-        PyValueError::new_err(format!("criterion must be 'squared' or a ranking measure such as 'ndcg@10' or 'map': {e}"))
-    })?;
-    let convention: Convention = convention.parse().map_err(|e| PyValueError::new_err(format!("convention: {e}")))?;
-    let spec = MetricSpec::new(measure).with_convention(convention);
-    spec.validate().map_err(|e| PyValueError::new_err(format!("criterion: {e}")))?;
-    let top = y.iter().copied().filter(|v| v.is_finite()).fold(0.0, f64::max);
-    rankselect_core::metrics::check_gain_labels(&spec, top).py()?;
-    Ok(Some(spec))
-}
 
 /// GreedyShard(X, y, offsets, alpha, criterion="squared", convention="standard", limit=None)
 ///
@@ -57,7 +41,7 @@ impl GreedyShard {
         let limit = opt_count_arg(limit.as_ref(), "limit")?.map_or(u64::MAX, |v| v as u64);
         let off = query_offsets(&offsets)?;
         let (xv, yv) = (x.as_array(), y.as_slice()?);
-        let spec = spec_of(criterion, convention, yv)?;
+        let spec = criterion_spec(criterion, convention, yv)?;
         if spec.is_some() {
             if let Some((r, v)) = yv.iter().enumerate().find(|(_, v)| **v < 0.0) {
                 return Err(PyValueError::new_err(format!(

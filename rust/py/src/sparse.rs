@@ -14,12 +14,10 @@ use rankselect_core::sparse_ranksvm::{self as sparse_core, SparsePenalty};
 
 use crate::errors::{count_arg, python_interrupt, IntoPyResult};
 use crate::groups::query_offsets;
-
-type SolveOut<'py> = (Bound<'py, PyArray1<f64>>, usize, Bound<'py, PyArray1<f64>>, usize, bool, f64);
+use crate::solver::SolverResult;
 
 /// sparse_ranksvm(x, y, offsets, c, penalty, p, epsilon, gamma, weights, w0, max_iter,
-/// max_reweightings, tol, solver="prox-newton") -> (coef, n_iter, objective_history,
-/// n_reweightings, converged, objective)
+/// max_reweightings, tol, solver="prox-newton") -> (SolverResult, n_reweightings)
 ///
 /// Rows of `x` (m, n) grouped by query (`offsets`). Minimises `Ω(w) + c·L(w)` with
 /// `Ω = ||w||_1` / weighted L1 (`penalty="l1"`), or the non-convex `log`, `mcp`
@@ -45,7 +43,7 @@ fn sparse_ranksvm<'py>(
     max_reweightings: &Bound<'py, PyAny>,
     tol: f64,
     solver: &str,
-) -> PyResult<SolveOut<'py>> {
+) -> PyResult<(SolverResult, usize)> {
     let max_iter = count_arg(max_iter, "max_iter")?;
     let max_reweightings = count_arg(max_reweightings, "max_reweightings")?;
     let solver = Solver::by_name(solver, max_iter, tol).py()?;
@@ -60,8 +58,7 @@ fn sparse_ranksvm<'py>(
     let fit = py
         .detach(|| sparse_core::fit(xv, y, &offsets, c, penalty, w0, &solver, &reweighting, &interrupt))
         .py()?;
-    let r = fit.result;
-    Ok((r.coef.into_pyarray(py), r.n_iter, r.objective_history.into_pyarray(py), fit.n_reweightings, r.converged, r.objective))
+    Ok((SolverResult::from_core(py, fit.result), fit.n_reweightings))
 }
 
 /// sparse_c_min(x, y, offsets, weights=None) -> float
@@ -83,10 +80,11 @@ fn sparse_c_min<'py>(
     py.detach(|| sparse_core::c_min(xv, y, &offsets, weights)).py()
 }
 
-type FsmOut<'py> = (Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>, usize, Bound<'py, PyArray1<f64>>, bool, usize);
-
 /// fsmrank(x, y, offsets, similarity, importance, lambda1, lambda2, w0, max_iter, tol,
-/// accelerate) -> (coef (d), w (2d), n_iter, objective_history, converged, n_pairs)
+/// accelerate) -> (SolverResult, coef (d), n_pairs)
+///
+/// The result is the solver's on the doubled problem (its `coef` is `w = [w+, w-]`, 2d;
+/// FISTA's best iterate); the extras are `coef = w+ - w-` (d) and the number of pairs.
 ///
 /// Lai et al. eq. (2) on the doubled features, by Alg. 1 (`accelerate=False`: plain
 /// projected proximal gradient, for comparison).
@@ -106,7 +104,7 @@ fn fsmrank<'py>(
     max_iter: &Bound<'py, PyAny>,
     tol: f64,
     accelerate: bool,
-) -> PyResult<FsmOut<'py>> {
+) -> PyResult<(SolverResult, Bound<'py, PyArray1<f64>>, usize)> {
     let max_iter = count_arg(max_iter, "max_iter")?;
     let xv = x.as_array();
     let m = xv.nrows();
@@ -125,14 +123,7 @@ fn fsmrank<'py>(
     let r = py
         .detach(|| fsmrank_kernel(xv, y, &offsets, sim, imp, lambda1, lambda2, w0.as_deref(), &opts, &interrupt))
         .py()?;
-    Ok((
-        r.coef.into_pyarray(py),
-        r.solver.w.into_pyarray(py),
-        r.solver.n_iter,
-        r.solver.objective.into_pyarray(py),
-        r.solver.converged,
-        r.n_pairs,
-    ))
+    Ok((SolverResult::from_core(py, r.solver.into()), r.coef.into_pyarray(py), r.n_pairs))
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
