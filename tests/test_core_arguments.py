@@ -28,7 +28,8 @@ C3 = np.ones(3)  # feature costs
 
 CASES = {
     "group_queries": [(np.zeros((2, 2), np.int64),), (np.zeros(3),)],
-    "load_letor": [("/nonexistent/rankselect/file.txt",), (123,)],
+    "load_letor": [("/nonexistent/rankselect/file.txt",), (123,), (__file__, 10**20), (__file__, -1),
+                   (__file__, True), (__file__, None, False, False, False, -5)],
     "metrics_per_query": [
         (SPEC, Y, Y[:3], OFF), (SPEC, Y, Y, u(0, 7)), (SPEC, Y, Y, u(3, 0, 6)), (SPEC, Y, Y, u()),
         (SPEC, Y, Y, OFF, -1.0), (SPEC, Y, Y, OFF, float("nan")), (SPEC, Y * 1000, Y, OFF),

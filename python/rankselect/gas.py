@@ -41,6 +41,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._base import RankingEstimator, warn_if_degenerate
 from ._validation import MAX_INT, check_similarity
+from .costs import check_costs_and_budget
 from .importance import FeatureImportance, _parse_measure, feature_importance
 from .kendall import VARIANTS, kendall_similarity
 from .uninformative import constant_within_queries
@@ -266,7 +267,6 @@ class GAS(SelectorMixin, RankingEstimator):
         constant = constant_within_queries(X, qid)
         costs = budget = None
         if self.feature_costs is not None or self.budget is not None:
-            from .costs import check_costs_and_budget
 
             costs, budget = check_costs_and_budget(self.feature_costs, self.budget, n)
             if budget is None and np.all(costs == costs[0]):

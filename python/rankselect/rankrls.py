@@ -25,6 +25,7 @@ from ._base import RankerMixin, RankingEstimator, warn_if_degenerate
 from ._config import check_memory, memory_limit
 from ._linear import LinearPredictMixin
 from ._validation import MAX_INT, check_alphas, check_ranking_data
+from .costs import check_costs_and_budget
 from .groups import GroupedData
 
 __all__ = ["RankRLS", "RankRLSPath", "GreedyRankRLS"]
@@ -81,6 +82,16 @@ def _alpha_path(data: GroupedData, alphas: np.ndarray) -> RankRLSPath:
     return RankRLSPath(alphas=np.asarray(alphas, dtype=float),
                        coefs=np.asarray(coefs, dtype=float).reshape(len(alphas), n),
                        lqo_errors=np.asarray(errors, dtype=float))
+
+
+def _step_printer(k: int, criterion: str):
+    """The ``verbose`` progress callback of greedy RankRLS: one line per step on stderr."""
+
+    def progress(step, feature, value):
+        print(f"[GreedyRankRLS] step {step + 1}/{k}: feature {feature} ({criterion} {value:.6g})",
+              file=sys.stderr, flush=True)
+
+    return progress
 
 
 def _fingerprint(X, y, qid) -> str:
@@ -323,13 +334,7 @@ class GreedyRankRLS(RankerMixin, LinearPredictMixin, SelectorMixin, RankingEstim
         n = data.X.shape[1]
         if not 1 <= k <= n:
             raise ValueError(f"n_features_to_select must be in [1, n_features={n}], got {k}")
-        progress = None
-        if self.verbose:
-            name = self.criterion
-
-            def progress(step, feature, value):
-                print(f"[GreedyRankRLS] step {step + 1}/{k}: feature {feature} ({name} {value:.6g})",
-                      file=sys.stderr, flush=True)
+        progress = _step_printer(k, self.criterion) if self.verbose else None
 
         tol = None if self.min_improvement is None else float(self.min_improvement)
         if self.feature_costs is None and self.budget is None:
@@ -338,7 +343,6 @@ class GreedyRankRLS(RankerMixin, LinearPredictMixin, SelectorMixin, RankingEstim
                 tol, progress, str(self.convention), max_memory=memory_limit(),
             )
         else:
-            from .costs import check_costs_and_budget
 
             costs, budget = check_costs_and_budget(self.feature_costs, self.budget, n)
             selected, values, path, stop = _core.greedy_rankrls_costs(

@@ -27,6 +27,7 @@ from . import _core
 from ._base import RankerMixin, RankingEstimator, warn_if_degenerate
 from ._validation import MAX_INT, check_positive, check_vector
 from ._linear import SparseLinearRankerMixin
+from .costs import check_costs
 from .groups import GroupedData
 from .uninformative import zero_features
 
@@ -166,7 +167,6 @@ class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, SelectorMixin, Ranking
             if np.isnan(weights).any() or (weights < 0).any():
                 raise ValueError("weights must be >= 0 (np.inf pins a coefficient at 0)")
         if self.feature_costs is not None:
-            from .costs import check_costs
 
             if self.penalty != "l1" or weights is not None:
                 raise ValueError("feature_costs needs penalty='l1' and no weights (they become the L1 weights)")

@@ -8,7 +8,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 use rankselect_core::letor::{read_letor, Element, Letor, LetorOptions};
 
-use crate::errors::{python_interrupt, IntoPyResult};
+use crate::errors::{opt_count_arg, python_interrupt, IntoPyResult};
 
 fn to_python<'py, T: Element + numpy::Element>(py: Python<'py>, d: Letor<T>) -> PyResult<Bound<'py, PyTuple>> {
     let (m, n) = (d.n_rows(), d.n_features);
@@ -32,12 +32,14 @@ fn to_python<'py, T: Element + numpy::Element>(py: Python<'py>, d: Letor<T>) -> 
 fn load_letor<'py>(
     py: Python<'py>,
     path: PathBuf,
-    n_features: Option<usize>,
+    n_features: Option<Bound<'py, PyAny>>,
     float32: bool,
     comments: bool,
     allow_nonfinite: bool,
-    max_memory: Option<u64>,
+    max_memory: Option<Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyTuple>> {
+    let n_features = opt_count_arg(n_features.as_ref(), "n_features")?;
+    let max_memory = opt_count_arg(max_memory.as_ref(), "max_memory")?.map(|v| v as u64);
     let opts = LetorOptions { n_features, comments, allow_nonfinite, max_memory };
     if float32 {
         let d = py.detach(|| read_letor::<f32>(&path, &opts, &python_interrupt())).py()?;
