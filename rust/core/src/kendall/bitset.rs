@@ -237,8 +237,13 @@ impl BitBatch {
             }
             let w = u.len() / nf;
             for f in 0..nf {
+                let col = &cols[f * stride..(f + 1) * stride];
+                if col[..n].iter().all(|&v| v == col[0]) {
+                    nu[f] = 0; // constant in this query: every pair tied (the bitsets stay zero)
+                    continue;
+                }
                 let (uf, gf) = (&mut u[f * w..(f + 1) * w], &mut g[f * w..(f + 1) * w]);
-                build_column(&cols[f * stride..(f + 1) * stride], n, uf, gf, avx2);
+                build_column(col, n, uf, gf, avx2);
                 nu[f] = uf.iter().map(|v| v.count_ones() as u64).sum();
             }
         });
