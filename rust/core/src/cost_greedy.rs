@@ -20,7 +20,7 @@
 //! stops when only they are left. With equal costs and no budget the first branch picks the
 //! largest gain, which is the plain rule's choice.
 
-use ndarray::{Array2, ArrayView2};
+use ndarray::ArrayView2;
 
 use crate::error::{check_memory, Result};
 use crate::greedy_rls::{state_bytes, Criterion, CriterionScratch, GreedyOptions, GreedyPath, GreedyState, PrimalPath, Stop};
@@ -205,15 +205,12 @@ pub fn greedy_rankrls_costs(
             values = st.pass(Some(&upd), y, criterion, &skip);
         }
     }
-    let mut coef_path = Array2::<f64>::zeros((coef_rows.len(), n));
-    for (r, w) in coef_rows.iter().enumerate() {
-        coef_path.row_mut(r).iter_mut().zip(w).for_each(|(d, s)| *d = *s);
-    }
-    Ok(GreedyPath { selected, errors, coef_path, stop })
+    Ok(GreedyPath::from_rows(selected, errors, coef_rows, n, stop))
 }
 
 #[cfg(test)]
 mod tests {
+    use ndarray::Array2;
     use super::*;
     use crate::greedy_rls::{greedy_rankrls, Squared};
     use crate::interrupt::NoInterrupt;

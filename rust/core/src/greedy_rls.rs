@@ -169,6 +169,15 @@ pub struct GreedyPath {
     pub stop: Option<Stop>,
 }
 
+impl GreedyPath {
+    /// The path from the weights of every prefix (`coef_rows`, each of length `n`).
+    pub(crate) fn from_rows(selected: Vec<usize>, errors: Vec<f64>, coef_rows: Vec<Vec<f64>>, n: usize, stop: Option<Stop>) -> Self {
+        let steps = coef_rows.len();
+        let coef_path = Array2::from_shape_vec((steps, n), coef_rows.concat()).expect("every prefix has n weights");
+        GreedyPath { selected, errors, coef_path, stop }
+    }
+}
+
 /// Query-aligned row chunks, fixed by the offsets alone.
 struct Chunks {
     /// Row starts, length `n_chunks + 1`.
@@ -697,11 +706,7 @@ pub fn greedy_rankrls(
             values = st.pass(Some(&upd), y, criterion, &skip);
         }
     }
-    let mut coef_path = Array2::<f64>::zeros((coef_rows.len(), n));
-    for (r, w) in coef_rows.iter().enumerate() {
-        coef_path.row_mut(r).iter_mut().zip(w).for_each(|(d, s)| *d = *s);
-    }
-    Ok(GreedyPath { selected, errors, coef_path, stop })
+    Ok(GreedyPath::from_rows(selected, errors, coef_rows, n, stop))
 }
 
 #[cfg(test)]

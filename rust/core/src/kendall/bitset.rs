@@ -228,13 +228,7 @@ impl BitBatch {
             let rows = x.slice_axis(Axis(0), (offsets[q]..offsets[q + 1]).into());
             let n = rows.nrows();
             let stride = n + PAD;
-            cols.clear();
-            cols.resize(nf * stride, 0.0);
-            for (i, row) in rows.rows().into_iter().enumerate() {
-                for (f, &v) in row.iter().enumerate() {
-                    cols[f * stride + i] = v;
-                }
-            }
+            super::fill_columns(rows, PAD, cols);
             let w = u.len() / nf;
             for f in 0..nf {
                 let col = &cols[f * stride..(f + 1) * stride];

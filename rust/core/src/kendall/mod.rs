@@ -201,17 +201,17 @@ pub(crate) fn check_grouped(x: ArrayView2<f64>, offsets: &QueryOffsets, name: &s
     Ok(())
 }
 
-/// Values of query rows `r` of `x`, feature-major (`n_features x len`).
-fn query_columns(x: ArrayView2<f64>, r: std::ops::Range<usize>) -> Vec<f64> {
-    let n = r.len();
-    let nf = x.ncols();
-    let mut cols = vec![0.0; nf * n];
-    for (i, row) in x.slice(ndarray::s![r, ..]).rows().into_iter().enumerate() {
+/// The rows `rows` (`len x n_features`) feature-major into `out`, each column followed by
+/// `pad` zeros (`n_features x (len + pad)`); `out` is reused between queries.
+pub(super) fn fill_columns(rows: ArrayView2<f64>, pad: usize, out: &mut Vec<f64>) {
+    let stride = rows.nrows() + pad;
+    out.clear();
+    out.resize(rows.ncols() * stride, 0.0);
+    for (i, row) in rows.rows().into_iter().enumerate() {
         for (f, &v) in row.iter().enumerate() {
-            cols[f * n + i] = v;
+            out[f * stride + i] = v;
         }
     }
-    cols
 }
 
 /// Bitset memory of one batch of short queries (the bitsets are built once per batch).
@@ -306,7 +306,8 @@ where
             Scheme::MergeSort => {
                 flush(batcher.take(), &mut sink)?;
                 interrupt.check()?;
-                let cols = query_columns(x, offsets[q]..offsets[q + 1]);
+                let mut cols = Vec::new();
+                fill_columns(x.slice(ndarray::s![offsets[q]..offsets[q + 1], ..]), 0, &mut cols);
                 let orders: Vec<FeatureOrder> =
                     (0..nf).into_par_iter().map(|f| FeatureOrder::new(&cols[f * n..(f + 1) * n])).collect();
                 // Chunks of pairs of roughly equal work, with an interrupt check between them.
