@@ -116,6 +116,24 @@ def test_long_queries_both_schemes(n_docs, seed):
     assert np.array_equal(a, b)
 
 
+def test_many_features_across_the_rank_limit_both_schemes():
+    """9 features (3 vectors of 4, one padding lane), a feature constant in every query and one
+    constant in some; query lengths on both sides of 32, 64 and 128 documents."""
+    rng = np.random.default_rng(5)
+    sizes = [2, 3, 8, 31, 33, 64, 65, 127, 128, 129, 140]
+    qid = np.repeat(np.arange(len(sizes)), sizes)
+    X = rng.integers(0, 9, size=(len(qid), 9)).astype(float)
+    X[:, 4] = 2.5
+    X[qid % 3 == 0, 7] = -1.0
+    X[:, 8] = -X[:, 0] + 0.5 * rng.integers(0, 2, size=len(qid))
+    for variant in ("tau_b", "geng"):
+        for absolute in (False, True):
+            a = kendall_similarity(X, qid, variant=variant, absolute=absolute, algorithm="bitset")
+            b = kendall_similarity(X, qid, variant=variant, absolute=absolute, algorithm="merge")
+            assert np.array_equal(a, b), (variant, absolute)
+    np.testing.assert_allclose(kendall_similarity(X, qid, variant="tau_b"), naive_tau_b(X, qid), atol=1e-12)
+
+
 def test_permuting_rows_and_unsorted_qids_do_not_matter():
     rng = np.random.default_rng(0)
     qid = rng.integers(0, 20, size=300)
@@ -207,3 +225,23 @@ def test_bad_inputs_are_named():
         kendall_similarity(np.ones((4, 0)), qid)
     with pytest.raises(TypeError, match="qid"):
         kendall_similarity(X, ["a", "b", "c", "d"])
+
+
+def test_interleaved_benchmark_runs_two_builds():
+    """benches/kendall_interleaved.py loads builds side by side and prints one table row."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import rankselect
+
+    script = Path(__file__).resolve().parents[1] / "benches" / "kendall_interleaved.py"
+    pkg_parent = str(Path(rankselect.__file__).resolve().parents[1])
+    out = subprocess.run(
+        [sys.executable, str(script), "--data", "mq2008-like", "--repeat", "1", "--numpy-repeat", "1",
+         "--build", f"first={pkg_parent}", "--build", f"second={pkg_parent}"],
+        capture_output=True, text=True, timeout=300, check=True,
+    ).stdout
+    cells = out.strip().split("|")
+    assert out.startswith("| mq2008-like | 1 |") and len(cells) == 7, out
+    assert all(c.strip().endswith("x)") for c in cells[4:6]), out
