@@ -5,7 +5,8 @@ taken one after the other cannot be compared. This script imports each build giv
 ``--build NAME=DIR`` (``DIR`` holds a ``rankselect`` package, e.g. a copy of
 ``python/rankselect`` with another ``_core`` library, loaded under the module name
 ``NAME``), then calls every build and the vectorised NumPy anchor of ``kendall_bench.py``
-in turn, ``--repeat`` rounds, and reports the minimum of each (the least disturbed call).
+in turn, ``--repeat`` rounds, and reports the median of each and, in brackets, its minimum (the least
+disturbed call), with the NumPy time over the build's time.
 Run one process per thread count (``RAYON_NUM_THREADS``; NumPy's BLAS is limited to the
 same count here)::
 
@@ -71,12 +72,17 @@ def main() -> None:
             t0 = time.perf_counter()
             kb.numpy_tau_b(X, qid)
             times["numpy"].append(time.perf_counter() - t0)
-    best = {k: 1e3 * min(v) for k, v in times.items() if v}
-    if "numpy" in best:
-        cells = " | ".join(f"{best[n]:.1f} ms ({best['numpy'] / best[n]:.1f}x)" for n, _ in builds)
-        print(f"| {args.data} | {args.threads} | {best['numpy']:.0f} ms | {cells} |")
-    else:  # --numpy-repeat 0: the builds only
-        print(f"| {args.data} | {args.threads} | " + " | ".join(f"{best[n]:.1f} ms" for n, _ in builds) + " |")
+    # Medians (the figure reported), then minima (the least disturbed call) in brackets.
+    med = {k: 1e3 * float(np.median(v)) for k, v in times.items() if v}
+    low = {k: 1e3 * min(v) for k, v in times.items() if v}
+
+    def cell(n):
+        if "numpy" not in med:  # --numpy-repeat 0: the builds only
+            return f"{med[n]:.1f} ms [{low[n]:.1f}]"
+        return f"{med[n]:.1f} ms, {med['numpy'] / med[n]:.1f}x [{low[n]:.1f} ms, {low['numpy'] / low[n]:.1f}x]"
+
+    anchor = f" {med['numpy']:.0f} ms [{low['numpy']:.0f}] |" if "numpy" in med else ""
+    print(f"| {args.data} | {args.threads} |{anchor} " + " | ".join(cell(n) for n, _ in builds) + " |")
 
 
 if __name__ == "__main__":

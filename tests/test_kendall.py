@@ -244,4 +244,4 @@ def test_interleaved_benchmark_runs_two_builds():
     ).stdout
     cells = out.strip().split("|")
     assert out.startswith("| mq2008-like | 1 |") and len(cells) == 7, out
-    assert all(c.strip().endswith("x)") for c in cells[4:6]), out
+    assert all(c.strip().endswith("x]") for c in cells[4:6]), out

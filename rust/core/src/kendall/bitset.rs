@@ -429,6 +429,15 @@ impl BitBatch {
         self.add_row_scalar(a, block, variant, row)
     }
 
+    /// Query `k` of the batch: `n0`, the untied pairs of each (padded) feature and their
+    /// `1 / sqrt`, or `None` when feature `a` is constant in it (then every value is +0).
+    #[inline(always)]
+    fn query_stats(&self, k: usize, a: usize) -> Option<(u64, &[u64], &[f64])> {
+        let nfp = self.nfp;
+        let nu = &self.n_untied[k * nfp..(k + 1) * nfp];
+        (nu[a] != 0).then(|| (self.queries[k].2, nu, &self.inv_sqrt_untied[k * nfp..(k + 1) * nfp]))
+    }
+
     /// `U` (pairs untied in both) and `D` of `a` with the features `b0 .. b0 + LANES` in
     /// query `k` of the batch, one word at a time.
     #[inline(always)]
@@ -451,12 +460,7 @@ impl BitBatch {
     fn add_row_scalar(&self, a: usize, block: Range<usize>, variant: Variant, row: &mut [f64]) {
         let nfp = self.nfp;
         for k in block {
-            let (_, _, n0) = self.queries[k];
-            let nu = &self.n_untied[k * nfp..(k + 1) * nfp];
-            if nu[a] == 0 {
-                continue; // a is constant in this query: every value is +0
-            }
-            let inv = &self.inv_sqrt_untied[k * nfp..(k + 1) * nfp];
+            let Some((n0, nu, inv)) = self.query_stats(k, a) else { continue };
             for b0 in (a - a % LANES..nfp).step_by(LANES) {
                 let (both, disc) = self.group_counts_scalar(k, a, b0);
                 for l in 0..LANES.min(self.nf - b0) {
@@ -492,12 +496,8 @@ impl BitBatch {
         let zero = _mm256_setzero_si256();
         let rp = row.as_mut_ptr();
         for k in block {
-            let (start, w, n0) = self.queries[k];
-            let nu = &self.n_untied[k * nfp..(k + 1) * nfp];
-            if nu[a] == 0 {
-                continue; // a is constant in this query: every value is +0
-            }
-            let inv = &self.inv_sqrt_untied[k * nfp..(k + 1) * nfp];
+            let Some((n0, nu, inv)) = self.query_stats(k, a) else { continue };
+            let (start, w, _) = self.queries[k];
             let (u, g) = (&self.untied[start..start + w * nfp], &self.gt[start..start + w * nfp]);
             let (nua, ia) = (_mm256_set1_epi64x(nu[a] as i64), _mm256_set1_pd(inv[a]));
             let nua_f = _mm256_set1_pd(nu[a] as f64);
