@@ -129,7 +129,8 @@ impl PairCounts {
     /// Kendall's tau-b; 0 when `a` or `b` is constant.
     pub fn tau_b(&self) -> f64 {
         let (untied_a, untied_b) = (self.pairs - self.ties_a, self.pairs - self.ties_b);
-        let both = self.pairs - self.ties_a - self.ties_b + self.ties_ab;
+        // Pairs untied in both, `n0 - |T_a u T_b|`; `n0 + T_ab >= T_a + T_b` keeps it in range.
+        let both = self.pairs + self.ties_ab - self.ties_a - self.ties_b;
         tau_b_value(both, self.discordant, untied_a, untied_b, inv_sqrt(untied_a), inv_sqrt(untied_b))
     }
 }
