@@ -289,10 +289,16 @@ pub(super) struct BitBatch {
 }
 
 impl BitBatch {
-    /// Bitsets of the queries `batch` (each with `2 <= n_q`) of the grouped `x`, built in
-    /// parallel over queries.
+    /// A new batch holding the bitsets of `batch` (tests; the drivers use [`BitBatch::build_in`]).
+    #[cfg(test)]
     pub(super) fn build(x: ArrayView2<f64>, offsets: &QueryOffsets, batch: &[usize], avx2: bool) -> Self {
-        let mut bits = BitBatch {
+        let mut bits = Self::empty();
+        bits.rebuild(x, offsets, batch, avx2);
+        bits
+    }
+
+    fn empty() -> Self {
+        BitBatch {
             nf: 0,
             nfp: 0,
             queries: Vec::new(),
@@ -300,12 +306,25 @@ impl BitBatch {
             gt: Vec::new(),
             n_untied: Vec::new(),
             inv_sqrt_untied: Vec::new(),
-        };
+        }
+    }
+
+    /// The bitsets of `batch`, built in `slot`'s buffers (allocated on first use and reused
+    /// by every later batch of a run).
+    pub(super) fn build_in<'a>(
+        slot: &'a mut Option<Self>,
+        x: ArrayView2<f64>,
+        offsets: &QueryOffsets,
+        batch: &[usize],
+        avx2: bool,
+    ) -> &'a Self {
+        let bits = slot.get_or_insert_with(Self::empty);
         bits.rebuild(x, offsets, batch, avx2);
         bits
     }
 
-    /// [`BitBatch::build`] into this batch's buffers (no fresh pages to fault in and zero
+    /// Bitsets of the queries `batch` (each with `2 <= n_q`) of the grouped `x`, built in
+    /// parallel over queries into this batch's buffers (no fresh pages to fault in and zero
     /// for each batch of a long run).
     pub(super) fn rebuild(&mut self, x: ArrayView2<f64>, offsets: &QueryOffsets, batch: &[usize], avx2: bool) {
         use rayon::prelude::*;
@@ -342,14 +361,14 @@ impl BitBatch {
             ru = tu;
             rg = tg;
         }
-        parts.into_par_iter().zip(batch.par_iter()).for_each_init(ColumnScratch::default, |s, ((u, g, nu), &q)| {
+        parts.into_par_iter().zip(batch.par_iter()).for_each_init(Vec::new, |cols, ((u, g, nu), &q)| {
             // The query's columns, feature-major, each followed by PAD zeros.
             let rows = x.slice_axis(Axis(0), (offsets[q]..offsets[q + 1]).into());
             let n = rows.nrows();
             let stride = n + PAD;
-            super::fill_columns(rows, PAD, &mut s.cols);
+            super::fill_columns(rows, PAD, cols);
             for f in 0..nfp {
-                let col = &s.cols[f.min(nf - 1) * stride..][..stride];
+                let col = &cols[f.min(nf - 1) * stride..][..stride];
                 if f >= nf || col[..n].iter().all(|&v| v == col[0]) {
                     // Padding, or constant in this query: every pair tied.
                     u[f..].iter_mut().step_by(nfp).for_each(|v| *v = 0);
@@ -626,11 +645,6 @@ pub(super) fn row_index(nf: usize, b: usize, part: usize) -> usize {
     part * padded_features(nf) + b
 }
 
-/// Per-thread scratch of [`BitBatch::build`]: a query's columns.
-#[derive(Default)]
-struct ColumnScratch {
-    cols: Vec<f64>,
-}
 
 #[cfg(test)]
 mod tests {

@@ -314,13 +314,7 @@ where
             return Ok(());
         }
         interrupt.check()?;
-        let bits = match &mut bits {
-            Some(b) => {
-                b.rebuild(x, offsets, &batch, avx2);
-                b
-            }
-            None => bits.insert(BitBatch::build(x, offsets, &batch, avx2)),
-        };
+        let bits = BitBatch::build_in(&mut bits, x, offsets, &batch, avx2);
         let results: Vec<Vec<PairCounts>> = (0..batch.len()).into_par_iter().map(|k| bits.counts(k, pairs)).collect();
         for (&q, counts) in batch.iter().zip(&results) {
             sink(q, counts);
@@ -396,13 +390,7 @@ pub fn kendall_similarity<I: Interrupt + ?Sized>(
             return Ok(());
         }
         interrupt.check()?;
-        let bits = match &mut bits {
-            Some(b) => {
-                b.rebuild(x, offsets, &batch, avx2);
-                b
-            }
-            None => bits.insert(BitBatch::build(x, offsets, &batch, avx2)),
-        };
+        let bits = BitBatch::build_in(&mut bits, x, offsets, &batch, avx2);
         for block in bits.blocks(BLOCK_BYTES) {
             sums.par_chunks_mut(width).enumerate().for_each(|(a, row)| bits.add_row(a, block.clone(), variant, row, avx2));
         }
