@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from rankselect import metrics
-from rankselect._cli.evaluate import read_scores
+from rankselect.cli.evaluate import read_scores
 from rankselect.cli import main
 
 LETOR = """\

@@ -18,7 +18,7 @@ import rankselect
 from rankselect.cli import EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, cli_wording, main
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT / "python" / "rankselect" / "datasets" / "data"
+DATA = rankselect.datasets.example_path("train").parent  # the example data shipped with the package
 
 
 def _env():

@@ -547,7 +547,7 @@ def test_plots_without_matplotlib_fail_up_front(layout, tmp_path, capsys, monkey
     def must_not_run(*a, **k):
         raise AssertionError("the experiment ran")
 
-    monkeypatch.setattr(plotting, "_require_matplotlib", missing)
+    monkeypatch.setattr(plotting, "require_matplotlib", missing)
     monkeypatch.setattr(runner, "load_folds", must_not_run)
     out = tmp_path / "out"
     assert main(["experiment", str(layout), "--method", "rankrls", "--out", str(out), "--plots", "--quiet"]) == 2

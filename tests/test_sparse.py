@@ -250,11 +250,11 @@ def test_bad_data():
 
 
 def test_cli_methods_registered(tmp_path, monkeypatch, capsys):
-    from rankselect import cli
-    from rankselect._cli import select
+    from rankselect.cli import app
+    from rankselect.cli import select
     from rankselect.methods import METHODS
 
-    parser = cli._build_parser()
+    parser = app._build_parser()
     args = parser.parse_args(["select", "--method", "sparse-ranksvm", "--penalty", "log", "--C", "0.5", "T"])
     est = METHODS["sparse-ranksvm"].build(**select._given_params(args, METHODS["sparse-ranksvm"]))
     assert isinstance(est, SparseRankSVM) and est.penalty == "log" and est.C == 0.5

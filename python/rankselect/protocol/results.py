@@ -12,8 +12,8 @@ from typing import Any, Dict, List, Union
 import numpy as np
 from scipy import stats
 
-from ..stability import fold_selection_frequencies
-from ..stats import compare_experiment
+from ..analysis.stats import compare_experiment
+from ..selection.stability import fold_selection_frequencies
 from .scoring import CUTOFFS, TEST_KEYS
 
 

@@ -19,8 +19,7 @@ try:  # optional: a progress bar
 except ImportError:  # pragma: no cover - depends on the environment
     tqdm = None
 
-from ..data import load_letor_folds
-from ..uninformative import zero_features
+from ..data import load_letor_folds, zero_features
 from .results import ExperimentResult, MethodFold
 from .scoring import CONVENTIONS, SELECTION_METRICS, evaluate, scores, ties_within_every_query
 from .specs import METHODS, Candidate
@@ -44,7 +43,7 @@ def parse_method(spec: Union[str, Tuple[str, Mapping[str, Any]]]) -> Tuple[str, 
             k, eq, v = item.partition("=")
             if not eq or not k:
                 raise ValueError(f"method {spec!r}: options must be written name:option=value[,option=value]")
-            opts[k.strip()] = _parse_value(v.strip())
+            opts[k.strip()] = parse_value(v.strip())
     else:
         raise TypeError(f"methods must be strings like 'greedy-rankrls', got {spec!r}")
     if name not in METHODS:
@@ -58,7 +57,9 @@ def parse_method(spec: Union[str, Tuple[str, Mapping[str, Any]]]) -> Tuple[str, 
     return label, name, {**known, **opts}
 
 
-def _parse_value(v: str):
+def parse_value(v: str):
+    """A value written on the command line or in a method spec: an int, a float, ``2^e``
+    (a power of two) or else the string itself."""
     for cast in (int, float):
         try:
             return cast(v)

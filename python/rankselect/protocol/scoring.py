@@ -7,8 +7,8 @@ from typing import Any, Dict
 import numpy as np
 
 from .. import metrics
-from ..importance import feature_importance
-from ..uninformative import constant_within_queries
+from ..data.uninformative import constant_within_queries
+from ..selection.importance import feature_importance
 
 #: the metric keys reported for every test set (P@k and NDCG@k for k = 1..10)
 CUTOFFS = tuple(range(1, 11))
@@ -41,7 +41,7 @@ def scores(keys, y, s, qid, convention: str) -> Dict[str, float]:
 
 def ties_within_every_query(s: np.ndarray, qid: np.ndarray) -> bool:
     """True when the scores are constant inside every query (up to rounding): the model
-    would rank by file order (:func:`rankselect.uninformative.constant_within_queries`)."""
+    would rank by file order (:func:`rankselect.data.constant_within_queries`)."""
     return bool(constant_within_queries(np.asarray(s, dtype=float), qid, tol=TIE_TOL))
 
 

@@ -12,14 +12,9 @@ from typing import Any, Callable, Dict, Iterator, List, Sequence
 
 import numpy as np
 
-from ..fsmrank import FSMRank
-from ..gas import GAS
-from ..importance import feature_importance
-from ..kendall import kendall_similarity
 from ..methods import METHODS as REGISTRY
-from ..rankrls import GreedyRankRLS, RankRLS
-from ..ranksvm import RankSVM
-from ..sparse import SparseRankSVM
+from ..models import RankRLS, RankSVM, SparseRankSVM
+from ..selection import GAS, FSMRank, GreedyRankRLS, feature_importance, kendall_similarity
 
 
 @dataclass
