@@ -137,7 +137,7 @@ def scale(args):
 
     t0 = time.perf_counter()
     from rankselect import _core
-    from rankselect.groups import QueryGroups
+    from rankselect.data import QueryGroups
 
     g = QueryGroups.from_qid(qid)
     offsets = g.offsets.astype(np.uintp)

@@ -26,7 +26,7 @@ from sklearn.svm import LinearSVC
 
 import rankselect
 from rankselect import _core
-from rankselect.groups import QueryGroups
+from rankselect.data import QueryGroups
 from rankselect.pairwise import squared_hinge
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"

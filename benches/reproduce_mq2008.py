@@ -2,7 +2,7 @@
 
     python benches/reproduce_mq2008.py [--data ../shared/data] [--out docs] [--jobs 2] [--quick]
 
-Runs `rankselect.experiment.run` on MQ2008 (and OHSUMED-LETOR2) for every method that is
+Runs `rankselect.protocol.run` on MQ2008 (and OHSUMED-LETOR2) for every method that is
 available in this build, puts our numbers beside the published ones (greedy RankRLS paper
 Tables 2 and 7-10, FSMRank Table II, Laporte et al. Tables IV-VI) and saves the figures
 under docs/figures/. ``--quick`` restricts greedy RankRLS to k <= 10 (the chosen k never
@@ -68,7 +68,7 @@ def available(name: str) -> bool:
 
 def run_set(data: Path, methods, grid, jobs, figdir: Path, tag: str):
     from rankselect import plotting
-    from rankselect.experiment import run
+    from rankselect.protocol import run
 
     t0 = time.perf_counter()
     res = run(data, methods, grid=grid, jobs=jobs, progress=sys.stderr.isatty())

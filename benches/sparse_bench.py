@@ -12,7 +12,7 @@
 - fsm: FSMRank accelerated (Alg. 1) vs plain projected gradient vs projected subgradient
   descent: objective gap vs time on MQ2008 Fold1 (the paper's Fig. 5) -> benches/fsmrank_convergence.png
 - cv: MQ2008 5-fold MAP / NDCG@10 (LETOR conventions) and sparsity ratio for l1, log, mcp, lp
-  and FSMRank with the LETOR protocol (rankselect.experiment.run, default grids), C chosen by
+  and FSMRank with the LETOR protocol (rankselect.protocol.run, default grids), C chosen by
   validation MAP, and the whole path (features and MAP per C) to compare penalties at equal C.
 """
 from __future__ import annotations
@@ -222,9 +222,9 @@ def part_path(repeats=3):
 
 
 def part_cv(repeats=3):
-    """MQ2008 5-fold with the LETOR protocol (rankselect.experiment.run): C chosen per fold by
+    """MQ2008 5-fold with the LETOR protocol (rankselect.protocol.run): C chosen per fold by
     validation MAP, whole path per C, penalties compared at equal C."""
-    from rankselect.experiment import run
+    from rankselect.protocol import run
 
     methods = ["sparse-ranksvm:penalty=l1", "sparse-ranksvm:penalty=log", "sparse-ranksvm:penalty=mcp",
                "sparse-ranksvm:penalty=lp,p=0.5", "fsmrank"]

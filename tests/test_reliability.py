@@ -18,10 +18,10 @@ import pytest
 import scipy.sparse as sp
 
 import rankselect as rs
-from rankselect import experiment
-from rankselect.gas import gas_greedy
-from rankselect.groups import center_by_query
-from rankselect.kernel_approximation import kernel_matrix
+from rankselect import protocol
+from rankselect.selection.gas import gas_greedy
+from rankselect.data import center_by_query
+from rankselect.models.kernel_approximation import kernel_matrix
 
 ROOT = Path(__file__).resolve().parents[1]
 PYTHON_DIR = str(Path(rs.__file__).resolve().parents[1])  # the rankselect under test (source or installed)
@@ -283,11 +283,11 @@ def test_u2_n_features_and_n_cs(tmp_path):
 def test_u2_experiment_folds():
     data = ROOT.parent / "shared" / "data" / "MQ2008"
     with pytest.raises(ValueError, match="folds is empty"):
-        experiment.run(data, ["rankrls"], folds=[], progress=False)
+        protocol.run(data, ["rankrls"], folds=[], progress=False)
     with pytest.raises(TypeError, match="folds must hold integer fold numbers .*1.5"):
-        experiment.run(data, ["rankrls"], folds=[1.5], progress=False)
+        protocol.run(data, ["rankrls"], folds=[1.5], progress=False)
     with pytest.raises(TypeError, match="folds must be a sequence"):
-        experiment.run(data, ["rankrls"], folds=1, progress=False)
+        protocol.run(data, ["rankrls"], folds=1, progress=False)
 
 
 def test_u2_center_by_query_sparse():

@@ -12,7 +12,7 @@ synthetic and shipped data sets.
 """
 from . import datasets
 from .grouping import OFFSETS_DTYPE, GroupedData, QueryGroups, center_by_query
-from .letor import Fold, RankingData, load_letor, load_letor_folds, save_letor, split_queries
+from .letor import Fold, PathLike, RankingData, load_letor, load_letor_folds, save_letor, split_queries
 from .uninformative import constant_columns, constant_within_queries, zero_features
 
 __all__ = [
@@ -22,6 +22,7 @@ __all__ = [
     "load_letor_folds",
     "save_letor",
     "split_queries",
+    "PathLike",
     "OFFSETS_DTYPE",
     "QueryGroups",
     "GroupedData",

@@ -32,7 +32,7 @@ from .._validation import check_qid, check_ranking_data
 
 PathLike = Union[str, "os.PathLike[str]"]
 
-__all__ = ["RankingData", "Fold", "load_letor", "load_letor_folds", "save_letor", "split_queries"]
+__all__ = ["RankingData", "Fold", "load_letor", "load_letor_folds", "save_letor", "split_queries", "PathLike"]
 
 
 @dataclass(eq=False)

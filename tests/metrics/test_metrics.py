@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rankselect import metrics
-from rankselect.groups import QueryGroups
+from rankselect.data import QueryGroups
 
 from conftest import shared_path
 

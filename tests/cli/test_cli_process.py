@@ -17,7 +17,6 @@ import pytest
 import rankselect
 from rankselect.cli import EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, cli_wording, main
 
-ROOT = Path(__file__).resolve().parents[1]
 DATA = rankselect.datasets.example_path("train").parent  # the example data shipped with the package
 
 

@@ -9,7 +9,7 @@ from sklearn.kernel_approximation import RBFSampler
 from sklearn.metrics.pairwise import pairwise_kernels
 
 from rankselect import Nystroem, RandomFourierFeatures
-from rankselect.kernel_approximation import kernel_matrix
+from rankselect.models.kernel_approximation import kernel_matrix
 
 TOL = 1e-10
 

@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rankselect import GAS, FeatureImportance, feature_importance, kendall_similarity
-from rankselect.gas import gas_greedy
+from rankselect.selection.gas import gas_greedy
 
 
 # ---------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 
 from rankselect import kendall_similarity
 
-from conftest import shared_path
+from conftest import ROOT, shared_path
 
 
 def _queries(qid):
@@ -235,7 +235,7 @@ def test_interleaved_benchmark_runs_two_builds():
 
     import rankselect
 
-    script = Path(__file__).resolve().parents[1] / "benches" / "kendall_interleaved.py"
+    script = ROOT / "benches" / "kendall_interleaved.py"
     pkg_parent = str(Path(rankselect.__file__).resolve().parents[1])
     out = subprocess.run(
         [sys.executable, str(script), "--data", "mq2008-like", "--repeat", "1", "--numpy-repeat", "1",

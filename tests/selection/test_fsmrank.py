@@ -8,7 +8,7 @@ from hypothesis import given, settings, strategies as st
 from scipy.optimize import minimize
 
 from rankselect import FSMRank
-from test_sparse import make_problem, pair_diffs
+from _pairwise_problems import make_problem, pair_diffs
 
 
 def doubled(X, y):

@@ -1,4 +1,4 @@
-"""The LETOR experiment protocol (rankselect.experiment) and `rankselect experiment`."""
+"""The LETOR experiment protocol (rankselect.protocol) and `rankselect experiment`."""
 from __future__ import annotations
 
 import json
@@ -18,7 +18,7 @@ if not all(hasattr(rankselect, n) for n in ("RankRLS", "GreedyRankRLS")):
     pytest.skip("RankRLS / GreedyRankRLS not in this build", allow_module_level=True)
 
 from rankselect import metrics  # noqa: E402
-from rankselect.experiment import (  # noqa: E402
+from rankselect.protocol import (  # noqa: E402
     METHODS,
     Candidate,
     MethodSpec,
@@ -249,7 +249,7 @@ def test_json_and_markdown(result, tmp_path):
               "wilcoxon test against", "p (Holm)", "Selection frequency across folds"):
         assert s in md, s
     # the frequency line of greedy RankRLS lists every feature chosen in some fold, with its fraction
-    from rankselect.stability import fold_selection_frequencies
+    from rankselect.selection.stability import fold_selection_frequencies
 
     freq = fold_selection_frequencies(result)["greedy-rankrls"]
     line = next(l for l in md.splitlines() if l.startswith("| greedy-rankrls | ") and ": " in l)

@@ -102,9 +102,9 @@ def test_registry_defaults_are_the_estimators():
 
 
 def test_readme_method_table_is_the_registry():
-    from pathlib import Path
+    from conftest import ROOT
 
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    readme = (ROOT / "README.md").read_text()
     assert method_table() in readme
 
 

@@ -15,7 +15,7 @@ from hypothesis import given, settings, HealthCheck, strategies as st  # noqa: E
 import rankselect as rs  # noqa: E402
 import rankselect.dask as rd  # noqa: E402
 
-from conftest import shared_path  # noqa: E402
+from conftest import ROOT, shared_path  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -283,8 +283,7 @@ def test_readme_example_runs(tmp_path):
     import sys
     from pathlib import Path
 
-    root = Path(__file__).resolve().parents[1]
-    text = (root / "README.md").read_text()
+    text = (ROOT / "README.md").read_text()
     section = text.split("## More data than one machine", 1)[1].split("\n## ", 1)[0]
     code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
     script = tmp_path / "example.py"

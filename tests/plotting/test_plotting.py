@@ -12,7 +12,7 @@ import pytest
 pytest.importorskip("matplotlib")
 
 from rankselect import plotting  # noqa: E402
-from rankselect.experiment import run  # noqa: E402
+from rankselect.protocol import run  # noqa: E402
 
 
 def _entry(params, n, v, t):

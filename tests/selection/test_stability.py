@@ -8,7 +8,7 @@ import pytest
 
 import rankselect as rs
 from rankselect.datasets import make_ranking
-from rankselect.stability import StabilitySelection, fold_selection_frequencies, nogueira_stability
+from rankselect.selection.stability import StabilitySelection, fold_selection_frequencies, nogueira_stability
 
 
 @pytest.fixture(scope="module")

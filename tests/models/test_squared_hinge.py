@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rankselect import _core
-from rankselect.groups import QueryGroups
+from rankselect.data import QueryGroups
 from rankselect.pairwise import squared_hinge, squared_hinge_hessp
 
 
