@@ -26,7 +26,6 @@ from pathlib import Path
 import numpy as np
 from sklearn.datasets import load_svmlight_file
 
-import rankselect
 from rankselect import FSMRank, SparseRankSVM
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "MQ2008"
@@ -102,7 +101,7 @@ def svc_compare(X, y, qid, C, label):
     for name, tol, t, obj in rows:
         print(f"| {name} | {tol if tol is None else f'{tol:g}'} | {t:.3f} | {obj:.10g} |")
     svc_t = rows[-1][2]
-    for name, tol, t, _ in rows[:-1]:
+    for name, _tol, t, _ in rows[:-1]:
         print(f"ratio LinearSVC / {name} = {svc_t / t:.1f}x ({(svc_t + t_pairs) / t:.1f}x with pair construction)")
     sys.stdout.flush()
 
@@ -254,7 +253,8 @@ def part_cv(repeats=3):
         for m in sparse:
             pts = [f[m].curve[i] for f in res[m].folds]
             assert all(p["params"]["C"] == C for p in pts)
-            cells.append(f"{np.mean([p['n_features'] for p in pts]):.1f} / {np.mean([p['vali']['MAP'] for p in pts]):.4f}"
+            n_kept = np.mean([p['n_features'] for p in pts])
+            cells.append(f"{n_kept:.1f} / {np.mean([p['vali']['MAP'] for p in pts]):.4f}"
                          f" / {np.mean([p['test']['MAP'] for p in pts]):.4f}")
         print(f"| {C:.3g} | " + " | ".join(cells) + " |")
 

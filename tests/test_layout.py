@@ -17,9 +17,10 @@ Each check is also run on a small package built to break it, so that it can fail
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional, Set, Tuple
+from typing import Optional
 
 import pytest
 
@@ -31,7 +32,7 @@ MAX_LINES = 400
 
 #: units (first component below ``rankselect``) from the bottom layer up; a unit may import
 #: only units of lower layers (``__init__`` is the package's own ``__init__.py``)
-LAYERS: Tuple[Tuple[str, ...], ...] = (
+LAYERS: tuple[tuple[str, ...], ...] = (
     ("_core", "exceptions"),
     ("_config",),
     ("_validation",),
@@ -59,7 +60,7 @@ class Import:
 # ------------------------------------------------------------------------- reading the source
 
 
-def modules(root: Path, package: str) -> Dict[str, Path]:
+def modules(root: Path, package: str) -> dict[str, Path]:
     """Dotted module name -> file, for every ``.py`` file under ``root`` (the package dir)."""
     out = {}
     for path in sorted(root.rglob("*.py")):
@@ -73,11 +74,11 @@ def modules(root: Path, package: str) -> Dict[str, Path]:
     return out
 
 
-def _is_package(name: str, files: Dict[str, Path]) -> bool:
+def _is_package(name: str, files: dict[str, Path]) -> bool:
     return files[name].name == "__init__.py"
 
 
-def _resolve(importer: str, files: Dict[str, Path], module: Optional[str], level: int) -> str:
+def _resolve(importer: str, files: dict[str, Path], module: Optional[str], level: int) -> str:
     if level == 0:
         return module or ""
     base = importer.split(".")
@@ -107,7 +108,7 @@ def _walk_runtime(tree: ast.AST) -> Iterator[ast.AST]:
                 stack.append(child)
 
 
-def imports(files: Dict[str, Path], package: str) -> List[Import]:
+def imports(files: dict[str, Path], package: str) -> list[Import]:
     """Every import statement of the package's modules that reaches a module of the package."""
     out = []
     for name, path in files.items():
@@ -124,15 +125,15 @@ def imports(files: Dict[str, Path], package: str) -> List[Import]:
     return [i for i in out if i.target == package or i.target.startswith(package + ".")]
 
 
-def _ancestors(name: str) -> Set[str]:
+def _ancestors(name: str) -> set[str]:
     parts = name.split(".")
     return {".".join(parts[:i]) for i in range(1, len(parts))}
 
 
-def edges(files: Dict[str, Path], package: str) -> Dict[str, Set[str]]:
+def edges(files: dict[str, Path], package: str) -> dict[str, set[str]]:
     """Module -> the package's modules that its imports run (an imported submodule, and the
     ``__init__`` of every package on its path that does not contain the importer)."""
-    graph: Dict[str, Set[str]] = {m: set() for m in files}
+    graph: dict[str, set[str]] = {m: set() for m in files}
     for imp in imports(files, package):
         targets = [imp.target]
         if imp.name is not None and f"{imp.target}.{imp.name}" in files:
@@ -147,18 +148,18 @@ def edges(files: Dict[str, Path], package: str) -> Dict[str, Set[str]]:
 # ----------------------------------------------------------------------------------- checks
 
 
-def long_modules(files: Dict[str, Path], limit: int = MAX_LINES) -> List[str]:
+def long_modules(files: dict[str, Path], limit: int = MAX_LINES) -> list[str]:
     return [f"{n}: {len(p.read_text().splitlines())} lines" for n, p in files.items()
             if p.suffix == ".py" and len(p.read_text().splitlines()) > limit]
 
 
-def cycles(graph: Dict[str, Set[str]]) -> List[List[str]]:
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     """The strongly connected components of more than one module (Tarjan), each with one
     circle through it."""
-    index: Dict[str, int] = {}
-    low: Dict[str, int] = {}
-    stack: List[str] = []
-    on_stack: Set[str] = set()
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
     found = []
 
     def connect(v: str) -> None:
@@ -188,10 +189,10 @@ def cycles(graph: Dict[str, Set[str]]) -> List[List[str]]:
     return found
 
 
-def _circle(graph: Dict[str, Set[str]], component: List[str]) -> List[str]:
+def _circle(graph: dict[str, set[str]], component: list[str]) -> list[str]:
     """A shortest path from the component's first module back to itself (breadth first)."""
     start, members = component[0], set(component)
-    previous: Dict[str, str] = {}
+    previous: dict[str, str] = {}
     frontier = [start]
     while frontier:
         nxt = []
@@ -214,8 +215,8 @@ def _unit(name: str, package: str) -> str:
     return parts[1] if len(parts) > 1 else "__init__"
 
 
-def upward_imports(graph: Dict[str, Set[str]], package: str,
-                   layers: Tuple[Tuple[str, ...], ...] = LAYERS) -> List[str]:
+def upward_imports(graph: dict[str, set[str]], package: str,
+                   layers: tuple[tuple[str, ...], ...] = LAYERS) -> list[str]:
     rank = {unit: i for i, layer in enumerate(layers) for unit in layer}
     bad = []
     for importer, targets in graph.items():
@@ -231,7 +232,7 @@ def upward_imports(graph: Dict[str, Set[str]], package: str,
     return bad
 
 
-def _private_owner(path: str, files: Dict[str, Path]) -> Optional[str]:
+def _private_owner(path: str, files: dict[str, Path]) -> Optional[str]:
     """The package that holds the first private component of the dotted ``path`` (None if
     the path is public)."""
     parts = path.split(".")
@@ -246,7 +247,7 @@ def _inside(module: str, package: str) -> bool:
     return module == package or module.startswith(package + ".")
 
 
-def private_imports(files: Dict[str, Path], package: str) -> List[str]:
+def private_imports(files: dict[str, Path], package: str) -> list[str]:
     bad = []
     for imp in imports(files, package):
         path = imp.target if imp.name is None else f"{imp.target}.{imp.name}"
@@ -258,7 +259,7 @@ def private_imports(files: Dict[str, Path], package: str) -> List[str]:
         if path.suffix != ".py":
             continue
         tree = ast.parse(path.read_text())
-        bound: Dict[str, str] = {}
+        bound: dict[str, str] = {}
         for node in _walk_runtime(tree):
             if isinstance(node, ast.ImportFrom):
                 target = _resolve(name, files, node.module, node.level)
@@ -279,7 +280,7 @@ def private_imports(files: Dict[str, Path], package: str) -> List[str]:
     return bad
 
 
-def dynamic_imports(files: Dict[str, Path]) -> List[str]:
+def dynamic_imports(files: dict[str, Path]) -> list[str]:
     bad = []
     for name, path in files.items():
         if path.suffix != ".py":
@@ -331,7 +332,7 @@ def test_every_unit_has_a_layer(files):
 # ------------------------------------------------------------------ the checks can fail
 
 
-def _write(root: Path, files: Dict[str, str]) -> Dict[str, Path]:
+def _write(root: Path, files: dict[str, str]) -> dict[str, Path]:
     for rel, text in files.items():
         p = root / "pkg" / rel
         p.parent.mkdir(parents=True, exist_ok=True)

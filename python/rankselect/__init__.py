@@ -29,9 +29,11 @@ Public API (re-exported here):
   :class:`FSMRank`, :class:`FSMSVM`
 - stability: :class:`StabilitySelection` (selection frequencies over query subsamples)
 """
+from . import exceptions, metrics
+from ._aliases import register_moved_modules
 from ._config import config_context, get_config, set_config
 from ._core import __version__
-from . import exceptions, metrics
+from .analysis import costs, inspection, stats
 from .data import Fold, QueryGroups, RankingData, center_by_query, datasets, load_letor, load_letor_folds, save_letor
 from .models import (
     Nystroem,
@@ -56,8 +58,6 @@ from .selection import (
     feature_importance,
     kendall_similarity,
 )
-from .analysis import costs, inspection, stats
-from ._aliases import register_moved_modules
 
 # The module paths of the flat layout (rankselect.gas, rankselect.rankrls, ...) stay
 # importable, and models pickled with them unpickle (the table: rankselect._aliases.MOVED).

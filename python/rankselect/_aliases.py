@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import sys
 from types import ModuleType
-from typing import Dict, Tuple
 
 from . import protocol
 from .analysis import costs, export, inspection, stats
@@ -28,7 +27,7 @@ from .selection import fsmrank, gas, greedy_rankrls, importance, similarity, sta
 __all__ = ["MOVED", "register_moved_modules"]
 
 #: old module name (``rankselect.<name>``) -> the module(s) holding its names now
-MOVED: Dict[str, Tuple[ModuleType, ...]] = {
+MOVED: dict[str, tuple[ModuleType, ...]] = {
     "groups": (grouping,),
     "uninformative": (uninformative,),
     "datasets": (datasets,),
@@ -52,7 +51,7 @@ MOVED: Dict[str, Tuple[ModuleType, ...]] = {
 _PACKAGE = __name__.rpartition(".")[0]
 
 
-def _view(name: str, modules: Tuple[ModuleType, ...]) -> ModuleType:
+def _view(name: str, modules: tuple[ModuleType, ...]) -> ModuleType:
     """A module named ``name`` holding the public names (``__all__``) of ``modules``."""
     view = ModuleType(name, f"Moved: the names of {', '.join(m.__name__ for m in modules)}.")
     names = [n for m in modules for n in m.__all__]
@@ -63,7 +62,7 @@ def _view(name: str, modules: Tuple[ModuleType, ...]) -> ModuleType:
     return view
 
 
-def register_moved_modules() -> Dict[str, ModuleType]:
+def register_moved_modules() -> dict[str, ModuleType]:
     """Register every old path of :data:`MOVED` in ``sys.modules``; returns ``{old name:
     module}`` for the package's namespace (``rankselect.gas`` as an attribute)."""
     out = {}

@@ -10,8 +10,9 @@ experiment, its candidate generator in :mod:`rankselect.protocol.specs`.
 from __future__ import annotations
 
 import inspect
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Optional
 
 import numpy as np
 
@@ -31,7 +32,7 @@ class Param:
     name: str
     help: str
     type: Callable[[str], Any] = float
-    choices: Optional[Tuple[str, ...]] = None
+    choices: Optional[tuple[str, ...]] = None
     flag: Optional[str] = None
 
     @property
@@ -66,22 +67,22 @@ class Method:
     """
 
     name: str
-    estimator: type
+    estimator: type[Any]
     description: str
     selects: str
-    params: Tuple[Param, ...]
-    grid: Callable[[int], Dict[str, List[Any]]]
+    params: tuple[Param, ...]
+    grid: Callable[[int], dict[str, list[Any]]]
     k: Optional[str] = None
     path_param: Optional[str] = None
     score_name: Optional[str] = None
-    options: Dict[str, Any] = field(default_factory=dict)
+    options: dict[str, Any] = field(default_factory=dict)
 
     @property
-    def estimator_class(self) -> type:
+    def estimator_class(self) -> type[Any]:
         """The estimator class (the same as :attr:`estimator`)."""
         return self.estimator
 
-    def defaults(self) -> Dict[str, Any]:
+    def defaults(self) -> dict[str, Any]:
         """The estimator's own defaults of :attr:`params` (one source of defaults)."""
         sig = inspect.signature(self.estimator_class.__init__).parameters
         return {p.name: sig[p.name].default for p in self.params}
@@ -114,7 +115,7 @@ _SCORE_ATTRS = {"LQO": "lqo_scores_", "gas weight": "selection_weights_"}
 _ALPHA = Param("alpha", "ridge parameter (the paper's lambda), > 0")
 _C_SVM = Param("C", "loss weight C > 0", flag="--C")
 
-METHODS: Dict[str, Method] = {
+METHODS: dict[str, Method] = {
     "greedy-rankrls": Method(
         "greedy-rankrls", GreedyRankRLS,
         "greedy forward selection with RankRLS (Pahikkala et al. 2010); one run per alpha gives every k",

@@ -31,7 +31,8 @@ def test_uniform_costs_give_todays_selections(train):
     n = X.shape[1]
     for crit in ("squared", "ndcg@10"):
         plain = rs.GreedyRankRLS(n_features_to_select=8, criterion=crit).fit(X, y, qid=qid)
-        costed = rs.GreedyRankRLS(n_features_to_select=8, criterion=crit, feature_costs=np.full(n, 2.5)).fit(X, y, qid=qid)
+        costed = rs.GreedyRankRLS(n_features_to_select=8, criterion=crit, feature_costs=np.full(n, 2.5))
+        costed.fit(X, y, qid=qid)
         assert np.array_equal(plain.selected_features_, costed.selected_features_)
         assert np.array_equal(plain.lqo_scores_, costed.lqo_scores_)
         assert np.array_equal(plain.coef_path_, costed.coef_path_)

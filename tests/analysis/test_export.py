@@ -36,7 +36,8 @@ def test_names_and_plain_columns():
     out = json.loads(export_selection([4, 1], "json", feature_names=names, coef=[0, 2.0, 0, 0, -1.0]))
     assert out["feature_names"] == ["feat_4", "feat_1"]
     assert out["weights"]["selected"] == {"feat_4": -1.0, "feat_1": 2.0}
-    assert json.loads(export_selection([4, 1], "lightgbm", feature_names=names))["feature_names"] == ["feat_4", "feat_1"]
+    exported = json.loads(export_selection([4, 1], "lightgbm", feature_names=names))
+    assert exported["feature_names"] == ["feat_4", "feat_1"]
     assert json.loads(export_selection([0], "json"))["weights"] is None
     with pytest.raises(ValueError, match="format"):
         export_selection([0], "svmrank")

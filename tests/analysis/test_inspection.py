@@ -8,13 +8,13 @@ from scipy import stats
 import rankselect as rs
 from rankselect import metrics
 from rankselect.datasets import load_example, make_ranking
-from rankselect.stats import mean_confidence_interval
 from rankselect.inspection import (
     _within_query_shuffle,
     evaluate_path,
     fit_ranker,
     permutation_importance,
 )
+from rankselect.stats import mean_confidence_interval
 
 
 @pytest.fixture(scope="module")

@@ -98,8 +98,10 @@ def test_compare_applies_holm():
 
 
 def _fake_result():
-    fold = lambda a, b, q: {"A": SimpleNamespace(per_query={"AP": np.array(a), "NDCG@10": np.array(a)}, test_qids=np.array(q)),  # noqa: E731
-                            "B": SimpleNamespace(per_query={"AP": np.array(b), "NDCG@10": np.array(b)}, test_qids=np.array(q))}
+    def fold(a, b, q):
+        return {"A": SimpleNamespace(per_query={"AP": np.array(a), "NDCG@10": np.array(a)}, test_qids=np.array(q)),
+                "B": SimpleNamespace(per_query={"AP": np.array(b), "NDCG@10": np.array(b)}, test_qids=np.array(q))}
+
     return SimpleNamespace(methods=["A", "B"], folds=[fold([0.5, 0.6], [0.4, 0.5], [1, 2]),
                                                       fold([0.7, 0.2], [0.5, 0.1], [3, 4])])
 

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from rankselect import metrics
-from rankselect.cli.evaluate import read_scores
 from rankselect.cli import main
+from rankselect.cli.evaluate import read_scores
 
 LETOR = """\
 1 qid:10 1:0.5 2:0.1 #docid = a

@@ -7,9 +7,8 @@ import numpy as np
 import pytest
 
 import rankselect
-from rankselect.cli import main
-
 from conftest import shared_path
+from rankselect.cli import main
 
 
 def test_train_ranksvm_prints_both_conventions(capsys):

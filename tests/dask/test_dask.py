@@ -10,11 +10,11 @@ import pytest
 pytest.importorskip("dask.array")
 distributed = pytest.importorskip("distributed")
 
-from hypothesis import given, settings, HealthCheck, strategies as st  # noqa: E402
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
 
 import rankselect as rs  # noqa: E402
 import rankselect.dask as rd  # noqa: E402
-
 from conftest import ROOT, shared_path  # noqa: E402
 
 

@@ -3,7 +3,6 @@ the shipped example and ``rankselect info``."""
 from __future__ import annotations
 
 import gzip
-import io
 import json
 from pathlib import Path
 
@@ -15,6 +14,7 @@ from hypothesis.extra import numpy as hnp
 from sklearn.datasets import dump_svmlight_file, load_svmlight_file
 
 import rankselect
+from conftest import shared_path
 from rankselect import RankingData, load_letor, load_letor_folds, save_letor
 from rankselect.cli import main as cli_main
 from rankselect.datasets import (
@@ -26,8 +26,6 @@ from rankselect.datasets import (
     make_ranking,
     write_example,
 )
-
-from conftest import shared_path
 
 
 def sk_load(path, **kw):
@@ -280,7 +278,7 @@ def test_index_above_n_features(tmp_path):
 
 def test_line_numbers_in_a_large_file(tmp_path):
     # several parse chunks (1 MiB each): the error line must still be exact
-    rows = ["%d qid:%d 1:%.6f 2:%.6f 3:1" % (i % 3, i // 50, i * 0.001, -i * 0.5) for i in range(60000)]
+    rows = [f"{i % 3} qid:{i // 50} 1:{i * 0.001:.6f} 2:{-i * 0.5:.6f} 3:1" for i in range(60000)]
     rows.insert(1000, "# a comment line")
     rows.insert(30000, "")
     bad_at = 52345

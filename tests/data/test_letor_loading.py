@@ -11,7 +11,6 @@ import subprocess
 import sys
 import textwrap
 import threading
-import zlib
 from pathlib import Path
 
 import numpy as np
@@ -220,7 +219,7 @@ def test_pipe_loads(tmp_path):
     for payload in (text, _gzip_member(text)):
         r, w = os.pipe()
 
-        def feed():
+        def feed(w=w, payload=payload):
             with os.fdopen(w, "wb") as f:
                 f.write(payload)
 

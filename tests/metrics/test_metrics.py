@@ -10,10 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import shared_path
 from rankselect import metrics
 from rankselect.data import QueryGroups
-
-from conftest import shared_path
 
 # --------------------------------------------------------------------------------------
 # Naive references, written from the definitions (LETOR: from Eval-Score-4.0.pl's logic:
@@ -289,7 +288,8 @@ def test_err_hand_checked():
 def test_compute_by_name_and_evaluate():
     y, s, q = [1, 0, 2, 0, 1], [0.5, 0.9, 0.3, 0.8, 0.1], [1, 1, 1, 2, 2]
     assert metrics.compute("NDCG@3", y, s, q) == metrics.ndcg(y, s, q, 3)
-    assert metrics.compute("map", y, s, q, convention="letor") == metrics.mean_average_precision(y, s, q, convention="letor")
+    by_name = metrics.compute("map", y, s, q, convention="letor")
+    assert by_name == metrics.mean_average_precision(y, s, q, convention="letor")
     assert metrics.compute("precision@2", y, s, q) == metrics.precision(y, s, q, 2)
     np.testing.assert_array_equal(metrics.compute("meanndcg", y, s, q, per_query=True),
                                   metrics.mean_ndcg(y, s, q, per_query=True))

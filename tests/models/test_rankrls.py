@@ -1,10 +1,11 @@
 """RankRLS: direct solve, exact leave-query-out predictions, alpha paths, bad input."""
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from rankselect import RankRLS, RankRLSPath
 from _rankrls_reference import center, load_mq2008, lqo, ridge
+from rankselect import RankRLS, RankRLSPath
 
 
 def make(seed, sizes, n, shuffle=False):

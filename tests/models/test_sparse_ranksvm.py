@@ -2,7 +2,8 @@
 pairs, KKT, the reweighted non-convex penalties, the path, the selector API and bad input."""
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.svm import LinearSVC
 
 from _pairwise_problems import make_problem, pair_diffs
@@ -140,7 +141,7 @@ def test_path_warm_starts_and_counts():
     assert path.Cs[0] == pytest.approx(c0)
     np.testing.assert_array_equal(path.n_selected, np.count_nonzero(path.coefs, axis=1))
     assert path.n_selected[-1] >= path.n_selected[0]
-    for C, coef, obj in zip(path.Cs, path.coefs, path.objectives):
+    for C, obj in zip(path.Cs, path.objectives):
         cold = SparseRankSVM(C=C, tol=1e-9).fit(X, y, qid=qid)
         assert obj == pytest.approx(cold.objective_, rel=1e-5)
     Cs = [0.01, 0.1, 1.0]
@@ -228,8 +229,7 @@ def test_bad_data():
 
 
 def test_cli_methods_registered(tmp_path, monkeypatch, capsys):
-    from rankselect.cli import app
-    from rankselect.cli import select
+    from rankselect.cli import app, select
     from rankselect.methods import METHODS
 
     parser = app._build_parser()

@@ -143,8 +143,8 @@ def test_similarity_colour_bar_label_and_hidden_features(tmp_path):
 def test_curve_counts_are_features_in_use(tmp_path):
     """The curve's count is the table's: features with a non-zero weight, not counting a
     column that is zero on every training row (RankRLS leaves round-off there)."""
-    from rankselect.datasets import make_ranking
     from rankselect.data import RankingData, save_letor
+    from rankselect.datasets import make_ranking
 
     root = tmp_path / "Z"
     for f in range(1, 6):

@@ -17,6 +17,7 @@ pytest.importorskip("rankselect.datasets", reason="rankselect.datasets (make_ran
 if not all(hasattr(rankselect, n) for n in ("RankRLS", "GreedyRankRLS")):
     pytest.skip("RankRLS / GreedyRankRLS not in this build", allow_module_level=True)
 
+from conftest import shared_path  # noqa: E402
 from rankselect import metrics  # noqa: E402
 from rankselect.protocol import (  # noqa: E402
     METHODS,
@@ -27,8 +28,6 @@ from rankselect.protocol import (  # noqa: E402
     run,
     single_feature_scores,
 )
-
-from conftest import shared_path  # noqa: E402
 
 N_FEATURES = 6
 SMALL = {"rankrls": {"alpha": [0.01, 1.0, 100.0]}, "greedy-rankrls": {"alpha": [0.1, 10.0], "k": [1, 2, 3, 6]}}
@@ -118,7 +117,8 @@ def test_selection_matches_independent_grid_search(result, layout):
         assert got.params["alpha"] == alphas[best]
         assert got.validation_score == pytest.approx(vals[best], abs=1e-12)
         s = models[best].predict(te.X)
-        assert got.test["MAP"] == pytest.approx(metrics.mean_average_precision(te.y, s, te.qid, convention="letor"), abs=1e-9)
+        expected = metrics.mean_average_precision(te.y, s, te.qid, convention="letor")
+        assert got.test["MAP"] == pytest.approx(expected, abs=1e-9)
         assert got.test["NDCG@10"] == pytest.approx(metrics.ndcg(te.y, s, te.qid, k=10, convention="letor"), abs=1e-9)
         assert got.per_query["AP"].mean() == pytest.approx(got.test["MAP"], abs=1e-12)
 
@@ -131,7 +131,8 @@ def test_greedy_path_candidates_match_separate_fits(layout):
               progress=False, folds=[1])
     chosen = res.folds[0]["greedy-rankrls"]
     k = chosen.params["k"]
-    est = rankselect.GreedyRankRLS(n_features_to_select=k, alpha=1.0).fit(fold.train.X, fold.train.y, qid=fold.train.qid)
+    est = rankselect.GreedyRankRLS(n_features_to_select=k, alpha=1.0)
+    est.fit(fold.train.X, fold.train.y, qid=fold.train.qid)
     assert chosen.selected_features == [int(j) for j in est.selected_features_]
     s = fold.test.X @ np.asarray(est.coef_path_)[k - 1]
     assert chosen.test["MAP"] == pytest.approx(
@@ -197,7 +198,8 @@ def test_degenerate_models_never_win(tmp_path, monkeypatch):
     monkeypatch.setitem(METHODS, "degenerate-test", _degenerate_spec(["zero", "const", "weak"]))
     fold = load_folds(root)[0]
     # the premise: under stable ties the all-zero model ranks by file order and is perfect
-    zero_map = metrics.mean_average_precision(fold.vali.y, np.zeros(len(fold.vali.y)), fold.vali.qid, convention="letor")
+    zeros = np.zeros(len(fold.vali.y))
+    zero_map = metrics.mean_average_precision(fold.vali.y, zeros, fold.vali.qid, convention="letor")
     weak_map = metrics.mean_average_precision(fold.vali.y, fold.vali.X[:, 1], fold.vali.qid, convention="letor")
     assert zero_map == 1.0 and weak_map < 1.0
     res = run(root, ["degenerate-test"], progress=False)
@@ -252,7 +254,7 @@ def test_json_and_markdown(result, tmp_path):
     from rankselect.selection.stability import fold_selection_frequencies
 
     freq = fold_selection_frequencies(result)["greedy-rankrls"]
-    line = next(l for l in md.splitlines() if l.startswith("| greedy-rankrls | ") and ": " in l)
+    line = next(ln for ln in md.splitlines() if ln.startswith("| greedy-rankrls | ") and ": " in ln)
     for j in np.flatnonzero(freq):
         assert f"{j + 1}: {freq[j]:.1f}" in line
     table = result.table()
@@ -295,7 +297,7 @@ def _check_method(res, label, layout):
     """Every fold's chosen point is the first best validation point among the fitted
     candidates (recomputed independently), and the test metrics are those of its weights."""
     folds = load_folds(layout)
-    for fold, per in zip(folds, res.folds):
+    for _fold, per in zip(folds, res.folds):
         r = per[label]
         assert r.n_candidates == len(r.curve) + len(r.skipped) > 0
         best = max(c["vali"]["MAP"] for c in r.curve)
@@ -425,7 +427,8 @@ def test_cli_end_to_end(layout, tmp_path, capsys):
     assert d["grids"]["rankrls"]["alpha"] == [0.25, 4.0]
     assert (out / "experiment.md").read_text().startswith("# Experiment")
     pngs = sorted(p.name for p in out.glob("*.png"))
-    assert {"curves_MAP.png", "curves_NDCG10.png", "single_feature_NDCG10.png", "greedy-rankrls_alpha_MAP.png"} <= set(pngs)
+    expected = {"curves_MAP.png", "curves_NDCG10.png", "single_feature_NDCG10.png", "greedy-rankrls_alpha_MAP.png"}
+    assert expected <= set(pngs)
     for p in out.glob("*.png"):
         assert p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 

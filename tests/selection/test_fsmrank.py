@@ -4,11 +4,12 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy.optimize import minimize
 
-from rankselect import FSMRank
 from _pairwise_problems import make_problem, pair_diffs
+from rankselect import FSMRank
 
 
 def doubled(X, y):

@@ -7,7 +7,6 @@ from hypothesis import strategies as st
 from rankselect import GAS, FeatureImportance, feature_importance, kendall_similarity
 from rankselect.selection.gas import gas_greedy
 
-
 # ---------------------------------------------------------------------------------------
 # Naive references
 # ---------------------------------------------------------------------------------------

@@ -6,11 +6,12 @@ import sys
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from _rankrls_reference import center, greedy, load_mq2008, lqo, ridge
 from rankselect import GreedyRankRLS, RankRLS
 from rankselect.exceptions import DegenerateDataWarning
-from _rankrls_reference import center, greedy, load_mq2008, lqo, ridge
 
 
 def make(seed, sizes, n, *, shuffle=False, dup=False, const=False, equal_labels=False):

@@ -4,9 +4,8 @@ import scipy.stats
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rankselect import kendall_similarity
-
 from conftest import ROOT, shared_path
+from rankselect import kendall_similarity
 
 
 def _queries(qid):

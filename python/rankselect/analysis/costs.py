@@ -22,7 +22,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import List
 
 import numpy as np
 
@@ -49,7 +48,7 @@ def read_costs(path, n_features: int) -> np.ndarray:
     """Feature costs from a CSV file: either one cost per line in column order, or lines
     ``feature,cost`` with 1-based feature numbers (as in LETOR files) covering every
     feature; an optional header line and ``#`` comments are skipped."""
-    rows: List[List[str]] = []
+    rows: list[list[str]] = []
     for lineno, line in enumerate(Path(path).read_text().splitlines(), 1):
         line = line.split("#", 1)[0].strip()
         if not line:

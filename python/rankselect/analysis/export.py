@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Dict, Optional, Sequence, Union
+from typing import Optional, Union
 
 import numpy as np
 
@@ -67,7 +68,7 @@ def _selection_of(selection, n_features, feature_names, coef):
 
 def export_selection(selection, format: str = "json", *, n_features: Optional[int] = None,
                      feature_names: Optional[Sequence[str]] = None, coef=None,
-                     extra: Optional[Dict[str, object]] = None) -> str:
+                     extra: Optional[dict[str, object]] = None) -> str:
     """The selection as text in ``format`` (see the module docstring).
 
     Parameters
@@ -112,7 +113,7 @@ def export_selection(selection, format: str = "json", *, n_features: Optional[in
     return json.dumps(out, indent=2) + "\n"
 
 
-def write_selection(path: Union[str, "os.PathLike[str]"], selection, format: str = "json", **kwargs) -> Path:
+def write_selection(path: Union[str, os.PathLike[str]], selection, format: str = "json", **kwargs) -> Path:
     """Write :func:`export_selection` to ``path``; returns the path."""
     p = Path(path)
     p.write_text(export_selection(selection, format, **kwargs))

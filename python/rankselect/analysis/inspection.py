@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import inspect
 import numbers
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Dict, Optional, Sequence
+from typing import Any, Optional, cast
 
 import numpy as np
 from sklearn.base import clone
@@ -38,7 +39,7 @@ def _check_count(value, name: str, minimum: int = 1) -> int:
 
 
 def _check_level(confidence) -> float:
-    if isinstance(confidence, bool) or not isinstance(confidence, numbers.Real) or not 0 < confidence < 1:
+    if isinstance(confidence, bool) or not isinstance(confidence, numbers.Real) or not 0 < cast(float, confidence) < 1:
         raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
     return float(confidence)
 
@@ -100,7 +101,7 @@ class PermutationImportance:
 def _within_query_shuffle(group_index: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """A random permutation ``src`` of the rows that maps every row to a row of its own
     query (uniform within each query): permuted column = ``column[src]``."""
-    m = group_index.shape[0]
+    m: int = group_index.shape[0]
     stable = np.lexsort((np.arange(m), group_index))  # rows by query, input order
     shuffled = np.lexsort((rng.random(m), group_index))  # rows by query, random order
     src = np.empty(m, dtype=np.intp)
@@ -170,7 +171,7 @@ def permutation_importance(ranker, X, y, qid, *, scoring: str = "ndcg@10", n_rep
 
     base = per_query(ranker.predict(X))
     is_frame = hasattr(X, "iloc")
-    Xw = X.copy() if is_frame else np.array(X, copy=True)
+    Xw: Any = X.copy() if is_frame else np.array(X, copy=True)
     drops = np.empty((len(cols), n_repeats, groups.n_queries))
     for a, j in enumerate(cols):
         original = (X.iloc[:, j].to_numpy() if is_frame else np.asarray(X[:, j])).copy()
@@ -270,7 +271,7 @@ def _split(data, name: str):
 
 
 def evaluate_path(order, ranker, train, vali, *, scoring: str = "ndcg@10", n_features=None,
-                  convention: str = "standard", fit_params: Optional[Dict[str, Any]] = None) -> PathCurve:
+                  convention: str = "standard", fit_params: Optional[dict[str, Any]] = None) -> PathCurve:
     """Validation curve of any ranker trained on each prefix of a selection order.
 
     For every ``k`` in ``n_features`` (default ``1 .. len(order)``), a clone of ``ranker``

@@ -14,7 +14,7 @@ import os
 import re
 import sys
 import warnings
-from typing import List, Optional
+from typing import Optional
 
 from .._core import __version__
 from . import demo, evaluate, experiment, export, info, select, similarity, train
@@ -48,7 +48,7 @@ _ZERO_BASED = re.compile(r"0-based (?:columns?|features?) \[([0-9, ]*)\]")
 def cli_wording(message: str, command: str = "") -> str:
     """A library message worded for the command line: 0-based column lists become the
     1-based feature numbers of the file, and Python keyword hints become CLI hints."""
-    def one_based(m: "re.Match[str]") -> str:
+    def one_based(m: re.Match[str]) -> str:
         nums = [int(s) + 1 for s in m.group(1).split(",") if s.strip()]
         word = "feature" if len(nums) == 1 else "features"
         return f"{word} {', '.join(map(str, nums))} as numbered in the file"
@@ -82,7 +82,7 @@ def _quiet_broken_pipe() -> int:
     return EXIT_BROKEN_PIPE
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: Optional[list[str]] = None) -> int:
     command = "?"
     try:
         parser = _build_parser()

@@ -4,7 +4,7 @@ per feature in column order, or ``feature,cost`` lines with 1-based feature numb
 from __future__ import annotations
 
 import argparse
-from typing import Optional
+from typing import Any, Optional
 
 import numpy as np
 
@@ -32,7 +32,7 @@ def apply_costs(est, args: argparse.Namespace, n_features: int) -> Optional[np.n
         raise ValueError(f"method {args.method} does not take {what} (--costs: greedy-rankrls, gas, "
                          "sparse-ranksvm; --budget: greedy-rankrls, gas)")
     costs = read_costs(costs_path, n_features) if costs_path else np.ones(n_features)
-    update = {"feature_costs": costs if costs_path else None}
+    update: dict[str, Any] = {"feature_costs": costs if costs_path else None}
     if budget is not None:
         update["budget"] = check_budget(budget)
     est.set_params(**update)

@@ -62,7 +62,7 @@ def _lines(path: str):
     """``[(lineno, text)]`` of the non-blank lines (read once: SCORES may be a pipe)."""
     if path == "-":
         return [(i, line.strip()) for i, line in enumerate(sys.stdin, start=1) if line.strip()]
-    with open(path, "r", encoding="utf-8") as f:
+    with open(path, encoding="utf-8") as f:
         return [(lineno, text) for lineno, text in ((i, line.strip()) for i, line in enumerate(f, start=1)) if text]
 
 
@@ -126,15 +126,15 @@ def read_ranklib_scores(path: str, qid, lines=None) -> np.ndarray:
         row_of[(q, j)] = i
     scores = np.full(qid.shape[0], np.nan)
     for lineno, q, j, v in parsed:
-        i = row_of.get((q, j))
-        if i is None:
-            n = position.get(q)
-            where = ("that qid is not in the data file" if n is None else
-                     f"qid {q} has {plural(n, 'document')} in the data file (index is 0-based)")
+        row = row_of.get((q, j))
+        if row is None:
+            count = position.get(q)
+            where = ("that qid is not in the data file" if count is None else
+                     f"qid {q} has {plural(count, 'document')} in the data file (index is 0-based)")
             raise ValueError(f"{path}, line {lineno}: no document {j} of qid {q}: {where}")
-        if not np.isnan(scores[i]):
+        if not np.isnan(scores[row]):
             raise ValueError(f"{path}, line {lineno}: document {j} of qid {q} is scored twice")
-        scores[i] = v
+        scores[row] = v
     missing = np.flatnonzero(np.isnan(scores))
     if missing.size:
         i = int(missing[0])
@@ -165,7 +165,8 @@ def run(args: argparse.Namespace) -> int:
         json.dump(out, sys.stdout, indent=2)
         print()
         return 0
-    print(f"# {args.file}: {plural(data.y.shape[0], 'row')}, {plural(n_queries, 'query', 'queries')}; scores {args.scores}; ties {args.ties}")
+    print(f"# {args.file}: {plural(data.y.shape[0], 'row')}, {plural(n_queries, 'query', 'queries')}; "
+          f"scores {args.scores}; ties {args.ties}")
     print(f"{'metric':<10}" + "".join(f"{c:>10}" for c in CONVENTIONS))
     for name in tables["standard"]:
         print(f"{name:<10}" + "".join(f"{tables[c][name]:>10.4f}" for c in CONVENTIONS))

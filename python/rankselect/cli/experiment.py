@@ -42,7 +42,8 @@ def add_parser(sub) -> None:
                         "options after a colon, e.g. sparse-ranksvm:penalty=log")
     p.add_argument("--grid", action="append", default=[], metavar="METHOD:PARAM=V1,V2",
                    help="override one grid parameter of a method (repeatable)")
-    p.add_argument("--metric", default="map", help="validation metric for model selection (map, ndcg@10, p@10, meanndcg)")
+    p.add_argument("--metric", default="map",
+                   help="validation metric for model selection (map, ndcg@10, p@10, meanndcg)")
     p.add_argument("--convention", choices=["letor", "standard"], default="letor",
                    help="evaluation conventions (default letor: Eval-Score-4.0)")
     p.add_argument("--folds", metavar="I,J", help="run only these folds (1-based, comma separated)")

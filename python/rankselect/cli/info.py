@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import warnings
-from typing import Any, Dict
+from typing import Any
 
 import numpy as np
 
@@ -35,7 +35,7 @@ def add_parser(sub) -> None:
     p.set_defaults(handler=run)
 
 
-def summarize(data) -> Dict[str, Any]:
+def summarize(data) -> dict[str, Any]:
     """The ``info`` summary of a :class:`~rankselect.RankingData` as a dict."""
     _, sizes = np.unique(data.qid, return_counts=True)
     labels, counts = np.unique(data.y, return_counts=True)
@@ -93,7 +93,8 @@ def run(args: argparse.Namespace) -> int:
                      f"again at data row {split['first_row']}; a concatenation mistake?)"))
     bad = info["nonfinite"]
     if bad["values"]:
-        rows.append(("non-finite values", f"{bad['values']} in {plural(bad['rows'], 'row')} (the first: data row {bad['first_row']})"))
+        rows.append(("non-finite values",
+                     f"{bad['values']} in {plural(bad['rows'], 'row')} (the first: data row {bad['first_row']})"))
     width = max(len(k) for k, _ in rows)
     for k, v in rows:
         print(f"{k:<{width}}  {v}")

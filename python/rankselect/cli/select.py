@@ -19,7 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Dict, List, Optional, Tuple
+from typing import Optional
 
 import numpy as np
 
@@ -37,9 +37,9 @@ VALI_CONVENTION = "standard"
 PREFIX_RANKER_ALPHA = 1.0
 
 
-def _selector_flags() -> Dict[str, Tuple[Param, List[str]]]:
+def _selector_flags() -> dict[str, tuple[Param, list[str]]]:
     """flag -> (parameter, the selectors that take it)."""
-    flags: Dict[str, Tuple[Param, List[str]]] = {}
+    flags: dict[str, tuple[Param, list[str]]] = {}
     for name in SELECTORS:
         for prm in METHODS[name].params:
             flags.setdefault(prm.cli_flag, (prm, []))[1].append(name)
@@ -70,7 +70,7 @@ def add_parser(sub) -> None:
     p.set_defaults(handler=run)
 
 
-def _given_params(args: argparse.Namespace, method) -> Dict[str, object]:
+def _given_params(args: argparse.Namespace, method) -> dict[str, object]:
     """The method's parameters the user set; a flag of another method is a ValueError."""
     own = {prm.cli_flag for prm in method.params}
     params = {}
@@ -159,7 +159,7 @@ def run(args: argparse.Namespace) -> int:
         est, note = _fit_path(method, params, args.k, train.X, train.y, train.qid)
         costs = None
     else:
-        if method.k != "path" and args.k is not None:
+        if method.k not in (None, "path") and args.k is not None:
             params[method.k] = args.k
         est = method.build(**params)
         costs = apply_costs(est, args, train.X.shape[1])
@@ -211,5 +211,6 @@ def run(args: argparse.Namespace) -> int:
             row += [f"{'':>12}", f"{'':>12}"] if r is None else [f"{r[0]:>12.4f}", f"{r[1]:>12.4f}"]
         print("  ".join(row))
     if costs is not None:
-        print(f"# total cost {total_cost(costs, selected):.6g}" + ("" if args.budget is None else f" (budget {args.budget:g})"))
+        budget = "" if args.budget is None else f" (budget {args.budget:g})"
+        print(f"# total cost {total_cost(costs, selected):.6g}{budget}")
     return 0

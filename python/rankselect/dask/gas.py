@@ -3,7 +3,11 @@ per-shard terms (:func:`kendall_similarity`, :func:`feature_importance`), then t
 search of :class:`rankselect.GAS`."""
 from __future__ import annotations
 
+from typing import Literal, Optional, Union
+
 import numpy as np
+import numpy.typing as npt
+from distributed import Client
 
 from .. import _core
 from ..metrics.checks import mean_over_queries
@@ -121,8 +125,10 @@ class GAS(_GAS):
     Same parameters and fitted attributes as :class:`rankselect.GAS`, plus ``client``.
     """
 
-    def __init__(self, n_features_to_select=10, *, c=0.1, importance="map", similarity="geng",
-                 absolute=False, convention="standard", client=None):
+    def __init__(self, n_features_to_select: int = 10, *, c: float = 0.1,
+                 importance: Union[str, FeatureImportance, npt.ArrayLike] = "map",
+                 similarity: Union[Literal["geng", "tau_b"], npt.ArrayLike] = "geng", absolute: bool = False,
+                 convention: Literal["standard", "letor"] = "standard", client: Optional[Client] = None) -> None:
         super().__init__(n_features_to_select, c=c, importance=importance, similarity=similarity,
                          absolute=absolute, convention=convention)
         self.client = client

@@ -5,8 +5,10 @@ from __future__ import annotations
 import numbers
 import sys
 import uuid
+from typing import Literal, Optional, Union
 
 import numpy as np
+from distributed import Client
 
 from .. import _core
 from .._config import get_config, memory_limit
@@ -81,8 +83,10 @@ class GreedyRankRLS(_GreedyRankRLS):
     ``n_features_in_``), plus ``client`` and ``max_retries``.
     """
 
-    def __init__(self, n_features_to_select=10, alpha=1.0, criterion="squared", convention="standard",
-                 min_improvement=None, verbose=False, *, client=None, max_retries=3):
+    def __init__(self, n_features_to_select: int = 10, alpha: float = 1.0, criterion: str = "squared",
+                 convention: Literal["standard", "letor"] = "standard", min_improvement: Optional[float] = None,
+                 verbose: Union[bool, int] = False, *, client: Optional[Client] = None,
+                 max_retries: int = 3) -> None:
         super().__init__(n_features_to_select=n_features_to_select, alpha=alpha, criterion=criterion,
                          convention=convention, min_improvement=min_improvement, verbose=verbose)
         self.client = client

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import math
 import os
-from typing import Optional, Sequence
+from collections.abc import Sequence
+from typing import Optional
 
 import dask.array as da
 import numpy as np
@@ -118,7 +119,7 @@ def read_letor(paths: Sequence, *, n_features: Optional[int] = None, dtype=np.fl
     _check_whole_queries([ids for _, ids in shapes], [f"file {p}" for p in paths])
     n = max(s[1] for s, _ in shapes) if n_features is None else int(n_features)
     Xs, ys, qs = [], [], []
-    for f, ((rows, cols), _) in zip(parts, shapes):
+    for f, ((rows, _cols), _) in zip(parts, shapes):
         xf = client.submit(lambda t, n=n: _pad_columns(t[0], n), f, pure=False)
         yf = client.submit(lambda t: t[1], f, pure=False)
         qf = client.submit(lambda t: t[2], f, pure=False)

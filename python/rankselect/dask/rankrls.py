@@ -2,8 +2,12 @@
 per alpha summed over the shards."""
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Optional, Union
+
 import numpy as np
 import scipy.linalg
+from distributed import Client
 
 from .. import _core
 from .._validation import check_alphas
@@ -61,7 +65,8 @@ class RankRLS(_RankRLS):
     ``n_features_in_``); ``predict`` accepts NumPy or Dask arrays.
     """
 
-    def __init__(self, alpha=1.0, *, client=None):
+    def __init__(self, alpha: Union[float, Sequence[float], np.ndarray] = 1.0, *,
+                 client: Optional[Client] = None) -> None:
         super().__init__(alpha=alpha)
         self.client = client
 

@@ -3,9 +3,11 @@ its gradient and Hessian-vector products."""
 from __future__ import annotations
 
 import warnings
+from typing import Literal, Optional, Union
 
 import dask.array as da
 import numpy as np
+from distributed import Client
 from sklearn.exceptions import ConvergenceWarning
 
 from .. import _core
@@ -54,8 +56,10 @@ class RankSVM(_RankSVM):
     solver tolerance (the sums are taken in another order).
     """
 
-    def __init__(self, C=1.0, tol=1e-6, max_iter=100, max_cg_iter=500, *, kernel=None, n_components=100,
-                 gamma=None, random_state=None, client=None):
+    def __init__(self, C: float = 1.0, tol: float = 1e-6, max_iter: int = 100, max_cg_iter: int = 500, *,
+                 kernel: Optional[Literal["nystroem", "rff"]] = None, n_components: int = 100,
+                 gamma: Optional[float] = None, random_state: Union[int, np.random.RandomState, None] = None,
+                 client: Optional[Client] = None) -> None:
         super().__init__(C=C, tol=tol, max_iter=max_iter, max_cg_iter=max_cg_iter, kernel=kernel,
                          n_components=n_components, gamma=gamma, random_state=random_state)
         self.client = client
@@ -82,7 +86,10 @@ class RankSVM(_RankSVM):
         obj, g = value_grad(w)
         gnorm = float(np.sqrt(g @ g))
         g0 = gnorm
-        rel = (lambda gn: gn / g0 if g0 > 0 else 0.0)
+
+        def rel(gn):
+            return gn / g0 if g0 > 0 else 0.0
+
         n_iter = n_cg = 0
         converged = rel(gnorm) <= self.tol
         while not converged and n_iter < self.max_iter:

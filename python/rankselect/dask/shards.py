@@ -7,7 +7,6 @@ shard order** (:func:`_ordered_sum`), so results do not depend on scheduling.
 from __future__ import annotations
 
 import math
-from typing import List
 
 import dask
 import dask.array as da
@@ -18,9 +17,9 @@ from .._validation import check_ranking_data
 from ..data.grouping import GroupedData, QueryGroups
 
 
-def _check_whole_queries(ids_per_shard: List[np.ndarray], names: List[str]) -> None:
+def _check_whole_queries(ids_per_shard: list[np.ndarray], names: list[str]) -> None:
     """ValueError naming the first qid found in two shards."""
-    seen = {}
+    seen: dict[int, int] = {}
     for s, ids in enumerate(ids_per_shard):
         for q in np.asarray(ids).tolist():
             if q in seen:

@@ -3,8 +3,11 @@ quantities."""
 from __future__ import annotations
 
 import warnings
+from typing import Literal, Optional
 
 import numpy as np
+import numpy.typing as npt
+from distributed import Client
 from sklearn.exceptions import ConvergenceWarning
 
 from .. import _core
@@ -50,8 +53,11 @@ class SparseRankSVM(_SparseRankSVM):
     step), plus ``client``. Non-convex penalties are not available here.
     """
 
-    def __init__(self, C=1.0, penalty="l1", p=0.5, epsilon=0.1, mcp_gamma=2.0, weights=None, max_iter=5000,
-                 max_reweightings=10, tol=1e-6, solver="prox-newton", *, client=None):
+    def __init__(self, C: float = 1.0, penalty: Literal["l1", "log", "mcp", "lp"] = "l1", p: float = 0.5,
+                 epsilon: float = 0.1, mcp_gamma: float = 2.0, weights: Optional[npt.ArrayLike] = None,
+                 max_iter: int = 5000, max_reweightings: int = 10, tol: float = 1e-6,
+                 solver: Literal["prox-newton", "fista"] = "prox-newton", *,
+                 client: Optional[Client] = None) -> None:
         super().__init__(C=C, penalty=penalty, p=p, epsilon=epsilon, mcp_gamma=mcp_gamma, weights=weights,
                          max_iter=max_iter, max_reweightings=max_reweightings, tol=tol, solver=solver)
         self.client = client

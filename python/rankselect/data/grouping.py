@@ -43,7 +43,7 @@ class QueryGroups:
     ids: np.ndarray
 
     @classmethod
-    def from_qid(cls, qid) -> "QueryGroups":
+    def from_qid(cls, qid) -> QueryGroups:
         """Group the rows of ``qid`` (validated here unless already int64)."""
         qid = np.asarray(qid)
         if qid.dtype != np.int64 or qid.ndim != 1:
@@ -105,7 +105,7 @@ class GroupedData:
     groups: QueryGroups
 
     @classmethod
-    def from_arrays(cls, X, y, qid) -> "GroupedData":
+    def from_arrays(cls, X, y, qid) -> GroupedData:
         """Group validated ``X`` (m, n) or None, ``y`` (m,) or None and ``qid`` (m,)."""
         g = QueryGroups.from_qid(qid)
         Xg = None if X is None else np.ascontiguousarray(g.gather(X), dtype=np.float64)
@@ -129,17 +129,20 @@ class GroupedData:
         """Grouped rows back in input order."""
         return self.groups.scatter(grouped)
 
-    def columns(self, keep) -> "GroupedData":
+    def columns(self, keep) -> GroupedData:
         """The same rows restricted to the feature columns ``keep``."""
+        assert self.X is not None, "grouped without X"
         return GroupedData(np.ascontiguousarray(self.X[:, keep]), self.y, self.groups)
 
     def has_preference_pair(self) -> bool:
         """Whether some query has two different labels (a preference pair)."""
+        assert self.y is not None, "grouped without y"
         s = self.groups.starts
         return bool(self.y.size) and bool(np.any(np.maximum.reduceat(self.y, s) > np.minimum.reduceat(self.y, s)))
 
     def constant_within_queries(self) -> np.ndarray:
         """(n_features,) bool: see :func:`rankselect.data.constant_within_queries`."""
+        assert self.X is not None, "grouped without X"
         s = self.groups.starts
         return (np.maximum.reduceat(self.X, s, axis=0) == np.minimum.reduceat(self.X, s, axis=0)).all(axis=0)
 
@@ -162,5 +165,6 @@ def center_by_query(a, qid) -> np.ndarray:
         arr = check_vector(arr, "a")
     qid = check_qid(qid, arr.shape[0])
     data = GroupedData.from_arrays(arr.reshape(arr.shape[0], -1), None, qid)
+    assert data.X is not None
     centred = np.asarray(_core.center_by_query(data.X, data.offsets))
     return data.scatter(centred).reshape(arr.shape)

@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import os
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, List, Optional, Union
+from typing import Optional, Union
 
 import numpy as np
 
@@ -58,7 +59,7 @@ class RankingData:
     X: np.ndarray
     y: np.ndarray
     qid: np.ndarray
-    comments: Optional[List[str]] = None
+    comments: Optional[list[str]] = None
 
     def __post_init__(self) -> None:
         X = np.asarray(self.X)
@@ -113,7 +114,7 @@ class Fold:
         return iter((self.train, self.vali, self.test))
 
 
-def split_queries(qid) -> "tuple[int, Optional[int], Optional[int]]":
+def split_queries(qid) -> tuple[int, Optional[int], Optional[int]]:
     """``(n, qid, row)``: how many queries have rows in more than one contiguous run, and,
     for the first of them in file order, its qid and the 0-based row where it starts again
     (None, None when no query is split).
@@ -142,6 +143,7 @@ def split_queries(qid) -> "tuple[int, Optional[int], Optional[int]]":
 def _warn_split_queries(path: str, qid: np.ndarray) -> None:
     n, first, row = split_queries(qid)
     if n:
+        assert row is not None
         queries = "query has" if n == 1 else "queries have"
         warnings.warn(
             f"{path}: {n} {queries} rows that are not contiguous in the file (the first: qid {first}, "
@@ -266,7 +268,7 @@ def _split_path(fold_dir: Path, split: str) -> Path:
 
 def load_letor_folds(
     root: PathLike, *, n_features: Optional[int] = None, dtype=np.float64
-) -> List[Fold]:
+) -> list[Fold]:
     """Load the five LETOR folds ``root/Fold1..Fold5/{train,vali,test}.txt`` (or ``.txt.gz``).
 
     Within a fold, the three sets share one ``n_features``: the given one, else the largest

@@ -24,6 +24,8 @@ feature.)
 """
 from __future__ import annotations
 
+from typing import Union
+
 import numpy as np
 
 from .grouping import GroupedData, QueryGroups
@@ -42,7 +44,7 @@ def constant_columns(X: np.ndarray) -> np.ndarray:
     return np.all(X == X[:1], axis=0)
 
 
-def constant_within_queries(X, qid, *, tol: float = 0.0) -> np.ndarray:
+def constant_within_queries(X, qid, *, tol: float = 0.0) -> Union[np.ndarray, bool]:
     """(n_features,) bool: the column of ``X`` (m, n) takes one value inside every query.
 
     ``X`` may also be a score vector (m,), then the result is a scalar bool. ``tol``: values
@@ -58,5 +60,5 @@ def constant_within_queries(X, qid, *, tol: float = 0.0) -> np.ndarray:
     s = g.starts
     spread = np.maximum.reduceat(grouped, s, axis=0) - np.minimum.reduceat(grouped, s, axis=0)
     scale = max(1.0, float(np.max(np.abs(a2)))) if (tol and a2.size) else 1.0
-    out = (spread <= tol * scale).all(axis=0)
+    out = np.asarray((spread <= tol * scale).all(axis=0))
     return bool(out[0]) if vector else out

@@ -38,8 +38,11 @@ Outside LETOR 4.0 data (labels other than 0, 1, 2) the Perl script would give ga
 no relevance to other labels; here ``g(r) = 2**r - 1`` for every label ``r >= 0``.
 """
 from .measures import average_precision, compute, err, evaluate, mean_average_precision, mean_ndcg, ndcg, precision
-from .scorer import RankingScorer, make_scorer
-from .scorer import _RankingMeasure  # noqa: F401  (scorers pickled before the subpackage layout find it here)
+from .scorer import (
+    RankingScorer,
+    _RankingMeasure,  # noqa: F401  (scorers pickled before the subpackage layout find it here)
+    make_scorer,
+)
 
 __all__ = [
     "ndcg",

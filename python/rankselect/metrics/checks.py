@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import numbers
-from typing import Optional, Sequence
+from collections.abc import Sequence
+from typing import Optional, cast
 
 import numpy as np
 
@@ -37,7 +38,8 @@ def check_max_grade(max_grade) -> Optional[float]:
     """ERR's ``max_grade``: a finite float or None."""
     if max_grade is None:
         return None
-    if isinstance(max_grade, bool) or not isinstance(max_grade, numbers.Real) or not np.isfinite(max_grade):
+    if (isinstance(max_grade, bool) or not isinstance(max_grade, numbers.Real)
+            or not np.isfinite(cast(float, max_grade))):
         raise ValueError(f"max_grade must be a finite number or None, got {max_grade!r}")
     return float(max_grade)
 

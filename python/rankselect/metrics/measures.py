@@ -3,7 +3,8 @@ the LETOR table in one pass (:func:`evaluate`); conventions and ties as in
 :mod:`rankselect.metrics`. Computed in the Rust core, query by query."""
 from __future__ import annotations
 
-from typing import Dict, Iterable, List, Optional, Tuple
+from collections.abc import Iterable
+from typing import Any, Optional
 
 import numpy as np
 
@@ -24,7 +25,7 @@ __all__ = [
 ]
 
 
-def _prepare(y, scores, qid) -> Tuple[GroupedData, np.ndarray]:
+def _prepare(y, scores, qid) -> tuple[GroupedData, np.ndarray]:
     y, scores, qid = check_scores(y, scores, qid)
     if y.shape[0] == 0:
         raise ValueError("y is empty: metrics need at least one query with one document")
@@ -35,10 +36,11 @@ def _prepare(y, scores, qid) -> Tuple[GroupedData, np.ndarray]:
     return data, data.gather(scores)
 
 
-def _run(specs: List[Tuple[str, str, str]], y, scores, qid, max_grade=None) -> np.ndarray:
+def _run(specs: list[tuple[str, str, str]], y, scores, qid, max_grade=None) -> np.ndarray:
     """Per-query values of several metrics, shape (len(specs), n_queries)."""
     max_grade = check_max_grade(max_grade)
     data, sg = _prepare(y, scores, qid)
+    assert data.y is not None
     if max_grade is not None and max_grade < data.y.max():
         raise ValueError(f"max_grade ({max_grade}) is below the largest label in y ({data.y.max()})")
     return _core.metrics_per_query(specs, data.y, sg, data.offsets, max_grade)
@@ -87,8 +89,8 @@ def precision(y, scores, qid, k: int, *, convention: str = "standard", ties: str
     Shapes as :func:`ndcg`; returns the mean over queries or, with ``per_query=True``,
     an array of shape (n_queries,).
     """
-    k = check_k(k, allow_none=False)
-    return _one(f"p@{k}", y, scores, qid, convention, ties, per_query)
+    cutoff = check_k(k, allow_none=False)
+    return _one(f"p@{cutoff}", y, scores, qid, convention, ties, per_query)
 
 
 def average_precision(y, scores, qid, *, convention: str = "standard", ties: str = "stable") -> np.ndarray:
@@ -140,7 +142,7 @@ def compute(metric: str, y, scores, qid, *, convention: str = "standard", ties: 
 
 def evaluate(y, scores, qid, *, convention: str = "standard", ties: str = "stable",
              ks: Iterable[int] = range(1, 11), max_grade: Optional[float] = None,
-             per_query: bool = False) -> Dict[str, object]:
+             per_query: bool = False) -> dict[str, Any]:
     """The usual LETOR table in one pass (each query ranked once).
 
     Returns a dict ``{"MAP", "NDCG@k" for k in ks, "P@k" for k in ks, "MeanNDCG", "ERR"}``
@@ -148,8 +150,8 @@ def evaluate(y, scores, qid, *, convention: str = "standard", ties: str = "stabl
     """
     convention = check_choice(convention, "convention", CONVENTIONS)
     ties = check_choice(ties, "ties", TIES)
-    ks = [check_k(k, "ks", allow_none=False) for k in ks]
-    names = ["MAP"] + [f"NDCG@{k}" for k in ks] + [f"P@{k}" for k in ks] + ["MeanNDCG", "ERR"]
-    measures = ["ap"] + [f"ndcg@{k}" for k in ks] + [f"p@{k}" for k in ks] + ["meanndcg", "err"]
+    cutoffs = [check_k(k, "ks", allow_none=False) for k in ks]
+    names = ["MAP"] + [f"NDCG@{k}" for k in cutoffs] + [f"P@{k}" for k in cutoffs] + ["MeanNDCG", "ERR"]
+    measures = ["ap"] + [f"ndcg@{k}" for k in cutoffs] + [f"p@{k}" for k in cutoffs] + ["meanndcg", "err"]
     values = _run([(m, convention, ties) for m in measures], y, scores, qid, max_grade)
     return {name: (v if per_query else mean_over_queries(v)) for name, v in zip(names, values)}

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import numbers
 import warnings
+from typing import Literal, Optional, Union
 
 import numpy as np
 from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
@@ -138,6 +139,11 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, KernelMapBase)
     n_features_in_ : int
     """
 
+    components_: np.ndarray
+    component_indices_: np.ndarray
+    normalization_: np.ndarray
+    n_features_in_: int
+
     # fit accepts qid (so that one can call fit(X, y, qid=...)) but does not use it: it is
     # not requested in metadata routing (KernelMapBase), so pipelines route qid only to the ranker.
     _parameter_constraints = {
@@ -150,8 +156,10 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, KernelMapBase)
         "random_state": ["random_state"],
     }
 
-    def __init__(self, kernel="rbf", *, gamma=None, coef0=None, degree=None,
-                 n_components=100, rank=None, random_state=None):
+    def __init__(self, kernel: Literal["rbf", "linear", "poly", "polynomial", "sigmoid"] = "rbf", *,
+                 gamma: Optional[float] = None, coef0: Optional[float] = None, degree: Optional[float] = None,
+                 n_components: int = 100, rank: Optional[int] = None,
+                 random_state: Union[int, np.random.RandomState, None] = None) -> None:
         self.kernel = kernel
         self.gamma = gamma
         self.coef0 = coef0
@@ -261,13 +269,18 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, K
     n_features_in_ : int
     """
 
+    random_weights_: np.ndarray
+    random_offset_: np.ndarray
+    n_features_in_: int
+
     _parameter_constraints = {
         "gamma": [Interval(numbers.Real, 0, None, closed="neither"), StrOptions({"scale"})],
         "n_components": [Interval(numbers.Integral, 1, MAX_INT, closed="both")],
         "random_state": ["random_state"],
     }
 
-    def __init__(self, gamma=1.0, *, n_components=100, random_state=None):
+    def __init__(self, gamma: Union[float, Literal["scale"]] = 1.0, *, n_components: int = 100,
+                 random_state: Union[int, np.random.RandomState, None] = None) -> None:
         self.gamma = gamma
         self.n_components = n_components
         self.random_state = random_state

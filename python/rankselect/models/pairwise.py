@@ -15,7 +15,7 @@ O(p)).
 from __future__ import annotations
 
 import numbers
-from typing import Optional, Tuple
+from typing import Optional
 
 import numpy as np
 import scipy.sparse as sp
@@ -65,10 +65,11 @@ def _check_max_pairs(max_pairs):
 def count_pairs(y, qid) -> int:
     """Number of preference pairs ``|P|`` of labels ``y`` (m,) grouped by ``qid`` (m,)."""
     data = _grouped_labels(y, qid)
+    assert data.y is not None
     return int(_core.query_pair_counts(data.y, data.offsets).sum())
 
 
-def preference_pairs(y, qid, max_pairs: Optional[int] = DEFAULT_MAX_PAIRS) -> Tuple[np.ndarray, np.ndarray]:
+def preference_pairs(y, qid, max_pairs: Optional[int] = DEFAULT_MAX_PAIRS) -> tuple[np.ndarray, np.ndarray]:
     """All preference pairs: rows ``i[k]``, ``j[k]`` of the same query with ``y[i] > y[j]``.
 
     Parameters
@@ -150,7 +151,7 @@ def _grouped_problem(X, y, qid, w):
     return GroupedData.from_arrays(X, y, qid), w
 
 
-def squared_hinge(X, y, qid, w) -> Tuple[float, np.ndarray]:
+def squared_hinge(X, y, qid, w) -> tuple[float, np.ndarray]:
     """Pairwise squared hinge loss and its gradient, without materialising the pairs.
 
     Parameters

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import hashlib
 import numbers
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Union
 
 import numpy as np
 from sklearn.utils._param_validation import Interval
@@ -75,6 +77,7 @@ class RankRLSPath:
 
 def _alpha_path(data: GroupedData, alphas: np.ndarray) -> RankRLSPath:
     """The core's alpha path (``_core.rankrls_alpha_path``) on grouped data."""
+    assert data.X is not None and data.y is not None
     errors, coefs = _core.rankrls_alpha_path(data.X, data.y, data.offsets, alphas)
     n = data.X.shape[1]
     return RankRLSPath(alphas=np.asarray(alphas, dtype=float),
@@ -123,9 +126,15 @@ class RankRLS(RankerMixin, LinearPredictMixin, RankingEstimator):
     :class:`~rankselect.exceptions.DegenerateDataWarning` (the weights are then zero).
     """
 
+    coef_: np.ndarray
+    alpha_: float
+    lqo_errors_: np.ndarray
+    n_features_in_: int
+    feature_names_in_: np.ndarray
+
     _parameter_constraints = {"alpha": [Interval(numbers.Real, 0, None, closed="neither"), "array-like"]}
 
-    def __init__(self, alpha=1.0):
+    def __init__(self, alpha: Union[float, Sequence[float], np.ndarray] = 1.0) -> None:
         self.alpha = alpha
 
     def fit(self, X, y, qid=None):

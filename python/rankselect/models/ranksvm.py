@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numbers
 import warnings
+from typing import Literal, Optional, Union
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
@@ -76,10 +77,19 @@ class RankSVM(RankerMixin, RankingEstimator):
     ``fit`` and ``score`` by default, so ``make_pipeline(transformer, RankSVM()).fit(X, y, qid=qid)``
     routes ``qid`` to this estimator. Training data without a preference pair or without a
     feature that varies inside a query warn with
-    :class:`~rankselect.exceptions.DegenerateDataWarning` (the model is then all zeros). scikit-learn's ``LinearSVC(loss='squared_hinge',
-    fit_intercept=False)`` trained on the pair differences in both orientations with
-    ``C / 2`` minimises the same objective.
+    :class:`~rankselect.exceptions.DegenerateDataWarning` (the model is then all zeros).
+    scikit-learn's ``LinearSVC(loss='squared_hinge', fit_intercept=False)`` trained on the
+    pair differences in both orientations with ``C / 2`` minimises the same objective.
     """
+
+    coef_: np.ndarray
+    n_iter_: int
+    n_cg_iter_: int
+    objective_: float
+    n_pairs_: int
+    n_features_in_: int
+    feature_names_in_: np.ndarray
+    kernel_map_: Union[Nystroem, RandomFourierFeatures]
 
     _parameter_constraints = {
         "C": [Interval(numbers.Real, 0, None, closed="neither")],
@@ -92,8 +102,9 @@ class RankSVM(RankerMixin, RankingEstimator):
         "random_state": ["random_state"],
     }
 
-    def __init__(self, C=1.0, tol=1e-6, max_iter=100, max_cg_iter=500, *, kernel=None,
-                 n_components=100, gamma=None, random_state=None):
+    def __init__(self, C: float = 1.0, tol: float = 1e-6, max_iter: int = 100, max_cg_iter: int = 500, *,
+                 kernel: Optional[Literal["nystroem", "rff"]] = None, n_components: int = 100,
+                 gamma: Optional[float] = None, random_state: Union[int, np.random.RandomState, None] = None) -> None:
         self.C = C
         self.tol = tol
         self.max_iter = max_iter

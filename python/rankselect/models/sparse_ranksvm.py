@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass
+from typing import Literal, Optional
 
 import numpy as np
+import numpy.typing as npt
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 
@@ -121,6 +123,18 @@ class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, SelectorMixin, Ranking
     then all zeros (no feature selected).
     """
 
+    coef_: np.ndarray
+    support_: np.ndarray
+    constant_features_: np.ndarray
+    sparsity_ratio_: float
+    n_iter_: int
+    n_reweightings_: int
+    objective_: float
+    objective_history_: np.ndarray
+    converged_: bool
+    n_features_in_: int
+    feature_names_in_: np.ndarray
+
     _parameter_constraints = {
         "C": [Interval(numbers.Real, 0, None, closed="neither")],
         "penalty": [StrOptions(set(PENALTIES))],
@@ -135,8 +149,11 @@ class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, SelectorMixin, Ranking
         "feature_costs": ["array-like", None],
     }
 
-    def __init__(self, C=1.0, penalty="l1", p=0.5, epsilon=0.1, mcp_gamma=2.0, weights=None,
-                 max_iter=5000, max_reweightings=10, tol=1e-6, solver="prox-newton", feature_costs=None):
+    def __init__(self, C: float = 1.0, penalty: Literal["l1", "log", "mcp", "lp"] = "l1", p: float = 0.5,
+                 epsilon: float = 0.1, mcp_gamma: float = 2.0, weights: Optional[npt.ArrayLike] = None,
+                 max_iter: int = 5000, max_reweightings: int = 10, tol: float = 1e-6,
+                 solver: Literal["prox-newton", "fista"] = "prox-newton",
+                 feature_costs: Optional[npt.ArrayLike] = None) -> None:
         self.C = C
         self.penalty = penalty
         self.p = p

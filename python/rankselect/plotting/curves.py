@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Any, Optional
 
 import numpy as np
 
@@ -14,7 +14,7 @@ from .backend import new_figure
 __all__ = ["as_result_dict", "feature_curves", "plot_feature_curves", "plot_regularization_curves"]
 
 
-def as_result_dict(result) -> Dict:
+def as_result_dict(result) -> dict:
     """An experiment result as the dict of ``ExperimentResult.to_dict()``: accepts an
     ExperimentResult, that dict, or the path of its ``experiment.json``."""
     if isinstance(result, (str, Path)):
@@ -30,7 +30,7 @@ def as_result_dict(result) -> Dict:
 _COUNT_PARAMS = ("k", "t")
 
 
-def _kind(d: Dict, m: str) -> str:
+def _kind(d: dict, m: str) -> str:
     """How method ``m`` reaches a number of features: ``"path"`` (a count parameter k / t
     in its grid: greedy RankRLS, GAS), ``"single"`` (every grid point uses the same count on
     every fold: the all-feature baselines) or ``"grid"`` (the count follows a
@@ -41,11 +41,11 @@ def _kind(d: Dict, m: str) -> str:
     return "single" if len(counts) == 1 else "grid"
 
 
-def _params_key(params: Dict) -> tuple:
+def _params_key(params: dict) -> tuple:
     return tuple(sorted((k, repr(v)) for k, v in params.items()))
 
 
-def feature_curves(result, metric: str = "MAP", select: Optional[str] = None) -> Dict[str, Dict[str, np.ndarray]]:
+def feature_curves(result, metric: str = "MAP", select: Optional[str] = None) -> dict[str, dict[str, Any]]:
     """Per method, the ``metric`` against the number of features in use (non-zero weight on a
     feature that is not zero on every training row: the count of the results table).
 
@@ -74,7 +74,7 @@ def feature_curves(result, metric: str = "MAP", select: Optional[str] = None) ->
         if kind in ("path", "single"):
             per_fold = []
             for f in d["folds"]:
-                best: Dict[int, tuple] = {}
+                best: dict[int, tuple] = {}
                 for e in f[m]["curve"]:
                     n = int(e["n_features"])
                     key, v, t = e["vali"][select], e["vali"][metric], e["test"][metric]
@@ -86,7 +86,7 @@ def feature_curves(result, metric: str = "MAP", select: Optional[str] = None) ->
             vali = np.array([np.mean([b[n][1] for b in per_fold]) for n in common])
             test = np.array([np.mean([b[n][2] for b in per_fold]) for n in common])
         else:
-            points: Dict[tuple, List[tuple]] = defaultdict(list)
+            points: dict[tuple, list[tuple]] = defaultdict(list)
             for f in d["folds"]:
                 for e in f[m]["curve"]:
                     points[_params_key(e["params"])].append(
@@ -121,7 +121,7 @@ def plot_feature_curves(result, metric: str = "MAP"):
     fig = new_figure((11.0, 5.4))
     ax_v, ax_t = fig.subplots(1, 2, sharey=True)
     handles, labels = [], []
-    drawn: Dict[str, Dict] = {}
+    drawn: dict[str, dict] = {}
     for i, (m, c) in enumerate(curves.items()):
         color, marker = f"C{i % 10}", _MARKERS[i % len(_MARKERS)]
         same = next((o for o, oc in drawn.items() if oc["n"].shape == c["n"].shape and np.allclose(oc["n"], c["n"])
@@ -179,7 +179,7 @@ def plot_regularization_curves(result, method: str = "greedy-rankrls", metric: s
         raise ValueError(f"split must be 'vali' or 'test', got {split!r}")
     # value -> count -> fold -> score (a count reached twice in a fold, e.g. after an
     # all-zero feature was added, keeps its best validation point)
-    table: Dict = defaultdict(lambda: defaultdict(dict))
+    table: dict = defaultdict(lambda: defaultdict(dict))
     for fi, f in enumerate(d["folds"]):
         for e in f[method]["curve"]:
             if param not in e["params"]:

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List, Optional
+from typing import Optional
 
 import numpy as np
 
@@ -16,7 +16,7 @@ from .single_feature import plot_single_feature_scores
 __all__ = ["save_experiment_figures"]
 
 
-def save_experiment_figures(result, out_dir, *, fold: Optional[int] = None) -> List[Path]:
+def save_experiment_figures(result, out_dir, *, fold: Optional[int] = None) -> list[Path]:
     """Write the experiment's figures as PNG into ``out_dir``; returns the paths.
 
     ``curves_MAP.png``, ``curves_NDCG10.png`` (metric against the number of features),

@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Dict, List, Optional, Sequence
+from collections.abc import Sequence
+from typing import Optional
 
 import numpy as np
+import numpy.typing as npt
 
 from .backend import new_figure
 
@@ -25,7 +27,7 @@ def _place_labels(ax, xs, ys, texts, fontsize=6.5):
     fig.set_layout_engine("none")
     renderer = fig.canvas.get_renderer()
     pts = ax.transData.transform(np.column_stack([xs, ys]))  # pixels
-    placed: List[tuple] = []
+    placed: list[tuple] = []
     if ax.get_legend() is not None:  # labels stay off the legend
         e = ax.get_legend().get_window_extent(renderer)
         placed.append((e.x0, e.y0, e.x1, e.y1))
@@ -64,7 +66,7 @@ def _place_labels(ax, xs, ys, texts, fontsize=6.5):
         placed.append(box)
 
 
-def plot_single_feature_scores(train_scores: Sequence[float], test_scores: Sequence[float], *,
+def plot_single_feature_scores(train_scores: npt.ArrayLike, test_scores: npt.ArrayLike, *,
                                label: str = "NDCG@10", feature_numbers: Optional[Sequence[int]] = None,
                                title: Optional[str] = None, constant: Optional[Sequence[int]] = None):
     """Scatter of every feature used alone as a ranker: its ``label`` on train (x) against
@@ -95,7 +97,7 @@ def plot_single_feature_scores(train_scores: Sequence[float], test_scores: Seque
     ax.set_xlim(lo - pad, hi + pad)
     ax.set_ylim(lo - pad, hi + pad)
     ax.set_aspect("equal")
-    groups: Dict[tuple, List[int]] = defaultdict(list)
+    groups: dict[tuple, list[int]] = defaultdict(list)
     for x, y, j in zip(a.tolist(), b.tolist(), nums):
         groups[(round(x, 12), round(y, 12))].append(j)
     ax.set_xlabel(f"{label} on train (feature alone)")

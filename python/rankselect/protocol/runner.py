@@ -8,8 +8,9 @@ import os
 import re
 import sys
 import time
+from collections.abc import Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Optional, Union
 
 import numpy as np
 from threadpoolctl import threadpool_limits
@@ -32,7 +33,7 @@ def load_folds(data_dir: Union[str, os.PathLike]) -> list:
     return load_letor_folds(data_dir)
 
 
-def parse_method(spec: Union[str, Tuple[str, Mapping[str, Any]]]) -> Tuple[str, str, Dict[str, Any]]:
+def parse_method(spec: Union[str, tuple[str, Mapping[str, Any]]]) -> tuple[str, str, dict[str, Any]]:
     """``"name"`` or ``"name:opt=v,opt=v"`` or ``(name, {opt: v})`` -> (label, name, options)."""
     if isinstance(spec, tuple):
         name, opts = spec[0], dict(spec[1])
@@ -71,14 +72,14 @@ def parse_value(v: str):
     return v
 
 
-def default_grid(method: str, n_features: int) -> Dict[str, List[Any]]:
+def default_grid(method: str, n_features: int) -> dict[str, list[Any]]:
     """The default hyperparameter grid of ``method`` for data with ``n_features`` columns."""
     _, name, _ = parse_method(method)
     return METHODS[name].grid(n_features)
 
 
 def _resolve_grid(label: str, name: str, n: int, grid: Optional[Mapping[str, Mapping[str, Sequence]]],
-                  options: Optional[Mapping[str, Any]] = None) -> Dict[str, List[Any]]:
+                  options: Optional[Mapping[str, Any]] = None) -> dict[str, list[Any]]:
     g = METHODS[name].grid(n)
     if grid:
         for key in (name, label):
@@ -128,7 +129,7 @@ def _report_line(r: MethodFold, metric: str, convention: str, elapsed: float, st
 
 def run(
     data_dir: Union[str, os.PathLike],
-    methods: Sequence[Union[str, Tuple[str, Mapping[str, Any]]]],
+    methods: Sequence[Union[str, tuple[str, Mapping[str, Any]]]],
     grid: Optional[Mapping[str, Mapping[str, Sequence[Any]]]] = None,
     metric: str = "map",
     convention: str = "letor",
@@ -201,10 +202,10 @@ def run(
         grids = {label: _resolve_grid(label, name, n, grid, options) for label, name, options in parsed}
         total = sum(METHODS[name].n_units(grids[label]) for label, name, _ in parsed) * len(all_folds)
         bar = _progress(total, progress, "experiment")
-        results: List[Dict[str, MethodFold]] = []
+        results: list[dict[str, MethodFold]] = []
         try:
             for fold in all_folds:
-                cache: Dict[str, Any] = {}
+                cache: dict[str, Any] = {}
                 per_method = {}
                 for label, name, options in parsed:
                     if bar is not None:
@@ -225,9 +226,9 @@ def _run_method(fold, label, name, options, grid, sel_key, convention, cache, ba
     spec = METHODS[name]
     tr, va, te = fold.train, fold.vali, fold.test
     n = tr.X.shape[1]
-    best: Optional[Tuple[float, Candidate]] = None
-    skipped: List[Dict[str, Any]] = []
-    curve: List[Dict[str, Any]] = []
+    best: Optional[tuple[float, Candidate]] = None
+    skipped: list[dict[str, Any]] = []
+    curve: list[dict[str, Any]] = []
     n_cand = 0
     fit_time = 0.0
     t0 = time.perf_counter()

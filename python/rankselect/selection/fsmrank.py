@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import numbers
 import warnings
+from typing import Literal, Optional, Union
 
 import numpy as np
+import numpy.typing as npt
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
@@ -117,10 +119,27 @@ class FSMRank(RankerMixin, SparseLinearRankerMixin, SelectorMixin, RankingEstima
     then all zeros (no feature selected, ``n_iter_ = 0``).
     """
 
+    coef_: np.ndarray
+    support_: np.ndarray
+    sparsity_ratio_: float
+    doubled_coef_: np.ndarray
+    importance_: np.ndarray
+    similarity_: np.ndarray
+    constant_features_: np.ndarray
+    n_iter_: int
+    objective_: float
+    objective_history_: np.ndarray
+    converged_: bool
+    n_pairs_: int
+    n_features_in_: int
+    feature_names_in_: np.ndarray
+
     _parameter_constraints = dict(_FSMRANK_CONSTRAINTS)
 
-    def __init__(self, lambda1=0.1, lambda2=0.01, importance="pearson", similarity="pearson",
-                 max_iter=400, tol=1e-4):
+    def __init__(self, lambda1: float = 0.1, lambda2: float = 0.01,
+                 importance: Union[Literal["pearson"], npt.ArrayLike] = "pearson",
+                 similarity: Union[Literal["pearson"], npt.ArrayLike] = "pearson", max_iter: int = 400,
+                 tol: float = 1e-4) -> None:
         self.lambda1 = lambda1
         self.lambda2 = lambda2
         self.importance = importance
@@ -248,14 +267,24 @@ class FSMSVM(RankerMixin, LinearPredictMixin, SelectorMixin, RankingEstimator):
     stage); nothing is then selected and the model is all zeros.
     """
 
+    fsmrank_: FSMRank
+    ranksvm_: Optional[RankSVM]
+    selected_features_: np.ndarray
+    coef_: np.ndarray
+    n_iter_: int
+    n_features_in_: int
+    feature_names_in_: np.ndarray
+
     _parameter_constraints = {
         "n_features_to_select": [Interval(numbers.Integral, 1, MAX_INT, closed="both")],
         **_FSMRANK_CONSTRAINTS,
         "C": [Interval(numbers.Real, 0, None, closed="neither")],
     }
 
-    def __init__(self, n_features_to_select=10, lambda1=0.1, lambda2=0.01, importance="pearson",
-                 similarity="pearson", max_iter=400, tol=1e-4, C=1.0):
+    def __init__(self, n_features_to_select: int = 10, lambda1: float = 0.1, lambda2: float = 0.01,
+                 importance: Union[Literal["pearson"], npt.ArrayLike] = "pearson",
+                 similarity: Union[Literal["pearson"], npt.ArrayLike] = "pearson", max_iter: int = 400,
+                 tol: float = 1e-4, C: float = 1.0) -> None:
         self.n_features_to_select = n_features_to_select
         self.lambda1 = lambda1
         self.lambda2 = lambda2

@@ -33,8 +33,10 @@ all-zero features 6-10 with ``importance="map"``, ``c=0.1``, after four informat
 from __future__ import annotations
 
 import numbers
+from typing import Literal, Optional, Union
 
 import numpy as np
+import numpy.typing as npt
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
@@ -175,6 +177,15 @@ class GAS(SelectorMixin, RankingEstimator):
     >>> X_small = gas.transform(X)  # doctest: +SKIP
     """
 
+    selected_features_: np.ndarray
+    selection_weights_: np.ndarray
+    importance_: np.ndarray
+    directions_: np.ndarray
+    similarity_: np.ndarray
+    constant_features_: np.ndarray
+    n_features_in_: int
+    feature_names_in_: np.ndarray
+
     _parameter_constraints = {
         "n_features_to_select": [Interval(numbers.Integral, 1, MAX_INT, closed="both")],
         "c": [Interval(numbers.Real, 0, None, closed="left")],
@@ -186,8 +197,11 @@ class GAS(SelectorMixin, RankingEstimator):
         "budget": [Interval(numbers.Real, 0, None, closed="left"), None],
     }
 
-    def __init__(self, n_features_to_select=10, c=0.1, *, importance="map", similarity="geng",
-                 absolute=False, convention="standard", feature_costs=None, budget=None):
+    def __init__(self, n_features_to_select: int = 10, c: float = 0.1, *,
+                 importance: Union[str, FeatureImportance, npt.ArrayLike] = "map",
+                 similarity: Union[Literal["geng", "tau_b"], npt.ArrayLike] = "geng", absolute: bool = False,
+                 convention: Literal["standard", "letor"] = "standard",
+                 feature_costs: Optional[npt.ArrayLike] = None, budget: Optional[float] = None) -> None:
         self.n_features_to_select = n_features_to_select
         self.c = c
         self.importance = importance
@@ -217,10 +231,12 @@ class GAS(SelectorMixin, RankingEstimator):
             values = np.asarray(imp.importance, dtype=np.float64)
             directions = np.asarray(imp.directions)
         else:
-            values = np.asarray(imp, dtype=np.float64) if not isinstance(imp, tuple) else None
-            if values is None or values.ndim != 1:
-                raise ValueError(
-                    "importance must be a measure name, a FeatureImportance or an array of shape (n_features,)")
+            message = "importance must be a measure name, a FeatureImportance or an array of shape (n_features,)"
+            if isinstance(imp, tuple):
+                raise ValueError(message)
+            values = np.asarray(imp, dtype=np.float64)
+            if values.ndim != 1:
+                raise ValueError(message)
             directions = np.ones(n, dtype=np.int64)
         if values.shape != (n,) or directions.shape != (n,):
             raise ValueError(f"importance must have shape ({n},) to match X, got {values.shape}")
@@ -235,7 +251,8 @@ class GAS(SelectorMixin, RankingEstimator):
         n = X.shape[1]
         if isinstance(sim, str):
             if sim not in VARIANTS:
-                raise ValueError(f"similarity must be one of {VARIANTS} or an (n_features, n_features) array, got {sim!r}")
+                raise ValueError(
+                    f"similarity must be one of {VARIANTS} or an (n_features, n_features) array, got {sim!r}")
             if np.unique(qid, return_counts=True)[1].max() < 2:
                 # one document per query (degenerate data, warned about): no pair to compare
                 return np.zeros((n, n))

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import numbers
 import sys
+from typing import Literal, Optional, Union
 
 import numpy as np
+import numpy.typing as npt
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
@@ -112,6 +114,15 @@ class GreedyRankRLS(RankerMixin, LinearPredictMixin, SelectorMixin, RankingEstim
     (``stop_reason_ = "uninformative"``) when only such features are left.
     """
 
+    selected_features_: np.ndarray
+    lqo_scores_: np.ndarray
+    coef_path_: np.ndarray
+    coef_: np.ndarray
+    cost_path_: np.ndarray
+    stop_reason_: Optional[str]
+    n_features_in_: int
+    feature_names_in_: np.ndarray
+
     _parameter_constraints = {
         "n_features_to_select": [Interval(numbers.Integral, 1, MAX_INT, closed="both")],
         "alpha": [Interval(numbers.Real, 0, None, closed="neither")],
@@ -123,8 +134,10 @@ class GreedyRankRLS(RankerMixin, LinearPredictMixin, SelectorMixin, RankingEstim
         "budget": [Interval(numbers.Real, 0, None, closed="left"), None],
     }
 
-    def __init__(self, n_features_to_select=10, alpha=1.0, criterion="squared", convention="standard",
-                 min_improvement=None, verbose=False, feature_costs=None, budget=None):
+    def __init__(self, n_features_to_select: int = 10, alpha: float = 1.0, criterion: str = "squared",
+                 convention: Literal["standard", "letor"] = "standard", min_improvement: Optional[float] = None,
+                 verbose: Union[bool, int] = False, feature_costs: Optional[npt.ArrayLike] = None,
+                 budget: Optional[float] = None) -> None:
         self.n_features_to_select = n_features_to_select
         self.alpha = alpha
         self.criterion = criterion

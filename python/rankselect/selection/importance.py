@@ -88,6 +88,7 @@ def pairwise_accuracy(X, y, qid) -> tuple:
     """
     X, y, qid = check_ranking_data(X, y, qid)
     data = GroupedData.from_arrays(X, y, qid)
+    assert data.X is not None and data.y is not None
     asc, desc, _ = _core.pairwise_accuracy(data.X, data.y, data.offsets)
     return asc, desc
 

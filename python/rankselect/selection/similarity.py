@@ -98,6 +98,7 @@ def kendall_similarity(X, qid, variant: str = "geng", absolute: bool = False, *,
     check_memory(8 * (3 * n * n + m * n), f"Kendall similarity of {n} features ({n} x {n} matrices)",
                  "select among fewer features (e.g. pre-filter by importance)")
     data = GroupedData.from_arrays(X, None, qid)
+    assert data.X is not None
     if not (data.groups.sizes >= 2).any():
         raise ValueError("qid: no query has at least 2 documents; Kendall's tau needs document pairs")
     return _core.kendall_similarity(data.X, data.offsets, variant, bool(absolute), _ALGORITHMS[algorithm])

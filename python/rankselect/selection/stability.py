@@ -12,7 +12,7 @@ protocol run (:class:`rankselect.experiment.ExperimentResult`).
 from __future__ import annotations
 
 import numbers
-from typing import Dict
+from typing import Union
 
 import numpy as np
 from sklearn.base import BaseEstimator, clone
@@ -95,9 +95,21 @@ class StabilitySelection(SelectorMixin, BaseEstimator):
     n_features_in_ : int
     """
 
+    selection_frequencies_: np.ndarray
+    supports_: np.ndarray
+    orders_: list[np.ndarray]
+    mean_position_: np.ndarray
+    position_std_: np.ndarray
+    stability_: float
+    support_: np.ndarray
+    selected_features_: np.ndarray
+    subsamples_: list[np.ndarray]
+    n_features_in_: int
+
     __metadata_request__fit = {"qid": True}
 
-    def __init__(self, selector, n_resamples=50, sample_fraction=0.5, threshold=0.6, random_state=None):
+    def __init__(self, selector: BaseEstimator, n_resamples: int = 50, sample_fraction: float = 0.5,
+                 threshold: float = 0.6, random_state: Union[int, np.random.Generator, None] = None) -> None:
         self.selector = selector
         self.n_resamples = n_resamples
         self.sample_fraction = sample_fraction
@@ -171,7 +183,7 @@ class StabilitySelection(SelectorMixin, BaseEstimator):
         return self.support_
 
 
-def fold_selection_frequencies(result) -> Dict[str, np.ndarray]:
+def fold_selection_frequencies(result) -> dict[str, np.ndarray]:
     """How often each feature was selected across the folds of a LETOR protocol run.
 
     Parameters

@@ -2,10 +2,12 @@
 table (:func:`compare`), also on a LETOR protocol run (:func:`compare_experiment`)."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Dict, List, Mapping, Optional, Sequence
+from typing import Any, Optional
 
 import numpy as np
+import numpy.typing as npt
 
 from ..._validation import as_generator, check_vector
 from .paired import effect_size, holm, paired_test
@@ -24,7 +26,7 @@ class Comparison:
     correction: Optional[str]
     alpha: float
     n_queries: int
-    rows: List[Dict[str, object]]
+    rows: list[dict[str, Any]]
 
     def to_markdown(self, digits: int = 4) -> str:
         """The table in Markdown (``*`` marks a significant difference after correction)."""
@@ -37,11 +39,12 @@ class Comparison:
             lines.append(
                 f"| {r['method']} | {f.format(r['mean'])} | {f.format(r['mean_diff'])} "
                 f"[{f.format(r['diff_ci'][0])}, {f.format(r['diff_ci'][1])}] | {r['d_z']:.2f} "
-                f"[{r['d_z_ci'][0]:.2f}, {r['d_z_ci'][1]:.2f}] | {r['pvalue']:.3g} | {r['pvalue_adjusted']:.3g}{mark} |")
+                f"[{r['d_z_ci'][0]:.2f}, {r['d_z_ci'][1]:.2f}] | {r['pvalue']:.3g} | "
+                f"{r['pvalue_adjusted']:.3g}{mark} |")
         return "\n".join(lines)
 
 
-def compare(per_query: Mapping[str, Sequence[float]], baseline: str, *, test: str = "randomization",
+def compare(per_query: Mapping[str, npt.ArrayLike], baseline: str, *, test: str = "randomization",
             correction: Optional[str] = "holm", alpha: float = 0.05, alternative: str = "two-sided",
             confidence: float = 0.95, n_resamples: int = 10000, random_state=None) -> Comparison:
     """Compare every method's per-query scores with ``baseline``'s.
@@ -92,7 +95,7 @@ def compare(per_query: Mapping[str, Sequence[float]], baseline: str, *, test: st
 _EXPERIMENT_KEYS = {"map": "AP", "ap": "AP", "ndcg@10": "NDCG@10"}
 
 
-def experiment_per_query(result, metric: str = "MAP") -> Dict[str, np.ndarray]:
+def experiment_per_query(result, metric: str = "MAP") -> dict[str, np.ndarray]:
     """Per-query test scores of every method of a LETOR protocol run, folds concatenated
     (``metric``: ``"MAP"`` (per-query AP) or ``"NDCG@10"``). Returns ``{method: (q,)}``."""
     key = _EXPERIMENT_KEYS.get(str(metric).lower())

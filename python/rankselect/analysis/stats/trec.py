@@ -3,8 +3,9 @@ qrels files (ranx, trec_eval, pytrec_eval) and tab-separated per-query values.""
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Dict, List, Mapping, Sequence, Union
+from typing import Union
 
 import numpy as np
 
@@ -23,7 +24,7 @@ __all__ = [
 PathLike = Union[str, "os.PathLike[str]"]
 
 
-def docnos_from_comments(comments: Sequence[str]) -> List[str]:
+def docnos_from_comments(comments: Sequence[str]) -> list[str]:
     """Document ids from LETOR comments (``docid = GX000-00-0000000 inc = ...``): the token
     after ``docid =``. Raises ValueError naming the row when a comment has none."""
     out = []
@@ -39,7 +40,7 @@ def docnos_from_comments(comments: Sequence[str]) -> List[str]:
     return out
 
 
-def _docnos(docnos, m: int) -> List[str]:
+def _docnos(docnos, m: int) -> list[str]:
     if docnos is None:
         return [f"d{i}" for i in range(m)]
     docnos = [str(d) for d in docnos]
@@ -75,7 +76,7 @@ def write_trec_run(path: PathLike, qid, scores, docnos=None, *, run_name: str = 
     if not run_name or any(ch.isspace() for ch in run_name):
         raise ValueError(f"run_name must be a non-empty string without whitespace, got {run_name!r}")
     g = QueryGroups.from_qid(qid)
-    lines = []
+    lines: list[str] = []
     for q in range(g.n_queries):
         rows = g.perm[g.offsets[q]:g.offsets[q + 1]]
         seen = set()
@@ -137,7 +138,7 @@ def write_per_query(path: PathLike, per_query: Mapping[str, Mapping[str, Sequenc
     return p
 
 
-def experiment_per_query_rows(result) -> Dict[str, Dict[str, np.ndarray]]:
+def experiment_per_query_rows(result) -> tuple[dict[str, dict[str, np.ndarray]], np.ndarray]:
     """Per-query test scores of a LETOR protocol run, folds concatenated, ready for
     :func:`write_per_query`: returns ``({method: {"AP": (q,), "NDCG@10": (q,)}}, qids (q,))``."""
     per = {m: {k: np.concatenate([f[m].per_query[k] for f in result.folds]) for k in ("AP", "NDCG@10")}

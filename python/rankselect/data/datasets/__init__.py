@@ -35,9 +35,10 @@ API is 0-based), are:
 from __future__ import annotations
 
 import numbers
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, Optional, Sequence, Tuple, Union
+from typing import Any, Optional, Union, cast
 
 import numpy as np
 
@@ -76,7 +77,7 @@ class GroundTruth:
 
     informative: np.ndarray
     weights: np.ndarray
-    redundant_of: Dict[int, int]
+    redundant_of: dict[int, int]
     noise: np.ndarray
     constant: np.ndarray
 
@@ -116,14 +117,14 @@ def _count(value, name: str, minimum: int) -> int:
 def _nonneg_float(value, name: str) -> float:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a number, got {value!r}")
-    if not np.isfinite(value) or value < 0:
+    if not np.isfinite(cast(float, value)) or cast(float, value) < 0:
         raise ValueError(f"{name} must be a finite number >= 0, got {value}")
     return float(value)
 
 
 def make_ranking(
     n_queries: int = 100,
-    docs_per_query: Union[int, Tuple[int, int]] = 20,
+    docs_per_query: Union[int, tuple[int, int]] = 20,
     n_informative: int = 5,
     n_redundant: int = 5,
     n_noise: int = 10,
@@ -235,7 +236,7 @@ def make_ranking(
 
 # --- the shipped example -------------------------------------------------------------
 
-EXAMPLE_PARAMS = dict(
+EXAMPLE_PARAMS: dict[str, Any] = dict(
     n_queries=70,
     docs_per_query=(8, 20),
     n_informative=5,
@@ -278,10 +279,12 @@ def _example_n_features() -> int:
 
 def example_truth() -> GroundTruth:
     """Ground truth (0-based columns) of the shipped example."""
-    return make_ranking(**EXAMPLE_PARAMS).truth
+    truth = make_ranking(**EXAMPLE_PARAMS).truth
+    assert truth is not None
+    return truth
 
 
-def example_splits() -> Dict[str, RankingData]:
+def example_splits() -> dict[str, RankingData]:
     """The example data regenerated in memory and split by query (full precision)."""
     data = make_ranking(**EXAMPLE_PARAMS)
     out = {}
