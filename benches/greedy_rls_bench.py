@@ -118,8 +118,10 @@ def mq2008(args):
     sfs_sel = list(np.flatnonzero(sfs.get_support()))
     print(f"MQ2008 Fold1 train m={len(y)} n={n} queries={len(np.unique(qid))} k={k} alpha={alpha}")
     print(f"  rankselect GreedyRankRLS (exact LQO): {t_ours:.4f} s  selected(1-based) {[j + 1 for j in sel]}")
-    print(f"  brute-force LQO reference (extrapolated from per-size cost): {t_brute:.1f} s  ratio {t_brute / t_ours:.0f}x")
-    print(f"  sklearn SFS(Ridge, GroupKFold(5)): {t_sfs:.2f} s  ratio {t_sfs / t_ours:.0f}x  selected set {sorted(j + 1 for j in sfs_sel)}")
+    print(f"  brute-force LQO reference (extrapolated from per-size cost): {t_brute:.1f} s  "
+          f"ratio {t_brute / t_ours:.0f}x")
+    print(f"  sklearn SFS(Ridge, GroupKFold(5)): {t_sfs:.2f} s  ratio {t_sfs / t_ours:.0f}x  "
+          f"selected set {sorted(j + 1 for j in sfs_sel)}")
 
 
 def scale(args):
@@ -137,7 +139,7 @@ def scale(args):
 
     t0 = time.perf_counter()
     from rankselect import _core
-    from rankselect.groups import QueryGroups
+    from rankselect.data import QueryGroups
 
     g = QueryGroups.from_qid(qid)
     offsets = g.offsets.astype(np.uintp)
@@ -164,7 +166,8 @@ def scale(args):
     if args.drift:
         direct = RankRLS(alpha=1.0).fit(X[:, sel], y, qid=qid).coef_
         w = np.asarray(path)[-1][sel]
-        print(f"  drift at k={k}: ||w_greedy - w_direct|| / ||w_direct|| = {np.linalg.norm(w - direct) / np.linalg.norm(direct):.2e}")
+        drift = np.linalg.norm(w - direct) / np.linalg.norm(direct)
+        print(f"  drift at k={k}: ||w_greedy - w_direct|| / ||w_direct|| = {drift:.2e}")
 
 
 def copy_bandwidth_threads(threads, nbytes=1 << 30, repeat=5):

@@ -71,7 +71,7 @@ def main():
         del z_o, z_s
         print(f"{name:38s} {t_o:12.2f} {t_s:10.2f} {t_s / t_o:7.2f} "
               f"{tt_o:12.3f} {tt_s:6.3f} {tt_s / tt_o:7.2f} {diff:10.2e}"
-              f"   (rankselect {['%.2f' % t for t in all_o]}, sklearn {['%.2f' % t for t in all_s]})")
+              f"   (rankselect {[f'{t:.2f}' for t in all_o]}, sklearn {[f'{t:.2f}' for t in all_s]})")
 
 
 if __name__ == "__main__":

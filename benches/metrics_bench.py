@@ -157,7 +157,8 @@ def main(argv=None):
     s = y + 2 * rng.standard_normal(len(qid))
     sets.append((f"synthetic ({len(qid)} rows, {n_q} queries)", y, s, qid))
 
-    print("| data | metric | rankselect (ms) | pytrec_eval / rankselect | pytrec_eval+dicts / rankselect | NumPy / rankselect |")
+    print("| data | metric | rankselect (ms) | pytrec_eval / rankselect | pytrec_eval+dicts / rankselect "
+          "| NumPy / rankselect |")
     print("|---|---|---:|---:|---:|---:|")
     for name, y, s, qid in sets:
         for r in bench_set(name, y, s, qid, args.repeat, pytrec_eval):

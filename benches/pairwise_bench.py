@@ -26,7 +26,7 @@ from sklearn.svm import LinearSVC
 
 import rankselect
 from rankselect import _core
-from rankselect.groups import QueryGroups
+from rankselect.data import QueryGroups
 from rankselect.pairwise import squared_hinge
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
@@ -87,7 +87,7 @@ def bench_loss(name, X, y, qid, w, repeat, explicit_subset=None, numpy_subset=No
     rows.append(f"  explicit pairs (Rust)        {t_exp * scale * 1e3:10.2f} ms"
                 + (f"  (extrapolated from {p_sub:.3g} pairs)" if scale != 1 else "")
                 + f"   ratio {t_exp * scale / t_imp:8.1f}x")
-    del Xg, i, j, poff
+    Xg = i = j = poff = None  # free the pair lists before the next measurement
     # NumPy on explicit pair differences
     Xs, ys, qs = subset(numpy_subset) if numpy_subset is not None else (X, y, qid)
     p_np = rankselect.pairwise.count_pairs(ys, qs)
@@ -101,7 +101,7 @@ def bench_loss(name, X, y, qid, w, repeat, explicit_subset=None, numpy_subset=No
     rows.append(f"  NumPy on pair differences    {t_np * scale * 1e3:10.2f} ms"
                 + (f"  (extrapolated from {p_np:.3g} pairs)" if scale != 1 else "")
                 + f"   ratio {t_np * scale / t_imp:8.1f}x")
-    del D
+    D = None  # free the pair differences
     text = "\n".join(rows)
     print(text, flush=True)
     if out is not None:

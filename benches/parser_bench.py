@@ -96,8 +96,9 @@ def time_sklearn(path: Path, repeat: int) -> float:
 
 
 def check_identical(path: Path) -> tuple:
-    import rankselect
     from sklearn.datasets import load_svmlight_file
+
+    import rankselect
 
     ours = rankselect.load_letor(path)
     X, y, q = load_svmlight_file(str(path), query_id=True)

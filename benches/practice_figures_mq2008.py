@@ -13,7 +13,7 @@ Figure 1 (Fold 1, validation NDCG@10 against total cost): greedy RankRLS without
 sparse RankSVM with the costs as L1 weights (a C path); each with its Pareto front.
 Figure 2: selection frequencies of greedy RankRLS (k = 5) over 50 half-samples of Fold 1's
 training queries (StabilitySelection), and across the five folds of the LETOR protocol
-(the model chosen on validation MAP per fold, rankselect.stability.fold_selection_frequencies).
+(the model chosen on validation MAP per fold, rankselect.selection.stability.fold_selection_frequencies).
 About a minute on 2 cores.
 """
 from __future__ import annotations
@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT / "python"))
 import rankselect as rs  # noqa: E402
 from rankselect.costs import cost_quality_path  # noqa: E402
 from rankselect.plotting import plot_cost_quality, plot_selection_frequencies  # noqa: E402
-from rankselect.stability import fold_selection_frequencies  # noqa: E402
+from rankselect.selection.stability import fold_selection_frequencies  # noqa: E402
 
 FIELD_COST = [1.0, 0.6, 0.2, 0.2, 1.2]  # body, anchor, title, URL, whole document
 ALPHA = 2.0 ** 3
@@ -73,7 +73,7 @@ def main() -> int:
 
     st = rs.StabilitySelection(rs.GreedyRankRLS(n_features_to_select=5, alpha=ALPHA), n_resamples=50,
                                random_state=0).fit(*train)
-    from rankselect.experiment import run
+    from rankselect.protocol import run
 
     grid = {"greedy-rankrls": {"alpha": [2.0 ** e for e in range(-10, 11)], "k": list(range(1, 11))}}
     result = run(mq, ["greedy-rankrls"], grid=grid, progress=False)

@@ -2,7 +2,7 @@
 
     python benches/reproduce_mq2008.py [--data ../shared/data] [--out docs] [--jobs 2] [--quick]
 
-Runs `rankselect.experiment.run` on MQ2008 (and OHSUMED-LETOR2) for every method that is
+Runs `rankselect.protocol.run` on MQ2008 (and OHSUMED-LETOR2) for every method that is
 available in this build, puts our numbers beside the published ones (greedy RankRLS paper
 Tables 2 and 7-10, FSMRank Table II, Laporte et al. Tables IV-VI) and saves the figures
 under docs/figures/. ``--quick`` restricts greedy RankRLS to k <= 10 (the chosen k never
@@ -68,7 +68,7 @@ def available(name: str) -> bool:
 
 def run_set(data: Path, methods, grid, jobs, figdir: Path, tag: str):
     from rankselect import plotting
-    from rankselect.experiment import run
+    from rankselect.protocol import run
 
     t0 = time.perf_counter()
     res = run(data, methods, grid=grid, jobs=jobs, progress=sys.stderr.isatty())
@@ -211,8 +211,9 @@ def main(argv=None) -> int:
     if sparse_methods:
         first = sparse_methods[0][1]
         Cs = sorted({c["params"]["C"] for f in res.folds for c in f[first].curve})
-        L += ["", "Chosen C per fold: " + "; ".join(
-                  f"{pen}: " + ", ".join(f"{f[m].params['C']:.3g}" for f in res.folds) for pen, m in sparse_methods) + ".",
+        chosen = "; ".join(f"{pen}: " + ", ".join(f"{f[m].params['C']:.3g}" for f in res.folds)
+                           for pen, m in sparse_methods)
+        L += ["", "Chosen C per fold: " + chosen + ".",
               "", "The whole C path (mean over the 5 folds): features kept / validation MAP / test MAP. Validation "
               "MAP is nearly flat in C, so the chosen C (and with it the sparsity ratio) is close to arbitrary "
               "among many near-equal models; Laporte et al. do not state their C grid. At equal C, log and "
@@ -227,7 +228,8 @@ def main(argv=None) -> int:
                 if len(pts) < len(res.folds):
                     cells.append(f"degenerate on {len(res.folds) - len(pts)} folds")
                     continue
-                cells.append(f"{np.mean([q['n_features'] for q in pts]):.1f} / {np.mean([q['vali']['MAP'] for q in pts]):.4f}"
+                n_kept = np.mean([q['n_features'] for q in pts])
+                cells.append(f"{n_kept:.1f} / {np.mean([q['vali']['MAP'] for q in pts]):.4f}"
                              f" / {np.mean([q['test']['MAP'] for q in pts]):.4f}")
             L.append(f"| {C:.3g} | " + " | ".join(cells) + " |")
 

@@ -12,7 +12,7 @@
 - fsm: FSMRank accelerated (Alg. 1) vs plain projected gradient vs projected subgradient
   descent: objective gap vs time on MQ2008 Fold1 (the paper's Fig. 5) -> benches/fsmrank_convergence.png
 - cv: MQ2008 5-fold MAP / NDCG@10 (LETOR conventions) and sparsity ratio for l1, log, mcp, lp
-  and FSMRank with the LETOR protocol (rankselect.experiment.run, default grids), C chosen by
+  and FSMRank with the LETOR protocol (rankselect.protocol.run, default grids), C chosen by
   validation MAP, and the whole path (features and MAP per C) to compare penalties at equal C.
 """
 from __future__ import annotations
@@ -26,7 +26,6 @@ from pathlib import Path
 import numpy as np
 from sklearn.datasets import load_svmlight_file
 
-import rankselect
 from rankselect import FSMRank, SparseRankSVM
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "MQ2008"
@@ -102,7 +101,7 @@ def svc_compare(X, y, qid, C, label):
     for name, tol, t, obj in rows:
         print(f"| {name} | {tol if tol is None else f'{tol:g}'} | {t:.3f} | {obj:.10g} |")
     svc_t = rows[-1][2]
-    for name, tol, t, _ in rows[:-1]:
+    for name, _tol, t, _ in rows[:-1]:
         print(f"ratio LinearSVC / {name} = {svc_t / t:.1f}x ({(svc_t + t_pairs) / t:.1f}x with pair construction)")
     sys.stdout.flush()
 
@@ -222,9 +221,9 @@ def part_path(repeats=3):
 
 
 def part_cv(repeats=3):
-    """MQ2008 5-fold with the LETOR protocol (rankselect.experiment.run): C chosen per fold by
+    """MQ2008 5-fold with the LETOR protocol (rankselect.protocol.run): C chosen per fold by
     validation MAP, whole path per C, penalties compared at equal C."""
-    from rankselect.experiment import run
+    from rankselect.protocol import run
 
     methods = ["sparse-ranksvm:penalty=l1", "sparse-ranksvm:penalty=log", "sparse-ranksvm:penalty=mcp",
                "sparse-ranksvm:penalty=lp,p=0.5", "fsmrank"]
@@ -254,7 +253,8 @@ def part_cv(repeats=3):
         for m in sparse:
             pts = [f[m].curve[i] for f in res[m].folds]
             assert all(p["params"]["C"] == C for p in pts)
-            cells.append(f"{np.mean([p['n_features'] for p in pts]):.1f} / {np.mean([p['vali']['MAP'] for p in pts]):.4f}"
+            n_kept = np.mean([p['n_features'] for p in pts])
+            cells.append(f"{n_kept:.1f} / {np.mean([p['vali']['MAP'] for p in pts]):.4f}"
                          f" / {np.mean([p['test']['MAP'] for p in pts]):.4f}")
         print(f"| {C:.3g} | " + " | ".join(cells) + " |")
 

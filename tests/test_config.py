@@ -13,7 +13,8 @@ def test_default_limit_is_available_memory():
 def test_set_config_and_context_restore():
     with rs.config_context(max_memory=2**20):
         assert memory_limit() == 2**20
-        with pytest.raises(MemoryError, match=r"greedy caches needs 2\.0 MiB but the memory limit is 1\.0 MiB; select fewer"):
+        message = r"greedy caches needs 2\.0 MiB but the memory limit is 1\.0 MiB; select fewer"
+        with pytest.raises(MemoryError, match=message):
             check_memory(2**21, "greedy caches", "select fewer")
         check_memory(2**20, "greedy caches", "select fewer")
     assert rs.get_config()["max_memory"] is None

@@ -10,7 +10,6 @@ import subprocess
 import sys
 import textwrap
 import time
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -18,10 +17,10 @@ import pytest
 import scipy.sparse as sp
 
 import rankselect as rs
-from rankselect import experiment
-from rankselect.gas import gas_greedy
-from rankselect.groups import center_by_query
-from rankselect.kernel_approximation import kernel_matrix
+from rankselect import protocol
+from rankselect.data import center_by_query
+from rankselect.models.kernel_approximation import kernel_matrix
+from rankselect.selection.gas import gas_greedy
 
 ROOT = Path(__file__).resolve().parents[1]
 PYTHON_DIR = str(Path(rs.__file__).resolve().parents[1])  # the rankselect under test (source or installed)
@@ -74,7 +73,8 @@ def test_c2_no_count_limit_still_obeys_the_memory_rule(func):
 def test_c2_memory_rule_names_sizes_with_a_set_limit():
     y = np.arange(2000.0)
     with rs.config_context(max_memory=2**20):
-        with pytest.raises(MemoryError, match=r"1999000 preference pairs.*needs .* MiB but the memory limit is 1\.0 MiB"):
+        message = r"1999000 preference pairs.*needs .* MiB but the memory limit is 1\.0 MiB"
+        with pytest.raises(MemoryError, match=message):
             rs.preference_pairs(y, np.zeros(2000, int), max_pairs=None)
     i, j = rs.preference_pairs(y[:10], np.zeros(10, int))
     assert len(i) == len(j) == 45
@@ -129,7 +129,7 @@ def test_p1_thread_pool_start_failure_falls_back_to_one_thread():
     assert good.returncode == 0, good.stderr[-3000:]
     assert "fallback: False" in good.stdout
     # Same results on one thread as on two.
-    pick = lambda out: [l for l in out.splitlines() if l.startswith(("coef:", "tau:"))]  # noqa: E731
+    pick = lambda out: [ln for ln in out.splitlines() if ln.startswith(("coef:", "tau:"))]  # noqa: E731
     assert pick(bad.stdout) == pick(good.stdout)
 
 
@@ -224,7 +224,8 @@ def test_w4_values_whose_squares_overflow_are_refused_naming_the_column(make):
     X, y, qid = _small_problem()
     X = X.copy()
     X[:, 2] *= 1e154
-    with pytest.raises(ValueError, match=r"X: column 2 has a value of magnitude .*e\+153 \(row \d+\); its squares overflow"):
+    message = r"X: column 2 has a value of magnitude .*e\+153 \(row \d+\); its squares overflow"
+    with pytest.raises(ValueError, match=message):
         make().fit(X, y, qid=qid)
 
 
@@ -241,7 +242,7 @@ def test_w4_moderate_magnitudes_still_fit():
 
 def test_w5_a_newline_in_a_comment_never_injects_a_row(tmp_path):
     X, y, qid = _small_problem()
-    comments = ["docid = %d" % i for i in range(40)]
+    comments = [f"docid = {i}" for i in range(40)]
     comments[3] = "evil\n2 qid:999 1:1 2:1 3:1 4:1"
     path = tmp_path / "out.txt"
     for bad in ("evil\n2 qid:999 1:1", "evil\r2 qid:999 1:1", "a\u2028b"):
@@ -264,7 +265,8 @@ def test_w5_a_newline_in_a_comment_never_injects_a_row(tmp_path):
 def test_u2_huge_integer_parameters_name_the_argument(make):
     X, y, qid = _small_problem()
     # the parameter constraints bound every integer by 2**63 - 1 (never an OverflowError in the core)
-    with pytest.raises(ValueError, match=r"'max_\w+' parameter of \w+ must be an int in the range \[1, 9223372036854775807\]"):
+    message = r"'max_\w+' parameter of \w+ must be an int in the range \[1, 9223372036854775807\]"
+    with pytest.raises(ValueError, match=message):
         make().fit(X, y, qid=qid)
 
 
@@ -283,11 +285,11 @@ def test_u2_n_features_and_n_cs(tmp_path):
 def test_u2_experiment_folds():
     data = ROOT.parent / "shared" / "data" / "MQ2008"
     with pytest.raises(ValueError, match="folds is empty"):
-        experiment.run(data, ["rankrls"], folds=[], progress=False)
+        protocol.run(data, ["rankrls"], folds=[], progress=False)
     with pytest.raises(TypeError, match="folds must hold integer fold numbers .*1.5"):
-        experiment.run(data, ["rankrls"], folds=[1.5], progress=False)
+        protocol.run(data, ["rankrls"], folds=[1.5], progress=False)
     with pytest.raises(TypeError, match="folds must be a sequence"):
-        experiment.run(data, ["rankrls"], folds=1, progress=False)
+        protocol.run(data, ["rankrls"], folds=1, progress=False)
 
 
 def test_u2_center_by_query_sparse():

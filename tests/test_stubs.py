@@ -79,10 +79,11 @@ def test_stub_class_matches_the_extension(name):
     cls = getattr(_core, name)
     stub = next(n for n in _stub_tree().body if isinstance(n, ast.ClassDef) and n.name == name)
     methods = {n.name: n for n in stub.body if isinstance(n, ast.FunctionDef)}
-    assert _stub_signature(methods["__init__"])[1:] == _runtime_signature(cls), (
-        f"_core.pyi's {name}.__init__ does not match {inspect.signature(cls)}")
+    ctor = "__new__" if "__new__" in methods else "__init__"  # PyO3 classes construct in __new__
+    assert _stub_signature(methods[ctor])[1:] == _runtime_signature(cls), (
+        f"_core.pyi's {name}.{ctor} does not match {inspect.signature(cls)}")
     for mname, node in methods.items():
-        if mname == "__init__":
+        if mname in ("__init__", "__new__"):
             continue
         assert hasattr(cls, mname), f"_core.{name} has no method {mname}"
         func = getattr(cls, mname)
@@ -97,6 +98,11 @@ def test_signature_comparison_can_fail():
                                      ("y", "POSITIONAL_OR_KEYWORD", inspect.Parameter.empty),
                                      ("k", "POSITIONAL_OR_KEYWORD", 1)]
     assert _stub_signature(node) != _runtime_signature(_core.rankrls_fit)
+
+
+def test_stub_all_is_the_extension_all():
+    (node,) = [n for n in _stub_tree().body if isinstance(n, ast.Assign) and n.targets[0].id == "__all__"]
+    assert ast.literal_eval(node.value) == list(_core.__all__)
 
 
 def test_public_api_is_importable():

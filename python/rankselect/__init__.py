@@ -1,5 +1,10 @@
 """rankselect: feature selection for learning to rank, with a Rust core.
 
+Subpackages, by concept: :mod:`rankselect.data`, :mod:`rankselect.metrics`,
+:mod:`rankselect.models`, :mod:`rankselect.selection`, :mod:`rankselect.analysis`,
+:mod:`rankselect.protocol`, :mod:`rankselect.plotting`, :mod:`rankselect.dask`,
+:mod:`rankselect.cli`; the method registry :mod:`rankselect.methods`.
+
 Public API (re-exported here):
 
 - data: :func:`load_letor`, :func:`load_letor_folds`, :func:`save_letor`,
@@ -24,22 +29,39 @@ Public API (re-exported here):
   :class:`FSMRank`, :class:`FSMSVM`
 - stability: :class:`StabilitySelection` (selection frequencies over query subsamples)
 """
-from ._core import __version__
+from . import exceptions, metrics
+from ._aliases import register_moved_modules
 from ._config import config_context, get_config, set_config
-from . import datasets, exceptions, metrics, pairwise
-from . import costs, inspection, stats
-from .data import Fold, RankingData, load_letor, load_letor_folds, save_letor
-from .gas import GAS
-from .groups import QueryGroups, center_by_query
-from .importance import FeatureImportance, feature_importance
-from .kendall import kendall_similarity
-from .kernel_approximation import Nystroem, RandomFourierFeatures
-from .pairwise import preference_pair_matrix, preference_pairs
-from .rankrls import GreedyRankRLS, RankRLS, RankRLSPath
-from .ranksvm import RankSVM
-from .sparse import SparsePath, SparseRankSVM, sparse_path
-from .fsmrank import FSMRank, FSMSVM
-from .stability import StabilitySelection
+from ._core import __version__
+from .analysis import costs, inspection, stats
+from .data import Fold, QueryGroups, RankingData, center_by_query, datasets, load_letor, load_letor_folds, save_letor
+from .models import (
+    Nystroem,
+    RandomFourierFeatures,
+    RankRLS,
+    RankRLSPath,
+    RankSVM,
+    SparsePath,
+    SparseRankSVM,
+    pairwise,
+    preference_pair_matrix,
+    preference_pairs,
+    sparse_path,
+)
+from .selection import (
+    FSMSVM,
+    GAS,
+    FeatureImportance,
+    FSMRank,
+    GreedyRankRLS,
+    StabilitySelection,
+    feature_importance,
+    kendall_similarity,
+)
+
+# The module paths of the flat layout (rankselect.gas, rankselect.rankrls, ...) stay
+# importable, and models pickled with them unpickle (the table: rankselect._aliases.MOVED).
+globals().update(register_moved_modules())
 
 __all__ = [
     "__version__",

@@ -35,8 +35,9 @@ from sklearn.utils import metadata_routing
 from sklearn.utils.validation import check_array, column_or_1d, validate_data
 
 from ._config import check_memory
-from ._validation import _check_finite, check_magnitude, check_qid
+from ._validation import check_finite, check_magnitude, check_qid
 from .exceptions import DegenerateDataWarning
+from .metrics import ndcg
 
 __all__ = ["RankingEstimator", "RankerMixin", "KernelMapBase", "warn_if_degenerate"]
 
@@ -82,7 +83,7 @@ class RankingEstimator(BaseEstimator):
         X = _named("X", validate_data, self, X, reset=reset, accept_sparse=("csr", "csc", "coo"),
                    dtype=np.float64, ensure_all_finite=False, ensure_min_features=1)
         X = np.ascontiguousarray(_densify(X), dtype=np.float64)
-        _check_finite(X, "X")
+        check_finite(X, "X")
         check_magnitude(X, "X")  # squares / products of the values must not overflow
         return X
 
@@ -98,7 +99,7 @@ class RankingEstimator(BaseEstimator):
         y = _named("y", _validate_y, y)
         if y.shape[0] != m:
             raise ValueError(f"y has {y.shape[0]} entries but X has {m} rows")
-        _check_finite(y, "y")
+        check_finite(y, "y")
         check_magnitude(y[:, None], "y")
         qid = check_qid(qid, m)
         return X, y, qid
@@ -147,14 +148,12 @@ class RankerMixin:
         -------
         float
         """
-        from . import metrics
-
         if sample_weight is not None:
             raise ValueError("sample_weight is not supported by score: every query counts once")
         if qid is None:
             raise ValueError("qid is required: score(X, y, qid=...) ranks the documents of each query")
         y = _named("y", _validate_y, y)
-        return float(metrics.ndcg(y, self.predict(X), qid, k=10))
+        return float(ndcg(y, self.predict(X), qid, k=10))
 
 
 class KernelMapBase(RankingEstimator):

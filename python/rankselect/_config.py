@@ -12,16 +12,17 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Dict, Iterator, Optional
+from typing import Any, Optional
 
 __all__ = ["set_config", "get_config", "config_context", "memory_limit", "check_memory", "format_bytes"]
 
 _lock = threading.Lock()
-_config: Dict[str, Any] = {"max_memory": None}
+_config: dict[str, Any] = {"max_memory": None}
 
 
-def get_config() -> Dict[str, Any]:
+def get_config() -> dict[str, Any]:
     """A copy of the current settings (``{"max_memory": int bytes or None}``)."""
     with _lock:
         return dict(_config)

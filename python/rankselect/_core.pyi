@@ -1,7 +1,44 @@
 """Type stubs of the Rust extension module ``rankselect._core``."""
+from typing import Callable, final
+
 import numpy as np
 import numpy.typing as npt
-from typing import Callable
+
+__all__ = [
+    "__version__",
+    "THREAD_POOL_FALLBACK",
+    "group_queries",
+    "center_by_query",
+    "pairwise_accuracy",
+    "metric_importance",
+    "kendall_similarity",
+    "KENDALL_SHORT_MAX",
+    "metrics_per_query",
+    "parse_measure",
+    "load_letor",
+    "rankrls_fit",
+    "rankrls_lqo",
+    "rankrls_alpha_path",
+    "greedy_rankrls",
+    "greedy_rankrls_costs",
+    "query_pair_counts",
+    "preference_pairs",
+    "squared_hinge_value_grad",
+    "squared_hinge_hessp",
+    "explicit_squared_hinge_value_grad",
+    "ranksvm_fit",
+    "kernel_matrix",
+    "nystroem_normalization",
+    "nystroem_transform",
+    "random_fourier_transform",
+    "SolverResult",
+    "sparse_ranksvm",
+    "sparse_c_min",
+    "fsmrank",
+    "GreedyShard",
+    "kendall_sums",
+    "pairwise_counts",
+]
 
 __version__: str
 #: None, or why rayon's thread pool fell back to one thread at import.
@@ -150,17 +187,18 @@ def explicit_squared_hinge_value_grad(
 
 # The solver contract (rust/py/src/solver.rs): a solver binding returns
 # (SolverResult, *extras), the shared result first, then the method's own counts.
+@final
 class SolverResult:
     """What every solver returns (read-only)."""
-    def __init__(
-        self,
+    def __new__(
+        cls,
         coef: npt.NDArray[np.float64],
         objective: float,
         objective_history: npt.NDArray[np.float64],
         kkt_residual: float,
         n_iter: int,
         converged: bool,
-    ) -> None: ...
+    ) -> SolverResult: ...
     @property
     def coef(self) -> npt.NDArray[np.float64]: ...
     @property
@@ -246,9 +284,10 @@ def fsmrank(
     """(result on the doubled problem, its coef = [w+, w-] (2d); coef = w+ - w- (d); n_pairs)."""
 
 # Query-shard kernels (rankselect.dask): see rust/core/src/greedy_shard.rs and shard_sums.rs.
+@final
 class GreedyShard:
-    def __init__(
-        self,
+    def __new__(
+        cls,
         x: npt.NDArray[np.float64],
         y: npt.NDArray[np.float64],
         offsets: npt.NDArray[np.uintp],
@@ -256,7 +295,7 @@ class GreedyShard:
         criterion: str = "squared",
         convention: str = "standard",
         limit: int | None = None,
-    ) -> None: ...
+    ) -> GreedyShard: ...
     def informative(self) -> npt.NDArray[np.bool_]: ...
     def dots(self) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
     def scan(

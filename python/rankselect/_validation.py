@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numbers
 import warnings
-from typing import Optional, Tuple
+from typing import Any, Optional, cast
 
 import numpy as np
 import scipy.sparse as sp
@@ -27,7 +27,7 @@ def check_matrix(X, name: str = "X", *, allow_nan: bool = False, squares: bool =
         raise ValueError(f"{name} must be 2-D (n_samples, n_features), got shape {X.shape}")
     X = np.ascontiguousarray(X, dtype=np.float64)
     if not allow_nan:
-        _check_finite(X, name)
+        check_finite(X, name)
     if squares:
         check_magnitude(X, name)
     return X
@@ -75,7 +75,7 @@ def check_vector(v, name: str, *, n: Optional[int] = None, allow_nan: bool = Fal
         raise ValueError(f"{name} has {v.shape[0]} entries but {of} has {n} {'rows' if of == 'X' else 'entries'}")
     v = np.ascontiguousarray(v, dtype=np.float64)
     if not allow_nan:
-        _check_finite(v, name)
+        check_finite(v, name)
     return v
 
 
@@ -109,7 +109,7 @@ def check_qid(qid, n: Optional[int] = None, name: str = "qid", of: str = "X") ->
 
 def check_ranking_data(
     X, y, qid, *, allow_nan: bool = False, squares: bool = True
-) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Validate a ranking data set: X (m, n) finite, y (m,) finite, qid (m,) integer.
 
     ``squares``: also refuse values whose squares overflow (:func:`check_magnitude`).
@@ -125,7 +125,7 @@ def check_ranking_data(
     return X, y, qid
 
 
-def check_scores(y, scores, qid) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+def check_scores(y, scores, qid) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Validate (labels, scores, qid) for the metrics."""
     y = check_vector(y, "y")
     scores = check_vector(scores, "scores", n=y.shape[0], of="y")
@@ -137,8 +137,9 @@ def check_scores(y, scores, qid) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
 MAX_INT = 2**63 - 1
 
 
-def check_positive(value, name: str, *, strict: bool = True, integer: bool = False):
-    """Raise ValueError / TypeError unless ``value`` is a (strictly) positive number.
+def check_positive(value: Any, name: str, *, strict: bool = True, integer: bool = False) -> Any:
+    """Raise ValueError / TypeError unless ``value`` is a (strictly) positive number; returns
+    it unchanged.
 
     Integers must also be at most :data:`MAX_INT` (never an OverflowError later).
     """
@@ -146,9 +147,10 @@ def check_positive(value, name: str, *, strict: bool = True, integer: bool = Fal
         raise TypeError(f"{name} must be a number, got {value!r}")
     if integer and not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be an integer, got {value!r}")
-    if integer and value > MAX_INT:
+    number = cast(float, value)  # any real number (the numbers ABCs have no arithmetic in the stubs)
+    if integer and number > MAX_INT:
         raise ValueError(f"{name} must be at most 2**63 - 1, got {value!r}")
-    if not np.isfinite(value) or (value <= 0 if strict else value < 0):
+    if not np.isfinite(number) or (number <= 0 if strict else number < 0):
         bound = "> 0" if strict else ">= 0"
         raise ValueError(f"{name} must be {bound}, got {value!r}")
     return value
@@ -167,7 +169,7 @@ def check_similarity(S, n_features: int, name: str = "similarity") -> np.ndarray
     return S.copy()
 
 
-def check_alphas(alpha, name: str = "alpha") -> Tuple[np.ndarray, bool]:
+def check_alphas(alpha, name: str = "alpha") -> tuple[np.ndarray, bool]:
     """A ridge parameter or a list of them as a 1-D float array and whether it was a list.
 
     Parameters
@@ -193,8 +195,57 @@ def check_alphas(alpha, name: str = "alpha") -> Tuple[np.ndarray, bool]:
     return values, True
 
 
-def _check_finite(a: np.ndarray, name: str) -> None:
+def check_finite(a: np.ndarray, name: str) -> None:
+    """Raise ValueError naming ``name`` and the first row (and column) holding NaN or infinity."""
     if a.size and not np.isfinite(a).all():
         bad = np.argwhere(~np.isfinite(a))[0]
         where = f"row {bad[0]}" + (f", column {bad[1]}" if a.ndim == 2 else "")
         raise ValueError(f"{name} contains NaN or infinity ({where}: {a[tuple(bad)]!r})")
+
+
+def as_generator(random_state) -> np.random.Generator:
+    """``random_state`` (None, an int or a :class:`numpy.random.Generator`) as a Generator;
+    TypeError naming the argument otherwise."""
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if random_state is None or (isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool)):
+        return np.random.default_rng(None if random_state is None else int(random_state))
+    raise TypeError(f"random_state must be None, an int or a numpy Generator, got {random_state!r}")
+
+
+# -- feature costs and budgets (rankselect.costs): the selectors' argument checks ----------
+
+
+def check_costs(feature_costs, n_features: int) -> np.ndarray:
+    """``feature_costs`` as a float64 array of shape (n_features,), finite and >= 0
+    (``None``: 1 per feature)."""
+    if feature_costs is None:
+        return np.ones(n_features)
+    c = check_vector(feature_costs, "feature_costs", allow_nan=True)
+    if c.shape[0] != n_features:
+        raise ValueError(f"feature_costs has {c.shape[0]} entries but X has {n_features} features")
+    bad = ~np.isfinite(c) | (c < 0)
+    if bad.any():
+        j = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"feature_costs must be finite and >= 0; feature {j} has {c[j]!r}")
+    return c
+
+
+def check_budget(budget) -> Optional[float]:
+    """``budget`` as a finite float >= 0, or None."""
+    if budget is None:
+        return None
+    if (isinstance(budget, bool) or not isinstance(budget, numbers.Real)
+            or not np.isfinite(cast(float, budget)) or cast(float, budget) < 0):
+        raise ValueError(f"budget must be a finite number >= 0 or None, got {budget!r}")
+    return float(budget)
+
+
+def check_costs_and_budget(feature_costs, budget, n_features: int) -> tuple[np.ndarray, Optional[float]]:
+    """:func:`check_costs` and :func:`check_budget` together, for a greedy selector: costs of
+    shape (n_features,) and the budget (or None), which must admit the cheapest feature."""
+    costs, budget = check_costs(feature_costs, n_features), check_budget(budget)
+    if budget is not None and costs.min() > budget:
+        raise ValueError(f"budget={budget} is below the cheapest feature's cost ({costs.min()}): "
+                         "nothing can be selected")
+    return costs, budget

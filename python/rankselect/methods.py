@@ -9,12 +9,15 @@ experiment, its candidate generator in :mod:`rankselect.protocol.specs`.
 """
 from __future__ import annotations
 
-import importlib
 import inspect
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Optional
 
 import numpy as np
+
+from .models import RankRLS, RankSVM, SparseRankSVM
+from .selection import GAS, FSMRank, GreedyRankRLS
 
 __all__ = ["Param", "Method", "METHODS", "POW2", "SELECTORS", "method_table"]
 
@@ -29,7 +32,7 @@ class Param:
     name: str
     help: str
     type: Callable[[str], Any] = float
-    choices: Optional[Tuple[str, ...]] = None
+    choices: Optional[tuple[str, ...]] = None
     flag: Optional[str] = None
 
     @property
@@ -48,7 +51,7 @@ class Method:
     Attributes
     ----------
     name : the name used everywhere (CLI ``--method``, experiment, reports).
-    estimator : dotted path of the estimator class.
+    estimator : the estimator class.
     description : one line for tables and ``--help``.
     selects : what the method selects (README's method table).
     params : the parameters users set (CLI flags; defaults from the estimator).
@@ -64,22 +67,22 @@ class Method:
     """
 
     name: str
-    estimator: str
+    estimator: type[Any]
     description: str
     selects: str
-    params: Tuple[Param, ...]
-    grid: Callable[[int], Dict[str, List[Any]]]
+    params: tuple[Param, ...]
+    grid: Callable[[int], dict[str, list[Any]]]
     k: Optional[str] = None
     path_param: Optional[str] = None
     score_name: Optional[str] = None
-    options: Dict[str, Any] = field(default_factory=dict)
+    options: dict[str, Any] = field(default_factory=dict)
 
     @property
-    def estimator_class(self):
-        module, _, cls = self.estimator.rpartition(".")
-        return getattr(importlib.import_module(module), cls)
+    def estimator_class(self) -> type[Any]:
+        """The estimator class (the same as :attr:`estimator`)."""
+        return self.estimator
 
-    def defaults(self) -> Dict[str, Any]:
+    def defaults(self) -> dict[str, Any]:
         """The estimator's own defaults of :attr:`params` (one source of defaults)."""
         sig = inspect.signature(self.estimator_class.__init__).parameters
         return {p.name: sig[p.name].default for p in self.params}
@@ -112,16 +115,16 @@ _SCORE_ATTRS = {"LQO": "lqo_scores_", "gas weight": "selection_weights_"}
 _ALPHA = Param("alpha", "ridge parameter (the paper's lambda), > 0")
 _C_SVM = Param("C", "loss weight C > 0", flag="--C")
 
-METHODS: Dict[str, Method] = {
+METHODS: dict[str, Method] = {
     "greedy-rankrls": Method(
-        "greedy-rankrls", "rankselect.rankrls.GreedyRankRLS",
+        "greedy-rankrls", GreedyRankRLS,
         "greedy forward selection with RankRLS (Pahikkala et al. 2010); one run per alpha gives every k",
         "k features, greedily, by exact leave-query-out error",
         (_ALPHA, Param("criterion", "LQO selection criterion", type=str)),
         lambda n: {"alpha": POW2, "k": list(range(1, n + 1))},
         k="n_features_to_select", score_name="LQO"),
     "gas": Method(
-        "gas", "rankselect.gas.GAS",
+        "gas", GAS,
         "GAS (Geng et al. 2007): greedy importance/similarity selection, then a ranker on the selected features",
         "k features by importance minus redundancy (Kendall similarity)",
         (Param("c", "importance/similarity trade-off c of Fig. 1", flag="--c"),
@@ -132,7 +135,7 @@ METHODS: Dict[str, Method] = {
         k="n_features_to_select", score_name="gas weight",
         options={"importance": "map", "similarity": "geng", "ranker": "rankrls"}),
     "sparse-ranksvm": Method(
-        "sparse-ranksvm", "rankselect.sparse.SparseRankSVM",
+        "sparse-ranksvm", SparseRankSVM,
         "sparse RankSVM (Laporte et al. 2014) along a warm-started C path",
         "the features with a non-zero weight (L1 / non-convex penalty)",
         (_C_SVM, Param("penalty", "penalty", type=str, choices=("l1", "log", "mcp", "lp")),
@@ -141,18 +144,18 @@ METHODS: Dict[str, Method] = {
         lambda n: {"C": [float(10.0 ** e) for e in np.arange(-4, 2.01, 0.5)]},
         k="path", path_param="C", score_name="|coef|", options={"penalty": "l1", "p": 0.5}),
     "fsmrank": Method(
-        "fsmrank", "rankselect.fsmrank.FSMRank",
+        "fsmrank", FSMRank,
         "FSMRank (Lai et al. 2013)",
         "the features with a non-zero weight (importance-weighted L1 with a similarity term)",
         (Param("lambda1", "similarity weight"), Param("lambda2", "importance-weighted L1 weight")),
         lambda n: {"lambda1": [1e-3, 1e-2, 0.1, 1.0], "lambda2": [1e-6, 1e-5, 1e-4, 1e-3]},
         k="path", path_param="lambda2", score_name="|coef|"),
     "rankrls": Method(
-        "rankrls", "rankselect.rankrls.RankRLS",
+        "rankrls", RankRLS,
         "RankRLS on all features (WAF baseline); one eigendecomposition per fold gives every alpha",
         "nothing: all features (a baseline)", (_ALPHA,), lambda n: {"alpha": POW2}),
     "ranksvm": Method(
-        "ranksvm", "rankselect.ranksvm.RankSVM",
+        "ranksvm", RankSVM,
         "RankSVM on all features (WAF baseline)",
         "nothing: all features (a baseline; optionally through a kernel approximation map)",
         (_C_SVM, Param("tol", "relative gradient-norm tolerance"),
@@ -174,7 +177,7 @@ def method_table() -> str:
     """The README's method table (Markdown), from :data:`METHODS`."""
     rows = ["| method | estimator | selects | parameters (CLI) |", "|---|---|---|---|"]
     for m in METHODS.values():
-        cls = m.estimator.rpartition(".")[2]
+        cls = m.estimator.__name__
         k = {None: "", "path": "-k (via the path), "}.get(m.k, "-k, ")
         flags = k + ", ".join(f"`{p.cli_flag}`" for p in m.params)
         rows.append(f"| `{m.name}` | `{cls}` | {m.selects} | {flags} |")

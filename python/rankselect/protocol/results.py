@@ -7,13 +7,13 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, List, Union
+from typing import Any, Union, cast
 
 import numpy as np
 from scipy import stats
 
-from ..stability import fold_selection_frequencies
-from ..stats import compare_experiment
+from ..analysis.stats import compare_experiment
+from ..selection.stability import fold_selection_frequencies
 from .scoring import CUTOFFS, TEST_KEYS
 
 
@@ -23,20 +23,20 @@ class MethodFold:
 
     method: str
     fold: str
-    params: Dict[str, Any]
+    params: dict[str, Any]
     validation_score: float
-    test: Dict[str, float]
-    selected_features: List[int]  # 0-based; reports print them 1-based
+    test: dict[str, float]
+    selected_features: list[int]  # 0-based; reports print them 1-based
     n_features: int
     sparsity_ratio: float
     fit_time: float
-    per_query: Dict[str, np.ndarray]
+    per_query: dict[str, np.ndarray]
     test_qids: np.ndarray
     n_candidates: int
-    skipped: List[Dict[str, Any]]
-    curve: List[Dict[str, Any]]  # per grid point: params, n_features (in use), vali/test MAP and NDCG@10
+    skipped: list[dict[str, Any]]
+    curve: list[dict[str, Any]]  # per grid point: params, n_features (in use), vali/test MAP and NDCG@10
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "method": self.method,
             "fold": self.fold,
@@ -80,14 +80,14 @@ class ExperimentResult:
     """Per-fold results (``folds[i][method]`` -> :class:`MethodFold`) and their summaries."""
 
     data_dir: str
-    methods: List[str]
+    methods: list[str]
     metric: str
     convention: str
-    grids: Dict[str, Dict[str, List[Any]]]
-    folds: List[Dict[str, MethodFold]]
+    grids: dict[str, dict[str, list[Any]]]
+    folds: list[dict[str, MethodFold]]
     n_features: int
 
-    def averages(self) -> Dict[str, Dict[str, float]]:
+    def averages(self) -> dict[str, dict[str, float]]:
         """Test-set means over the folds: ``{method: {"MAP", "NDCG@10", "P@10", "MeanNDCG",
         "n_features", ...all P@k / NDCG@k..., "sparsity_ratio", "fit_time"}}``."""
         out = {}
@@ -100,14 +100,16 @@ class ExperimentResult:
             out[m] = avg
         return out
 
-    def paired_ttest(self, method_a: str, method_b: str, metric: str = "MAP", alternative: str = "greater") -> Dict[str, float]:
+    def paired_ttest(self, method_a: str, method_b: str, metric: str = "MAP",
+                     alternative: str = "greater") -> dict[str, float]:
         """One-sided paired t-test over per-query test scores pooled across the folds.
 
         ``metric`` is "MAP" (per-query AP) or "NDCG@10". H1 (``alternative="greater"``):
         ``method_a`` scores higher than ``method_b``. Uses ``scipy.stats.ttest_rel``.
         Returns ``{"statistic", "pvalue", "n_queries", "mean_a", "mean_b"}``.
         """
-        key = {"MAP": "AP", "AP": "AP", "NDCG@10": "NDCG@10"}.get(metric.upper() if metric.lower() != "ndcg@10" else "NDCG@10")
+        name = metric.upper() if metric.lower() != "ndcg@10" else "NDCG@10"
+        key = {"MAP": "AP", "AP": "AP", "NDCG@10": "NDCG@10"}.get(name)
         if key is None:
             raise ValueError(f"metric must be 'MAP' or 'NDCG@10', got {metric!r}")
         for m in (method_a, method_b):
@@ -120,10 +122,11 @@ class ExperimentResult:
         else:
             r = stats.ttest_rel(a, b, alternative=alternative)
             stat, p = float(r.statistic), float(r.pvalue)
-        return {"statistic": stat, "pvalue": p, "n_queries": int(a.size), "mean_a": float(a.mean()), "mean_b": float(b.mean())}
+        return {"statistic": stat, "pvalue": p, "n_queries": int(a.size), "mean_a": float(a.mean()),
+                "mean_b": float(b.mean())}
 
     # -- output
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "data_dir": self.data_dir,
             "methods": self.methods,
@@ -156,7 +159,7 @@ class ExperimentResult:
         Tables 7-10), P@k / NDCG@k, chosen hyperparameters and selected features per fold
         (as its Tables 1-2; features 1-based), skipped degenerate grid points, t-tests."""
         avg = self.averages()
-        names = [f.get(self.methods[0]).fold for f in self.folds]
+        names = [cast(MethodFold, f.get(self.methods[0])).fold for f in self.folds]
         L = [f"# Experiment on `{self.data_dir}`", "",
              f"Selection by validation {self.metric}; {self.convention} evaluation conventions; "
              f"{len(self.folds)} folds; test-set means over the folds.", "",
@@ -206,15 +209,16 @@ class ExperimentResult:
         if len(self.methods) > 1:
             L += ["", "## Paired t-tests (one-sided, per query, pooled over the test folds)", "",
                   "| A | B | metric | mean A | mean B | t | p (A > B) |", "|---|---|---|---|---|---|---|"]
-            for a, b in itertools.combinations(self.methods, 2):
+            for first, second in itertools.combinations(self.methods, 2):
                 for key in ("MAP", "NDCG@10"):
-                    t = self.paired_ttest(a, b, key)
+                    t = self.paired_ttest(first, second, key)
                     if t["mean_a"] < t["mean_b"]:
-                        a2, b2 = b, a
+                        a2, b2 = second, first
                         t = self.paired_ttest(a2, b2, key)
                     else:
-                        a2, b2 = a, b
-                    L.append(f"| {a2} | {b2} | {'AP' if key == 'MAP' else key} | {t['mean_a']:.4f} | {t['mean_b']:.4f} | "
+                        a2, b2 = first, second
+                    measure = "AP" if key == "MAP" else key
+                    L.append(f"| {a2} | {b2} | {measure} | {t['mean_a']:.4f} | {t['mean_b']:.4f} | "
                              f"{t['statistic']:.3f} | {t['pvalue']:.3g} |")
         if len(self.methods) > 1:
             L += ["", f"## Paired tests against {self.methods[0]} (per query, pooled over the test folds; "
@@ -235,8 +239,9 @@ class ExperimentResult:
         return "\n".join(L) + "\n"
 
 
-def _fmt_grid(vals: List[Any]) -> str:
-    if len(vals) > 6 and all(isinstance(v, (int, np.integer)) for v in vals) and list(vals) == list(range(vals[0], vals[0] + len(vals))):
+def _fmt_grid(vals: list[Any]) -> str:
+    integers = all(isinstance(v, (int, np.integer)) for v in vals)
+    if len(vals) > 6 and integers and list(vals) == list(range(vals[0], vals[0] + len(vals))):
         return f"{vals[0]}..{vals[-1]}"
     s = [_fmt_param(v) for v in vals]
     return "{" + ", ".join(s[:3] + ["..."] + s[-2:] if len(s) > 8 else s) + "}"

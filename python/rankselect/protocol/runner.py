@@ -8,8 +8,9 @@ import os
 import re
 import sys
 import time
+from collections.abc import Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Optional, Union
 
 import numpy as np
 from threadpoolctl import threadpool_limits
@@ -19,8 +20,7 @@ try:  # optional: a progress bar
 except ImportError:  # pragma: no cover - depends on the environment
     tqdm = None
 
-from ..data import load_letor_folds
-from ..uninformative import zero_features
+from ..data import load_letor_folds, zero_features
 from .results import ExperimentResult, MethodFold
 from .scoring import CONVENTIONS, SELECTION_METRICS, evaluate, scores, ties_within_every_query
 from .specs import METHODS, Candidate
@@ -33,7 +33,7 @@ def load_folds(data_dir: Union[str, os.PathLike]) -> list:
     return load_letor_folds(data_dir)
 
 
-def parse_method(spec: Union[str, Tuple[str, Mapping[str, Any]]]) -> Tuple[str, str, Dict[str, Any]]:
+def parse_method(spec: Union[str, tuple[str, Mapping[str, Any]]]) -> tuple[str, str, dict[str, Any]]:
     """``"name"`` or ``"name:opt=v,opt=v"`` or ``(name, {opt: v})`` -> (label, name, options)."""
     if isinstance(spec, tuple):
         name, opts = spec[0], dict(spec[1])
@@ -44,7 +44,7 @@ def parse_method(spec: Union[str, Tuple[str, Mapping[str, Any]]]) -> Tuple[str, 
             k, eq, v = item.partition("=")
             if not eq or not k:
                 raise ValueError(f"method {spec!r}: options must be written name:option=value[,option=value]")
-            opts[k.strip()] = _parse_value(v.strip())
+            opts[k.strip()] = parse_value(v.strip())
     else:
         raise TypeError(f"methods must be strings like 'greedy-rankrls', got {spec!r}")
     if name not in METHODS:
@@ -58,7 +58,9 @@ def parse_method(spec: Union[str, Tuple[str, Mapping[str, Any]]]) -> Tuple[str, 
     return label, name, {**known, **opts}
 
 
-def _parse_value(v: str):
+def parse_value(v: str):
+    """A value written on the command line or in a method spec: an int, a float, ``2^e``
+    (a power of two) or else the string itself."""
     for cast in (int, float):
         try:
             return cast(v)
@@ -70,14 +72,14 @@ def _parse_value(v: str):
     return v
 
 
-def default_grid(method: str, n_features: int) -> Dict[str, List[Any]]:
+def default_grid(method: str, n_features: int) -> dict[str, list[Any]]:
     """The default hyperparameter grid of ``method`` for data with ``n_features`` columns."""
     _, name, _ = parse_method(method)
     return METHODS[name].grid(n_features)
 
 
 def _resolve_grid(label: str, name: str, n: int, grid: Optional[Mapping[str, Mapping[str, Sequence]]],
-                  options: Optional[Mapping[str, Any]] = None) -> Dict[str, List[Any]]:
+                  options: Optional[Mapping[str, Any]] = None) -> dict[str, list[Any]]:
     g = METHODS[name].grid(n)
     if grid:
         for key in (name, label):
@@ -127,7 +129,7 @@ def _report_line(r: MethodFold, metric: str, convention: str, elapsed: float, st
 
 def run(
     data_dir: Union[str, os.PathLike],
-    methods: Sequence[Union[str, Tuple[str, Mapping[str, Any]]]],
+    methods: Sequence[Union[str, tuple[str, Mapping[str, Any]]]],
     grid: Optional[Mapping[str, Mapping[str, Sequence[Any]]]] = None,
     metric: str = "map",
     convention: str = "letor",
@@ -200,10 +202,10 @@ def run(
         grids = {label: _resolve_grid(label, name, n, grid, options) for label, name, options in parsed}
         total = sum(METHODS[name].n_units(grids[label]) for label, name, _ in parsed) * len(all_folds)
         bar = _progress(total, progress, "experiment")
-        results: List[Dict[str, MethodFold]] = []
+        results: list[dict[str, MethodFold]] = []
         try:
             for fold in all_folds:
-                cache: Dict[str, Any] = {}
+                cache: dict[str, Any] = {}
                 per_method = {}
                 for label, name, options in parsed:
                     if bar is not None:
@@ -224,9 +226,9 @@ def _run_method(fold, label, name, options, grid, sel_key, convention, cache, ba
     spec = METHODS[name]
     tr, va, te = fold.train, fold.vali, fold.test
     n = tr.X.shape[1]
-    best: Optional[Tuple[float, Candidate]] = None
-    skipped: List[Dict[str, Any]] = []
-    curve: List[Dict[str, Any]] = []
+    best: Optional[tuple[float, Candidate]] = None
+    skipped: list[dict[str, Any]] = []
+    curve: list[dict[str, Any]] = []
     n_cand = 0
     fit_time = 0.0
     t0 = time.perf_counter()

@@ -2,13 +2,13 @@
 the degenerate-model test, and single-feature scores."""
 from __future__ import annotations
 
-from typing import Any, Dict
+from typing import Any
 
 import numpy as np
 
 from .. import metrics
-from ..importance import feature_importance
-from ..uninformative import constant_within_queries
+from ..data.uninformative import constant_within_queries
+from ..selection.importance import feature_importance
 
 #: the metric keys reported for every test set (P@k and NDCG@k for k = 1..10)
 CUTOFFS = tuple(range(1, 11))
@@ -21,18 +21,18 @@ CONVENTIONS = ("letor", "standard")
 TIE_TOL = 1e-12
 
 
-def evaluate(y, scores, qid, convention: str, per_query: bool = False) -> Dict[str, Any]:
+def evaluate(y, scores, qid, convention: str, per_query: bool = False) -> dict[str, Any]:
     """All report metrics for one ranking (one pass of :func:`rankselect.metrics.evaluate`);
     with ``per_query`` also ``"per_query": {"AP": (q,), "NDCG@10": (q,)}`` in order of first
     appearance of the qids."""
     pq = metrics.evaluate(y, scores, qid, convention=convention, ks=CUTOFFS, per_query=True)
-    out: Dict[str, Any] = {k: float(np.mean(pq[k])) for k in TEST_KEYS}
+    out: dict[str, Any] = {k: float(np.mean(pq[k])) for k in TEST_KEYS}
     if per_query:
         out["per_query"] = {"AP": np.asarray(pq["MAP"], dtype=float), "NDCG@10": np.asarray(pq["NDCG@10"], dtype=float)}
     return out
 
 
-def scores(keys, y, s, qid, convention: str) -> Dict[str, float]:
+def scores(keys, y, s, qid, convention: str) -> dict[str, float]:
     """The report metrics ``keys`` ("MAP", "P@k", "NDCG@k", "MeanNDCG"), one pass."""
     ks = sorted({int(k.partition("@")[2]) for k in keys if "@" in k}) or [10]
     res = metrics.evaluate(y, s, qid, convention=convention, ks=ks)
@@ -41,7 +41,7 @@ def scores(keys, y, s, qid, convention: str) -> Dict[str, float]:
 
 def ties_within_every_query(s: np.ndarray, qid: np.ndarray) -> bool:
     """True when the scores are constant inside every query (up to rounding): the model
-    would rank by file order (:func:`rankselect.uninformative.constant_within_queries`)."""
+    would rank by file order (:func:`rankselect.data.constant_within_queries`)."""
     return bool(constant_within_queries(np.asarray(s, dtype=float), qid, tol=TIE_TOL))
 
 

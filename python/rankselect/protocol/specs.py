@@ -7,28 +7,24 @@ this module adds, per method, the generator of fitted grid points.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, Iterator, List, Sequence
+from typing import Any, Callable
 
 import numpy as np
 
-from ..fsmrank import FSMRank
-from ..gas import GAS
-from ..importance import feature_importance
-from ..kendall import kendall_similarity
 from ..methods import METHODS as REGISTRY
-from ..rankrls import GreedyRankRLS, RankRLS
-from ..ranksvm import RankSVM
-from ..sparse import SparseRankSVM
+from ..models import RankRLS, RankSVM, SparseRankSVM
+from ..selection import GAS, FSMRank, GreedyRankRLS, feature_importance, kendall_similarity
 
 
 @dataclass
 class Candidate:
     """One fitted grid point: hyperparameters and a linear model over all n features."""
 
-    params: Dict[str, Any]
+    params: dict[str, Any]
     coef: np.ndarray
-    selected: List[int]  # 0-based, in selection (or |weight|-descending) order
+    selected: list[int]  # 0-based, in selection (or |weight|-descending) order
 
 
 @dataclass
@@ -42,14 +38,14 @@ class MethodSpec:
 
     name: str
     description: str
-    grid: Callable[[int], Dict[str, List[Any]]]
-    candidates: Callable[[Any, Dict[str, List[Any]], Dict[str, Any], Dict[str, Any]], Iterator[List[Candidate]]]
-    n_units: Callable[[Dict[str, List[Any]]], int]
-    options: Dict[str, Any] = field(default_factory=dict)
-    unused: Callable[[Dict[str, Any]], Sequence[str]] = lambda options: ()
+    grid: Callable[[int], dict[str, list[Any]]]
+    candidates: Callable[[Any, dict[str, list[Any]], dict[str, Any], dict[str, Any]], Iterator[list[Candidate]]]
+    n_units: Callable[[dict[str, list[Any]]], int]
+    options: dict[str, Any] = field(default_factory=dict)
+    unused: Callable[[dict[str, Any]], Sequence[str]] = lambda options: ()
 
 
-def _nonzero_order(coef: np.ndarray) -> List[int]:
+def _nonzero_order(coef: np.ndarray) -> list[int]:
     nz = np.flatnonzero(coef != 0)
     return [int(j) for j in nz[np.argsort(-np.abs(coef[nz]), kind="stable")]]
 
@@ -159,7 +155,7 @@ def _spec(name, candidates, n_units, unused=lambda options: ()) -> MethodSpec:
 
 
 #: the protocol's method specs, one per method of the registry
-METHODS: Dict[str, MethodSpec] = {
+METHODS: dict[str, MethodSpec] = {
     "rankrls": _spec("rankrls", _rankrls_candidates, lambda g: 1),
     "greedy-rankrls": _spec("greedy-rankrls", _greedy_candidates, lambda g: len(g["alpha"])),
     "ranksvm": _spec("ranksvm", _ranksvm_candidates, lambda g: len(g["C"])),

@@ -1,0 +1,195 @@
+"""Feature costs and budgets: selection when features cost latency to compute.
+
+Every selector takes ``feature_costs=`` (n_features,), costs >= 0 in any unit:
+
+- :class:`~rankselect.GreedyRankRLS`: each step adds the feature of largest exact
+  leave-query-out improvement per unit cost, ``(v_prev - v_i) / cost_i`` (a free feature
+  that improves first), and ``budget=`` stops before the total cost would exceed it
+  (features that do not fit are skipped for cheaper ones). Rule in
+  ``rust/core/src/cost_greedy.rs``.
+- :class:`~rankselect.GAS`: the greedy of Geng et al. (Fig. 1) picks the largest penalised
+  importance per cost, ``w_j / cost_j``, and ``budget=`` as above.
+- :class:`~rankselect.SparseRankSVM`: weighted L1 (Laporte et al. eq. 12) with weights
+  ``beta_j = cost_j / mean(cost)``: the penalty ``sum_j beta_j |w_j|``, so equal costs are
+  the plain L1 and a free feature is never penalised.
+
+Equal costs give the selections without costs. :func:`cost_quality_path` gives, for every
+prefix of a greedy selection or every model of a regularisation path, the total cost and
+the validation measure; :func:`pareto_front` keeps the points no other point beats on both;
+:func:`rankselect.plotting.plot_cost_quality` draws them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .. import metrics
+from .._validation import check_budget, check_costs, check_costs_and_budget, check_vector
+from ..models.rankrls import RankRLS
+from .inspection import evaluate_path
+
+# The argument checks of the selectors live with the other argument checks (``_validation``,
+# below the estimators that use them); this module is their public home.
+__all__ = [
+    "check_costs",
+    "check_budget",
+    "check_costs_and_budget",
+    "read_costs",
+    "total_cost",
+    "CostQualityPath",
+    "cost_quality_path",
+    "pareto_front",
+]
+
+
+def read_costs(path, n_features: int) -> np.ndarray:
+    """Feature costs from a CSV file: either one cost per line in column order, or lines
+    ``feature,cost`` with 1-based feature numbers (as in LETOR files) covering every
+    feature; an optional header line and ``#`` comments are skipped."""
+    rows: list[list[str]] = []
+    for lineno, line in enumerate(Path(path).read_text().splitlines(), 1):
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        fields = [f.strip() for f in line.replace(";", ",").split(",")]
+        try:
+            [float(f) for f in fields]
+        except ValueError:
+            if not rows:  # a header
+                continue
+            raise ValueError(f"{path}: line {lineno}: not a number: {line!r}") from None
+        if len(fields) not in (1, 2) or (rows and len(fields) != len(rows[0])):
+            raise ValueError(f"{path}: line {lineno}: expected 'cost' or 'feature,cost', got {line!r}")
+        rows.append(fields)
+    if not rows:
+        raise ValueError(f"{path}: no costs")
+    if len(rows[0]) == 1:
+        costs = np.array([float(r[0]) for r in rows])
+    else:
+        costs = np.full(n_features, np.nan)
+        for feat, cost in rows:
+            j = float(feat)
+            if j != int(j) or not 1 <= j <= n_features:
+                raise ValueError(f"{path}: feature number {feat} is outside 1 .. {n_features}")
+            costs[int(j) - 1] = float(cost)
+        if np.isnan(costs).any():
+            missing = (np.flatnonzero(np.isnan(costs)) + 1).tolist()
+            raise ValueError(f"{path}: no cost for feature(s) {missing[:10]}")
+    return check_costs(costs, n_features)
+
+
+def total_cost(costs: np.ndarray, features) -> float:
+    """Sum of the costs of ``features`` in order (sequential, as the selectors add them)."""
+    f = np.asarray(features, dtype=np.intp)
+    return float(np.cumsum(costs[f])[-1]) if f.size else 0.0
+
+
+def pareto_front(total_cost, score) -> np.ndarray:
+    """Indices of the Pareto-optimal points (lower cost and higher score are better), by
+    increasing cost: a point is kept unless another costs no more and scores at least as
+    much, one of them strictly."""
+    c = check_vector(total_cost, "total_cost")
+    s = check_vector(score, "score", n=c.shape[0])
+    order = np.lexsort((-s, c))  # by cost, best score first among equal costs
+    keep, best = [], -np.inf
+    for i in order:
+        if s[i] > best:
+            keep.append(int(i))
+            best = s[i]
+    return np.asarray(keep, dtype=np.intp)
+
+
+@dataclass
+class CostQualityPath:
+    """Total cost and validation measure of a sequence of models.
+
+    Attributes
+    ----------
+    total_cost : ndarray of shape (p,)
+    score : ndarray of shape (p,)
+    n_features : ndarray of shape (p,)
+    features : list of ndarray
+        Columns each model uses (0-based).
+    scoring : str
+    """
+
+    total_cost: np.ndarray
+    score: np.ndarray
+    n_features: np.ndarray
+    features: list
+    scoring: str
+
+    @property
+    def pareto(self) -> np.ndarray:
+        """Indices of the Pareto-optimal models (:func:`pareto_front`)."""
+        return pareto_front(self.total_cost, self.score)
+
+    def best_within(self, budget: float) -> int:
+        """Index of the best-scoring model whose total cost is within ``budget`` (the
+        cheapest on ties); ValueError when none fits."""
+        ok = np.flatnonzero(self.total_cost <= budget)
+        if ok.size == 0:
+            raise ValueError(f"no model costs at most {budget}")
+        best = ok[self.score[ok] == self.score[ok].max()]
+        return int(best[np.argmin(self.total_cost[best])])
+
+
+def cost_quality_path(model, vali, feature_costs, *, scoring: str = "ndcg@10", convention: str = "standard",
+                      train=None, ranker=None) -> CostQualityPath:
+    """Total cost and validation ``scoring`` of every model a selection gives.
+
+    Parameters
+    ----------
+    model : fitted selector or :class:`~rankselect.SparsePath`
+        With ``coef_path_`` (greedy RankRLS: one model per prefix) or ``coefs`` (a
+        :class:`~rankselect.SparsePath`: one model per ``C``), those linear models are
+        scored. Otherwise (a filter such as GAS) ``ranker`` is fitted on ``train`` for
+        every prefix of ``selected_features_`` (:func:`rankselect.inspection.evaluate_path`).
+    vali : RankingData or (X, y, qid)
+    feature_costs : array-like of shape (n_features,)
+    scoring : str
+        Measure of :func:`rankselect.metrics.compute`.
+    convention : {"standard", "letor"}
+    train : RankingData or (X, y, qid), optional
+        Needed for a selector without a model path.
+    ranker : estimator, optional
+        Fitted on each prefix for a selector without a model path (default
+        ``RankRLS(alpha=1.0)``).
+
+    Returns
+    -------
+    CostQualityPath
+        Models without any feature (e.g. the all-zero end of a sparse path, which ranks
+        by file order) are left out.
+    """
+    Xv, yv, qv = vali
+    n = Xv.shape[1]
+    costs = check_costs(feature_costs, n)
+    coefs = getattr(model, "coef_path_", None)
+    if coefs is None:
+        coefs = getattr(model, "coefs", None)
+    if coefs is not None:
+        coefs = np.asarray(coefs, dtype=np.float64)
+        if coefs.ndim != 2 or coefs.shape[1] != n:
+            raise ValueError(f"the model path has shape {coefs.shape}; vali has {n} features")
+        feats = [np.flatnonzero(w) for w in coefs]
+        if hasattr(model, "selected_features_") and hasattr(model, "coef_path_"):
+            order = np.asarray(model.selected_features_)
+            feats = [order[: i + 1] for i in range(coefs.shape[0])]
+        scores = np.array([metrics.compute(scoring, yv, Xv @ w, qv, convention=convention) for w in coefs])
+    else:
+        if train is None:
+            raise ValueError("a selector without a model path (e.g. GAS) needs train= (and optionally ranker=)")
+        order = np.asarray(model.selected_features_)
+        curve = evaluate_path(order, ranker if ranker is not None else RankRLS(alpha=1.0), train, vali,
+                              scoring=scoring, convention=convention)
+        feats, scores = curve.features, curve.scores
+    # A model without features ranks every query by ties (file order): not a trade-off point.
+    keep = [i for i, f in enumerate(feats) if len(f) > 0]
+    feats = [feats[i] for i in keep]
+    scores = np.asarray(scores, dtype=np.float64)[keep]
+    total = np.array([total_cost(costs, f) for f in feats])
+    return CostQualityPath(total_cost=total, score=np.asarray(scores, dtype=np.float64),
+                           n_features=np.array([len(f) for f in feats]), features=feats, scoring=scoring)

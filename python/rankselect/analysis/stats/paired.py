@@ -1,0 +1,185 @@
+"""Paired tests of per-query scores, the Holm correction, confidence intervals of a mean
+and paired effect sizes (queries are the sampling unit; see :mod:`rankselect.stats`)."""
+from __future__ import annotations
+
+import inspect
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..._validation import as_generator, check_vector
+
+__all__ = [
+    "TESTS",
+    "TestResult",
+    "paired_test",
+    "holm",
+    "mean_confidence_interval",
+    "EffectSize",
+    "effect_size",
+]
+
+TESTS = ("randomization", "wilcoxon", "t")
+_ALTERNATIVES = ("two-sided", "greater", "less")
+
+
+def _rng_kw(func, gen: np.random.Generator) -> dict:
+    """scipy >= 1.15 calls the generator ``rng``; older versions ``random_state``."""
+    return {"rng": gen} if "rng" in inspect.signature(func).parameters else {"random_state": gen}
+
+
+def _pair(a, b):
+    a = check_vector(a, "a")
+    b = check_vector(b, "b")
+    if a.shape != b.shape:
+        raise ValueError(f"a and b must hold the same queries: {a.shape[0]} and {b.shape[0]} values")
+    if a.shape[0] < 2:
+        raise ValueError(f"a paired test needs at least two queries, got {a.shape[0]}")
+    return a, b
+
+
+@dataclass(frozen=True)
+class TestResult:
+    """``statistic`` and ``pvalue`` of a paired test over ``n`` queries."""
+
+    __test__ = False  # not a pytest class
+
+    test: str
+    statistic: float
+    pvalue: float
+    n: int
+    alternative: str
+
+
+def paired_test(a, b, test: str = "randomization", *, alternative: str = "two-sided",
+                n_resamples: int = 10000, random_state=None) -> TestResult:
+    """Paired test of per-query scores ``a`` against ``b`` (same queries, same order).
+
+    H0: the two systems are exchangeable on every query. ``alternative="greater"``: ``a``
+    scores higher. ``"randomization"``: statistic ``mean(a - b)``, p-value from random sign
+    flips of the differences (all ``2**n`` flips when ``2**n <= n_resamples``);
+    ``"wilcoxon"``: signed-rank statistic (zero differences dropped, scipy's default);
+    ``"t"``: paired t statistic. Identical inputs give statistic 0 and p-value 1.
+
+    Parameters
+    ----------
+    a, b : array-like of shape (n_queries,)
+    test : {"randomization", "wilcoxon", "t"}
+    alternative : {"two-sided", "greater", "less"}
+    n_resamples : int
+        Sign flips of the randomization test.
+    random_state : None, int or numpy Generator
+
+    Returns
+    -------
+    TestResult
+    """
+    if test not in TESTS:
+        raise ValueError(f"test must be one of {TESTS}, got {test!r}")
+    if alternative not in _ALTERNATIVES:
+        raise ValueError(f"alternative must be one of {_ALTERNATIVES}, got {alternative!r}")
+    a, b = _pair(a, b)
+    n = int(a.shape[0])
+    if np.array_equal(a, b):
+        return TestResult(test, 0.0, 1.0, n, alternative)
+    from scipy import stats
+
+    if test == "t":
+        r = stats.ttest_rel(a, b, alternative=alternative)
+    elif test == "wilcoxon":
+        r = stats.wilcoxon(a, b, alternative=alternative)
+    else:
+        if isinstance(n_resamples, bool) or not isinstance(n_resamples, numbers.Integral) or n_resamples < 1:
+            raise ValueError(f"n_resamples must be a positive integer, got {n_resamples!r}")
+        r = stats.permutation_test(
+            (a, b), lambda x, y, axis: np.mean(x - y, axis=axis), permutation_type="samples",
+            vectorized=True, n_resamples=int(n_resamples), alternative=alternative,
+            **_rng_kw(stats.permutation_test, as_generator(random_state)))
+    return TestResult(test, float(r.statistic), float(r.pvalue), n, alternative)
+
+
+def holm(pvalues) -> np.ndarray:
+    """Holm-Bonferroni adjusted p-values (Holm 1979), in the input order.
+
+    With ``p_(1) <= ... <= p_(m)`` sorted: ``adj_(i) = max_{j <= i} min(1, (m - j + 1) p_(j))``.
+    Rejecting where ``adj <= alpha`` controls the family-wise error rate at ``alpha``.
+    """
+    p = check_vector(pvalues, "pvalues")
+    if ((p < 0) | (p > 1)).any():
+        raise ValueError("pvalues must lie in [0, 1]")
+    m = p.shape[0]
+    order = np.argsort(p, kind="stable")
+    adj_sorted = np.minimum(1.0, np.maximum.accumulate((m - np.arange(m)) * p[order]))
+    out = np.empty(m)
+    out[order] = adj_sorted
+    return out
+
+
+def mean_confidence_interval(values, confidence: float = 0.95, method: str = "t", *,
+                             n_resamples: int = 2000, random_state=None):
+    """Confidence interval of the mean of per-query ``values`` (n_queries,).
+
+    ``method="t"``: Student's t-interval ``mean +- t_{(1+confidence)/2, n-1} s / sqrt(n)``;
+    ``"bootstrap"``: the BCa bootstrap over queries (:func:`scipy.stats.bootstrap`,
+    ``n_resamples`` resamples). Returns ``(low, high)``; ``(mean, mean)`` when all values
+    are equal.
+    """
+    from scipy import stats
+
+    d = np.asarray(values, dtype=np.float64)
+    if d.ndim != 1 or d.size < 2:
+        raise ValueError(f"need at least two per-query values for a confidence interval, got shape {d.shape}")
+    if method not in ("t", "bootstrap"):
+        raise ValueError(f"ci must be one of ('t', 'bootstrap'), got {method!r}")
+    if isinstance(confidence, bool) or not isinstance(confidence, numbers.Real) or not 0 < confidence < 1:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
+    mean = float(d.mean())
+    if np.all(d == d[0]):
+        return mean, mean
+    if method == "t":
+        half = float(stats.t.ppf((1 + confidence) / 2, d.size - 1) * d.std(ddof=1) / np.sqrt(d.size))
+        return mean - half, mean + half
+    res = stats.bootstrap((d,), np.mean, confidence_level=confidence, n_resamples=int(n_resamples),
+                          method="BCa", **_rng_kw(stats.bootstrap, as_generator(random_state)))
+    return float(res.confidence_interval.low), float(res.confidence_interval.high)
+
+
+@dataclass(frozen=True)
+class EffectSize:
+    """Effect of ``a`` over ``b``: ``mean_diff`` with its interval ``diff_ci``, and the
+    paired standardised mean difference ``d_z`` with its interval ``d_z_ci``."""
+
+    mean_diff: float
+    diff_ci: tuple
+    d_z: float
+    d_z_ci: tuple
+    confidence: float
+
+
+def _dz(d, axis=-1):
+    sd = np.std(d, axis=axis, ddof=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(sd > 0, np.mean(d, axis=axis) / np.where(sd > 0, sd, 1.0), 0.0)
+
+
+def effect_size(a, b, *, confidence: float = 0.95, n_resamples: int = 2000, random_state=None) -> EffectSize:
+    """Paired effect size of ``a`` over ``b`` (per-query scores of the same queries).
+
+    ``mean_diff = mean(d)``, ``d = a - b``, with the t-interval of the mean; ``d_z =
+    mean(d) / sd(d)`` (Cohen's d for paired samples, ``sd`` with ``ddof=1``; 0 when all
+    differences are equal) with a BCa bootstrap interval over queries.
+    """
+    a, b = _pair(a, b)
+    d = a - b
+    diff_ci = mean_confidence_interval(d, confidence, "t")
+    dz = float(_dz(d))
+    if np.all(d == d[0]):
+        dz_ci = (dz, dz)
+    else:
+        from scipy import stats
+
+        res = stats.bootstrap((d,), _dz, confidence_level=confidence, n_resamples=int(n_resamples),
+                              method="BCa", **_rng_kw(stats.bootstrap, as_generator(random_state)))
+        dz_ci = (float(res.confidence_interval.low), float(res.confidence_interval.high))
+    return EffectSize(float(d.mean()), diff_ci, dz, dz_ci, float(confidence))

@@ -1,0 +1,147 @@
+"""Export of runs, qrels and per-query results in the formats IR tools read: TREC run and
+qrels files (ranx, trec_eval, pytrec_eval) and tab-separated per-query values."""
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Union
+
+import numpy as np
+
+from ..._validation import check_qid, check_vector
+from ...data.grouping import QueryGroups
+
+__all__ = [
+    "PathLike",
+    "docnos_from_comments",
+    "write_trec_run",
+    "write_trec_qrels",
+    "write_per_query",
+    "experiment_per_query_rows",
+]
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+def docnos_from_comments(comments: Sequence[str]) -> list[str]:
+    """Document ids from LETOR comments (``docid = GX000-00-0000000 inc = ...``): the token
+    after ``docid =``. Raises ValueError naming the row when a comment has none."""
+    out = []
+    for i, c in enumerate(comments):
+        tokens = str(c).replace("=", " = ").split()
+        try:
+            j = tokens.index("docid")
+            if tokens[j + 1] != "=":
+                raise ValueError
+            out.append(tokens[j + 2])
+        except (ValueError, IndexError):
+            raise ValueError(f"row {i}: no 'docid = ...' in the comment {c!r}") from None
+    return out
+
+
+def _docnos(docnos, m: int) -> list[str]:
+    if docnos is None:
+        return [f"d{i}" for i in range(m)]
+    docnos = [str(d) for d in docnos]
+    if len(docnos) != m:
+        raise ValueError(f"docnos has {len(docnos)} entries but there are {m} rows")
+    for i, d in enumerate(docnos):
+        if not d or any(ch.isspace() for ch in d):
+            raise ValueError(f"docnos[{i}] = {d!r} must be a non-empty string without whitespace")
+    return docnos
+
+
+def write_trec_run(path: PathLike, qid, scores, docnos=None, *, run_name: str = "rankselect") -> Path:
+    """Write a TREC run file: ``qid Q0 docno rank score run_name``, one line per document.
+
+    Documents are ranked per query by ``scores`` descending, ties in input order (rank
+    1-based). The file loads in ranx (``ranx.Run.from_file(path, kind="trec")``), trec_eval
+    and pytrec_eval. Note that trec_eval re-sorts by score and breaks ties by docno, so
+    tied scores may be evaluated in another order than rankselect's ``ties="stable"``.
+
+    Parameters
+    ----------
+    path : path of the file to write
+    qid : array-like of shape (m,)
+    scores : array-like of shape (m,)
+    docnos : sequence of str of shape (m,), optional
+        Document ids (default ``"d<row>"``, the 0-based input row; use
+        :func:`docnos_from_comments` for LETOR's ``docid``); unique within a query.
+    run_name : str
+    """
+    qid = check_qid(qid)
+    scores = check_vector(scores, "scores", n=qid.shape[0])
+    docs = _docnos(docnos, qid.shape[0])
+    if not run_name or any(ch.isspace() for ch in run_name):
+        raise ValueError(f"run_name must be a non-empty string without whitespace, got {run_name!r}")
+    g = QueryGroups.from_qid(qid)
+    lines: list[str] = []
+    for q in range(g.n_queries):
+        rows = g.perm[g.offsets[q]:g.offsets[q + 1]]
+        seen = set()
+        for d in rows:
+            if docs[d] in seen:
+                raise ValueError(f"docno {docs[d]!r} appears twice in query {g.ids[q]}")
+            seen.add(docs[d])
+        ranked = rows[np.argsort(-scores[rows], kind="stable")]
+        lines.extend(f"{g.ids[q]} Q0 {docs[r]} {i + 1} {float(scores[r])!r} {run_name}" for i, r in enumerate(ranked))
+    p = Path(path)
+    p.write_text("\n".join(lines) + "\n")
+    return p
+
+
+def write_trec_qrels(path: PathLike, qid, y, docnos=None) -> Path:
+    """Write TREC qrels: ``qid 0 docno label`` (integer labels), queries in order of first
+    appearance, documents in input order. Loads in ranx (``ranx.Qrels.from_file(path,
+    kind="trec")``), trec_eval and pytrec_eval; use the same ``docnos`` as the run."""
+    qid = check_qid(qid)
+    y = check_vector(y, "y", n=qid.shape[0])
+    if (y != np.round(y)).any() or (y < 0).any():
+        i = int(np.flatnonzero((y != np.round(y)) | (y < 0))[0])
+        raise ValueError(f"qrels labels must be integers >= 0; row {i} has {y[i]!r}")
+    docs = _docnos(docnos, qid.shape[0])
+    g = QueryGroups.from_qid(qid)
+    lines = [f"{g.ids[q]} 0 {docs[r]} {int(y[r])}" for q in range(g.n_queries)
+             for r in g.perm[g.offsets[q]:g.offsets[q + 1]]]
+    p = Path(path)
+    p.write_text("\n".join(lines) + "\n")
+    return p
+
+
+def write_per_query(path: PathLike, per_query: Mapping[str, Mapping[str, Sequence[float]]], query_ids) -> Path:
+    """Write per-query results as tab-separated ``run  measure  qid  value`` lines (the
+    columns of ``trec_eval -q`` with the run name first), with a header line; each run and
+    measure also gets an ``all`` line with the mean. Reads with ``pandas.read_csv(path,
+    sep="\\t")``.
+
+    Parameters
+    ----------
+    per_query : dict run -> dict measure -> array of shape (n_queries,)
+    query_ids : array-like of shape (n_queries,)
+        The qid of each position (e.g. :attr:`PermutationImportance.query_ids` or a
+        :class:`~rankselect.QueryGroups`' ``ids``).
+    """
+    qids = np.asarray(query_ids)
+    lines = ["run\tmeasure\tqid\tvalue"]
+    for run, measures in per_query.items():
+        if any(ch.isspace() for ch in str(run)):
+            raise ValueError(f"run name {run!r} must not contain whitespace")
+        for measure, values in measures.items():
+            v = check_vector(values, f"per_query[{run!r}][{measure!r}]")
+            if v.shape[0] != qids.shape[0]:
+                raise ValueError(f"per_query[{run!r}][{measure!r}] has {v.shape[0]} values for {qids.shape[0]} qids")
+            lines.extend(f"{run}\t{measure}\t{q}\t{x!r}" for q, x in zip(qids.tolist(), v.tolist()))
+            lines.append(f"{run}\t{measure}\tall\t{float(v.mean())!r}")
+    p = Path(path)
+    p.write_text("\n".join(lines) + "\n")
+    return p
+
+
+def experiment_per_query_rows(result) -> tuple[dict[str, dict[str, np.ndarray]], np.ndarray]:
+    """Per-query test scores of a LETOR protocol run, folds concatenated, ready for
+    :func:`write_per_query`: returns ``({method: {"AP": (q,), "NDCG@10": (q,)}}, qids (q,))``."""
+    per = {m: {k: np.concatenate([f[m].per_query[k] for f in result.folds]) for k in ("AP", "NDCG@10")}
+           for m in result.methods}
+    qids = np.concatenate([result.folds[i][result.methods[0]].test_qids for i in range(len(result.folds))])
+    return per, qids

@@ -1,0 +1,104 @@
+"""The ``rankselect`` command line: ``rankselect --help``.
+
+Each subcommand lives in ``rankselect/cli/<name>.py`` and provides
+``add_parser(subparsers)`` (which sets ``handler``) and returns nothing; the handler
+returns the exit code. Errors in user input print one line and exit 2; warnings print one
+line each (``rankselect CMD: warning: ...``, features numbered as in the file). Ctrl-C
+exits with 130 and a broken pipe (``rankselect ... | head``) with 141 (128 + SIGPIPE),
+both without a traceback.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+import warnings
+from typing import Optional
+
+from .._core import __version__
+from . import demo, evaluate, experiment, export, info, select, similarity, train
+
+__all__ = ["main", "cli_wording", "EXIT_INTERRUPTED", "EXIT_BROKEN_PIPE"]
+
+# One module per subcommand, in the order `--help` lists them.
+_COMMANDS = [demo, select, info, evaluate, similarity, train, experiment, export]
+
+#: exit codes of the shell conventions: 128 + signal number
+EXIT_INTERRUPTED = 130  # SIGINT (Ctrl-C)
+EXIT_BROKEN_PIPE = 141  # SIGPIPE (the reader of stdout went away)
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="rankselect",
+        description="Feature selection for learning to rank (LETOR / SVMlight data).",
+    )
+    parser.add_argument("--version", action="version", version=f"rankselect {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    for command in _COMMANDS:
+        command.add_parser(sub)
+    return parser
+
+
+_ZERO_BASED = re.compile(r"0-based (?:columns?|features?) \[([0-9, ]*)\]")
+
+
+def cli_wording(message: str, command: str = "") -> str:
+    """A library message worded for the command line: 0-based column lists become the
+    1-based feature numbers of the file, and Python keyword hints become CLI hints."""
+    def one_based(m: re.Match[str]) -> str:
+        nums = [int(s) + 1 for s in m.group(1).split(",") if s.strip()]
+        word = "feature" if len(nums) == 1 else "features"
+        return f"{word} {', '.join(map(str, nums))} as numbered in the file"
+
+    message = _ZERO_BASED.sub(one_based, message)
+    if command == "info":
+        message = message.replace("allow_nonfinite=True", "--allow-nonfinite")
+    message = message.replace(
+        "pass allow_nonfinite=True to accept it",
+        f"rankselect {command} needs finite values; `rankselect info --allow-nonfinite FILE` counts them")
+    message = message.replace(
+        "or pass allow_nonfinite=True",
+        "or see them with `rankselect info --allow-nonfinite FILE`")
+    return message
+
+
+def _show_warnings(command: str):
+    def show(message, category, filename, lineno, file=None, line=None):
+        print(f"rankselect {command}: warning: {cli_wording(str(message), command)}", file=sys.stderr)
+    return show
+
+
+def _quiet_broken_pipe() -> int:
+    # The reader closed the pipe: point stdout at /dev/null so that the interpreter's final
+    # flush does not raise again (the recipe of the Python docs, "Note on SIGPIPE").
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # stdout is not a real file (e.g. in tests)
+        pass
+    return EXIT_BROKEN_PIPE
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    command = "?"
+    try:
+        parser = _build_parser()
+        args = parser.parse_args(argv)
+        command = args.command
+        with warnings.catch_warnings():
+            warnings.showwarning = _show_warnings(command)
+            code = int(args.handler(args) or 0)
+            sys.stdout.flush()  # a broken pipe surfaces here, not at interpreter exit
+        return code
+    except KeyboardInterrupt:
+        print(f"rankselect {command}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        return _quiet_broken_pipe()
+    except (ValueError, TypeError, OSError, MemoryError) as exc:
+        text = cli_wording(str(exc), command) or "out of memory"  # a bare MemoryError has no message
+        print(f"rankselect {command}: error: {text}", file=sys.stderr)
+        return 2

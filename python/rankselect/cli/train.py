@@ -1,0 +1,135 @@
+"""``rankselect train [--model ranksvm] [--C C] [--kernel nystroem|rff --components M --gamma G]
+TRAIN --test TEST [--out SCORES] [--json]``
+
+Trains a ranking model on TRAIN (LETOR / SVMlight file) and prints its test metrics in
+both conventions side by side: "standard" (trec_eval style) and "letor" (LETOR 4.0's
+Eval-Score-4.0.pl, the convention of the papers' tables). ``--out SCORES`` also writes the
+model's score of every TEST row, one per line in TEST's row order (the format
+``rankselect evaluate TEST --scores SCORES`` reads); ``--out -`` writes them to standard
+output and the report to standard error.
+
+Models, their flags and defaults come from the registry :mod:`rankselect.methods` (the
+defaults are the estimator's own, e.g. ``RankSVM(n_components=100)``); the line ``model:``
+shows the parameters the model used, and only those: the kernel map's parameters appear
+only with ``--kernel``, and a kernel flag without ``--kernel`` is an error.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+import numpy as np
+import sklearn
+
+from .. import metrics
+from ..data import load_letor
+from ..methods import METHODS
+from .common import plural
+
+_REPORTED = ["NDCG@1", "NDCG@3", "NDCG@5", "NDCG@10", "P@1", "P@3", "P@5", "P@10", "MAP", "MeanNDCG"]
+#: the models ``train`` offers (registry names)
+MODELS = ("ranksvm",)
+#: parameters that only a kernel map uses
+_KERNEL_PARAMS = ("n_components", "gamma", "random_state")
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser(
+        "train",
+        help="train a ranking model, print its test metrics (--out: write its test scores)",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("train", metavar="TRAIN", help="training file (LETOR / SVMlight, .gz ok)")
+    p.add_argument("--test", required=True, metavar="TEST", help="test file")
+    p.add_argument("--model", choices=MODELS, default="ranksvm")
+    p.add_argument("--out", metavar="SCORES",
+                   help="write the test scores, one per line in TEST's row order (- for standard output)")
+    p.add_argument("--json", action="store_true", help="print a JSON object instead of a table")
+    seen = set()
+    for name in MODELS:
+        method = METHODS[name]
+        defaults = method.defaults()
+        for prm in method.params:
+            if prm.cli_flag in seen:
+                continue
+            seen.add(prm.cli_flag)
+            d = defaults[prm.name]
+            p.add_argument(prm.cli_flag, dest=prm.dest, type=prm.type, choices=prm.choices,
+                           default=argparse.SUPPRESS,
+                           help=f"{prm.help} (default {'linear' if prm.name == 'kernel' and d is None else d})")
+    p.set_defaults(handler=run)
+
+
+def _params(args: argparse.Namespace, method) -> dict:
+    params = {prm.name: getattr(args, prm.dest) for prm in method.params if hasattr(args, prm.dest)}
+    if params.get("kernel") == "linear":
+        params["kernel"] = None
+    if not params.get("kernel"):
+        extra = [prm.cli_flag for prm in method.params if prm.name in _KERNEL_PARAMS and prm.name in params]
+        if extra:
+            raise ValueError(f"{extra[0]} applies only with --kernel nystroem or --kernel rff")
+    return params
+
+
+def run(args: argparse.Namespace) -> int:
+    method = METHODS[args.model]
+    params = _params(args, method)
+    model = method.build(**params)
+    train = load_letor(args.train)
+    test = load_letor(args.test)
+    # LETOR files may omit trailing all-zero features: align the widths.
+    n = max(train.X.shape[1], test.X.shape[1])
+    Xtr = np.pad(train.X, ((0, 0), (0, n - train.X.shape[1])))
+    Xte = np.pad(test.X, ((0, 0), (0, n - test.X.shape[1])))
+    with sklearn.config_context(enable_metadata_routing=True):  # routes qid
+        model.fit(Xtr, train.y, qid=train.qid)
+    scores = model.predict(Xte)
+    report = sys.stdout
+    if args.out:
+        _write_scores(args.out, scores)
+        if args.out == "-":
+            report = sys.stderr
+    table = {conv: metrics.evaluate(test.y, scores, test.qid, convention=conv)
+             for conv in ("standard", "letor")}
+    used = model.get_params()
+    shown = [p.name for p in method.params if p.name not in ("kernel",) + _KERNEL_PARAMS]
+    if model.kernel is not None:
+        shown += ["kernel", "n_components", "gamma", "random_state"]
+        used = dict(used, gamma=model.kernel_map_.gamma)  # the width the map used (None -> 1/n)
+    info = {"model": args.model, "params": {k: used[k] for k in shown}}
+    for attr in ("n_iter_", "objective_", "n_pairs_"):
+        if hasattr(model, attr):
+            info[attr.rstrip("_")] = getattr(model, attr)
+    if args.json:
+        out = dict(info)
+        out["test"] = {conv: {k: float(table[conv][k]) for k in _REPORTED} for conv in table}
+        print(json.dumps(out, indent=2, default=str), file=report)
+        return 0
+    params_text = " ".join(f"{k}={v}" for k, v in info["params"].items())
+    extra = " ".join(f"{k}={v:.10g}" if isinstance(v, float) else f"{k}={v}"
+                     for k, v in info.items() if k not in ("model", "params"))
+    print(f"model: {args.model} ({params_text}) {extra}", file=report)
+    for name, path, X, q in (("train:", args.train, Xtr, train.qid), ("test: ", args.test, Xte, test.qid)):
+        print(f"{name} {path} ({plural(X.shape[0], 'row')}, {plural(len(np.unique(q)), 'query', 'queries')})",
+              file=report)
+    if args.out and args.out != "-":
+        print(f"scores: {args.out} ({plural(len(scores), 'line')}, TEST's row order)", file=report)
+    print(f"{'metric':<10} {'standard':>10} {'letor':>10}", file=report)
+    for k in _REPORTED:
+        print(f"{k:<10} {table['standard'][k]:>10.4f} {table['letor'][k]:>10.4f}", file=report)
+    return 0
+
+
+def _write_scores(path: str, scores) -> None:
+    """One score per line (shortest text that reads back to the same float64), written line by
+    line (one large write to a closed pipe could be lost silently)."""
+    values = np.asarray(scores, dtype=float).tolist()
+    if path == "-":
+        for s in values:
+            sys.stdout.write(f"{s!r}\n")
+        sys.stdout.flush()
+    else:
+        with open(path, "w", encoding="utf-8") as f:
+            f.writelines(f"{s!r}\n" for s in values)

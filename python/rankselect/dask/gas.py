@@ -1,0 +1,165 @@
+"""GAS on Dask arrays: the Kendall similarity and the feature importance as sums of
+per-shard terms (:func:`kendall_similarity`, :func:`feature_importance`), then the greedy
+search of :class:`rankselect.GAS`."""
+from __future__ import annotations
+
+from typing import Literal, Optional, Union
+
+import numpy as np
+import numpy.typing as npt
+from distributed import Client
+
+from .. import _core
+from ..metrics.checks import mean_over_queries
+from ..selection.gas import GAS as _GAS
+from ..selection.gas import gas_greedy
+from ..selection.importance import FeatureImportance, parse_measure, pick_directions
+from ..selection.similarity import VARIANTS, check_variant
+from .shards import _client, _grouped, _ordered_sum, _sh, _Shards
+
+__all__ = ["GAS", "kendall_similarity", "feature_importance"]
+
+
+def _shard_kendall(shard, variant, directions):
+    shard = _sh(shard)
+    X = shard["X"] if directions is None else np.ascontiguousarray(shard["X"] * directions)
+    return _core.kendall_sums(X, shard["offsets"], variant)
+
+
+def _kendall(shards, variant, absolute, directions=None):
+    parts = shards.map(_shard_kendall, variant, directions)
+    s = _ordered_sum([p[0] for p in parts])
+    sn = _ordered_sum([p[1] for p in parts])
+    q = sum(int(p[2]) for p in parts)
+    if q == 0:
+        raise ValueError("qid: no query has at least 2 documents; Kendall's tau needs document pairs")
+    if not absolute:
+        return s / q
+    if variant == "geng":
+        return np.maximum(s, sn) / q
+    return np.abs(s / q)
+
+
+def kendall_similarity(X, qid, variant: str = "geng", absolute: bool = False, *, client=None) -> np.ndarray:
+    """:func:`rankselect.kendall_similarity` of Dask arrays (chunks of whole queries).
+
+    Each shard returns its sums of per-query statistics and its number of queries with at
+    least 2 documents; the mean is the sum of sums over the sum of counts.
+
+    Returns
+    -------
+    ndarray of shape (n_features, n_features)
+    """
+    variant = check_variant(variant)
+    if not isinstance(absolute, (bool, np.bool_)):
+        raise TypeError(f"absolute must be a bool, got {absolute!r}")
+    shards = _Shards(_client(client), X, None, qid)
+    return _kendall(shards, variant, bool(absolute))
+
+
+def _shard_pairwise(shard):
+    shard = _sh(shard)
+    return _core.pairwise_counts(shard["X"], shard["y"], shard["offsets"])
+
+
+def _shard_metric_importance(shard, measure, convention):
+    shard = _sh(shard)
+    spec = [(measure, convention, "pessimistic")]
+    X, y, off = shard["X"], shard["y"], shard["offsets"]
+    n = X.shape[1]
+    asc = np.zeros((n, len(off) - 1))
+    desc = np.zeros((n, len(off) - 1))
+    for f in range(n):
+        col = np.ascontiguousarray(X[:, f])
+        asc[f] = _core.metrics_per_query(spec, y, col, off, None)[0]
+        desc[f] = _core.metrics_per_query(spec, y, -col, off, None)[0]
+    return asc, desc
+
+
+def _importance(shards, measure, convention):
+    kind, k = parse_measure(measure)
+    if kind == "pairwise":
+        parts = shards.map(_shard_pairwise)
+        # Exact integer counts: the sum does not depend on the order.
+        ea = np.sum([p[0] for p in parts], axis=0, dtype=np.uint64)
+        ed = np.sum([p[1] for p in parts], axis=0, dtype=np.uint64)
+        prefs = sum(int(p[2]) for p in parts)
+        if prefs == 0:
+            raise ValueError("y: no query has two documents with different labels; pairwise importance needs "
+                             "preference pairs")
+        return pick_directions(1.0 - ea / (2.0 * prefs), 1.0 - ed / (2.0 * prefs))
+    if not isinstance(convention, str) or convention.strip().lower() not in ("standard", "letor"):
+        raise ValueError(f"convention must be 'standard' or 'letor', got {convention!r}")
+    name = kind if k is None else f"{kind}@{k}"
+    parts = shards.map(_shard_metric_importance, name, convention.strip().lower())
+    asc = np.concatenate([p[0] for p in parts], axis=1)
+    desc = np.concatenate([p[1] for p in parts], axis=1)
+    mean = lambda v: np.array([mean_over_queries(r) for r in v])  # noqa: E731  (query order, as Rust)
+    return pick_directions(mean(asc), mean(desc))
+
+
+def feature_importance(X, y, qid, measure: str = "map", convention: str = "standard", *,
+                       client=None) -> FeatureImportance:
+    """:func:`rankselect.feature_importance` of Dask arrays (chunks of whole queries).
+
+    Returns
+    -------
+    FeatureImportance
+        ``(importance, directions)``, both of shape (n_features,).
+    """
+    parse_measure(measure)
+    shards = _Shards(_client(client), X, y, qid)
+    return _importance(shards, measure, convention)
+
+
+def _shard_constant(shard):
+    data = _grouped(shard)
+    if data.X.shape[0] == 0:
+        return np.ones(data.X.shape[1], dtype=bool)
+    return data.constant_within_queries()
+
+
+class GAS(_GAS):
+    """:class:`rankselect.GAS` on Dask arrays: importance and similarity from per-shard sums.
+
+    Same parameters and fitted attributes as :class:`rankselect.GAS`, plus ``client``.
+    """
+
+    def __init__(self, n_features_to_select: int = 10, *, c: float = 0.1,
+                 importance: Union[str, FeatureImportance, npt.ArrayLike] = "map",
+                 similarity: Union[Literal["geng", "tau_b"], npt.ArrayLike] = "geng", absolute: bool = False,
+                 convention: Literal["standard", "letor"] = "standard", client: Optional[Client] = None) -> None:
+        super().__init__(n_features_to_select, c=c, importance=importance, similarity=similarity,
+                         absolute=absolute, convention=convention)
+        self.client = client
+
+    def fit(self, X, y, qid=None):
+        """Select features on Dask arrays ``X`` (m, n), ``y`` (m,), ``qid`` (m,)."""
+        shards = _Shards(_client(self.client), X, y, qid)
+        n = shards.n_features
+        if n == 0:
+            raise ValueError("X has no features (0 columns)")
+        self._check_params(n)
+        if isinstance(self.importance, str):
+            parse_measure(self.importance)
+            imp = _importance(shards, self.importance, self.convention)
+        else:
+            imp = self._importance(np.empty((0, n)), None, None)
+        if isinstance(self.similarity, str):
+            if self.similarity not in VARIANTS:
+                raise ValueError(f"similarity must be one of {VARIANTS} or an (n_features, n_features) array, "
+                                 f"got {self.similarity!r}")
+            e = _kendall(shards, self.similarity, bool(self.absolute), imp.directions.astype(np.float64))
+        else:
+            e = self._similarity(np.empty((0, n)), None, None)
+        constant = np.logical_and.reduce(shards.map(_shard_constant))
+        selected, weights = gas_greedy(imp.importance, e, int(self.n_features_to_select), float(self.c),
+                                            last=constant)
+        self.importance_ = imp.importance
+        self.directions_ = imp.directions
+        self.similarity_ = e
+        self.selected_features_ = selected
+        self.selection_weights_ = weights
+        self.constant_features_ = np.flatnonzero(constant)
+        self.n_features_in_ = n
+        return self

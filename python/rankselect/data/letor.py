@@ -1,0 +1,359 @@
+"""Loading LETOR / SVMlight ranking files.
+
+A ranking file holds one document per line::
+
+    <label> qid:<int> <index>:<value> <index>:<value> ... [# comment]
+
+with 1-based, strictly ascending feature indices (absent features are 0). The parser runs
+in Rust with the GIL released: the file (or pipe) is read in large blocks, gzip data is
+decompressed as it is read, and the blocks are parsed in parallel and written straight into
+the dense matrix, so memory is the result plus a few blocks. Values are correctly rounded, so
+the result equals ``sklearn.datasets.load_svmlight_file(path, query_id=True)`` exactly (as
+dense arrays).
+
+Rows are kept in file order: a query whose rows are not contiguous is not split, it is
+grouped by qid downstream (:class:`rankselect.QueryGroups`). Since in LETOR files that
+usually means files were concatenated by mistake, ``load_letor`` warns once per file
+(``RankingData.n_split_queries`` tells how many queries are split).
+"""
+from __future__ import annotations
+
+import os
+import warnings
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional, Union
+
+import numpy as np
+
+from .. import _core
+from .._config import memory_limit
+from .._validation import check_qid, check_ranking_data
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+__all__ = ["RankingData", "Fold", "load_letor", "load_letor_folds", "save_letor", "split_queries", "PathLike"]
+
+
+@dataclass(eq=False)
+class RankingData:
+    """A ranking data set in file row order.
+
+    Attributes
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Dense features (float64, or float32 when loaded with ``dtype=np.float32``).
+    y : ndarray of shape (n_samples,)
+        Relevance labels (float64).
+    qid : ndarray of shape (n_samples,)
+        Query id of each row (int64). Rows of a query need not be contiguous.
+    comments : list of str or None
+        Trailing comment of each row (text after ``#``, stripped; ``""`` when absent),
+        or None when not loaded.
+
+    ``X, y, qid = data`` unpacks the arrays. ``n_split_queries`` counts the queries whose
+    rows are not contiguous (merged by qid; in a LETOR file usually a concatenation mistake).
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    qid: np.ndarray
+    comments: Optional[list[str]] = None
+
+    def __post_init__(self) -> None:
+        X = np.asarray(self.X)
+        if X.ndim != 2:
+            raise ValueError(f"X must be 2-D (n_samples, n_features), got shape {X.shape}")
+        y = np.asarray(self.y)
+        if y.ndim != 1 or y.shape[0] != X.shape[0]:
+            raise ValueError(f"y must have shape ({X.shape[0]},), got {y.shape}")
+        self.X, self.y = X, y
+        self.qid = check_qid(self.qid, X.shape[0])
+        if self.comments is not None and len(self.comments) != X.shape[0]:
+            raise ValueError(f"comments has {len(self.comments)} entries but X has {X.shape[0]} rows")
+
+    @property
+    def n_samples(self) -> int:
+        return int(self.X.shape[0])
+
+    @property
+    def n_features(self) -> int:
+        return int(self.X.shape[1])
+
+    @property
+    def n_queries(self) -> int:
+        return int(np.unique(self.qid).shape[0])
+
+    @property
+    def n_split_queries(self) -> int:
+        """Number of queries whose rows are not contiguous (they are merged by qid)."""
+        return split_queries(self.qid)[0]
+
+    def __iter__(self) -> Iterator[np.ndarray]:
+        return iter((self.X, self.y, self.qid))
+
+    def __repr__(self) -> str:
+        return (
+            f"RankingData(n_samples={self.n_samples}, n_features={self.n_features}, "
+            f"n_queries={self.n_queries}, dtype={self.X.dtype}"
+            f"{', comments' if self.comments is not None else ''})"
+        )
+
+
+@dataclass(eq=False)
+class Fold:
+    """One LETOR fold: ``train``, ``vali`` and ``test`` with the same n_features."""
+
+    name: str
+    train: RankingData
+    vali: RankingData
+    test: RankingData
+
+    def __iter__(self) -> Iterator[RankingData]:
+        return iter((self.train, self.vali, self.test))
+
+
+def split_queries(qid) -> tuple[int, Optional[int], Optional[int]]:
+    """``(n, qid, row)``: how many queries have rows in more than one contiguous run, and,
+    for the first of them in file order, its qid and the 0-based row where it starts again
+    (None, None when no query is split).
+
+    Parameters
+    ----------
+    qid : array-like of shape (n_samples,)
+    """
+    qid = np.asarray(qid)
+    if qid.shape[0] < 2:
+        return 0, None, None
+    starts = np.flatnonzero(np.r_[True, qid[1:] != qid[:-1]])  # first row of every run
+    run_qid = qid[starts]
+    _, n_runs = np.unique(run_qid, return_counts=True)
+    split = n_runs > 1
+    if not split.any():
+        return 0, None, None
+    # a run whose qid occurred in an earlier run starts a query again
+    order = np.argsort(run_qid, kind="stable")  # runs grouped by qid, each group in file order
+    repeated = np.ones(run_qid.shape[0], dtype=bool)
+    repeated[order[np.cumsum(n_runs) - n_runs]] = False  # the first run of every qid
+    again = int(np.flatnonzero(repeated)[0])
+    return int(split.sum()), int(run_qid[again]), int(starts[again])
+
+
+def _warn_split_queries(path: str, qid: np.ndarray) -> None:
+    n, first, row = split_queries(qid)
+    if n:
+        assert row is not None
+        queries = "query has" if n == 1 else "queries have"
+        warnings.warn(
+            f"{path}: {n} {queries} rows that are not contiguous in the file (the first: qid {first}, "
+            f"which starts again at data row {row + 1}); they are merged by qid (in a LETOR file "
+            f"this usually means files were concatenated by mistake)", UserWarning, stacklevel=3)
+
+
+def _check_n_features(n_features) -> Optional[int]:
+    if n_features is None:
+        return None
+    if isinstance(n_features, (bool, np.bool_)) or not isinstance(n_features, (int, np.integer)):
+        raise TypeError(f"n_features must be a positive int or None, got {n_features!r}")
+    if n_features < 1:
+        raise ValueError(f"n_features must be a positive int or None, got {n_features}")
+    if n_features > _MAX_N_FEATURES:
+        raise ValueError(f"n_features={n_features} is too large (at most {_MAX_N_FEATURES})")
+    return int(n_features)
+
+
+# Beyond any memory; keeps the byte counts of the memory rule far from integer overflow.
+_MAX_N_FEATURES = 2**62
+
+
+def load_letor(
+    path: PathLike,
+    *,
+    n_features: Optional[int] = None,
+    dtype=np.float64,
+    comments: bool = False,
+    allow_nonfinite: bool = False,
+) -> RankingData:
+    """Load a LETOR / SVMlight ranking file (plain or gzip-compressed).
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file; a pipe or device works too (``/dev/stdin``, ``/dev/fd/N``, a shell's
+        ``<(...)``). Gzip data is recognised by its content (``.gz`` or not), decompressed
+        as it is read, may hold several members and may end in zero padding (as Python's
+        :mod:`gzip` accepts).
+    n_features : int, optional
+        Number of columns of ``X``. Default: the largest feature index in the file, or 1
+        when no row has a feature (as scikit-learn). A feature index above a given
+        ``n_features`` is an error.
+    dtype : {np.float64, np.float32}
+        dtype of ``X``. float32 values are the float64 values cast to float32 (as
+        scikit-learn's ``load_svmlight_file(dtype=np.float32)``). ``y`` is float64.
+    comments : bool
+        Also return the text after ``#`` of every row (e.g. ``docid = ...``).
+    allow_nonfinite : bool
+        Accept NaN / infinite labels and values (rejected by default).
+
+    Returns
+    -------
+    RankingData
+        ``X`` (n_samples, n_features), ``y`` (n_samples,), ``qid`` (n_samples,) int64, and
+        ``comments``; unpacks as ``X, y, qid = load_letor(path)``.
+
+    Warns
+    -----
+    UserWarning
+        Once, when the rows of some query are not contiguous in the file (they are merged by
+        qid; see ``RankingData.n_split_queries``).
+
+    Raises
+    ------
+    ValueError
+        ``"<path>: line N: ..."`` for a malformed line: non-numeric label or value, missing
+        or non-integer qid, feature index 0 or above 2147483647 (the largest scikit-learn
+        reads), indices not strictly ascending or duplicated, NaN / infinity, an index
+        above ``n_features``; also for a file without data rows.
+    MemoryError
+        The dense result (``X``, ``y``, ``qid``, comments) would exceed the memory limit
+        (:func:`rankselect.set_config` ``max_memory``, default the available memory): the
+        message gives the sizes and the largest feature index with its line (a typo such as
+        ``1 qid:1 4000000000:1`` is caught before anything large is allocated).
+    FileNotFoundError, OSError
+        The file cannot be read, or its gzip data is corrupt or truncated
+        (``"<path>: corrupt or truncated gzip data: ..."``).
+    """
+    n_features = _check_n_features(n_features)
+    dt = np.dtype(dtype)
+    if dt not in (np.dtype(np.float64), np.dtype(np.float32)):
+        raise ValueError(f"dtype must be np.float64 or np.float32, got {dt}")
+    p = os.fspath(path)
+    if not isinstance(p, str):
+        p = os.fsdecode(p)
+    if not os.path.exists(p):
+        raise FileNotFoundError(f"LETOR file not found: {p}")
+    if os.path.isdir(p):
+        raise IsADirectoryError(f"expected a LETOR file, got a directory: {p}")
+    try:
+        X, y, qid, com = _core.load_letor(
+            p,
+            n_features=n_features,
+            float32=dt == np.dtype(np.float32),
+            comments=bool(comments),
+            allow_nonfinite=bool(allow_nonfinite),
+            max_memory=memory_limit(),
+        )
+    except ValueError as exc:
+        raise ValueError(f"{p}: {exc}") from None
+    except MemoryError as exc:
+        raise MemoryError(f"{p}: {exc}") from None
+    _warn_split_queries(p, qid)
+    return RankingData(X, y, qid, com)
+
+
+_SPLITS = ("train", "vali", "test")
+
+
+def _split_path(fold_dir: Path, split: str) -> Path:
+    for name in (f"{split}.txt", f"{split}.txt.gz"):
+        p = fold_dir / name
+        if p.is_file():
+            return p
+    raise FileNotFoundError(
+        f"LETOR fold {fold_dir.name} is missing {split}.txt (or {split}.txt.gz): "
+        f"expected {fold_dir / (split + '.txt')}"
+    )
+
+
+def load_letor_folds(
+    root: PathLike, *, n_features: Optional[int] = None, dtype=np.float64
+) -> list[Fold]:
+    """Load the five LETOR folds ``root/Fold1..Fold5/{train,vali,test}.txt`` (or ``.txt.gz``).
+
+    Within a fold, the three sets share one ``n_features``: the given one, else the largest
+    feature index over the fold's three files.
+
+    Returns
+    -------
+    list of Fold
+        ``[Fold("Fold1", train, vali, test), ...]``, in fold order.
+
+    Raises
+    ------
+    FileNotFoundError
+        ``root`` or a fold directory or file is missing (the message names it).
+    ValueError
+        A file is malformed (``"<file>: line N: ..."``).
+    """
+    n_features = _check_n_features(n_features)
+    root = Path(os.fspath(root))
+    if not root.is_dir():
+        raise FileNotFoundError(f"LETOR folds root is not a directory: {root}")
+    dirs = [root / f"Fold{i}" for i in range(1, 6)]
+    for d in dirs:
+        if not d.is_dir():
+            raise FileNotFoundError(f"LETOR folds root {root} has no fold directory {d.name}")
+    paths = [[_split_path(d, s) for s in _SPLITS] for d in dirs]
+    folds = []
+    for d, files in zip(dirs, paths):
+        sets = [load_letor(f, n_features=n_features, dtype=dtype) for f in files]
+        if n_features is None:
+            n = max(s.n_features for s in sets)
+            sets = [_pad(s, n) for s in sets]
+        folds.append(Fold(d.name, *sets))
+    return folds
+
+
+def _pad(data: RankingData, n: int) -> RankingData:
+    """``data`` with zero columns appended up to ``n`` features."""
+    if data.n_features == n:
+        return data
+    X = np.zeros((data.n_samples, n), dtype=data.X.dtype)
+    X[:, : data.n_features] = data.X
+    return RankingData(X, data.y, data.qid, data.comments)
+
+
+# Characters that end a line for LETOR readers (ours, scikit-learn's, text-mode Python).
+_LINE_BREAKS = ("\n", "\r", "\v", "\f", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
+
+
+def save_letor(path: PathLike, data, *, digits: Optional[int] = None) -> None:
+    """Write a ranking data set as a LETOR file, every feature on every row (1-based).
+
+    Parameters
+    ----------
+    path : str or path-like
+        Destination (plain text).
+    data : RankingData or (X, y, qid)
+        ``X`` (n_samples, n_features), ``y`` (n_samples,), ``qid`` (n_samples,); the
+        ``comments`` of a RankingData are written after ``#``; a comment holding a line
+        break raises ValueError (it would inject a row).
+    digits : int, optional
+        Significant digits of the values (``%.<digits>g``). Default: the shortest text that
+        reads back to the same float64 (``repr``), so ``load_letor`` round-trips exactly.
+    """
+    comments = getattr(data, "comments", None)
+    X, y, qid = data
+    X, y, qid = check_ranking_data(X, y, qid, allow_nan=True, squares=False)
+    if comments is not None:
+        if len(comments) != X.shape[0]:
+            raise ValueError(f"comments has {len(comments)} entries but X has {X.shape[0]} rows")
+        for i, c in enumerate(comments):
+            # A line break would end the row early and inject the rest as a new row.
+            if c and any(b in str(c) for b in _LINE_BREAKS):
+                raise ValueError(
+                    f"comments[{i}] contains a line break ({str(c)!r}); a LETOR comment runs to the end"
+                    " of its line: remove or replace the line breaks"
+                )
+    if digits is not None and (isinstance(digits, bool) or not isinstance(digits, int) or digits < 1):
+        raise ValueError(f"digits must be a positive int or None, got {digits!r}")
+    spec = "%r" if digits is None else f"%.{digits}g"
+    line = "%s qid:%d" + "".join(f" {j + 1}:{spec}" for j in range(X.shape[1]))
+    with open(os.fspath(path), "w", encoding="utf-8", newline="\n") as f:
+        for i, (label, q, row) in enumerate(zip(y.tolist(), qid.tolist(), X.tolist())):
+            lab = int(label) if float(label).is_integer() else label
+            text = line % (lab, q, *row)
+            if comments is not None and comments[i]:
+                text += " #" + comments[i]
+            f.write(text + "\n")

@@ -1,0 +1,304 @@
+"""Sparse RankSVM (Laporte et al. 2014): L1 by FISTA, non-convex log / MCP / lp by reweighted L1.
+
+Minimises, over linear scoring functions ``s(x) = w·x``,
+
+- ``penalty="l1"``: ``||w||_1 + C·L(w)`` (eq. 7), or with ``weights=beta``
+  ``sum_j beta_j |w_j| + C·L(w)`` (eq. 12), by proximal Newton with a working set
+  (``solver="prox-newton"``, the default: newGLMNET-style, a few Newton steps on the generalised
+  Hessian) or by FISTA with backtracking (``solver="fista"``, the paper's Alg. 1);
+- ``penalty in {"log", "mcp", "lp"}``: ``sum_j g(|w_j|) + C·L(w)`` by reweighted L1
+  (Alg. 2, Table II): ``g(u) = log(1 + u/epsilon)``; MCP with ``lambda = 1/C``:
+  ``g'(u) = max(1 - u/(mcp_gamma·lambda), 0)``; ``lp``: ``g'(u) = p·max(u, epsilon)^(p-1)``
+  (the derivative capped at ``u = epsilon``, so coefficients at zero can re-enter),
+
+where ``L(w) = sum over preference pairs (same query, y_i > y_j) of max(0, 1 - w·(x_i - x_j))^2``.
+The solvers run in the Rust core with the GIL released (Ctrl-C interrupts them).
+"""
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+from typing import Literal, Optional
+
+import numpy as np
+import numpy.typing as npt
+from sklearn.feature_selection import SelectorMixin
+from sklearn.utils._param_validation import Interval, StrOptions
+
+from .. import _core
+from .._base import RankerMixin, RankingEstimator, warn_if_degenerate
+from .._validation import MAX_INT, check_costs, check_positive, check_vector
+from ..data.grouping import GroupedData
+from ..data.uninformative import constant_columns, zero_features
+from .linear import SparseLinearRankerMixin
+
+__all__ = ["SparseRankSVM", "SparsePath", "sparse_path", "PENALTIES", "SOLVERS"]
+
+PENALTIES = ("l1", "log", "mcp", "lp")
+SOLVERS = ("prox-newton", "fista")
+
+
+@dataclass(frozen=True)
+class SparsePath:
+    """Models along a regularisation path (increasing ``C`` = decreasing regularisation).
+
+    Attributes
+    ----------
+    Cs : ndarray of shape (n_Cs,)
+    coefs : ndarray of shape (n_Cs, n_features)
+    n_selected : ndarray of shape (n_Cs,)
+        Number of non-zero coefficients of each model.
+    objectives : ndarray of shape (n_Cs,)
+        Final objective value of each model.
+    n_iter : ndarray of shape (n_Cs,)
+        Solver iterations of each model (warm-started from the previous one).
+    """
+
+    Cs: np.ndarray
+    coefs: np.ndarray
+    n_selected: np.ndarray
+    objectives: np.ndarray
+    n_iter: np.ndarray
+
+
+class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, SelectorMixin, RankingEstimator):
+    """Sparse linear RankSVM with a squared pairwise hinge loss (Laporte et al. 2014).
+
+    Parameters
+    ----------
+    C : float > 0, default=1.0
+        Weight of the pairwise loss (eq. 7). Larger C selects more features.
+    penalty : {"l1", "log", "mcp", "lp"}, default="l1"
+    p : float in (0, 1), default=0.5
+        Exponent of the ``lp`` penalty.
+    epsilon : float > 0, default=0.1
+        ``log`` penalty parameter; also the point below which the ``lp`` derivative is capped.
+    mcp_gamma : float > 0, default=2.0
+        MCP's concavity parameter ``gamma`` (its ``lambda`` is ``1/C``); named apart from the
+        RBF width ``gamma`` of :class:`RankSVM`.
+    weights : array-like of shape (n_features,) or None
+        Non-negative weights of the weighted L1 penalty (eq. 12); ``penalty="l1"`` only.
+    feature_costs : array-like of shape (n_features,) or None
+        Cost of each feature (>= 0): the weighted L1 penalty with ``beta_j = cost_j /
+        mean(cost)`` (:mod:`rankselect.costs`), so equal costs are the plain L1 and a free
+        feature is not penalised; ``penalty="l1"`` only, not with ``weights``.
+    max_iter : int, default=5000
+        Maximum solver iterations (Newton steps or FISTA steps) per (weighted) L1 solve.
+    max_reweightings : int, default=10
+        Maximum outer steps of the reweighted scheme (non-convex penalties).
+    tol : float > 0, default=1e-6
+        Relative KKT residual tolerance of the solver (FISTA also needs the relative objective
+        change below it); relative change tolerance of the outer loop.
+    solver : {"prox-newton", "fista"}, default="prox-newton"
+        Solver of each (weighted) L1 problem. Both reach the same minimiser; proximal Newton
+        needs a handful of Newton steps where FISTA (Laporte et al. Alg. 1) needs hundreds to
+        thousands of gradient steps (``benches/sparse_bench.py``).
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,)
+    support_ : ndarray of bool, shape (n_features,)
+        ``coef_ != 0``.
+    sparsity_ratio_ : float
+        Non-zero coefficients / features not all-zero on the training rows (Laporte et al.
+        Section V-B; the one denominator of every sparsity ratio, see
+        :mod:`rankselect.uninformative`).
+    n_iter_ : int
+        Total solver iterations.
+    n_reweightings_ : int
+        Outer steps (1 for ``l1``).
+    objective_ : float
+        Final objective: ``sum_j g(|w_j|) + C·L(w)`` (``||w||_1 + C·L(w)`` for l1).
+    objective_history_ : ndarray
+        Per-iteration objective (l1) or per-outer-step objective (non-convex).
+    converged_ : bool
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str, shape (n_features_in_,)
+        Column names, when X was a DataFrame with string column names.
+
+    Notes
+    -----
+    Training data without a preference pair or without a feature that varies inside a
+    query warn with :class:`~rankselect.exceptions.DegenerateDataWarning`; the model is
+    then all zeros (no feature selected).
+    """
+
+    coef_: np.ndarray
+    support_: np.ndarray
+    constant_features_: np.ndarray
+    sparsity_ratio_: float
+    n_iter_: int
+    n_reweightings_: int
+    objective_: float
+    objective_history_: np.ndarray
+    converged_: bool
+    n_features_in_: int
+    feature_names_in_: np.ndarray
+
+    _parameter_constraints = {
+        "C": [Interval(numbers.Real, 0, None, closed="neither")],
+        "penalty": [StrOptions(set(PENALTIES))],
+        "p": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "epsilon": [Interval(numbers.Real, 0, None, closed="neither")],
+        "mcp_gamma": [Interval(numbers.Real, 0, None, closed="neither")],
+        "weights": ["array-like", None],
+        "max_iter": [Interval(numbers.Integral, 1, MAX_INT, closed="both")],
+        "max_reweightings": [Interval(numbers.Integral, 1, MAX_INT, closed="both")],
+        "tol": [Interval(numbers.Real, 0, None, closed="neither")],
+        "solver": [StrOptions(set(SOLVERS))],
+        "feature_costs": ["array-like", None],
+    }
+
+    def __init__(self, C: float = 1.0, penalty: Literal["l1", "log", "mcp", "lp"] = "l1", p: float = 0.5,
+                 epsilon: float = 0.1, mcp_gamma: float = 2.0, weights: Optional[npt.ArrayLike] = None,
+                 max_iter: int = 5000, max_reweightings: int = 10, tol: float = 1e-6,
+                 solver: Literal["prox-newton", "fista"] = "prox-newton",
+                 feature_costs: Optional[npt.ArrayLike] = None) -> None:
+        self.C = C
+        self.penalty = penalty
+        self.p = p
+        self.epsilon = epsilon
+        self.mcp_gamma = mcp_gamma
+        self.weights = weights
+        self.max_iter = max_iter
+        self.max_reweightings = max_reweightings
+        self.tol = tol
+        self.solver = solver
+        self.feature_costs = feature_costs
+
+    # -- validation ---------------------------------------------------------------------
+    def _check_params(self, n_features: int):
+        """The penalty weights (or None); the other parameters are checked by
+        ``_parameter_constraints``."""
+        weights = None
+        if self.weights is not None:
+            if self.penalty != "l1":
+                raise ValueError("weights is only used with penalty='l1' (weighted L1, eq. 12)")
+            weights = check_vector(self.weights, "weights", allow_nan=True)
+            if weights.shape[0] != n_features:
+                raise ValueError(f"weights has {weights.shape[0]} entries but X has {n_features} features")
+            if np.isnan(weights).any() or (weights < 0).any():
+                raise ValueError("weights must be >= 0 (np.inf pins a coefficient at 0)")
+        if self.feature_costs is not None:
+            if self.penalty != "l1" or weights is not None:
+                raise ValueError("feature_costs needs penalty='l1' and no weights (they become the L1 weights)")
+            costs = check_costs(self.feature_costs, n_features)
+            if costs.max() == 0:
+                raise ValueError("feature_costs are all 0: nothing would be penalised")
+            if not np.all(costs == costs[0]):  # equal costs: the plain L1
+                weights = costs / costs.mean()
+        return weights
+
+    def _prepare(self, X, y, qid):
+        X, y, qid = self._validate_training_data(X, y, qid)
+        constant = constant_columns(X)
+        self._degenerate = not all(warn_if_degenerate(self, X, y, qid, stacklevel=4))
+        data = GroupedData.from_arrays(X, y, qid)
+        return X, data, constant
+
+    def _solve(self, data, C, weights, w0):
+        """``(_core.SolverResult, n_reweightings)`` of the core's sparse RankSVM at ``C``."""
+        return _core.sparse_ranksvm(
+            data.X, data.y, data.offsets, float(C), self.penalty, float(self.p), float(self.epsilon),
+            float(self.mcp_gamma), weights, w0, int(self.max_iter), int(self.max_reweightings),
+            float(self.tol), self.solver)
+
+    # -- fit ----------------------------------------------------------------------------
+    def fit(self, X, y, qid=None, *, coef_init=None):
+        """Fit on ``X`` (m, n), labels ``y`` (m,), query ids ``qid`` (m,).
+
+        ``coef_init`` (n,) warm-starts the solver.
+        """
+        X, data, constant = self._prepare(X, y, qid)
+        weights = self._check_params(X.shape[1])
+        w0 = None if coef_init is None else check_vector(coef_init, "coef_init", n=X.shape[1])
+        if self._degenerate:
+            # the loss is constant: the minimiser is w = 0 (nothing to solve)
+            n = X.shape[1]
+            zero = _core.SolverResult(np.zeros(n), 0.0, np.zeros(1), 0.0, 0, True)
+            self._set_fitted(zero, 0, constant, zero_features(X))
+            return self
+        result, n_rew = self._solve(data, self.C, weights, w0)
+        self._set_fitted(result, n_rew, constant, zero_features(X))
+        return self
+
+    def _set_fitted(self, result, n_rew, constant, zero):
+        coef = np.asarray(result.coef)
+        self.coef_ = coef
+        self.support_ = coef != 0
+        self.constant_features_ = np.flatnonzero(constant)
+        # one denominator everywhere: the features not all-zero on the training rows
+        self.sparsity_ratio_ = float(self.support_[~zero].sum() / max(1, (~zero).sum()))
+        self.n_iter_ = int(result.n_iter)
+        self.n_reweightings_ = int(n_rew)
+        self.objective_history_ = np.asarray(result.objective_history)
+        self.objective_ = float(result.objective)
+        self.converged_ = bool(result.converged)
+
+
+    # -- path ---------------------------------------------------------------------------
+    def c_min(self, X, y, qid) -> float:
+        """Smallest ``C`` at which the l1 / weighted-l1 solution is not all zero:
+        ``1 / max_j (|dL/dw_j(0)| / beta_j)`` (KKT at ``w = 0``)."""
+        X, data, constant = self._prepare(X, y, qid)
+        return self._c_min(data, self._check_params(X.shape[1]))
+
+    @staticmethod
+    def _c_min(data, weights) -> float:
+        # the penalty's alpha_max at the gradient at 0, in the core (sparse_ranksvm::c_min)
+        return float(_core.sparse_c_min(data.X, data.y, data.offsets, weights))
+
+    def path(self, X, y, qid=None, Cs=None, n_Cs: int = 10, ratio: float = 1e3) -> SparsePath:
+        """Fit the models for increasing ``C`` (decreasing regularisation) with warm starts.
+
+        ``Cs`` defaults to ``n_Cs`` values log-spaced from :meth:`c_min` to ``ratio·c_min``.
+        The estimator's own parameters (other than ``C``) are used; it is not refitted.
+        """
+        if Cs is None:
+            check_positive(n_Cs, "n_Cs", integer=True)
+            check_positive(ratio, "ratio")
+            if ratio < 1:
+                raise ValueError(f"ratio must be >= 1 (Cs go from c_min to ratio * c_min), got {ratio!r}")
+        X, data, constant = self._prepare(X, y, qid)
+        weights = self._check_params(X.shape[1])
+        if Cs is None:
+            c0 = self._c_min(data, weights)  # on the data already grouped here
+            Cs = c0 * np.logspace(0, np.log10(ratio), int(n_Cs))
+        Cs = np.sort(check_vector(Cs, "Cs"))
+        if (Cs <= 0).any():
+            raise ValueError("Cs must all be > 0")
+        coefs, nsel, objs, iters = [], [], [], []
+        w = None
+        for C in Cs:
+            result, _ = self._solve(data, C, weights, w)
+            w = np.asarray(result.coef)
+            coefs.append(w.copy())
+            nsel.append(int(np.count_nonzero(w)))
+            objs.append(float(result.objective))
+            iters.append(int(result.n_iter))
+        return SparsePath(Cs=np.asarray(Cs), coefs=np.vstack(coefs), n_selected=np.asarray(nsel),
+                          objectives=np.asarray(objs), n_iter=np.asarray(iters))
+
+
+def sparse_path(X, y, qid, Cs=None, penalty="l1", **params) -> SparsePath:
+    """Regularisation path of :class:`SparseRankSVM`: models for increasing ``C`` (warm starts).
+
+    Parameters
+    ----------
+    X : array-like of shape (m, n)
+    y : array-like of shape (m,)
+    qid : array-like of shape (m,)
+    Cs : array-like of shape (n_Cs,) or None
+        Default: 10 values log-spaced over three decades from the smallest C with a non-zero
+        model (:meth:`SparseRankSVM.c_min`).
+    penalty : {"l1", "log", "mcp", "lp"}
+    **params : other :class:`SparseRankSVM` parameters (``n_Cs``, ``ratio`` go to ``path``).
+
+    Returns
+    -------
+    SparsePath
+        ``Cs``, ``coefs`` (n_Cs, n), ``n_selected``, ``objectives``, ``n_iter``.
+    """
+    path_kw = {k: params.pop(k) for k in ("n_Cs", "ratio") if k in params}
+    est = SparseRankSVM(penalty=penalty, **params)
+    return est.path(X, y, qid, Cs=Cs, **path_kw)

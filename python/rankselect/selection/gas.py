@@ -1,0 +1,309 @@
+"""GAS: greedy search algorithm of feature selection (Geng et al. 2007, Fig. 1).
+
+Problem (2) of the paper: choose ``t`` features maximising
+``sum_i w_i x_i - c sum_i sum_{j != i} e_ij x_i x_j``, with ``w`` the importance of each
+feature alone (Section 2.2, :func:`rankselect.feature_importance`) and ``e`` the Kendall
+similarity of the rankings two features produce (Section 2.3,
+:func:`rankselect.kendall_similarity`). The greedy algorithm (Fig. 1) repeats ``t``
+times: select the remaining feature ``k`` of largest current weight (ties go to the lowest
+index), then penalise every remaining feature ``j``: ``w_j <- w_j - 2 c e(k, j)``.
+
+Feature directions and the similarity sign
+------------------------------------------
+The paper's similarity is signed Kendall's tau on the raw values. Because importance lets a
+feature rank by ``-x`` when that is better, a feature and its negation would be (under the
+raw signed tau) maximally *dissimilar* (``geng`` 0, ``tau_b`` -1) although they produce the
+same ranking read backwards, and GAS would happily select both. rankselect therefore
+computes the similarity between the features **as they are used**: each feature multiplied
+by its direction (``directions_``). For features whose best direction is ascending (e.g. all
+of LETOR's query-normalised features that correlate positively with relevance) this is the
+paper's signed tau. ``absolute=True`` ignores the sign altogether (``|tau_b|``, or for
+``geng`` the closer of a feature and its negation), default False.
+
+Constant features
+-----------------
+A feature that is constant within every query orders no pair, so its similarity to every
+feature is 0 and it is never penalised; its importance is that of a worst-case tie break
+(pessimistic ties for IR measures, 0.5 for ``"pairwise"``). Fig. 1 taken literally would
+therefore pick such features once ``c`` has penalised the others enough (e.g. MQ2008's
+all-zero features 6-10 with ``importance="map"``, ``c=0.1``, after four informative ones).
+``GAS`` selects them only after every other feature (``constant_features_`` lists them);
+:func:`gas_greedy` without ``last=`` is the literal Fig. 1.
+"""
+from __future__ import annotations
+
+import numbers
+from typing import Literal, Optional, Union
+
+import numpy as np
+import numpy.typing as npt
+from sklearn.feature_selection import SelectorMixin
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
+
+from .._base import RankingEstimator, warn_if_degenerate
+from .._validation import MAX_INT, check_costs_and_budget, check_similarity
+from ..data.uninformative import constant_within_queries
+from .importance import FeatureImportance, feature_importance, parse_measure
+from .similarity import VARIANTS, kendall_similarity
+
+__all__ = ["GAS", "gas_greedy"]
+
+
+def gas_greedy(importance, similarity, n_features_to_select: int, c: float, last=None, costs=None, budget=None):
+    """The greedy search of Fig. 1 on a precomputed importance vector and similarity matrix.
+
+    Parameters
+    ----------
+    importance : array-like of shape (n_features,)
+    similarity : array-like of shape (n_features, n_features)
+        Symmetric; only ``similarity[k, j]`` for selected ``k`` is read.
+    n_features_to_select : int
+    c : float >= 0
+    last : array-like of bool, shape (n_features,), optional
+        Features taken only after every other one (e.g. features constant within every
+        query, which cannot order any documents).
+    costs : array-like of shape (n_features,), optional
+        Feature costs (>= 0): each step takes the largest ``w_j / cost_j`` (a free feature
+        with ``w_j > 0`` first; a negative penalised weight counts as ``w_j * cost_j``, so
+        a higher cost never helps; ties: larger ``w_j``, then the lowest index).
+    budget : float, optional
+        Only features whose cost fits in what is left of the budget are candidates; the
+        selection stops early when none fits.
+
+    Returns
+    -------
+    selected : ndarray of shape (n_features_to_select,)
+        Feature indices in order of selection.
+    weights : ndarray of shape (n_features_to_select,)
+        The current (penalised) weight of each feature when it was selected.
+    """
+    w = np.array(importance, dtype=np.float64)
+    if costs is not None or budget is not None:
+        costs = np.ones(w.shape[0]) if costs is None else np.asarray(costs, dtype=np.float64)
+    e = np.asarray(similarity, dtype=np.float64)
+    if w.ndim != 1 or e.shape != (w.shape[0], w.shape[0]):
+        raise ValueError(f"importance must have shape (n,) and similarity (n, n), got {w.shape} and {e.shape}")
+    # argmax would pick a NaN first: never select by NaN.
+    for name, v in (("importance", w), ("similarity", e)):
+        if not np.isfinite(v).all():
+            bad = np.argwhere(~np.isfinite(v))[0]
+            raise ValueError(f"{name} must be finite; entry {tuple(int(i) for i in bad)} is {v[tuple(bad)]}")
+    available = np.ones(w.shape[0], dtype=bool)
+    last = np.zeros(w.shape[0], dtype=bool) if last is None else np.asarray(last, dtype=bool)
+    selected = np.empty(n_features_to_select, dtype=np.intp)
+    weights = np.empty(n_features_to_select, dtype=np.float64)
+    spent = 0.0
+    for step in range(n_features_to_select):
+        if budget is not None:
+            available &= spent + costs <= budget
+            if not available.any():
+                return selected[:step], weights[:step]
+        pool = available & ~last if (available & ~last).any() else available
+        if costs is None:
+            current = np.where(pool, w, -np.inf)
+            k = int(np.argmax(current))  # first maximum: ties go to the lowest index
+        else:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                per_cost = np.where(costs > 0, w / np.where(costs > 0, costs, 1.0), np.sign(w) * np.inf)
+            ratio = np.where(w >= 0, np.nan_to_num(per_cost, nan=0.0, posinf=np.inf), w * costs)
+            ratio[~pool] = -np.inf
+            top = pool & (ratio == ratio[pool].max())
+            k = int(np.argmax(np.where(top, w, -np.inf)))  # larger weight, then the lowest index
+            spent += costs[k]
+        selected[step] = k
+        weights[step] = w[k]
+        available[k] = False
+        w -= 2.0 * c * e[k]
+    return selected, weights
+
+
+class GAS(SelectorMixin, RankingEstimator):
+    """GAS filter feature selection for ranking (Geng et al. 2007).
+
+    Parameters
+    ----------
+    n_features_to_select : int, default=10
+        Number ``t`` of features to select (positional: ``GAS(10, 0.1)``).
+    c : float, default=0.1
+        Trade-off between importance and redundancy in problem (2) of the paper (>= 0;
+        ``c = 0`` ranks by importance alone). Tune it on validation data; a precomputed
+        ``importance`` and ``similarity`` make a sweep over ``c`` and ``t`` cheap.
+    importance : str or array-like or FeatureImportance, default="map"
+        A measure of :func:`rankselect.feature_importance` (``"map"``, ``"ndcg@k"``,
+        ``"ndcg"``, ``"p@k"``: GAS-E; ``"pairwise"``: GAS-L), or precomputed scores:
+        a :class:`FeatureImportance` (importance and directions), or an array of shape
+        (n_features,) (directions are then taken as +1).
+    similarity : {"geng", "tau_b"} or array-like of shape (n_features, n_features), default="geng"
+        Kendall variant of :func:`rankselect.kendall_similarity`, computed on the
+        direction-adjusted features (see the module docstring), or a precomputed symmetric
+        matrix, used as given.
+    absolute : bool, default=False
+        Ignore the sign of the similarity (``|tau|``); only for a computed similarity.
+    convention : str, default="standard"
+        Metric conventions for a GAS-E importance (:mod:`rankselect.metrics`).
+    feature_costs : array-like of shape (n_features,) or None
+        Feature costs (>= 0): the greedy takes the largest penalised importance per cost
+        (:mod:`rankselect.costs`); equal costs select as without costs.
+    budget : float or None
+        Stop before the total cost would exceed it (costs default to 1 per feature).
+
+    Attributes
+    ----------
+    selected_features_ : ndarray of shape (n_features_to_select,)
+        Selected feature indices (0-based), in order of selection.
+    selection_weights_ : ndarray of shape (n_features_to_select,)
+        Penalised weight ``w_k - 2c sum_{selected i} e(i, k)`` of each selected feature when
+        it was selected.
+    importance_ : ndarray of shape (n_features,)
+    directions_ : ndarray of shape (n_features,)
+        +1 if the feature ranks best by its values, -1 by their negation.
+    similarity_ : ndarray of shape (n_features, n_features)
+    constant_features_ : ndarray of int
+        Features constant within every training query; selected only after all others.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str, shape (n_features_in_,)
+        Column names, when X was a DataFrame with string column names.
+
+    Notes
+    -----
+    Training data without a preference pair or without a feature that varies inside a
+    query warn with :class:`~rankselect.exceptions.DegenerateDataWarning` (the importances
+    then tie and the selection follows the feature order).
+
+    Examples
+    --------
+    >>> gas = GAS(n_features_to_select=5, c=0.1).fit(X, y, qid=qid)  # doctest: +SKIP
+    >>> X_small = gas.transform(X)  # doctest: +SKIP
+    """
+
+    selected_features_: np.ndarray
+    selection_weights_: np.ndarray
+    importance_: np.ndarray
+    directions_: np.ndarray
+    similarity_: np.ndarray
+    constant_features_: np.ndarray
+    n_features_in_: int
+    feature_names_in_: np.ndarray
+
+    _parameter_constraints = {
+        "n_features_to_select": [Interval(numbers.Integral, 1, MAX_INT, closed="both")],
+        "c": [Interval(numbers.Real, 0, None, closed="left")],
+        "importance": [str, FeatureImportance, "array-like"],
+        "similarity": [StrOptions(set(VARIANTS)), "array-like"],
+        "absolute": ["boolean"],
+        "convention": [StrOptions({"standard", "letor"})],
+        "feature_costs": ["array-like", None],
+        "budget": [Interval(numbers.Real, 0, None, closed="left"), None],
+    }
+
+    def __init__(self, n_features_to_select: int = 10, c: float = 0.1, *,
+                 importance: Union[str, FeatureImportance, npt.ArrayLike] = "map",
+                 similarity: Union[Literal["geng", "tau_b"], npt.ArrayLike] = "geng", absolute: bool = False,
+                 convention: Literal["standard", "letor"] = "standard",
+                 feature_costs: Optional[npt.ArrayLike] = None, budget: Optional[float] = None) -> None:
+        self.n_features_to_select = n_features_to_select
+        self.c = c
+        self.importance = importance
+        self.similarity = similarity
+        self.absolute = absolute
+        self.convention = convention
+        self.feature_costs = feature_costs
+        self.budget = budget
+
+    def _check_params(self, n_features: int):
+        """The bound that depends on the data (the others: ``_parameter_constraints``)."""
+        t = self.n_features_to_select
+        if not t <= n_features:
+            raise ValueError(
+                f"n_features_to_select must be between 1 and the number of features ({n_features}), got {t}")
+
+    def _importance(self, X, y, qid, has_pair=True) -> FeatureImportance:
+        imp = self.importance
+        n = X.shape[1]
+        if isinstance(imp, str):
+            kind, _ = parse_measure(imp)
+            if kind == "pairwise" and not has_pair:
+                # no pair to order: every feature's pairwise accuracy is the tie value 1/2
+                return FeatureImportance(np.full(n, 0.5), np.ones(n, dtype=np.int64))
+            return feature_importance(X, y, qid, measure=imp, convention=self.convention)
+        if isinstance(imp, FeatureImportance):
+            values = np.asarray(imp.importance, dtype=np.float64)
+            directions = np.asarray(imp.directions)
+        else:
+            message = "importance must be a measure name, a FeatureImportance or an array of shape (n_features,)"
+            if isinstance(imp, tuple):
+                raise ValueError(message)
+            values = np.asarray(imp, dtype=np.float64)
+            if values.ndim != 1:
+                raise ValueError(message)
+            directions = np.ones(n, dtype=np.int64)
+        if values.shape != (n,) or directions.shape != (n,):
+            raise ValueError(f"importance must have shape ({n},) to match X, got {values.shape}")
+        if not np.isfinite(values).all():
+            raise ValueError("importance contains NaN or infinity")
+        if not np.isin(directions, (-1, 1)).all():
+            raise ValueError("importance.directions must hold only +1 and -1")
+        return FeatureImportance(values, directions.astype(np.int64))
+
+    def _similarity(self, X, qid, directions) -> np.ndarray:
+        sim = self.similarity
+        n = X.shape[1]
+        if isinstance(sim, str):
+            if sim not in VARIANTS:
+                raise ValueError(
+                    f"similarity must be one of {VARIANTS} or an (n_features, n_features) array, got {sim!r}")
+            if np.unique(qid, return_counts=True)[1].max() < 2:
+                # one document per query (degenerate data, warned about): no pair to compare
+                return np.zeros((n, n))
+            return kendall_similarity(X * directions, qid, variant=sim, absolute=bool(self.absolute))
+        return check_similarity(sim, n)
+
+    def fit(self, X, y, qid=None):
+        """Select features.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Relevance labels.
+        qid : array-like of shape (n_samples,)
+            Query id of every row (required).
+
+        Returns
+        -------
+        self
+        """
+        X, y, qid = self._validate_training_data(X, y, qid)
+        n = X.shape[1]
+        self._check_params(n)
+        has_pair, _ = warn_if_degenerate(self, X, y, qid)
+        imp = self._importance(X, y, qid, has_pair)
+        e = self._similarity(X, qid, imp.directions)
+        constant = constant_within_queries(X, qid)
+        costs = budget = None
+        if self.feature_costs is not None or self.budget is not None:
+            costs, budget = check_costs_and_budget(self.feature_costs, self.budget, n)
+            if budget is None and np.all(costs == costs[0]):
+                costs = None  # equal costs: the plain greedy, exactly
+        selected, weights = gas_greedy(imp.importance, e, int(self.n_features_to_select), float(self.c),
+                                       last=constant, costs=costs, budget=budget)
+        self.importance_ = imp.importance
+        self.directions_ = imp.directions
+        self.similarity_ = e
+        self.selected_features_ = selected
+        self.selection_weights_ = weights
+        self.constant_features_ = np.flatnonzero(constant)
+        return self
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # an IR importance measure needs labels >= 0
+        tags.target_tags.positive_only = isinstance(self.importance, str) and self.importance != "pairwise"
+        return tags
+
+    def _get_support_mask(self):
+        check_is_fitted(self, "selected_features_")
+        mask = np.zeros(self.n_features_in_, dtype=bool)
+        mask[self.selected_features_] = True
+        return mask

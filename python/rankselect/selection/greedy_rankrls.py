@@ -1,0 +1,197 @@
+"""Greedy RankRLS (Pahikkala et al. 2010, Algorithm 1): forward feature selection by the
+exact leave-query-out error of RankRLS (:mod:`rankselect.models.rankrls`), computed in the
+Rust core without refitting; with feature costs, the largest improvement per unit cost.
+"""
+from __future__ import annotations
+
+import numbers
+import sys
+from typing import Literal, Optional, Union
+
+import numpy as np
+import numpy.typing as npt
+from sklearn.feature_selection import SelectorMixin
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
+
+from .. import _core
+from .._base import RankerMixin, RankingEstimator, warn_if_degenerate
+from .._config import memory_limit
+from .._validation import MAX_INT, check_costs_and_budget
+from ..models.linear import LinearPredictMixin
+from ..models.rankrls import group_for_lqo
+
+__all__ = ["GreedyRankRLS"]
+
+
+def _step_printer(k: int, criterion: str):
+    """The ``verbose`` progress callback of greedy RankRLS: one line per step on stderr."""
+
+    def progress(step, feature, value):
+        print(f"[GreedyRankRLS] step {step + 1}/{k}: feature {feature} ({criterion} {value:.6g})",
+              file=sys.stderr, flush=True)
+
+    return progress
+
+
+
+class GreedyRankRLS(RankerMixin, LinearPredictMixin, SelectorMixin, RankingEstimator):
+    """Greedy RankRLS: forward feature selection by exact leave-query-out error (Algorithm 1).
+
+    At each step, the feature whose addition gives the best exact LQO criterion is added
+    (ties to the lowest feature index; selected features are never re-selected). With
+    ``criterion="squared"`` (the paper) the criterion is the sum over queries of squared
+    query-centred hold-out residuals, lower is better. One step costs O(m n) time (one pass
+    over two caches); memory is two m x n float64 arrays beside ``X``, checked before they are
+    allocated (``MemoryError`` beyond the available memory or the limit set with
+    ``rankselect.set_config(max_memory=...)``).
+
+    Features constant within every query (their query-centred column is zero) cannot change
+    the model: they are never selected, and the path stops as soon as only such features are
+    left, so ``selected_features_`` may hold fewer than ``n_features_to_select`` features
+    (``stop_reason_ == "uninformative"``). The model of every prefix is solved in the primal
+    on the selected features (eq. 5), accurate for any ``alpha > 0``.
+
+    Parameters
+    ----------
+    n_features_to_select : int, default=10
+        Number of features k, 1 <= k <= n_features.
+    alpha : float, default=1.0
+        Ridge parameter (the paper's lambda), > 0.
+    criterion : str, default="squared"
+        ``"squared"``: the paper's LQO pairwise squared loss (lower is better). Or a ranking
+        measure of :mod:`rankselect.metrics` (``"ndcg@10"``, ``"map"``, ``"p@10"``,
+        ``"meanndcg"``, ``"err@10"``, ...): the mean over queries of the measure of the
+        exact LQO predictions (each query scored by the model trained without it); higher
+        is better and the candidate maximising it is added. Labels must be >= 0.
+    convention : {"standard", "letor"}, default="standard"
+        Metric convention for a ranking-measure criterion (see :mod:`rankselect.metrics`).
+    min_improvement : float >= 0 or None, default=None
+        Early stop: after the first feature, stop before adding a feature whose criterion
+        improves on the previous step's by less than ``min_improvement * |previous|``
+        (relative). The selection then has fewer than ``n_features_to_select`` features.
+    verbose : bool, default=False
+        Print one line per step (feature, criterion) to stderr.
+    feature_costs : array-like of shape (n_features,) or None, default=None
+        Cost of computing each feature (>= 0, e.g. latency). Each step then adds the
+        feature of largest exact LQO improvement per unit cost
+        (:mod:`rankselect.costs`; a free feature that improves comes first). Equal costs
+        select as without costs.
+    budget : float or None, default=None
+        Stop before the total cost of the selection would exceed ``budget`` (costs default
+        to 1 per feature, so the budget is then a number of features); a feature that does
+        not fit is skipped for cheaper ones. ``n_features_to_select`` still caps the count.
+
+    Attributes
+    ----------
+    selected_features_ : ndarray of shape (k,)
+        Selected features in order (0-based).
+    lqo_scores_ : ndarray of shape (k,)
+        Criterion value after each step: the exact LQO squared error for
+        ``criterion="squared"`` (lower is better), or the mean over queries of the LQO ranking
+        measure for a ranking criterion (higher is better).
+    coef_path_ : ndarray of shape (k, n_features)
+        Row ``j``: RankRLS weights on the first ``j + 1`` selected features, zeros elsewhere.
+    coef_ : ndarray of shape (n_features,)
+        ``coef_path_[-1]`` (zeros when no feature was selected).
+    cost_path_ : ndarray of shape (k,)
+        Total cost of the first ``j + 1`` selected features (only with ``feature_costs`` or
+        ``budget``).
+    stop_reason_ : {None, "min_improvement", "uninformative", "budget"}
+        Why the path has fewer than ``n_features_to_select`` steps: ``None`` (it has them
+        all), ``"min_improvement"`` (the ``min_improvement`` rule), ``"uninformative"``
+        (every remaining feature is constant within every query) or ``"budget"`` (no
+        remaining candidate fits the budget).
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str, shape (n_features_in_,)
+        Column names, when X was a DataFrame with string column names.
+
+    Notes
+    -----
+    Training data without a preference pair or without a feature that varies inside a
+    query warn with :class:`~rankselect.exceptions.DegenerateDataWarning`. Features constant
+    within every query cannot change the model: they are never selected, and the path stops
+    (``stop_reason_ = "uninformative"``) when only such features are left.
+    """
+
+    selected_features_: np.ndarray
+    lqo_scores_: np.ndarray
+    coef_path_: np.ndarray
+    coef_: np.ndarray
+    cost_path_: np.ndarray
+    stop_reason_: Optional[str]
+    n_features_in_: int
+    feature_names_in_: np.ndarray
+
+    _parameter_constraints = {
+        "n_features_to_select": [Interval(numbers.Integral, 1, MAX_INT, closed="both")],
+        "alpha": [Interval(numbers.Real, 0, None, closed="neither")],
+        "criterion": [str],
+        "convention": [StrOptions({"standard", "letor"})],
+        "min_improvement": [Interval(numbers.Real, 0, None, closed="left"), None],
+        "verbose": ["verbose"],
+        "feature_costs": ["array-like", None],
+        "budget": [Interval(numbers.Real, 0, None, closed="left"), None],
+    }
+
+    def __init__(self, n_features_to_select: int = 10, alpha: float = 1.0, criterion: str = "squared",
+                 convention: Literal["standard", "letor"] = "standard", min_improvement: Optional[float] = None,
+                 verbose: Union[bool, int] = False, feature_costs: Optional[npt.ArrayLike] = None,
+                 budget: Optional[float] = None) -> None:
+        self.n_features_to_select = n_features_to_select
+        self.alpha = alpha
+        self.criterion = criterion
+        self.convention = convention
+        self.min_improvement = min_improvement
+        self.verbose = verbose
+        self.feature_costs = feature_costs
+        self.budget = budget
+
+    def fit(self, X, y, qid=None):
+        """Select features on ``X`` (m, n), labels ``y`` (m,), query ids ``qid`` (m,)."""
+        X, y, qid = self._validate_training_data(X, y, qid)
+        k = self.n_features_to_select
+        warn_if_degenerate(self, X, y, qid)
+        data = group_for_lqo(X, y, qid, gram=False)
+        n = data.X.shape[1]
+        if not 1 <= k <= n:
+            raise ValueError(f"n_features_to_select must be in [1, n_features={n}], got {k}")
+        progress = _step_printer(k, self.criterion) if self.verbose else None
+
+        tol = None if self.min_improvement is None else float(self.min_improvement)
+        if self.feature_costs is None and self.budget is None:
+            selected, values, path, stop = _core.greedy_rankrls(
+                data.X, data.y, data.offsets, int(k), float(self.alpha), self.criterion,
+                tol, progress, str(self.convention), max_memory=memory_limit(),
+            )
+        else:
+            costs, budget = check_costs_and_budget(self.feature_costs, self.budget, n)
+            selected, values, path, stop = _core.greedy_rankrls_costs(
+                data.X, data.y, data.offsets, int(k), float(self.alpha), costs, budget,
+                int(memory_limit()), self.criterion, tol, progress, str(self.convention),
+            )
+            self.cost_path_ = np.cumsum(costs[np.asarray(selected, dtype=np.intp)])
+        self.selected_features_ = np.asarray(selected, dtype=np.intp)
+        self.lqo_scores_ = np.asarray(values)
+        self.coef_path_ = np.asarray(path).reshape(len(self.selected_features_), n)
+        self.coef_ = self.coef_path_[-1].copy() if len(self.coef_path_) else np.zeros(n)
+        self.stop_reason_ = {"tol": "min_improvement"}.get(stop, stop)
+        if stop == "uninformative" and self.verbose:
+            # the base layer has already warned (DegenerateDataWarning) when no feature varies
+            print(f"[GreedyRankRLS] stopped after {len(self.selected_features_)} of {k} features: every "
+                  "remaining feature is constant within every query, so none can change the model",
+                  file=sys.stderr, flush=True)
+        return self
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # a ranking-measure criterion needs labels >= 0
+        tags.target_tags.positive_only = self.criterion != "squared"
+        return tags
+
+    def _get_support_mask(self):
+        check_is_fitted(self, "selected_features_")
+        mask = np.zeros(self.n_features_in_, dtype=bool)
+        mask[self.selected_features_] = True
+        return mask
+

@@ -1,0 +1,133 @@
+"""Importance of single features as rankers (GAS, Geng et al. 2007, Section 2.2).
+
+Each feature is used alone as the ranking score, once by its values ``x`` and once by
+``-x`` (some features rank best ascending); the better of the two scores is the feature's
+importance and the direction that achieved it (+1 or -1) is recorded.
+
+Measures
+--------
+``"map"``, ``"ndcg"``, ``"ndcg@k"`` (e.g. ``"ndcg@10"``), ``"p@k"``, ``"meanndcg"``, ``"err@k"``
+    GAS-E: the mean of the IR measure over queries (:mod:`rankselect.metrics`, with its
+    ``convention``, ``"standard"`` or ``"letor"``). Tied scores (a feature is often constant over many documents) are
+    broken *pessimistically* (relevant documents last) so that neither direction can profit
+    from the informative order of the rows in a LETOR file.
+``"pairwise"``
+    GAS-L: ``1 - (fraction of misordered preference pairs)``, pooled over all preference
+    pairs of the data (same query, different labels). A pair the score ties counts as half
+    misordered (the expected error of a random tie break), so ``acc(-x) = 1 - acc(x)``
+    and a feature constant within every query scores 0.5. Counted exactly in
+    O(n_q log n_q) per feature and query with the Kendall machinery.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from .. import _core
+from .._validation import check_ranking_data
+from ..data.grouping import GroupedData
+
+__all__ = ["FeatureImportance", "feature_importance", "pairwise_accuracy", "parse_measure", "pick_directions"]
+
+
+class FeatureImportance(NamedTuple):
+    """Result of :func:`feature_importance` (unpacks as ``importance, directions``).
+
+    Attributes
+    ----------
+    importance : ndarray of shape (n_features,)
+        The better of the two directions' scores.
+    directions : ndarray of shape (n_features,)
+        +1 where ranking by ``x`` scored at least as well as by ``-x`` (up to a relative
+        1e-12 for rounding), else -1.
+    """
+
+    importance: np.ndarray
+    directions: np.ndarray
+
+
+_MEASURES = "'map', 'ndcg', 'ndcg@k', 'p@k', 'meanndcg', 'err', 'err@k' or 'pairwise'"
+
+
+def parse_measure(measure):
+    """Return ``(kind, k)``; raises naming ``measure`` on anything unknown. Measure names are
+    parsed in one place, the core's ``metrics::Measure`` parser (``"pairwise"``, GAS-L's
+    pairwise accuracy, is not a ranking measure and is recognised here)."""
+    if not isinstance(measure, str):
+        raise TypeError(f"measure must be a string such as 'map', 'ndcg@10' or 'pairwise', got {measure!r}")
+    name = measure.strip().lower()
+    if name == "pairwise":
+        return "pairwise", None
+    try:
+        return _core.parse_measure(name)
+    except ValueError as exc:
+        raise ValueError(f"measure must be one of {_MEASURES}, got {measure!r} ({exc})") from None
+
+
+_TIE_RTOL = 1e-12
+
+
+def pick_directions(ascending: np.ndarray, descending: np.ndarray) -> FeatureImportance:
+    """Per feature, the better of the scores by ``x`` (``ascending``) and by ``-x``
+    (``descending``), both of shape (n_features,), and its direction (+1 / -1)."""
+    ascending = np.asarray(ascending, dtype=np.float64)
+    descending = np.asarray(descending, dtype=np.float64)
+    # Equal scores (within rounding: the two directions sum per-query values in different
+    # orders) keep the feature's own direction, +1.
+    tol = _TIE_RTOL * np.maximum(1.0, np.abs(ascending))
+    directions = np.where(ascending >= descending - tol, 1, -1).astype(np.int64)
+    return FeatureImportance(np.maximum(ascending, descending), directions)
+
+
+def pairwise_accuracy(X, y, qid) -> tuple:
+    """Pairwise accuracy of every feature as the score, by ``x`` and by ``-x``.
+
+    Returns ``(ascending, descending)``, two arrays of shape (n_features,): one minus the
+    fraction of misordered preference pairs (ties count half).
+    """
+    X, y, qid = check_ranking_data(X, y, qid)
+    data = GroupedData.from_arrays(X, y, qid)
+    assert data.X is not None and data.y is not None
+    asc, desc, _ = _core.pairwise_accuracy(data.X, data.y, data.offsets)
+    return asc, desc
+
+
+def feature_importance(X, y, qid, measure: str = "map", convention: str = "standard") -> FeatureImportance:
+    """Importance of every feature used alone as the ranking score, in its better direction.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+        Relevance labels.
+    qid : array-like of shape (n_samples,)
+        Query id of every row.
+    measure : str, default="map"
+        ``"map"``, ``"ndcg"``, ``"ndcg@k"``, ``"p@k"``, ``"meanndcg"``, ``"err@k"`` (GAS-E)
+        or ``"pairwise"`` (GAS-L);
+        see the module docstring.
+    convention : {"standard", "letor"}, default="standard"
+        Metric conventions of :mod:`rankselect.metrics` (ignored by ``"pairwise"``).
+        Ties in a feature's values are always broken pessimistically.
+
+    Returns
+    -------
+    FeatureImportance
+        Named tuple ``(importance, directions)``, both of shape (n_features,).
+    """
+    kind, k = parse_measure(measure)
+    X, y, qid = check_ranking_data(X, y, qid)
+    if X.shape[1] == 0:
+        raise ValueError("X has no features (0 columns)")
+    if kind == "pairwise":
+        return pick_directions(*pairwise_accuracy(X, y, qid))
+    return pick_directions(*_metric_importance(X, y, qid, kind, k, convention))
+
+
+def _metric_importance(X, y, qid, kind, k, convention):
+    if not isinstance(convention, str) or convention.strip().lower() not in ("standard", "letor"):
+        raise ValueError(f"convention must be 'standard' or 'letor', got {convention!r}")
+    data = GroupedData.from_arrays(X, y, qid)
+    measure = kind if k is None else f"{kind}@{k}"
+    return _core.metric_importance(data.X, data.y, data.offsets, measure, convention)
