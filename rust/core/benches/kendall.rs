@@ -32,7 +32,15 @@ fn similarity(c: &mut Criterion) {
         for (name, short_max) in [("bitset", usize::MAX), ("merge", 0)] {
             let opts = KendallOptions { variant: Variant::TauB, absolute: false, short_max };
             g.bench_with_input(BenchmarkId::new(name, len), &len, |b, _| {
-                b.iter(|| kendall_similarity(x.view(), &rankselect_core::QueryOffsets::new((&offsets).to_vec()).unwrap(), &opts, &NoInterrupt).unwrap())
+                b.iter(|| {
+                    kendall_similarity(
+                        x.view(),
+                        &rankselect_core::QueryOffsets::new((&offsets).to_vec()).unwrap(),
+                        &opts,
+                        &NoInterrupt,
+                    )
+                    .unwrap()
+                })
             });
         }
     }

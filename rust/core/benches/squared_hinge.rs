@@ -30,20 +30,14 @@ fn bench(c: &mut Criterion) {
         let qo_ = rankselect_core::QueryOffsets::new((&offsets).to_vec()).unwrap();
         let imp = SquaredHinge::new(x.view(), &y, &qo_).unwrap();
         let label = format!("{nq}x{docs}");
-        group.bench_with_input(BenchmarkId::new("implicit", &label), &(), |b, _| {
-            b.iter(|| imp.value_grad(&w, &mut g))
-        });
+        group.bench_with_input(BenchmarkId::new("implicit", &label), &(), |b, _| b.iter(|| imp.value_grad(&w, &mut g)));
         let qo_ = rankselect_core::QueryOffsets::new((&offsets).to_vec()).unwrap();
         let pairs = preference_pairs(&y, &qo_, None, u64::MAX).unwrap();
         let exp = ExplicitSquaredHinge::new(x.view(), &qo_, &pairs).unwrap();
-        group.bench_with_input(BenchmarkId::new("explicit", &label), &(), |b, _| {
-            b.iter(|| exp.value_grad(&w, &mut g))
-        });
+        group.bench_with_input(BenchmarkId::new("explicit", &label), &(), |b, _| b.iter(|| exp.value_grad(&w, &mut g)));
         let h = imp.hessian(&w);
         let v: Vec<f64> = (0..46).map(|k| k as f64 * 0.01).collect();
-        group.bench_with_input(BenchmarkId::new("implicit_hessp", &label), &(), |b, _| {
-            b.iter(|| h.apply(&v, &mut g))
-        });
+        group.bench_with_input(BenchmarkId::new("implicit_hessp", &label), &(), |b, _| b.iter(|| h.apply(&v, &mut g)));
     }
     group.finish();
 }

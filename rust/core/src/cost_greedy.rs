@@ -23,7 +23,9 @@
 use ndarray::ArrayView2;
 
 use crate::error::{check_memory, Result};
-use crate::greedy_rls::{state_bytes, Criterion, CriterionScratch, GreedyOptions, GreedyPath, GreedyState, PrimalPath, Stop};
+use crate::greedy_rls::{
+    state_bytes, Criterion, CriterionScratch, GreedyOptions, GreedyPath, GreedyState, PrimalPath, Stop,
+};
 use crate::groups::{center_vec, QueryOffsets};
 use crate::interrupt::Interrupt;
 use crate::invalid;
@@ -210,25 +212,37 @@ pub fn greedy_rankrls_costs(
 
 #[cfg(test)]
 mod tests {
-    use ndarray::Array2;
     use super::*;
     use crate::greedy_rls::{greedy_rankrls, Squared};
     use crate::interrupt::NoInterrupt;
     use crate::rankrls::tests::problem;
+    use ndarray::Array2;
 
     fn run(x: &Array2<f64>, y: &[f64], off: &QueryOffsets, k: usize, costs: &[f64], budget: Option<f64>) -> GreedyPath {
         let opts = GreedyOptions { k, alpha: 0.5, tol: None, memory_limit: None };
-        greedy_rankrls_costs(x.view(), y, off, &opts, costs, budget, &Squared, u64::MAX, &NoInterrupt, &mut |_, _, _| Ok(()))
-            .unwrap()
+        greedy_rankrls_costs(
+            x.view(),
+            y,
+            off,
+            &opts,
+            costs,
+            budget,
+            &Squared,
+            u64::MAX,
+            &NoInterrupt,
+            &mut |_, _, _| Ok(()),
+        )
+        .unwrap()
     }
 
     #[test]
     fn equal_costs_give_the_plain_greedy() {
         for seed in 1..5u64 {
             let (x, y, off) = problem(seed, &[5, 1, 7, 3, 4, 6, 2], 6);
-        let off = QueryOffsets::new(off).unwrap();
+            let off = QueryOffsets::new(off).unwrap();
             let opts = GreedyOptions { k: 6, alpha: 0.5, tol: None, memory_limit: None };
-            let plain = greedy_rankrls(x.view(), &y, &off, &opts, &Squared, &NoInterrupt, &mut |_, _, _| Ok(())).unwrap();
+            let plain =
+                greedy_rankrls(x.view(), &y, &off, &opts, &Squared, &NoInterrupt, &mut |_, _, _| Ok(())).unwrap();
             let costed = run(&x, &y, &off, 6, &[2.5; 6], None);
             assert_eq!(plain.selected, costed.selected);
             assert_eq!(plain.errors, costed.errors);

@@ -13,7 +13,7 @@
 //! `crate::squared_hinge::SquaredHinge`; its Lipschitz bound is computed here from
 //! [`pair_sq_norm_sum`].
 
-use ndarray::{ArrayView2, Array2};
+use ndarray::{Array2, ArrayView2};
 use rayon::prelude::*;
 
 use crate::error::Result;
@@ -189,9 +189,7 @@ impl Quadratic {
             }
         }
         // ||A||_2 <= max row sum of |A_ij| (Gershgorin); the Hessian is 2·scale·A.
-        let row_max = (0..n)
-            .map(|i| a.row(i).iter().map(|v| v.abs()).sum::<f64>())
-            .fold(0.0, f64::max);
+        let row_max = (0..n).map(|i| a.row(i).iter().map(|v| v.abs()).sum::<f64>()).fold(0.0, f64::max);
         Ok(Self { a: a.to_owned(), scale, lipschitz: 2.0 * scale * row_max })
     }
 }

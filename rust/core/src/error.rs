@@ -35,7 +35,11 @@ pub fn fmt_bytes(bytes: u128) -> String {
         v /= 1024.0;
         u += 1;
     }
-    if u == 0 { format!("{bytes} B") } else { format!("{v:.1} {}", UNITS[u]) }
+    if u == 0 {
+        format!("{bytes} B")
+    } else {
+        format!("{v:.1} {}", UNITS[u])
+    }
 }
 
 /// The memory rule of the library: before an allocation that grows with the data, compute its
@@ -55,7 +59,8 @@ mod tests {
     #[test]
     fn memory_rule_refuses_and_names_sizes() {
         assert!(check_memory("x", 10, 10, "r").is_ok());
-        let e = check_memory("a dense 4294967295 x 2 matrix", 34_359_738_360, 1 << 30, "use fewer features").unwrap_err();
+        let e =
+            check_memory("a dense 4294967295 x 2 matrix", 34_359_738_360, 1 << 30, "use fewer features").unwrap_err();
         let msg = e.to_string();
         assert!(msg.contains("32.0 GiB") && msg.contains("1.0 GiB") && msg.contains("use fewer features"), "{msg}");
     }

@@ -214,8 +214,8 @@ pub fn fista<D: Datafit + ?Sized, P: Penalty + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::penalty::{L1, NonNegWeightedL1};
     use crate::interrupt::NoInterrupt;
+    use crate::penalty::{NonNegWeightedL1, L1};
 
     /// ½||Mw − b||² (test-only datafit).
     struct LeastSquares {
@@ -247,12 +247,7 @@ mod tests {
 
     fn problem() -> LeastSquares {
         LeastSquares {
-            m: vec![
-                vec![1.0, 0.2, 0.0],
-                vec![0.3, 1.0, 0.5],
-                vec![0.0, 0.4, 1.0],
-                vec![1.0, 1.0, 1.0],
-            ],
+            m: vec![vec![1.0, 0.2, 0.0], vec![0.3, 1.0, 0.5], vec![0.0, 0.4, 1.0], vec![1.0, 1.0, 1.0]],
             b: vec![1.0, -2.0, 0.5, 0.3],
         }
     }

@@ -22,8 +22,8 @@ use ndarray::{Array2, ArrayView2};
 
 use crate::datafit::{Doubled, PairwiseHinge, Quadratic, Scaled, Sum};
 use crate::error::Result;
-use crate::groups::QueryOffsets;
 use crate::fista::{fista, FistaOptions, FistaResult};
+use crate::groups::QueryOffsets;
 use crate::interrupt::Interrupt;
 use crate::invalid;
 use crate::penalty::NonNegWeightedL1;
@@ -50,7 +50,15 @@ pub fn double_similarity(a: ArrayView2<f64>) -> Array2<f64> {
 pub fn doubled_weights(importance: &[f64], lambda2: f64) -> Vec<f64> {
     let w: Vec<f64> = importance
         .iter()
-        .map(|&s| if lambda2 == 0.0 { 0.0 } else if s == 0.0 { f64::INFINITY } else { lambda2 / s })
+        .map(|&s| {
+            if lambda2 == 0.0 {
+                0.0
+            } else if s == 0.0 {
+                f64::INFINITY
+            } else {
+                lambda2 / s
+            }
+        })
         .collect();
     [w.clone(), w].concat()
 }

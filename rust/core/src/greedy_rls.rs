@@ -79,8 +79,7 @@ pub struct CriterionScratch {
 pub trait Criterion: Sync {
     /// Term of one query whose query-centred LQO residuals are `p + g z`; `yc` are the
     /// query's centred labels, `y` its raw labels (hold-out scores are `yc - p - g z`).
-    fn query_term(&self, p: &[f64], g: f64, z: &[f64], yc: &[f64], y: &[f64], scratch: &mut CriterionScratch)
-        -> f64;
+    fn query_term(&self, p: &[f64], g: f64, z: &[f64], yc: &[f64], y: &[f64], scratch: &mut CriterionScratch) -> f64;
     /// The criterion from the sum of the query terms.
     fn finish(&self, total: f64, n_queries: usize) -> f64;
     /// `true` when larger values are better.
@@ -171,7 +170,13 @@ pub struct GreedyPath {
 
 impl GreedyPath {
     /// The path from the weights of every prefix (`coef_rows`, each of length `n`).
-    pub(crate) fn from_rows(selected: Vec<usize>, errors: Vec<f64>, coef_rows: Vec<Vec<f64>>, n: usize, stop: Option<Stop>) -> Self {
+    pub(crate) fn from_rows(
+        selected: Vec<usize>,
+        errors: Vec<f64>,
+        coef_rows: Vec<Vec<f64>>,
+        n: usize,
+        stop: Option<Stop>,
+    ) -> Self {
         let steps = coef_rows.len();
         let coef_path = Array2::from_shape_vec((steps, n), coef_rows.concat()).expect("every prefix has n weights");
         GreedyPath { selected, errors, coef_path, stop }
@@ -411,7 +416,13 @@ impl GreedyState {
     /// One pass over `C` and `U`: applies `step` (if any) to every feature not in `skip`,
     /// then returns the criterion after adding each such feature (`None` for `skip`).
     /// Parallel over chunks; `y` are the raw grouped labels.
-    pub fn pass(&mut self, step: Option<&Step>, y: &[f64], criterion: &dyn Criterion, skip: &[bool]) -> Vec<Option<f64>> {
+    pub fn pass(
+        &mut self,
+        step: Option<&Step>,
+        y: &[f64],
+        criterion: &dyn Criterion,
+        skip: &[bool],
+    ) -> Vec<Option<f64>> {
         let n = self.n;
         let coefs: Vec<(f64, f64)> = (0..n)
             .map(|i| {
@@ -823,7 +834,8 @@ mod tests {
     fn memory_limit_refuses_before_allocating() {
         let (x, y, off) = problem(2, &[3, 3], 3);
         let opts = GreedyOptions { k: 2, alpha: 1.0, tol: None, memory_limit: Some(100) };
-        let e = greedy_rankrls(x.view(), &y, &qo(&off), &opts, &Squared, &NoInterrupt, &mut |_, _, _| Ok(())).unwrap_err();
+        let e =
+            greedy_rankrls(x.view(), &y, &qo(&off), &opts, &Squared, &NoInterrupt, &mut |_, _, _| Ok(())).unwrap_err();
         assert!(matches!(e, crate::Error::Memory { .. }), "{e}");
     }
 
@@ -833,8 +845,9 @@ mod tests {
         let (x, y, off) = problem(21, &[5, 4, 7, 3, 6, 6], 5);
         let spec = MetricSpec::new(Measure::Ndcg(Some(3)));
         let opts = GreedyOptions { k: 3, alpha: 0.5, tol: None, memory_limit: None };
-        let path = greedy_rankrls(x.view(), &y, &qo(&off), &opts, &MetricCriterion(spec), &NoInterrupt, &mut |_, _, _| Ok(()))
-            .unwrap();
+        let path =
+            greedy_rankrls(x.view(), &y, &qo(&off), &opts, &MetricCriterion(spec), &NoInterrupt, &mut |_, _, _| Ok(()))
+                .unwrap();
         let mut sel: Vec<usize> = Vec::new();
         for step in 0..3 {
             let mut best: Option<(usize, f64)> = None;
@@ -842,8 +855,9 @@ mod tests {
                 let mut feats = sel.clone();
                 feats.push(i);
                 let (_, preds) = naive_lqo(&x, &y, &off, &feats, 0.5);
-                let v: f64 = off.windows(2).map(|w| query_metric(&spec, &y[w[0]..w[1]], &preds[w[0]..w[1]])).sum::<f64>()
-                    / (off.len() - 1) as f64;
+                let v: f64 =
+                    off.windows(2).map(|w| query_metric(&spec, &y[w[0]..w[1]], &preds[w[0]..w[1]])).sum::<f64>()
+                        / (off.len() - 1) as f64;
                 if best.map_or(true, |(_, bv)| v > bv + 1e-12) {
                     best = Some((i, v));
                 }

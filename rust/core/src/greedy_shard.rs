@@ -227,25 +227,21 @@ impl GreedyShard {
             f.push(fq);
         }
         self.a.iter_mut().zip(&ub).for_each(|(a, u)| *a -= d * u);
-        self.c
-            .par_chunks_mut(m.max(1))
-            .zip(self.u.par_chunks_mut(m.max(1)))
-            .enumerate()
-            .for_each(|(i, (ci, ui))| {
-                if i == b || skip[i] {
-                    return;
+        self.c.par_chunks_mut(m.max(1)).zip(self.u.par_chunks_mut(m.max(1))).enumerate().for_each(|(i, (ci, ui))| {
+            if i == b || skip[i] {
+                return;
+            }
+            let ti = t[i];
+            for (q, w) in offsets.windows(2).enumerate() {
+                let (s, e) = (w[0], w[1]);
+                let zc = dot(&zb[s..e], &ci[s..e]);
+                let h = f[q] * (zc - ti * s1[q]) - ti;
+                for r in s..e {
+                    ui[r] += h * zb[r];
+                    ci[r] -= ti * ub[r];
                 }
-                let ti = t[i];
-                for (q, w) in offsets.windows(2).enumerate() {
-                    let (s, e) = (w[0], w[1]);
-                    let zc = dot(&zb[s..e], &ci[s..e]);
-                    let h = f[q] * (zc - ti * s1[q]) - ti;
-                    for r in s..e {
-                        ui[r] += h * zb[r];
-                        ci[r] -= ti * ub[r];
-                    }
-                }
-            });
+            }
+        });
         Ok(())
     }
 
@@ -328,7 +324,16 @@ mod tests {
         let sizes = [5, 1, 7, 3, 4, 6, 2, 5];
         let (x, y, off) = problem(3, &sizes, 6);
         let opts = GreedyOptions { k: 5, alpha: 0.7, tol: None, memory_limit: None };
-        let path = greedy_rankrls(x.view(), &y, &QueryOffsets::new(off.clone()).unwrap(), &opts, &Squared, &NoInterrupt, &mut |_, _, _| Ok(())).unwrap();
+        let path = greedy_rankrls(
+            x.view(),
+            &y,
+            &QueryOffsets::new(off.clone()).unwrap(),
+            &opts,
+            &Squared,
+            &NoInterrupt,
+            &mut |_, _, _| Ok(()),
+        )
+        .unwrap();
         // One shard and three uneven shards: same selection, close numbers (the in-memory kernel
         // keeps M = Xc^T G Xc instead of Xc, so the sums are not formed in the same order).
         for cuts in [vec![0, sizes.len()], vec![0, 1, 5, sizes.len()]] {
@@ -337,7 +342,14 @@ mod tests {
                 .map(|w| {
                     let (r0, r1) = (off[w[0]], off[w[1]]);
                     let so: Vec<usize> = off[w[0]..=w[1]].iter().map(|o| o - r0).collect();
-                    GreedyShard::new(x.slice(ndarray::s![r0..r1, ..]), &y[r0..r1], &QueryOffsets::new(so).unwrap(), 0.7, u64::MAX).unwrap()
+                    GreedyShard::new(
+                        x.slice(ndarray::s![r0..r1, ..]),
+                        &y[r0..r1],
+                        &QueryOffsets::new(so).unwrap(),
+                        0.7,
+                        u64::MAX,
+                    )
+                    .unwrap()
                 })
                 .collect();
             let (sel, errs, w) = run_sharded(&mut shards, 5);

@@ -54,9 +54,7 @@ pub fn pairwise_accuracy<I: Interrupt + ?Sized>(
             "y: no query has two documents with different labels; pairwise importance needs preference pairs"
         );
     }
-    let acc = |mis2: &[u64]| -> Vec<f64> {
-        mis2.iter().map(|&e| 1.0 - e as f64 / (2.0 * prefs as f64)).collect()
-    };
+    let acc = |mis2: &[u64]| -> Vec<f64> { mis2.iter().map(|&e| 1.0 - e as f64 / (2.0 * prefs as f64)).collect() };
     Ok(PairwiseAccuracy { ascending: acc(&mis2_asc), descending: acc(&mis2_desc), preference_pairs: prefs })
 }
 
@@ -165,7 +163,14 @@ mod tests {
         let y: Array1<f64> = array![0.0, 1.0, 2.0, 1.0, 1.0, 0.0, 2.0];
         let offsets = [0, 3, 4, 7];
         for short_max in [Some(0), None] {
-            let r = pairwise_accuracy(x.view(), y.view(), &crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap(), short_max, &NoInterrupt).unwrap();
+            let r = pairwise_accuracy(
+                x.view(),
+                y.view(),
+                &crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap(),
+                short_max,
+                &NoInterrupt,
+            )
+            .unwrap();
             for f in 0..2 {
                 let col: Vec<f64> = x.column(f).to_vec();
                 let neg: Vec<f64> = col.iter().map(|v| -v).collect();
@@ -180,6 +185,13 @@ mod tests {
     fn no_preference_pairs_is_an_error() {
         let x = array![[1.0], [2.0]];
         let y = array![1.0, 1.0];
-        assert!(pairwise_accuracy(x.view(), y.view(), &crate::groups::QueryOffsets::new((&[0, 2]).to_vec()).unwrap(), None, &NoInterrupt).is_err());
+        assert!(pairwise_accuracy(
+            x.view(),
+            y.view(),
+            &crate::groups::QueryOffsets::new((&[0, 2]).to_vec()).unwrap(),
+            None,
+            &NoInterrupt
+        )
+        .is_err());
     }
 }

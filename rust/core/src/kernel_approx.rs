@@ -19,10 +19,10 @@
 //! The element-wise `exp` (RBF) and `cos` (random features) passes use the vectorised
 //! `fastmath` routines below (a few ulp from libm).
 
+use faer::diag::Diag;
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::linalg::evd::{self_adjoint_evd, self_adjoint_evd_scratch, ComputeEigenvectors};
 use faer::linalg::matmul::matmul;
-use faer::diag::Diag;
 use faer::{Accum, Mat, MatMut, MatRef, Par};
 use ndarray::{Array2, ArrayView1, ArrayView2};
 use rayon::prelude::*;
@@ -87,9 +87,7 @@ impl Kernel {
                 finite(coef0, "coef0")?;
                 Ok(Kernel::Sigmoid { gamma, coef0 })
             }
-            other => invalid!(
-                "kernel must be one of 'rbf', 'linear', 'poly', 'sigmoid', got {other:?}"
-            ),
+            other => invalid!("kernel must be one of 'rbf', 'linear', 'poly', 'sigmoid', got {other:?}"),
         }
     }
 
@@ -163,21 +161,14 @@ where
     let batch_len = chunk_len * CHUNKS_PER_CHECK;
     for (b, batch) in out.chunks_mut(batch_len).enumerate() {
         interrupt.check()?;
-        batch
-            .par_chunks_mut(chunk_len)
-            .enumerate()
-            .for_each(|(i, chunk)| f(b * CHUNKS_PER_CHECK + i, chunk));
+        batch.par_chunks_mut(chunk_len).enumerate().for_each(|(i, chunk)| f(b * CHUNKS_PER_CHECK + i, chunk));
     }
     interrupt.check()
 }
 
 fn check_cols(x: &ArrayView2<f64>, z: &ArrayView2<f64>, xname: &str, zname: &str) -> Result<()> {
     if x.ncols() != z.ncols() {
-        return invalid!(
-            "{xname} has {} features but {zname} has {}",
-            x.ncols(),
-            z.ncols()
-        );
+        return invalid!("{xname} has {} features but {zname} has {}", x.ncols(), z.ncols());
     }
     Ok(())
 }
@@ -250,22 +241,11 @@ fn symmetric_eigen(w: &Array2<f64>, interrupt: &dyn Interrupt) -> Result<(Vec<f6
         let mut s = Diag::<f64>::zeros(c);
         let mut u = Mat::<f64>::zeros(c, c);
         let par = Par::Seq;
-        let mut mem = MemBuffer::new(self_adjoint_evd_scratch::<f64>(
-            c,
-            ComputeEigenvectors::Yes,
-            par,
-            Default::default(),
-        ));
-        self_adjoint_evd(
-            a.as_ref(),
-            s.as_mut(),
-            Some(u.as_mut()),
-            par,
-            MemStack::new(&mut mem),
-            Default::default(),
-        )
-        .map(|_| ((0..c).map(|i| s[i]).collect::<Vec<f64>>(), u))
-        .map_err(|e| format!("{e:?}"))
+        let mut mem =
+            MemBuffer::new(self_adjoint_evd_scratch::<f64>(c, ComputeEigenvectors::Yes, par, Default::default()));
+        self_adjoint_evd(a.as_ref(), s.as_mut(), Some(u.as_mut()), par, MemStack::new(&mut mem), Default::default())
+            .map(|_| ((0..c).map(|i| s[i]).collect::<Vec<f64>>(), u))
+            .map_err(|e| format!("{e:?}"))
     })?
     .or_else(|e| invalid!("eigendecomposition of the landmark kernel matrix failed: {e}"))
 }
@@ -358,10 +338,7 @@ pub fn nystroem_transform(
     check_finite(&normalization, "normalization_")?;
     let (n, d, c) = (x.nrows(), x.ncols(), landmarks.nrows());
     if normalization.ncols() != c {
-        return invalid!(
-            "normalization_ has {} columns but there are {c} landmarks",
-            normalization.ncols()
-        );
+        return invalid!("normalization_ has {} columns but there are {c} landmarks", normalization.ncols());
     }
     let k = normalization.nrows();
     let xs = contiguous(&x);
@@ -399,10 +376,7 @@ pub fn random_fourier_transform(
     }
     let m = weights.ncols();
     if offset.len() != m {
-        return invalid!(
-            "random_offset_ has {} entries but random_weights_ has {m} columns",
-            offset.len()
-        );
+        return invalid!("random_offset_ has {} entries but random_weights_ has {m} columns", offset.len());
     }
     check_finite(&x, "X")?;
     check_finite(&weights, "random_weights_")?;
@@ -452,7 +426,7 @@ mod fastmath {
         let n = t - MAGIC;
         let k = (t.to_bits() as i64).wrapping_sub(MAGIC.to_bits() as i64);
         let r = (x - n * LN2_HI) - n * LN2_LO; // |r| <= ln2/2
-        // Taylor polynomial of degree 13 on |r| <= 0.347 (truncation < 1e-17 relative).
+                                               // Taylor polynomial of degree 13 on |r| <= 0.347 (truncation < 1e-17 relative).
         let mut p = 1.0 / 6227020800.0;
         p = p * r + 1.0 / 479001600.0;
         p = p * r + 1.0 / 39916800.0;
@@ -484,12 +458,12 @@ mod fastmath {
         let r = ((x - n * PIO2_1) - n * PIO2_2) - n * PIO2_3; // |r| <= pi/4
         let z = r * r;
         let c = {
-            let p = z * (4.16666666666666019037e-02
-                + z * (-1.38888888888741095749e-03
-                    + z * (2.48015872894767294178e-05
-                        + z * (-2.75573143513906633035e-07
-                            + z * (2.08757232129817482790e-09
-                                + z * -1.13596475577881948265e-11)))));
+            let p = z
+                * (4.16666666666666019037e-02
+                    + z * (-1.38888888888741095749e-03
+                        + z * (2.48015872894767294178e-05
+                            + z * (-2.75573143513906633035e-07
+                                + z * (2.08757232129817482790e-09 + z * -1.13596475577881948265e-11)))));
             let hz = 0.5 * z;
             let w = 1.0 - hz;
             w + (((1.0 - w) - hz) + z * p)
@@ -724,9 +698,7 @@ mod tests {
         let err = (&z - &want).iter().fold(0.0f64, |a, v| a.max(v.abs()));
         assert!(err < 1e-12);
         let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
-        let z1 = pool
-            .install(|| random_fourier_transform(x.view(), w.view(), b.view(), &NoInterrupt))
-            .unwrap();
+        let z1 = pool.install(|| random_fourier_transform(x.view(), w.view(), b.view(), &NoInterrupt)).unwrap();
         assert_eq!(z, z1);
     }
 

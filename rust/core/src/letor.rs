@@ -144,11 +144,7 @@ struct LocalError {
 }
 
 /// Parses an in-memory LETOR file (plain text).
-pub fn parse_letor<T: Element>(
-    buf: &[u8],
-    opts: &LetorOptions,
-    interrupt: &dyn Interrupt,
-) -> Result<Letor<T>> {
+pub fn parse_letor<T: Element>(buf: &[u8], opts: &LetorOptions, interrupt: &dyn Interrupt) -> Result<Letor<T>> {
     parse_blocks(buf, opts, interrupt, BLOCK_BYTES, CHUNK_BYTES)
 }
 
@@ -172,11 +168,7 @@ fn parse_blocks<T: Element>(
 ///
 /// The file is read by a helper thread, block by block, while the calling thread parses
 /// (and checks `interrupt` at least every 50 ms, also while a pipe is silent).
-pub fn read_letor<T: Element>(
-    path: &Path,
-    opts: &LetorOptions,
-    interrupt: &dyn Interrupt,
-) -> Result<Letor<T>> {
+pub fn read_letor<T: Element>(path: &Path, opts: &LetorOptions, interrupt: &dyn Interrupt) -> Result<Letor<T>> {
     let mut b = Builder::<T>::new(opts, CHUNK_BYTES);
     let (tx, rx) = mpsc::sync_channel::<Msg>(1);
     let (back_tx, back_rx) = mpsc::channel::<Vec<u8>>();
@@ -281,12 +273,17 @@ impl BlockReader {
         }
         let head = io::Cursor::new(magic[..got].to_vec()).chain(file);
         let gzip = magic[..got] == [0x1f, 0x8b];
-        let src: Box<dyn Read + Send> = if gzip {
-            Box::new(GzMembers::new(BufReader::with_capacity(1 << 20, head)))
-        } else {
-            Box::new(head)
-        };
-        Ok(BlockReader { src, path: path.to_path_buf(), gzip, limit, carry: Vec::new(), eof: false, block: BLOCK_BYTES })
+        let src: Box<dyn Read + Send> =
+            if gzip { Box::new(GzMembers::new(BufReader::with_capacity(1 << 20, head))) } else { Box::new(head) };
+        Ok(BlockReader {
+            src,
+            path: path.to_path_buf(),
+            gzip,
+            limit,
+            carry: Vec::new(),
+            eof: false,
+            block: BLOCK_BYTES,
+        })
     }
 
     /// The next block in `buf` (reused): `Some((buf, n))` with the block in `buf[..n]`, or
@@ -328,13 +325,15 @@ impl BlockReader {
     /// memory rule bounds (a block itself is a fixed cost).
     fn grow(&self, buf: &mut Vec<u8>, len: usize, long_line: bool) -> Result<()> {
         let limit = self.limit.unwrap_or(u64::MAX);
-        let refuse = |how: &str| Error::Memory {
+        let refuse = |how: &str| {
+            Error::Memory {
             what: format!("a line longer than {} bytes", len / 2),
             bytes: len as u128,
             limit: limit as u128,
             remedy: format!(
                 "{how}a LETOR line is one document; check that the file is a LETOR/SVMlight file with newline-separated rows"
             ),
+        }
         };
         if long_line && len as u128 > limit as u128 {
             return Err(refuse(""));
@@ -671,8 +670,7 @@ fn parse_chunk(buf: &[u8], opts: &LetorOptions, narrow: bool) -> std::result::Re
                 (h, Some(&buf[h + 1..e]), e + 1)
             }
         };
-        parse_line(&buf[pos..data_end], comment, opts, narrow, &mut c, line)
-            .map_err(|msg| LocalError { line, msg })?;
+        parse_line(&buf[pos..data_end], comment, opts, narrow, &mut c, line).map_err(|msg| LocalError { line, msg })?;
         line += 1;
         pos = next;
     }
@@ -748,17 +746,16 @@ fn parse_float(tok: &[u8], allow_nonfinite: bool) -> std::result::Result<f64, Fl
 fn float_msg(what: &str, tok: &[u8], e: FloatError) -> String {
     match e {
         FloatError::NotANumber => format!("{what} '{}' is not a number", show(tok)),
-        FloatError::NonFinite => format!(
-            "{what} '{}' is not finite (NaN or infinity; pass allow_nonfinite=True to accept it)",
-            show(tok)
-        ),
+        FloatError::NonFinite => {
+            format!("{what} '{}' is not finite (NaN or infinity; pass allow_nonfinite=True to accept it)", show(tok))
+        }
     }
 }
 
 /// Exact powers of ten (every `10^k`, `k <= 22`, is a double).
 const POW10: [f64; 23] = [
-    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
-    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20,
+    1e21, 1e22,
 ];
 
 /// The run of ASCII digits at `s[i..]`, at most 8 of them, read 8 bytes at a time (SWAR):
@@ -908,9 +905,8 @@ fn parse_feature(tok: &[u8], prev: u64, opts: &LetorOptions) -> std::result::Res
         return Err(format!("expected '<index>:<value>', got '{}'", show(tok)));
     };
     let (idx_s, val_s) = (&tok[..colon], &tok[colon + 1..]);
-    let idx = parse_index(idx_s).ok_or_else(|| {
-        format!("feature index '{}' is not a positive integer (in '{}')", show(idx_s), show(tok))
-    })?;
+    let idx = parse_index(idx_s)
+        .ok_or_else(|| format!("feature index '{}' is not a positive integer (in '{}')", show(idx_s), show(tok)))?;
     check_index(idx, prev, opts)?;
     let v = parse_float(val_s, opts.allow_nonfinite)
         .map_err(|e| float_msg(&format!("value of feature {idx}"), val_s, e))?;
@@ -931,16 +927,12 @@ fn parse_line(
     let Some(label_tok) = toks.next() else {
         return Ok(()); // blank or comment-only line
     };
-    let label =
-        parse_float(label_tok, opts.allow_nonfinite).map_err(|e| float_msg("label", label_tok, e))?;
+    let label = parse_float(label_tok, opts.allow_nonfinite).map_err(|e| float_msg("label", label_tok, e))?;
     let Some(qid_tok) = toks.next() else {
         return Err("missing qid: expected 'qid:<integer>' after the label".to_string());
     };
     let Some(qid_s) = qid_tok.strip_prefix(b"qid:") else {
-        return Err(format!(
-            "missing qid: expected 'qid:<integer>' after the label, got '{}'",
-            show(qid_tok)
-        ));
+        return Err(format!("missing qid: expected 'qid:<integer>' after the label, got '{}'", show(qid_tok)));
     };
     let qid = parse_qid(qid_s).ok_or_else(|| format!("qid '{}' is not an integer", show(qid_s)))?;
     let d = data;
@@ -959,11 +951,7 @@ fn parse_line(
         let mut idx: u64 = 0;
         let mut j = i;
         let n_digits = digit_run(d, &mut j, &mut idx);
-        let fast = if n_digits > 0 && n_digits <= 9 && j < len && d[j] == b':' {
-            fast_decimal(d, j + 1)
-        } else {
-            None
-        };
+        let fast = if n_digits > 0 && n_digits <= 9 && j < len && d[j] == b':' { fast_decimal(d, j + 1) } else { None };
         let v = match fast {
             Some((v, end)) => {
                 check_index(idx, prev, opts)?;
@@ -1041,8 +1029,7 @@ mod tests {
 
     #[test]
     fn basic_file() {
-        let d = parse("2 qid:1 1:0.5 3:-1e-3 # docid = 7\n\n# only a comment\n0 qid:1 2:4\r\n1 qid:-3\n")
-            .unwrap();
+        let d = parse("2 qid:1 1:0.5 3:-1e-3 # docid = 7\n\n# only a comment\n0 qid:1 2:4\r\n1 qid:-3\n").unwrap();
         assert_eq!(d.n_features, 3);
         assert_eq!(d.y, vec![2.0, 0.0, 1.0]);
         assert_eq!(d.qid, vec![1, 1, -3]);
@@ -1053,8 +1040,7 @@ mod tests {
     #[test]
     fn comments_and_f32() {
         let opts = LetorOptions { comments: true, n_features: Some(4), ..Default::default() };
-        let d: Letor<f32> =
-            parse_letor(b"1 qid:2 1:0.1 #  docid = GX01  \n0 qid:2 4:3", &opts, &NoInterrupt).unwrap();
+        let d: Letor<f32> = parse_letor(b"1 qid:2 1:0.1 #  docid = GX01  \n0 qid:2 4:3", &opts, &NoInterrupt).unwrap();
         assert_eq!(d.n_features, 4);
         assert_eq!(d.x, vec![0.1f64 as f32, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 3.0]);
         assert_eq!(d.comments.unwrap(), vec!["docid = GX01".to_string(), String::new()]);
@@ -1139,7 +1125,8 @@ mod tests {
             assert!(msg.contains(part), "{part:?} not in {msg}");
         }
         // n_features = 1e12: refused at the first rows.
-        let opts = LetorOptions { n_features: Some(1_000_000_000_000), max_memory: Some(1 << 30), ..Default::default() };
+        let opts =
+            LetorOptions { n_features: Some(1_000_000_000_000), max_memory: Some(1 << 30), ..Default::default() };
         let r = parse_letor::<f32>(b"1 qid:1 1:1\n", &opts, &NoInterrupt);
         let Err(e @ Error::Memory { .. }) = r else { panic!("expected a memory error, got {r:?}") };
         let msg = e.to_string();
@@ -1148,7 +1135,10 @@ mod tests {
         let opts = LetorOptions { max_memory: Some(2 * (8 * 4 + 16)), ..Default::default() };
         assert!(parse_letor::<f64>(b"1 qid:1 4:1\n1 qid:1 4:1\n", &opts, &NoInterrupt).is_ok());
         let opts = LetorOptions { max_memory: Some(2 * (8 * 4 + 16) - 1), ..Default::default() };
-        assert!(matches!(parse_letor::<f64>(b"1 qid:1 4:1\n1 qid:1 4:1\n", &opts, &NoInterrupt), Err(Error::Memory { .. })));
+        assert!(matches!(
+            parse_letor::<f64>(b"1 qid:1 4:1\n1 qid:1 4:1\n", &opts, &NoInterrupt),
+            Err(Error::Memory { .. })
+        ));
     }
 
     #[test]

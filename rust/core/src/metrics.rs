@@ -96,20 +96,12 @@ pub struct MetricSpec {
 impl MetricSpec {
     /// `measure` with the standard convention and stable ties.
     pub fn new(measure: Measure) -> Self {
-        MetricSpec {
-            measure,
-            convention: Convention::Standard,
-            ties: Ties::Stable,
-        }
+        MetricSpec { measure, convention: Convention::Standard, ties: Ties::Stable }
     }
 
     /// `measure` with LETOR's conventions and stable ties (as `Eval-Score-4.0.pl`).
     pub fn letor(measure: Measure) -> Self {
-        MetricSpec {
-            measure,
-            convention: Convention::Letor,
-            ties: Ties::Stable,
-        }
+        MetricSpec { measure, convention: Convention::Letor, ties: Ties::Stable }
     }
 
     pub fn with_convention(self, convention: Convention) -> Self {
@@ -310,10 +302,7 @@ fn discounted(convention: Convention, g: f64, i: usize) -> f64 {
 /// DCG of the first `k` entries of `ranked` (k <= len), summed in rank order.
 #[inline]
 fn dcg(convention: Convention, ranked: &[f64], k: usize) -> f64 {
-    ranked[..k]
-        .iter()
-        .enumerate()
-        .fold(0.0, |acc, (i, &r)| acc + discounted(convention, gain(r), i + 1))
+    ranked[..k].iter().enumerate().fold(0.0, |acc, (i, &r)| acc + discounted(convention, gain(r), i + 1))
 }
 
 fn ndcg_ranked(convention: Convention, ranked: &[f64], ideal: &[f64], k: Option<usize>) -> f64 {
@@ -473,9 +462,7 @@ pub fn per_query_graded(
     spec.validate()?;
     let g = check_inputs(labels, scores, offsets, max_grade)?;
     check_gain_labels(spec, g)?;
-    Ok(map_queries(offsets, |s, w| {
-        query_metric_graded(spec, &labels[w[0]..w[1]], &scores[w[0]..w[1]], g, s)
-    }))
+    Ok(map_queries(offsets, |s, w| query_metric_graded(spec, &labels[w[0]..w[1]], &scores[w[0]..w[1]], g, s)))
 }
 
 /// Below this many rows the per-query loop runs on the calling thread: ranking ~20k
@@ -495,11 +482,7 @@ where
         let mut s = Scratch::new();
         offsets.windows(2).map(|w| f(&mut s, w)).collect()
     } else {
-        offsets
-            .par_windows(2)
-            .with_min_len(64)
-            .map_init(Scratch::new, |s, w| f(s, w))
-            .collect()
+        offsets.par_windows(2).with_min_len(64).map_init(Scratch::new, |s, w| f(s, w)).collect()
     }
 }
 
@@ -630,27 +613,13 @@ mod tests {
         let labels = [0.0, 1.0, 0.5];
         let scores = [1.0, 1.0, 0.0];
         let p1 = |c, t| {
-            query_metric(
-                &MetricSpec {
-                    measure: Measure::Precision(1),
-                    convention: c,
-                    ties: t,
-                },
-                &labels,
-                &scores,
-            )
+            query_metric(&MetricSpec { measure: Measure::Precision(1), convention: c, ties: t }, &labels, &scores)
         };
         assert_eq!(p1(Convention::Standard, Ties::Stable), 0.0);
         let spec = MetricSpec::new(Measure::Precision(2)).with_ties(Ties::Pessimistic);
         assert_eq!(query_metric(&spec, &[1.0, 0.0], &[1.0, 1.0]), 0.5);
         // 0.5 is relevant in the standard convention only.
-        let ap = |c| {
-            query_metric(
-                &MetricSpec::new(Measure::AveragePrecision).with_convention(c),
-                &[0.5],
-                &[0.0],
-            )
-        };
+        let ap = |c| query_metric(&MetricSpec::new(Measure::AveragePrecision).with_convention(c), &[0.5], &[0.0]);
         assert_eq!(ap(Convention::Standard), 1.0);
         assert_eq!(ap(Convention::Letor), 0.0);
     }
@@ -661,9 +630,13 @@ mod tests {
         let scores = [0.3, 0.2, 0.9, 0.1, 0.5];
         let offsets = [0, 2, 5];
         let spec = MetricSpec::new(Measure::AveragePrecision);
-        let v = per_query(&spec, &labels, &scores, &crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap()).unwrap();
+        let v = per_query(&spec, &labels, &scores, &crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap())
+            .unwrap();
         assert_eq!(v, vec![1.0, 1.0 / 3.0]);
-        assert!(close(mean(&spec, &labels, &scores, &crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap()).unwrap(), 2.0 / 3.0));
+        assert!(close(
+            mean(&spec, &labels, &scores, &crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap()).unwrap(),
+            2.0 / 3.0
+        ));
         let many = per_query_many(
             &[
                 spec,
@@ -679,11 +652,36 @@ mod tests {
         assert_eq!(many[0], v);
         assert_eq!(many[1], vec![1.0, 0.0]);
         assert_eq!(many[2], v);
-        assert!(per_query(&spec, &labels, &scores[..4], &crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap()).is_err());
-        assert!(per_query(&spec, &labels, &scores, &crate::groups::QueryOffsets::new((&[0, 2, 4]).to_vec()).unwrap()).is_err());
-        assert!(per_query(&spec, &[-1.0, 0.0, 0.0, 0.0, 0.0], &scores, &crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap()).is_err());
-        assert!(per_query(&MetricSpec::new(Measure::Precision(0)), &labels, &scores, &crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap()).is_err());
-        assert!(per_query(&spec, &labels, &[f64::NAN, 0.0, 0.0, 0.0, 0.0], &crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap()).is_err());
+        assert!(per_query(
+            &spec,
+            &labels,
+            &scores[..4],
+            &crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap()
+        )
+        .is_err());
+        assert!(per_query(&spec, &labels, &scores, &crate::groups::QueryOffsets::new((&[0, 2, 4]).to_vec()).unwrap())
+            .is_err());
+        assert!(per_query(
+            &spec,
+            &[-1.0, 0.0, 0.0, 0.0, 0.0],
+            &scores,
+            &crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap()
+        )
+        .is_err());
+        assert!(per_query(
+            &MetricSpec::new(Measure::Precision(0)),
+            &labels,
+            &scores,
+            &crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap()
+        )
+        .is_err());
+        assert!(per_query(
+            &spec,
+            &labels,
+            &[f64::NAN, 0.0, 0.0, 0.0, 0.0],
+            &crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap()
+        )
+        .is_err());
         assert!(mean(&spec, &[], &[], &crate::groups::QueryOffsets::new((&[0]).to_vec()).unwrap()).is_err());
         assert!(per_query_graded(
             &MetricSpec::new(Measure::Err(None)),
@@ -700,9 +698,7 @@ mod tests {
         // > PARALLEL_MIN_ROWS rows: the rayon path must give exactly the sequential values.
         let mut state = 12345u64;
         let mut next = || {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             (state >> 33) as usize
         };
         let mut offsets = vec![0usize];
@@ -718,18 +714,12 @@ mod tests {
             MetricSpec::new(Measure::MeanNdcg).with_ties(Ties::Pessimistic),
             MetricSpec::new(Measure::Err(None)),
         ] {
-            let par = per_query(&spec, &labels, &scores, &crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap()).unwrap();
+            let par =
+                per_query(&spec, &labels, &scores, &crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap())
+                    .unwrap();
             let seq: Vec<f64> = offsets
                 .windows(2)
-                .map(|w| {
-                    query_metric_graded(
-                        &spec,
-                        &labels[w[0]..w[1]],
-                        &scores[w[0]..w[1]],
-                        2.0,
-                        &mut Scratch::new(),
-                    )
-                })
+                .map(|w| query_metric_graded(&spec, &labels[w[0]..w[1]], &scores[w[0]..w[1]], 2.0, &mut Scratch::new()))
                 .collect();
             assert_eq!(par, seq);
         }
@@ -741,7 +731,14 @@ mod tests {
         let spec = MetricSpec::new(Measure::Err(None));
         let v = query_metric(&spec, &[2.0, 1.0], &[1.0, 0.0]);
         assert!(close(v, 0.75 + 0.25 * 0.25 / 2.0));
-        let v = per_query_graded(&spec, &[2.0, 1.0], &[1.0, 0.0], &crate::groups::QueryOffsets::new((&[0, 2]).to_vec()).unwrap(), Some(4.0)).unwrap()[0];
+        let v = per_query_graded(
+            &spec,
+            &[2.0, 1.0],
+            &[1.0, 0.0],
+            &crate::groups::QueryOffsets::new((&[0, 2]).to_vec()).unwrap(),
+            Some(4.0),
+        )
+        .unwrap()[0];
         assert!(close(v, 3.0 / 16.0 + (13.0 / 16.0) * (1.0 / 16.0) / 2.0));
     }
 }

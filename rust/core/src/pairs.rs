@@ -81,7 +81,12 @@ pub fn count_pairs(y: &[f64], offsets: &QueryOffsets) -> Result<usize> {
 /// `max_pairs`: when the total exceeds it, fails before allocating anything, naming the
 /// query (its index in `offsets`) with the most pairs. `memory_limit` (bytes, the library's
 /// memory rule): the two index arrays (16 bytes a pair) must fit, else `Error::Memory`.
-pub fn preference_pairs(y: &[f64], offsets: &QueryOffsets, max_pairs: Option<usize>, memory_limit: u64) -> Result<Pairs> {
+pub fn preference_pairs(
+    y: &[f64],
+    offsets: &QueryOffsets,
+    max_pairs: Option<usize>,
+    memory_limit: u64,
+) -> Result<Pairs> {
     let counts = query_pair_counts(y, offsets)?;
     let mut pair_offsets = Vec::with_capacity(counts.len() + 1);
     pair_offsets.push(0usize);
@@ -102,9 +107,7 @@ pub fn preference_pairs(y: &[f64], offsets: &QueryOffsets, max_pairs: Option<usi
                 .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(&a.0)))
                 .map(|(q, &c)| (q, c))
                 .unwrap_or((0, 0));
-            return invalid!(
-                "{total} preference pairs exceed max_pairs={limit}; query {q} has the most ({c} pairs)"
-            );
+            return invalid!("{total} preference pairs exceed max_pairs={limit}; query {q} has the most ({c} pairs)");
         }
     }
     check_memory(
@@ -165,12 +168,19 @@ mod tests {
     fn pairs_match_brute_force() {
         let y = [2.0, 0.0, 1.0, 1.0, 0.0, 5.0, 3.0, 3.0, 3.0, 1.0];
         let offsets = [0, 5, 6, 9, 9, 10];
-        let p = preference_pairs(&y, &crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap(), None, u64::MAX).unwrap();
+        let p = preference_pairs(&y, &crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap(), None, u64::MAX)
+            .unwrap();
         let got: Vec<_> = p.i.iter().copied().zip(p.j.iter().copied()).collect();
         assert_eq!(got, brute(&y, &offsets));
-        assert_eq!(count_pairs(&y, &crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap()).unwrap(), got.len());
+        assert_eq!(
+            count_pairs(&y, &crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap()).unwrap(),
+            got.len()
+        );
         assert_eq!(p.offsets, vec![0, 8, 8, 8, 8, 8]);
-        assert_eq!(query_pair_counts(&y, &crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap()).unwrap(), vec![8, 0, 0, 0, 0]);
+        assert_eq!(
+            query_pair_counts(&y, &crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap()).unwrap(),
+            vec![8, 0, 0, 0, 0]
+        );
     }
 
     #[test]

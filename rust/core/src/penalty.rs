@@ -136,14 +136,26 @@ impl WeightedL1 {
         self.weights
             .iter()
             .zip(grad0)
-            .map(|(&b, &g)| if b > 0.0 { g.abs() / b } else if g.abs() > 0.0 { f64::INFINITY } else { 0.0 })
+            .map(|(&b, &g)| {
+                if b > 0.0 {
+                    g.abs() / b
+                } else if g.abs() > 0.0 {
+                    f64::INFINITY
+                } else {
+                    0.0
+                }
+            })
             .fold(0.0, f64::max)
     }
 }
 
 impl Penalty for WeightedL1 {
     fn value_coord(&self, j: usize, x: f64) -> f64 {
-        if x == 0.0 { 0.0 } else { self.weights[j] * x.abs() }
+        if x == 0.0 {
+            0.0
+        } else {
+            self.weights[j] * x.abs()
+        }
     }
     fn derivative_coord(&self, j: usize, x: f64) -> f64 {
         self.weights[j] * x.signum()
@@ -162,7 +174,11 @@ pub struct NonNegative;
 
 impl Penalty for NonNegative {
     fn value_coord(&self, _j: usize, x: f64) -> f64 {
-        if x >= 0.0 { 0.0 } else { f64::INFINITY }
+        if x >= 0.0 {
+            0.0
+        } else {
+            f64::INFINITY
+        }
     }
     fn derivative_coord(&self, _j: usize, _x: f64) -> f64 {
         0.0
@@ -204,7 +220,11 @@ impl Penalty for NonNegWeightedL1 {
     fn prox_coord(&self, j: usize, x: f64, step: f64) -> f64 {
         // Lai et al. (3): w_i = max(0, (L z_i − g_i − λ2/s_i)/L) with x = z − g/L.
         let b = self.weights[j];
-        if b.is_infinite() { 0.0 } else { (x - step * b).max(0.0) }
+        if b.is_infinite() {
+            0.0
+        } else {
+            (x - step * b).max(0.0)
+        }
     }
     fn coord_residual(&self, j: usize, w: f64, g: f64) -> f64 {
         nonneg_residual(w, g, self.weights[j])

@@ -342,7 +342,8 @@ mod tests {
             ((state >> 11) as f64) / ((1u64 << 53) as f64)
         };
         let x = Array2::from_shape_fn((m, n), |_| next() * 2.0 - 1.0);
-        let y: Vec<f64> = (0..m).map(|i| ((x[[i, 0]] + 0.5 * x[[i, 1]] + 0.3 * next()) * 2.0).round().clamp(0.0, 2.0)).collect();
+        let y: Vec<f64> =
+            (0..m).map(|i| ((x[[i, 0]] + 0.5 * x[[i, 1]] + 0.3 * next()) * 2.0).round().clamp(0.0, 2.0)).collect();
         let offsets: Vec<usize> = (0..=m).step_by(m / 6).chain(std::iter::once(m)).collect::<Vec<_>>();
         let mut offsets = offsets;
         offsets.dedup();
@@ -379,8 +380,18 @@ mod tests {
         let (x, y, offsets) = ranking_problem(120, 8, 7);
         let qo_ = crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap();
         let loss = Scaled::new(PairwiseHinge::new(x.view(), &y, &qo_).unwrap(), 0.5).unwrap();
-        for pen in [WeightedL1::new(vec![1.0; 8]).unwrap(), WeightedL1::new(vec![0.0, 2.0, 0.5, 1.0, 3.0, 0.1, 1.0, f64::INFINITY]).unwrap()] {
-            let pn = prox_newton(&loss, &pen, &[0.0; 8], &ProxNewtonOptions { kkt_tol: 1e-10, ..Default::default() }, &NoInterrupt).unwrap();
+        for pen in [
+            WeightedL1::new(vec![1.0; 8]).unwrap(),
+            WeightedL1::new(vec![0.0, 2.0, 0.5, 1.0, 3.0, 0.1, 1.0, f64::INFINITY]).unwrap(),
+        ] {
+            let pn = prox_newton(
+                &loss,
+                &pen,
+                &[0.0; 8],
+                &ProxNewtonOptions { kkt_tol: 1e-10, ..Default::default() },
+                &NoInterrupt,
+            )
+            .unwrap();
             let fo = FistaOptions { tol: 1e-15, kkt_tol: 1e-10, max_iter: 200_000, ..Default::default() };
             let fi = fista(&loss, &pen, &[0.0; 8], &fo, &NoInterrupt).unwrap();
             let (a, b) = (pn.objective.last().unwrap(), fi.objective.iter().cloned().fold(f64::INFINITY, f64::min));
@@ -402,10 +413,13 @@ mod tests {
         let loss = PairwiseHinge::new(x.view(), &y, &qo_).unwrap();
         let inv = 1.0 / loss.n_pairs() as f64;
         let a = Array2::from_shape_fn((8, 8), |(i, j)| if i == j { 1.0 } else { 0.2 / (1.0 + (i + j) as f64) });
-        let f = Sum::new(Quadratic::new(a.view(), 0.05).unwrap(), Doubled { inner: Scaled::new(loss, inv).unwrap() }).unwrap();
+        let f = Sum::new(Quadratic::new(a.view(), 0.05).unwrap(), Doubled { inner: Scaled::new(loss, inv).unwrap() })
+            .unwrap();
         let pen = NonNegWeightedL1::new(vec![0.01; 8]).unwrap();
         // (1e-10 would be below the rounding floor of this objective's line search.)
-        let pn = prox_newton(&f, &pen, &[0.0; 8], &ProxNewtonOptions { kkt_tol: 1e-8, ..Default::default() }, &NoInterrupt).unwrap();
+        let pn =
+            prox_newton(&f, &pen, &[0.0; 8], &ProxNewtonOptions { kkt_tol: 1e-8, ..Default::default() }, &NoInterrupt)
+                .unwrap();
         let fo = FistaOptions { tol: 1e-15, kkt_tol: 1e-10, max_iter: 200_000, ..Default::default() };
         let fi = fista(&f, &pen, &[0.0; 8], &fo, &NoInterrupt).unwrap();
         let b = fi.objective.iter().cloned().fold(f64::INFINITY, f64::min);

@@ -22,9 +22,9 @@
 //! All dense products use fixed row blocks reduced in order and sequential faer kernels, so
 //! results are bit-identical for any number of threads.
 
+use faer::diag::Diag;
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::linalg::evd::ComputeEigenvectors;
-use faer::diag::Diag;
 use faer::prelude::ReborrowMut;
 use faer::{Accum, Mat, MatMut, MatRef, Par};
 use ndarray::{Array2, ArrayView2};
@@ -228,7 +228,13 @@ pub fn fit(x: ArrayView2<f64>, y: &[f64], offsets: &QueryOffsets, alpha: f64) ->
 }
 
 /// [`fit`] checking `interrupt` while it forms `Xc^T Xc` (Ctrl-C within a second).
-pub fn fit_checked(x: ArrayView2<f64>, y: &[f64], offsets: &QueryOffsets, alpha: f64, interrupt: &dyn Interrupt) -> Result<Vec<f64>> {
+pub fn fit_checked(
+    x: ArrayView2<f64>,
+    y: &[f64],
+    offsets: &QueryOffsets,
+    alpha: f64,
+    interrupt: &dyn Interrupt,
+) -> Result<Vec<f64>> {
     let (m, _) = x.dim();
     if y.len() != m {
         return invalid!("y has {} entries but X has {m} rows", y.len());
@@ -493,7 +499,13 @@ pub(crate) mod tests {
     }
 
     /// Brute-force LQO: delete each query, re-centre (slicing is exact), solve from scratch.
-    pub(crate) fn naive_lqo(x: &Array2<f64>, y: &[f64], offsets: &[usize], feats: &[usize], alpha: f64) -> (f64, Vec<f64>) {
+    pub(crate) fn naive_lqo(
+        x: &Array2<f64>,
+        y: &[f64],
+        offsets: &[usize],
+        feats: &[usize],
+        alpha: f64,
+    ) -> (f64, Vec<f64>) {
         let (xc, yc) = center(x.view(), y, offsets);
         let m = x.nrows();
         let mut err = 0.0;
@@ -501,7 +513,8 @@ pub(crate) mod tests {
         for w in offsets.windows(2) {
             let rows: Vec<usize> = (0..m).filter(|&r| r < w[0] || r >= w[1]).collect();
             let wq = naive_ridge(&xc, &yc, &rows, feats, alpha);
-            let raw: Vec<f64> = (w[0]..w[1]).map(|r| feats.iter().zip(&wq).map(|(&f, c)| x[(r, f)] * c).sum()).collect();
+            let raw: Vec<f64> =
+                (w[0]..w[1]).map(|r| feats.iter().zip(&wq).map(|(&f, c)| x[(r, f)] * c).sum()).collect();
             let mean = raw.iter().sum::<f64>() / raw.len().max(1) as f64;
             for (i, r) in (w[0]..w[1]).enumerate() {
                 preds[r] = raw[i];
@@ -531,13 +544,21 @@ pub(crate) mod tests {
     #[test]
     fn lqo_matches_brute_force() {
         let (x, y, off) = problem(11, &[4, 1, 6, 3, 5, 2], 3);
-        let lqo = fit_lqo(x.view(), &y, &crate::groups::QueryOffsets::new((&off).to_vec()).unwrap(), 0.3, &NoInterrupt).unwrap();
+        let lqo = fit_lqo(x.view(), &y, &crate::groups::QueryOffsets::new((&off).to_vec()).unwrap(), 0.3, &NoInterrupt)
+            .unwrap();
         let (err, preds) = naive_lqo(&x, &y, &off, &[0, 1, 2], 0.3);
         assert!(close(lqo.error, err, 1e-10), "{} vs {}", lqo.error, err);
         for (a, b) in lqo.predictions.iter().zip(&preds) {
             assert!(close(*a, *b, 1e-10));
         }
-        let path = lqo_alpha_path(x.view(), &y, &crate::groups::QueryOffsets::new((&off).to_vec()).unwrap(), &[0.3, 2.0], &NoInterrupt).unwrap();
+        let path = lqo_alpha_path(
+            x.view(),
+            &y,
+            &crate::groups::QueryOffsets::new((&off).to_vec()).unwrap(),
+            &[0.3, 2.0],
+            &NoInterrupt,
+        )
+        .unwrap();
         assert!(close(path.errors[0], err, 1e-10));
         let (err2, _) = naive_lqo(&x, &y, &off, &[0, 1, 2], 2.0);
         assert!(close(path.errors[1], err2, 1e-10));
@@ -549,9 +570,24 @@ pub(crate) mod tests {
     #[test]
     fn bad_input_is_an_error() {
         let (x, y, off) = problem(1, &[3, 3], 2);
-        assert!(fit_lqo(x.view(), &y, &crate::groups::QueryOffsets::new((&off).to_vec()).unwrap(), 0.0, &NoInterrupt).is_err());
-        assert!(fit_lqo(x.view(), &y[..5], &crate::groups::QueryOffsets::new((&off).to_vec()).unwrap(), 1.0, &NoInterrupt).is_err());
-        assert!(fit_lqo(x.view(), &y, &crate::groups::QueryOffsets::new((&[0, 6]).to_vec()).unwrap(), 1.0, &NoInterrupt).is_err());
+        assert!(fit_lqo(x.view(), &y, &crate::groups::QueryOffsets::new((&off).to_vec()).unwrap(), 0.0, &NoInterrupt)
+            .is_err());
+        assert!(fit_lqo(
+            x.view(),
+            &y[..5],
+            &crate::groups::QueryOffsets::new((&off).to_vec()).unwrap(),
+            1.0,
+            &NoInterrupt
+        )
+        .is_err());
+        assert!(fit_lqo(
+            x.view(),
+            &y,
+            &crate::groups::QueryOffsets::new((&[0, 6]).to_vec()).unwrap(),
+            1.0,
+            &NoInterrupt
+        )
+        .is_err());
     }
 
     #[test]

@@ -262,7 +262,15 @@ mod tests {
         let y: Vec<f64> = (0..m).map(|k| ((x[[k, 0]] + 0.5 * x[[k, 1]] + rnd()) * 2.0).floor()).collect();
         let offsets: Vec<usize> = (0..=6).map(|q| q * 10).collect();
         let params = RankSvmParams { c: 0.7, tol: 1e-10, ..Default::default() };
-        let f = fit(x.view(), &y, &crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap(), &params, None, &NoInterrupt).unwrap();
+        let f = fit(
+            x.view(),
+            &y,
+            &crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap(),
+            &params,
+            None,
+            &NoInterrupt,
+        )
+        .unwrap();
         assert!(f.converged, "{f:?}");
         // Check the gradient independently: w + C ∇L(w) = 0.
         let qo_ = crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap();
@@ -279,6 +287,14 @@ mod tests {
             fit(x.view(), &y, &crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap(), &params, None, &stop),
             Err(crate::Error::Interrupted)
         ));
-        assert!(fit(x.view(), &y, &crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap(), &RankSvmParams { c: 0.0, ..params }, None, &NoInterrupt).is_err());
+        assert!(fit(
+            x.view(),
+            &y,
+            &crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap(),
+            &RankSvmParams { c: 0.0, ..params },
+            None,
+            &NoInterrupt
+        )
+        .is_err());
     }
 }

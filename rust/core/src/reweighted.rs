@@ -210,11 +210,8 @@ mod tests {
 
     #[test]
     fn derivatives_match_finite_differences() {
-        let gs: [&dyn NonConvex; 3] = [
-            &Log { epsilon: 0.1 },
-            &Mcp { gamma: 2.0, lambda: 0.5 },
-            &Lp { p: 0.5, epsilon: 0.1 },
-        ];
+        let gs: [&dyn NonConvex; 3] =
+            [&Log { epsilon: 0.1 }, &Mcp { gamma: 2.0, lambda: 0.5 }, &Lp { p: 0.5, epsilon: 0.1 }];
         for g in gs {
             g.validate().unwrap();
             for &u in &[0.0, 0.05, 0.3, 0.99, 1.5, 3.0] {

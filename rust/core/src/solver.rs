@@ -34,7 +34,14 @@ impl From<FistaResult> for SolverResult {
     /// of the history.
     fn from(r: FistaResult) -> Self {
         let objective = r.objective.iter().cloned().fold(f64::INFINITY, f64::min);
-        SolverResult { coef: r.w, objective, objective_history: r.objective, kkt_residual: r.kkt, n_iter: r.n_iter, converged: r.converged }
+        SolverResult {
+            coef: r.w,
+            objective,
+            objective_history: r.objective,
+            kkt_residual: r.kkt,
+            n_iter: r.n_iter,
+            converged: r.converged,
+        }
     }
 }
 
@@ -42,7 +49,14 @@ impl From<ProxNewtonResult> for SolverResult {
     /// Proximal Newton is monotone (up to rounding) and returns its last iterate.
     fn from(r: ProxNewtonResult) -> Self {
         let objective = r.objective.last().copied().unwrap_or(f64::NAN);
-        SolverResult { coef: r.w, objective, objective_history: r.objective, kkt_residual: r.kkt, n_iter: r.n_iter, converged: r.converged }
+        SolverResult {
+            coef: r.w,
+            objective,
+            objective_history: r.objective,
+            kkt_residual: r.kkt,
+            n_iter: r.n_iter,
+            converged: r.converged,
+        }
     }
 }
 

@@ -150,9 +150,11 @@ mod tests {
         let c0 = c_min(x.view(), &y, &o, None).unwrap();
         let solver = Solver::by_name("prox-newton", 500, 1e-10).unwrap();
         let opts = ReweightedOptions { max_reweightings: 10, tol: 1e-6 };
-        let below = fit(x.view(), &y, &o, 0.99 * c0, SparsePenalty::L1(None), None, &solver, &opts, &NoInterrupt).unwrap();
+        let below =
+            fit(x.view(), &y, &o, 0.99 * c0, SparsePenalty::L1(None), None, &solver, &opts, &NoInterrupt).unwrap();
         assert!(below.result.coef.iter().all(|&w| w == 0.0));
-        let above = fit(x.view(), &y, &o, 1.5 * c0, SparsePenalty::L1(None), None, &solver, &opts, &NoInterrupt).unwrap();
+        let above =
+            fit(x.view(), &y, &o, 1.5 * c0, SparsePenalty::L1(None), None, &solver, &opts, &NoInterrupt).unwrap();
         assert!(above.result.coef.iter().any(|&w| w != 0.0));
     }
 
@@ -163,7 +165,8 @@ mod tests {
         let mut objs = vec![];
         for name in ["prox-newton", "fista"] {
             let solver = Solver::by_name(name, 20_000, 1e-9).unwrap();
-            let r = fit(x.view(), &y, &o, 1.0, SparsePenalty::L1(None), None, &solver, &opts, &NoInterrupt).unwrap().result;
+            let r =
+                fit(x.view(), &y, &o, 1.0, SparsePenalty::L1(None), None, &solver, &opts, &NoInterrupt).unwrap().result;
             assert!(r.converged && r.kkt_residual <= 1e-6, "{name}: {r:?}");
             objs.push(r.objective);
         }

@@ -448,8 +448,14 @@ impl<'a> ExplicitSquaredHinge<'a> {
         check_offsets(&pairs.offsets, n_pairs).map_err(|e| Error::InvalidInput(format!("pair offsets: {e}")))?;
         for q in 0..offsets.len().saturating_sub(1) {
             let (a, b) = (pairs.offsets[q], pairs.offsets[q + 1]);
-            if let Some(&r) = pairs.i[a..b].iter().chain(&pairs.j[a..b]).find(|&&r| r < offsets[q] || r >= offsets[q + 1]) {
-                return invalid!("pairs of query {q} refer to row {r}, outside the query's rows {}..{}", offsets[q], offsets[q + 1]);
+            if let Some(&r) =
+                pairs.i[a..b].iter().chain(&pairs.j[a..b]).find(|&&r| r < offsets[q] || r >= offsets[q + 1])
+            {
+                return invalid!(
+                    "pairs of query {q} refer to row {r}, outside the query's rows {}..{}",
+                    offsets[q],
+                    offsets[q + 1]
+                );
             }
         }
         Ok(ExplicitSquaredHinge { x, offsets, pairs })
@@ -457,8 +463,11 @@ impl<'a> ExplicitSquaredHinge<'a> {
 
     /// Per query: `f(q, rows range start, pairs of q, chunk of the row vector)`.
     fn per_query(&self, out: &mut [f64], f: impl Fn(usize, usize, &mut [f64]) -> f64 + Sync) -> f64 {
-        let parts: Vec<f64> =
-            split_by_offsets(out, self.offsets).into_par_iter().enumerate().map(|(q, c)| f(q, self.offsets[q], c)).collect();
+        let parts: Vec<f64> = split_by_offsets(out, self.offsets)
+            .into_par_iter()
+            .enumerate()
+            .map(|(q, c)| f(q, self.offsets[q], c))
+            .collect();
         parts.iter().sum()
     }
 
@@ -527,7 +536,11 @@ mod tests {
         let n = 4;
         let x = Array2::from_shape_fn((m, n), |_| {
             let v = lcg(&mut st) * 4.0 - 2.0;
-            if integer { v.round() } else { v }
+            if integer {
+                v.round()
+            } else {
+                v
+            }
         });
         let mut y: Vec<f64> = (0..m).map(|_| (lcg(&mut st) * 3.0).floor()).collect();
         // query 4: all labels equal
@@ -536,10 +549,16 @@ mod tests {
         for s in sizes {
             offsets.push(offsets.last().unwrap() + s);
         }
-        let w: Vec<f64> = (0..n).map(|_| {
-            let v = lcg(&mut st) * 2.0 - 1.0;
-            if integer { v.round() } else { v }
-        }).collect();
+        let w: Vec<f64> = (0..n)
+            .map(|_| {
+                let v = lcg(&mut st) * 2.0 - 1.0;
+                if integer {
+                    v.round()
+                } else {
+                    v
+                }
+            })
+            .collect();
         (x, y, offsets, w)
     }
 
@@ -612,8 +631,19 @@ mod tests {
     #[test]
     fn bad_input() {
         let x = Array2::<f64>::zeros((2, 1));
-        assert!(SquaredHinge::new(x.view(), &[1.0], &crate::groups::QueryOffsets::new((&[0, 1]).to_vec()).unwrap()).is_err());
-        assert!(SquaredHinge::new(x.view(), &[1.0, f64::NAN], &crate::groups::QueryOffsets::new((&[0, 2]).to_vec()).unwrap()).is_err());
-        assert!(SquaredHinge::new(x.view(), &[1.0, 0.0], &crate::groups::QueryOffsets::new((&[0, 3]).to_vec()).unwrap()).is_err());
+        assert!(SquaredHinge::new(x.view(), &[1.0], &crate::groups::QueryOffsets::new((&[0, 1]).to_vec()).unwrap())
+            .is_err());
+        assert!(SquaredHinge::new(
+            x.view(),
+            &[1.0, f64::NAN],
+            &crate::groups::QueryOffsets::new((&[0, 2]).to_vec()).unwrap()
+        )
+        .is_err());
+        assert!(SquaredHinge::new(
+            x.view(),
+            &[1.0, 0.0],
+            &crate::groups::QueryOffsets::new((&[0, 3]).to_vec()).unwrap()
+        )
+        .is_err());
     }
 }

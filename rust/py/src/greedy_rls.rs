@@ -22,10 +22,11 @@ pub(crate) fn criterion_spec(name: &str, convention: &str, y: &[f64]) -> PyResul
         return Ok(None);
     }
     let measure: Measure = name.parse().map_err(|e| {
-        PyValueError::new_err(format!("criterion must be 'squared' or a ranking measure such as 'ndcg@10' or 'map': {e}"))
+        PyValueError::new_err(format!(
+            "criterion must be 'squared' or a ranking measure such as 'ndcg@10' or 'map': {e}"
+        ))
     })?;
-    let convention: Convention =
-        convention.parse().map_err(|e| PyValueError::new_err(format!("convention: {e}")))?;
+    let convention: Convention = convention.parse().map_err(|e| PyValueError::new_err(format!("convention: {e}")))?;
     let spec = MetricSpec::new(measure).with_convention(convention);
     spec.validate().map_err(|e| PyValueError::new_err(format!("criterion: {e}")))?;
     let top = y.iter().copied().filter(|v| v.is_finite()).fold(0.0, f64::max);
@@ -84,7 +85,11 @@ pub(crate) type GreedyOut<'py> =
 /// kernel and is re-raised as is. The path is converted to [`GreedyOut`].
 pub(crate) fn run_greedy<'py, K>(py: Python<'py>, progress: Option<Py<PyAny>>, kernel: K) -> PyResult<GreedyOut<'py>>
 where
-    K: Send + FnOnce(&dyn Interrupt, &mut dyn FnMut(usize, usize, f64) -> rankselect_core::Result<()>) -> rankselect_core::Result<GreedyPath>,
+    K: Send
+        + FnOnce(
+            &dyn Interrupt,
+            &mut dyn FnMut(usize, usize, f64) -> rankselect_core::Result<()>,
+        ) -> rankselect_core::Result<GreedyPath>,
 {
     let interrupt = python_interrupt();
     let (result, callback_error) = py.detach(|| {

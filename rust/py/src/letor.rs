@@ -12,8 +12,7 @@ use crate::errors::{opt_count_arg, python_interrupt, IntoPyResult};
 
 fn to_python<'py, T: Element + numpy::Element>(py: Python<'py>, d: Letor<T>) -> PyResult<Bound<'py, PyTuple>> {
     let (m, n) = (d.n_rows(), d.n_features);
-    let x = Array2::from_shape_vec((m, n), d.x)
-        .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
+    let x = Array2::from_shape_vec((m, n), d.x).map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
     let comments = d.comments.map(|c| c.into_pyobject(py)).transpose()?;
     (x.into_pyarray(py), d.y.into_pyarray(py), d.qid.into_pyarray(py), comments).into_pyobject(py)
 }

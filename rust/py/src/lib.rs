@@ -6,22 +6,22 @@
 
 use pyo3::prelude::*;
 
+mod cost_greedy;
 mod errors;
 mod greedy_rls;
-mod cost_greedy;
 mod groups;
 mod importance;
 mod kendall;
-mod metrics;
-mod letor;
-mod rankrls;
-mod pairwise;
-mod ranksvm;
 mod kernel_approx;
+mod letor;
+mod metrics;
+mod pairwise;
+mod rankrls;
+mod ranksvm;
+mod shards;
 mod solver;
 mod sparse;
 mod threads;
-mod shards;
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -36,7 +36,12 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
                 "rankselect could not start its thread pool ({reason}); running on one thread. \
                  Lower RAYON_NUM_THREADS or raise the process's thread/memory limits."
             );
-            PyErr::warn(py, &py.get_type::<pyo3::exceptions::PyRuntimeWarning>(), &std::ffi::CString::new(msg.clone()).unwrap_or_default(), 0)?;
+            PyErr::warn(
+                py,
+                &py.get_type::<pyo3::exceptions::PyRuntimeWarning>(),
+                &std::ffi::CString::new(msg.clone()).unwrap_or_default(),
+                0,
+            )?;
             m.add("THREAD_POOL_FALLBACK", msg)?;
         }
         Err(reason) => {

@@ -36,9 +36,7 @@ fn metrics_per_query<'py>(
     let offsets = query_offsets(&offsets)?;
     let (y, scores) = (y.as_slice()?, scores.as_slice()?);
     let n_q = offsets.len().saturating_sub(1);
-    let out = py
-        .detach(|| per_query_many(&specs, y, scores, &offsets, max_grade))
-        .py()?;
+    let out = py.detach(|| per_query_many(&specs, y, scores, &offsets, max_grade)).py()?;
     let flat: Vec<f64> = out.into_iter().flatten().collect();
     let arr = numpy::ndarray::Array2::from_shape_vec((specs.len(), n_q), flat)
         .map_err(|e| PyValueError::new_err(e.to_string()))?;

@@ -13,9 +13,7 @@ use crate::groups::query_offsets;
 
 fn check_len(name: &str, got: usize, want: usize) -> PyResult<()> {
     if got != want {
-        return Err(pyo3::exceptions::PyValueError::new_err(format!(
-            "{name} has {got} entries, expected {want}"
-        )));
+        return Err(pyo3::exceptions::PyValueError::new_err(format!("{name} has {got} entries, expected {want}")));
     }
     Ok(())
 }
@@ -130,7 +128,11 @@ fn explicit_squared_hinge_value_grad<'py>(
     let offsets = query_offsets(&offsets)?;
     check_len("w", w.len(), x.ncols())?;
     // The core's ExplicitSquaredHinge::new checks that the pair list describes these queries.
-    let p = pairs::Pairs { i: i.as_slice()?.to_vec(), j: j.as_slice()?.to_vec(), offsets: pair_offsets.as_slice()?.to_vec() };
+    let p = pairs::Pairs {
+        i: i.as_slice()?.to_vec(),
+        j: j.as_slice()?.to_vec(),
+        offsets: pair_offsets.as_slice()?.to_vec(),
+    };
     let (v, g) = py
         .detach(|| -> rankselect_core::Result<(f64, Vec<f64>)> {
             let loss = ExplicitSquaredHinge::new(x, &offsets, &p)?;

@@ -102,7 +102,11 @@ impl GreedyShard {
     }
 
     /// coef_partial(features) -> partial sums `x_j^T a` for `j` in `features`.
-    fn coef_partial<'py>(&self, py: Python<'py>, features: Vec<Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    fn coef_partial<'py>(
+        &self,
+        py: Python<'py>,
+        features: Vec<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
         let features = features.iter().map(|f| count_arg(f, "features")).collect::<PyResult<Vec<usize>>>()?;
         Ok(self.inner.coef_partial(&features).py()?.into_pyarray(py))
     }
@@ -119,9 +123,8 @@ fn kendall_sums<'py>(
 ) -> PyResult<(Bound<'py, PyArray2<f64>>, Bound<'py, PyArray2<f64>>, u64)> {
     let variant = Variant::parse(variant).py()?;
     let (x, offsets) = (x.as_array(), query_offsets(&offsets)?);
-    let (s, sn, q) = py
-        .detach(|| shard_sums::kendall_sums(x, &offsets, variant, DEFAULT_SHORT_MAX, &python_interrupt()))
-        .py()?;
+    let (s, sn, q) =
+        py.detach(|| shard_sums::kendall_sums(x, &offsets, variant, DEFAULT_SHORT_MAX, &python_interrupt())).py()?;
     Ok((s.into_pyarray(py), sn.into_pyarray(py), q))
 }
 
@@ -135,9 +138,8 @@ fn pairwise_counts<'py>(
     offsets: PyReadonlyArray1<'py, usize>,
 ) -> PyResult<(Bound<'py, PyArray1<u64>>, Bound<'py, PyArray1<u64>>, u64)> {
     let (x, y, offsets) = (x.as_array(), y.as_array(), query_offsets(&offsets)?);
-    let (a, d, p) = py
-        .detach(|| shard_sums::pairwise_counts(x, y, &offsets, DEFAULT_SHORT_MAX, &python_interrupt()))
-        .py()?;
+    let (a, d, p) =
+        py.detach(|| shard_sums::pairwise_counts(x, y, &offsets, DEFAULT_SHORT_MAX, &python_interrupt())).py()?;
     Ok((a.into_pyarray(py), d.into_pyarray(py), p))
 }
 

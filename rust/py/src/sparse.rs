@@ -55,9 +55,8 @@ fn sparse_ranksvm<'py>(
     let penalty = SparsePenalty::by_name(penalty, c, p, epsilon, gamma, weights).py()?;
     let reweighting = ReweightedOptions { max_reweightings, tol };
     let interrupt = python_interrupt();
-    let fit = py
-        .detach(|| sparse_core::fit(xv, y, &offsets, c, penalty, w0, &solver, &reweighting, &interrupt))
-        .py()?;
+    let fit =
+        py.detach(|| sparse_core::fit(xv, y, &offsets, c, penalty, w0, &solver, &reweighting, &interrupt)).py()?;
     Ok((SolverResult::from_core(py, fit.result), fit.n_reweightings))
 }
 

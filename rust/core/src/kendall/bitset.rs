@@ -421,7 +421,13 @@ impl BitBatch {
                     both += common.count_ones() as u64;
                     discordant += (common & (g[i] ^ g[j])).count_ones() as u64;
                 }
-                PairCounts { pairs: n0, ties_a: n0 - nu[a], ties_b: n0 - nu[b], ties_ab: both + n0 - nu[a] - nu[b], discordant }
+                PairCounts {
+                    pairs: n0,
+                    ties_a: n0 - nu[a],
+                    ties_b: n0 - nu[b],
+                    ties_ab: both + n0 - nu[a] - nu[b],
+                    discordant,
+                }
             })
             .collect()
     }
@@ -511,7 +517,8 @@ impl BitBatch {
         let (nf, nfp) = (self.nf, self.nfp);
         // u64 -> f64, exact below 2^52 (counts of pairs are).
         let magic = _mm256_set1_epi64x(0x4330_0000_0000_0000);
-        let to_f64 = |v: __m256i| _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(v, magic)), _mm256_castsi256_pd(magic));
+        let to_f64 =
+            |v: __m256i| _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(v, magic)), _mm256_castsi256_pd(magic));
         let zero = _mm256_setzero_si256();
         let rp = row.as_mut_ptr();
         for k in block {
@@ -531,37 +538,38 @@ impl BitBatch {
                     _ => (group_counts_avx2::<4>(u, g, a, b0, w, nfp), 4),
                 };
                 for (t, &(both, disc)) in counts.iter().enumerate().take(n_groups) {
-                let b0 = b0 + t * LANES;
-                // C = U - D, exact in f64 (as the scalar `(both - disc) as f64`).
-                let conc = to_f64(_mm256_sub_epi64(both, disc));
-                let disc_f = to_f64(disc);
-                match variant {
-                    Variant::TauB => {
-                        let nub = _mm256_loadu_si256(nu.as_ptr().add(b0) as *const __m256i);
-                        let ib = _mm256_loadu_pd(inv.as_ptr().add(b0));
-                        let num = _mm256_sub_pd(conc, disc_f);
-                        let scaled = _mm256_mul_pd(_mm256_mul_pd(num, ia), ib);
-                        let clamped = _mm256_min_pd(_mm256_max_pd(scaled, _mm256_set1_pd(-1.0)), _mm256_set1_pd(1.0));
-                        // Exactly ±1 when U_a = U_b and |C - D| = U_a.
-                        let abs = _mm256_andnot_pd(_mm256_set1_pd(-0.0), num);
-                        let exact = _mm256_and_pd(
-                            _mm256_castsi256_pd(_mm256_cmpeq_epi64(nub, nua)),
-                            _mm256_cmp_pd::<_CMP_EQ_OQ>(abs, nua_f),
-                        );
-                        let sign = _mm256_or_pd(_mm256_and_pd(num, _mm256_set1_pd(-0.0)), _mm256_set1_pd(1.0));
-                        let value = _mm256_blendv_pd(clamped, sign, exact);
-                        // 0 where b is constant.
-                        let value = _mm256_andnot_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(nub, zero)), value);
-                        let at = rp.add(row_index(nf, b0, 0));
-                        _mm256_storeu_pd(at, _mm256_add_pd(_mm256_loadu_pd(at), value));
+                    let b0 = b0 + t * LANES;
+                    // C = U - D, exact in f64 (as the scalar `(both - disc) as f64`).
+                    let conc = to_f64(_mm256_sub_epi64(both, disc));
+                    let disc_f = to_f64(disc);
+                    match variant {
+                        Variant::TauB => {
+                            let nub = _mm256_loadu_si256(nu.as_ptr().add(b0) as *const __m256i);
+                            let ib = _mm256_loadu_pd(inv.as_ptr().add(b0));
+                            let num = _mm256_sub_pd(conc, disc_f);
+                            let scaled = _mm256_mul_pd(_mm256_mul_pd(num, ia), ib);
+                            let clamped =
+                                _mm256_min_pd(_mm256_max_pd(scaled, _mm256_set1_pd(-1.0)), _mm256_set1_pd(1.0));
+                            // Exactly ±1 when U_a = U_b and |C - D| = U_a.
+                            let abs = _mm256_andnot_pd(_mm256_set1_pd(-0.0), num);
+                            let exact = _mm256_and_pd(
+                                _mm256_castsi256_pd(_mm256_cmpeq_epi64(nub, nua)),
+                                _mm256_cmp_pd::<_CMP_EQ_OQ>(abs, nua_f),
+                            );
+                            let sign = _mm256_or_pd(_mm256_and_pd(num, _mm256_set1_pd(-0.0)), _mm256_set1_pd(1.0));
+                            let value = _mm256_blendv_pd(clamped, sign, exact);
+                            // 0 where b is constant.
+                            let value = _mm256_andnot_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(nub, zero)), value);
+                            let at = rp.add(row_index(nf, b0, 0));
+                            _mm256_storeu_pd(at, _mm256_add_pd(_mm256_loadu_pd(at), value));
+                        }
+                        Variant::Geng => {
+                            let at = rp.add(row_index(nf, b0, 0));
+                            _mm256_storeu_pd(at, _mm256_add_pd(_mm256_loadu_pd(at), _mm256_mul_pd(conc, inv_n0)));
+                            let at = rp.add(row_index(nf, b0, 1));
+                            _mm256_storeu_pd(at, _mm256_add_pd(_mm256_loadu_pd(at), _mm256_mul_pd(disc_f, inv_n0)));
+                        }
                     }
-                    Variant::Geng => {
-                        let at = rp.add(row_index(nf, b0, 0));
-                        _mm256_storeu_pd(at, _mm256_add_pd(_mm256_loadu_pd(at), _mm256_mul_pd(conc, inv_n0)));
-                        let at = rp.add(row_index(nf, b0, 1));
-                        _mm256_storeu_pd(at, _mm256_add_pd(_mm256_loadu_pd(at), _mm256_mul_pd(disc_f, inv_n0)));
-                    }
-                }
                 }
                 b0 += n_groups * LANES;
             }
@@ -586,7 +594,9 @@ unsafe fn group_counts_avx2<const G: usize>(
 ) -> [(std::arch::x86_64::__m256i, std::arch::x86_64::__m256i); 4] {
     use std::arch::x86_64::*;
     assert!(b0 + G * LANES <= nfp && u.len() == w * nfp && g.len() == w * nfp);
-    let lut = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4);
+    let lut = _mm256_setr_epi8(
+        0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4,
+    );
     let low = _mm256_set1_epi8(0x0f);
     let popcount_bytes = |v: __m256i| {
         let lo = _mm256_shuffle_epi8(lut, _mm256_and_si256(v, low));
@@ -644,7 +654,6 @@ pub(super) fn row_len(nf: usize, variant: Variant) -> usize {
 pub(super) fn row_index(nf: usize, b: usize, part: usize) -> usize {
     part * padded_features(nf) + b
 }
-
 
 #[cfg(test)]
 mod tests {
@@ -753,7 +762,8 @@ mod tests {
     #[test]
     fn bitsets_hold_every_pair_once_in_their_order() {
         for n in [0usize, 1, 2, 3, 4, 5, 6, 8, 9, 17, 63, 64, 65, 70, 127, 128, 129, 130] {
-            let mut col: Vec<f64> = (0..n).map(|i| ((i * 7919) % 13) as f64 - if i % 5 == 0 { 0.0 } else { 6.0 }).collect();
+            let mut col: Vec<f64> =
+                (0..n).map(|i| ((i * 7919) % 13) as f64 - if i % 5 == 0 { 0.0 } else { 6.0 }).collect();
             col.extend([1.0, -1.0, 7.0]);
             let w = pair_words(n);
             for avx2 in [false, has_avx2()] {

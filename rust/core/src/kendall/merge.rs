@@ -6,7 +6,6 @@ use std::cmp::Ordering;
 
 use super::{choose2, PairCounts};
 
-
 /// Per feature and query: stable sort order, dense ranks and tie groups (computed once,
 /// reused by every pair).
 #[derive(Clone, Debug)]
@@ -26,9 +25,7 @@ impl FeatureOrder {
     pub fn new(values: &[f64]) -> Self {
         let n = values.len();
         let mut perm: Vec<u32> = (0..n as u32).collect();
-        perm.sort_by(|&i, &j| {
-            values[i as usize].partial_cmp(&values[j as usize]).unwrap_or(Ordering::Equal)
-        });
+        perm.sort_by(|&i, &j| values[i as usize].partial_cmp(&values[j as usize]).unwrap_or(Ordering::Equal));
         let mut rank = vec![0u32; n];
         let mut start = Vec::with_capacity(n + 1);
         let mut ties = 0u64;
@@ -136,8 +133,7 @@ fn count_inversions(v: &mut [u32], tmp: &mut [u32]) -> u64 {
     let mut src_is_v = true;
     while width < n {
         {
-            let (src, dst): (&[u32], &mut [u32]) =
-                if src_is_v { (&*v, &mut *tmp) } else { (&*tmp, &mut *v) };
+            let (src, dst): (&[u32], &mut [u32]) = if src_is_v { (&*v, &mut *tmp) } else { (&*tmp, &mut *v) };
             let mut lo = 0;
             while lo < n {
                 let mid = (lo + width).min(n);
@@ -176,4 +172,3 @@ fn merge(left: &[u32], right: &[u32], out: &mut [u32]) -> u64 {
     out[k..].copy_from_slice(&right[j..]);
     inv
 }
-

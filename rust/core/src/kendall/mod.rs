@@ -392,12 +392,13 @@ pub fn kendall_similarity<I: Interrupt + ?Sized>(
         interrupt.check()?;
         let bits = BitBatch::build_in(&mut bits, x, offsets, &batch, avx2);
         for block in bits.blocks(BLOCK_BYTES) {
-            sums.par_chunks_mut(width).enumerate().for_each(|(a, row)| bits.add_row(a, block.clone(), variant, row, avx2));
+            sums.par_chunks_mut(width)
+                .enumerate()
+                .for_each(|(a, row)| bits.add_row(a, block.clone(), variant, row, avx2));
         }
         Ok(())
     };
-    let pairs: Vec<(u32, u32)> =
-        (0..nf as u32).flat_map(|a| (a..nf as u32).map(move |b| (a, b))).collect();
+    let pairs: Vec<(u32, u32)> = (0..nf as u32).flat_map(|a| (a..nf as u32).map(move |b| (a, b))).collect();
     let at = |a: u32, b: u32, part: usize| a as usize * width + row_index(nf, b as usize, part);
     for q in 0..offsets.len() - 1 {
         let n = offsets[q + 1] - offsets[q];
@@ -475,13 +476,18 @@ mod tests {
     fn both_schemes(cols: &[Vec<f64>]) -> (Vec<PairCounts>, Vec<PairCounts>, Vec<PairCounts>) {
         let n = cols[0].len();
         let nf = cols.len();
-        let pairs: Vec<(u32, u32)> =
-            (0..nf as u32).flat_map(|a| (a..nf as u32).map(move |b| (a, b))).collect();
-        let naive: Vec<PairCounts> = pairs.iter().map(|&(a, b)| naive_counts(&cols[a as usize], &cols[b as usize])).collect();
+        let pairs: Vec<(u32, u32)> = (0..nf as u32).flat_map(|a| (a..nf as u32).map(move |b| (a, b))).collect();
+        let naive: Vec<PairCounts> =
+            pairs.iter().map(|&(a, b)| naive_counts(&cols[a as usize], &cols[b as usize])).collect();
         let x = Array2::from_shape_fn((n, nf), |(i, f)| cols[f][i]);
         let offsets = QueryOffsets::from_sizes(&[n]);
-        let short = if n >= 2 { BitBatch::build(x.view(), &offsets, &[0], has_avx2()).counts(0, &pairs) } else { naive.clone() };
-        let short_generic = if n >= 2 { BitBatch::build(x.view(), &offsets, &[0], false).counts(0, &pairs) } else { naive.clone() };
+        let short = if n >= 2 {
+            BitBatch::build(x.view(), &offsets, &[0], has_avx2()).counts(0, &pairs)
+        } else {
+            naive.clone()
+        };
+        let short_generic =
+            if n >= 2 { BitBatch::build(x.view(), &offsets, &[0], false).counts(0, &pairs) } else { naive.clone() };
         assert_eq!(short, short_generic);
         let orders: Vec<FeatureOrder> = cols.iter().map(|c| FeatureOrder::new(c)).collect();
         let mut s = MergeScratch::default();
@@ -529,17 +535,41 @@ mod tests {
         let x = Array2::from_shape_vec((4, 2), vec![1.0, 4.0, 2.0, 3.0, 3.0, 2.0, 4.0, 1.0]).unwrap();
         for short_max in [0, 100] {
             let opts = KendallOptions { variant: Variant::TauB, absolute: false, short_max };
-            let s = kendall_similarity(x.view(), &crate::groups::QueryOffsets::new((&[0, 4]).to_vec()).unwrap(), &opts, &NoInterrupt).unwrap();
+            let s = kendall_similarity(
+                x.view(),
+                &crate::groups::QueryOffsets::new((&[0, 4]).to_vec()).unwrap(),
+                &opts,
+                &NoInterrupt,
+            )
+            .unwrap();
             assert_eq!(s[[0, 0]], 1.0);
             assert_eq!(s[[0, 1]], -1.0);
             let opts = KendallOptions { absolute: true, ..opts };
-            let s = kendall_similarity(x.view(), &crate::groups::QueryOffsets::new((&[0, 4]).to_vec()).unwrap(), &opts, &NoInterrupt).unwrap();
+            let s = kendall_similarity(
+                x.view(),
+                &crate::groups::QueryOffsets::new((&[0, 4]).to_vec()).unwrap(),
+                &opts,
+                &NoInterrupt,
+            )
+            .unwrap();
             assert_eq!(s[[0, 1]], 1.0);
             let opts = KendallOptions { variant: Variant::Geng, absolute: false, short_max };
-            let s = kendall_similarity(x.view(), &crate::groups::QueryOffsets::new((&[0, 4]).to_vec()).unwrap(), &opts, &NoInterrupt).unwrap();
+            let s = kendall_similarity(
+                x.view(),
+                &crate::groups::QueryOffsets::new((&[0, 4]).to_vec()).unwrap(),
+                &opts,
+                &NoInterrupt,
+            )
+            .unwrap();
             assert_eq!(s[[0, 1]], 0.0);
             let opts = KendallOptions { absolute: true, ..opts };
-            let s = kendall_similarity(x.view(), &crate::groups::QueryOffsets::new((&[0, 4]).to_vec()).unwrap(), &opts, &NoInterrupt).unwrap();
+            let s = kendall_similarity(
+                x.view(),
+                &crate::groups::QueryOffsets::new((&[0, 4]).to_vec()).unwrap(),
+                &opts,
+                &NoInterrupt,
+            )
+            .unwrap();
             assert_eq!(s[[0, 1]], 1.0);
         }
     }
@@ -553,7 +583,15 @@ mod tests {
         let run = |threads: usize, short_max: usize| {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
             let opts = KendallOptions { variant: Variant::TauB, absolute: false, short_max };
-            pool.install(|| kendall_similarity(x.view(), &crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap(), &opts, &NoInterrupt).unwrap())
+            pool.install(|| {
+                kendall_similarity(
+                    x.view(),
+                    &crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap(),
+                    &opts,
+                    &NoInterrupt,
+                )
+                .unwrap()
+            })
         };
         let base = run(1, 0);
         assert_eq!(base, run(2, 0));
@@ -579,15 +617,36 @@ mod tests {
     #[test]
     fn errors_are_reported() {
         let x = Array2::from_shape_vec((3, 1), vec![1.0, f64::NAN, 2.0]).unwrap();
-        assert!(kendall_similarity(x.view(), &crate::groups::QueryOffsets::new((&[0, 3]).to_vec()).unwrap(), &KendallOptions::default(), &NoInterrupt).is_err());
+        assert!(kendall_similarity(
+            x.view(),
+            &crate::groups::QueryOffsets::new((&[0, 3]).to_vec()).unwrap(),
+            &KendallOptions::default(),
+            &NoInterrupt
+        )
+        .is_err());
         let x = Array2::from_shape_vec((2, 1), vec![1.0, 2.0]).unwrap();
-        let e = kendall_similarity(x.view(), &crate::groups::QueryOffsets::new((&[0, 1, 2]).to_vec()).unwrap(), &KendallOptions::default(), &NoInterrupt);
+        let e = kendall_similarity(
+            x.view(),
+            &crate::groups::QueryOffsets::new((&[0, 1, 2]).to_vec()).unwrap(),
+            &KendallOptions::default(),
+            &NoInterrupt,
+        );
         assert!(e.is_err());
-        let e = kendall_similarity(x.view(), &crate::groups::QueryOffsets::new((&[0, 3]).to_vec()).unwrap(), &KendallOptions::default(), &NoInterrupt);
+        let e = kendall_similarity(
+            x.view(),
+            &crate::groups::QueryOffsets::new((&[0, 3]).to_vec()).unwrap(),
+            &KendallOptions::default(),
+            &NoInterrupt,
+        );
         assert!(e.is_err());
         let stop = || true;
         let x = Array2::from_shape_vec((2, 1), vec![1.0, 2.0]).unwrap();
-        let e = kendall_similarity(x.view(), &crate::groups::QueryOffsets::new((&[0, 2]).to_vec()).unwrap(), &KendallOptions::default(), &stop);
+        let e = kendall_similarity(
+            x.view(),
+            &crate::groups::QueryOffsets::new((&[0, 2]).to_vec()).unwrap(),
+            &KendallOptions::default(),
+            &stop,
+        );
         assert!(matches!(e, Err(crate::Error::Interrupted)));
     }
 }
