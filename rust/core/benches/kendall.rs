@@ -3,7 +3,9 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use ndarray::Array2;
-use rankselect_core::kendall::{kendall_similarity, merge_counts, FeatureOrder, KendallOptions, MergeScratch, Variant};
+use rankselect_core::selection::kendall::{
+    kendall_similarity, merge_counts, FeatureOrder, KendallOptions, MergeScratch, Variant,
+};
 use rankselect_core::NoInterrupt;
 
 /// Deterministic pseudo-random data with ties (no rand dependency in the core).

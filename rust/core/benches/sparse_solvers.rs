@@ -4,10 +4,10 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use ndarray::Array2;
-use rankselect_core::datafit::{PairwiseHinge, Scaled};
-use rankselect_core::fista::{fista, FistaOptions};
-use rankselect_core::penalty::L1;
-use rankselect_core::prox_newton::{prox_newton, ProxNewtonOptions};
+use rankselect_core::solvers::datafit::{PairwiseHinge, Scaled};
+use rankselect_core::solvers::fista::{fista, FistaOptions};
+use rankselect_core::solvers::penalty::L1;
+use rankselect_core::solvers::prox_newton::{prox_newton, ProxNewtonOptions};
 use rankselect_core::NoInterrupt;
 
 fn lcg(state: &mut u64) -> f64 {

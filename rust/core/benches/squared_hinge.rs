@@ -3,8 +3,8 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use ndarray::Array2;
-use rankselect_core::pairs::preference_pairs;
-use rankselect_core::squared_hinge::{ExplicitSquaredHinge, SquaredHinge};
+use rankselect_core::pairwise::pairs::preference_pairs;
+use rankselect_core::pairwise::squared_hinge::{ExplicitSquaredHinge, SquaredHinge};
 
 fn lcg(state: &mut u64) -> f64 {
     *state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);

@@ -1,9 +1,9 @@
-//! Bindings of `rankselect_core::cost_greedy`: greedy RankRLS under feature costs and a budget.
+//! Bindings of `rankselect_core::selection::cost_greedy`: greedy RankRLS under feature costs and a budget.
 
 use numpy::{PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
-use rankselect_core::cost_greedy::greedy_rankrls_costs as kernel;
-use rankselect_core::greedy_rls::GreedyOptions;
+use rankselect_core::selection::cost_greedy::greedy_rankrls_costs as kernel;
+use rankselect_core::selection::greedy_rls::GreedyOptions;
 
 use crate::errors::count_arg;
 use crate::greedy_rls::{criterion_of, run_greedy, GreedyOut};

@@ -1,13 +1,13 @@
-//! Bindings of `rankselect_core::greedy_rls`: greedy RankRLS with exact LQO selection.
+//! Bindings of `rankselect_core::selection::greedy_rls`: greedy RankRLS with exact LQO selection.
 
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use rankselect_core::greedy_rls::{
-    greedy_rankrls as kernel, Criterion, GreedyOptions, GreedyPath, MetricCriterion, Squared, Stop,
-};
 use rankselect_core::interrupt::Interrupt;
 use rankselect_core::metrics::{Convention, Measure, MetricSpec};
+use rankselect_core::selection::greedy_rls::{
+    greedy_rankrls as kernel, Criterion, GreedyOptions, GreedyPath, MetricCriterion, Squared, Stop,
+};
 use rankselect_core::Error;
 
 use crate::errors::{count_arg, python_interrupt, IntoPyResult};

@@ -1,8 +1,8 @@
-//! Bindings of `rankselect_core::groups`.
+//! Bindings of `rankselect_core::data::groups`.
 
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
-use rankselect_core::groups::center_rows;
+use rankselect_core::data::groups::center_rows;
 use rankselect_core::{QueryGroups, QueryOffsets};
 
 use crate::errors::IntoPyResult;

@@ -1,9 +1,9 @@
-//! Bindings of `rankselect_core::importance`.
+//! Bindings of `rankselect_core::selection::importance`.
 
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
-use rankselect_core::importance;
 use rankselect_core::metrics::{Convention, Measure, MetricSpec};
+use rankselect_core::selection::importance;
 
 use crate::errors::{opt_count_arg, python_interrupt, IntoPyResult};
 use crate::groups::query_offsets;

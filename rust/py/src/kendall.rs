@@ -1,8 +1,8 @@
-//! Bindings of `rankselect_core::kendall`.
+//! Bindings of `rankselect_core::selection::kendall`.
 
 use numpy::{IntoPyArray, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
-use rankselect_core::kendall::{self, KendallOptions, Variant};
+use rankselect_core::selection::kendall::{self, KendallOptions, Variant};
 
 use crate::errors::{opt_count_arg, python_interrupt, IntoPyResult};
 use crate::groups::query_offsets;

@@ -1,10 +1,10 @@
-//! Bindings of `rankselect_core::kernel_approx` (Nyström and random Fourier features).
+//! Bindings of `rankselect_core::models::kernel_approx` (Nyström and random Fourier features).
 //! Arrays are validated (shapes, dtype float64) by the Python layer; shape mismatches
 //! still come back as `ValueError` from the core.
 
 use numpy::{IntoPyArray, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
-use rankselect_core::kernel_approx::{self, Kernel};
+use rankselect_core::models::kernel_approx::{self, Kernel};
 
 use crate::errors::{opt_count_arg, python_interrupt, IntoPyResult};
 

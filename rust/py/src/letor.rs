@@ -1,4 +1,4 @@
-//! Bindings of `rankselect_core::letor`: the LETOR / SVMlight file parser.
+//! Bindings of `rankselect_core::data::letor`: the LETOR / SVMlight file parser.
 
 use std::path::PathBuf;
 
@@ -6,7 +6,7 @@ use ndarray::Array2;
 use numpy::IntoPyArray;
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
-use rankselect_core::letor::{read_letor, Element, Letor, LetorOptions};
+use rankselect_core::data::letor::{read_letor, Element, Letor, LetorOptions};
 
 use crate::errors::{opt_count_arg, python_interrupt, IntoPyResult};
 

@@ -1,12 +1,12 @@
-//! Bindings of `rankselect_core::pairs` and `rankselect_core::squared_hinge`.
+//! Bindings of `rankselect_core::pairwise::pairs` and `rankselect_core::pairwise::squared_hinge`.
 //!
 //! All functions take rows already grouped by query (`offsets`); the Python layer groups
 //! and maps indices back to input rows.
 
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
-use rankselect_core::pairs;
-use rankselect_core::squared_hinge::{ExplicitSquaredHinge, SquaredHinge};
+use rankselect_core::pairwise::pairs;
+use rankselect_core::pairwise::squared_hinge::{ExplicitSquaredHinge, SquaredHinge};
 
 use crate::errors::{opt_count_arg, IntoPyResult};
 use crate::groups::query_offsets;

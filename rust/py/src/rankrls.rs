@@ -1,8 +1,8 @@
-//! Bindings of `rankselect_core::rankrls`: RankRLS, exact LQO predictions, alpha paths.
+//! Bindings of `rankselect_core::models::rankrls`: RankRLS, exact LQO predictions, alpha paths.
 
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
-use rankselect_core::rankrls;
+use rankselect_core::models::rankrls;
 
 use crate::errors::{python_interrupt, IntoPyResult};
 use crate::groups::query_offsets;

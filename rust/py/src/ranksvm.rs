@@ -1,9 +1,9 @@
-//! Bindings of `rankselect_core::ranksvm`.
+//! Bindings of `rankselect_core::models::ranksvm`.
 
 use numpy::{PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
-use rankselect_core::ranksvm::{fit, RankSvmParams};
-use rankselect_core::solver::SolverResult as CoreResult;
+use rankselect_core::models::ranksvm::{fit, RankSvmParams};
+use rankselect_core::solvers::SolverResult as CoreResult;
 
 use crate::errors::{count_arg, python_interrupt, IntoPyResult};
 use crate::groups::query_offsets;

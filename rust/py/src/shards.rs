@@ -1,13 +1,13 @@
-//! Bindings of the query-shard kernels (`rankselect_core::greedy_shard`, `shard_sums`) used
+//! Bindings of the query-shard kernels (`rankselect_core::shards::{greedy_shard, shard_sums}`) used
 //! by `rankselect.dask`: each Dask worker calls them on its own block of whole queries.
 
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use rankselect_core::greedy_shard::GreedyShard as Shard;
-use rankselect_core::kendall::{Variant, DEFAULT_SHORT_MAX};
 use rankselect_core::metrics::MetricSpec;
-use rankselect_core::shard_sums;
+use rankselect_core::selection::kendall::{Variant, DEFAULT_SHORT_MAX};
+use rankselect_core::shards::greedy_shard::GreedyShard as Shard;
+use rankselect_core::shards::shard_sums;
 
 use crate::errors::{count_arg, opt_count_arg, python_interrupt, IntoPyResult};
 use crate::greedy_rls::criterion_spec;
@@ -16,7 +16,7 @@ use crate::groups::query_offsets;
 /// GreedyShard(X, y, offsets, alpha, criterion="squared", convention="standard", limit=None)
 ///
 /// The greedy RankRLS caches of one shard of whole queries (rows grouped by `offsets`);
-/// see `rankselect_core::greedy_shard` for the step protocol.
+/// see `rankselect_core::shards::greedy_shard` for the step protocol.
 #[pyclass(module = "rankselect._core")]
 pub struct GreedyShard {
     inner: Shard,

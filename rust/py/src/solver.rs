@@ -1,4 +1,4 @@
-//! The solver contract across the boundary: `rankselect_core::solver::SolverResult` as one
+//! The solver contract across the boundary: `rankselect_core::solvers::SolverResult` as one
 //! Python type, `_core.SolverResult`, built here (and only here) from the core's result.
 //!
 //! Rule for every solver binding: it returns `(SolverResult, *extras)`, the shared contract
@@ -8,7 +8,7 @@
 
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1, PyUntypedArrayMethods};
 use pyo3::prelude::*;
-use rankselect_core::solver;
+use rankselect_core::solvers;
 
 use crate::errors::count_arg;
 
@@ -37,7 +37,7 @@ pub struct SolverResult {
 
 impl SolverResult {
     /// The one conversion of the core's result into the Python type.
-    pub fn from_core(py: Python<'_>, r: solver::SolverResult) -> Self {
+    pub fn from_core(py: Python<'_>, r: solvers::SolverResult) -> Self {
         SolverResult {
             coef: r.coef.into_pyarray(py).unbind(),
             objective: r.objective,
@@ -64,7 +64,7 @@ impl SolverResult {
         n_iter: &Bound<'_, PyAny>,
         converged: bool,
     ) -> PyResult<Self> {
-        let r = solver::SolverResult {
+        let r = solvers::SolverResult {
             coef: coef.as_array().to_vec(),
             objective,
             objective_history: objective_history.as_array().to_vec(),

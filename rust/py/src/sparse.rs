@@ -1,16 +1,16 @@
 //! Bindings of the sparse solvers: L1 / weighted-L1 / reweighted non-convex RankSVM
-//! (`rankselect_core::{fista, reweighted}`) and FSMRank (`rankselect_core::fsmrank`).
+//! (`rankselect_core::solvers::{fista, reweighted}`) and FSMRank (`rankselect_core::selection::fsmrank`).
 //! Arguments are converted here; the core validates and orchestrates; kernels run with the GIL released and are
 //! interruptible (Ctrl-C -> KeyboardInterrupt).
 
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use rankselect_core::fista::FistaOptions;
-use rankselect_core::fsmrank::fsmrank as fsmrank_kernel;
-use rankselect_core::reweighted::ReweightedOptions;
-use rankselect_core::solver::Solver;
-use rankselect_core::sparse_ranksvm::{self as sparse_core, SparsePenalty};
+use rankselect_core::models::sparse_ranksvm::{self as sparse_core, SparsePenalty};
+use rankselect_core::selection::fsmrank::fsmrank as fsmrank_kernel;
+use rankselect_core::solvers::fista::FistaOptions;
+use rankselect_core::solvers::reweighted::ReweightedOptions;
+use rankselect_core::solvers::Solver;
 
 use crate::errors::{count_arg, python_interrupt, IntoPyResult};
 use crate::groups::query_offsets;

@@ -17,7 +17,7 @@ use std::ops::Range;
 use ndarray::{ArrayView2, Axis};
 
 use super::{choose2, PairCounts, Variant};
-use crate::groups::QueryOffsets;
+use crate::data::groups::QueryOffsets;
 
 /// Words per bitset over the `choose2(n)` pairs of a query of length `n`.
 #[inline]

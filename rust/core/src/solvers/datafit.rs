@@ -1,6 +1,6 @@
-//! Smooth data-fitting terms for the proximal solvers ([`crate::fista`]), skglm-style: a
+//! Smooth data-fitting terms for the proximal solvers ([`crate::solvers::fista`]), skglm-style: a
 //! datafit knows its value, gradient and an upper bound on the Lipschitz constant of its
-//! gradient; penalties live in [`crate::penalty`]. Datafits compose:
+//! gradient; penalties live in [`crate::solvers::penalty`]. Datafits compose:
 //!
 //! - [`Scaled`]: `c · f(w)` — the RankSVM loss term `C·L(w)` of Laporte et al. eq. (7), or
 //!   the normalised `(1/|P|)·L(w)` of Lai et al. eq. (2);
@@ -10,7 +10,7 @@
 //!   doubled features `[X, −X]` (Lai et al. Section III-A).
 //!
 //! The pairwise squared hinge `L(w) = Σ_{(i,j)∈P} max(0, 1 − wᵀ(x_i − x_j))²` itself is
-//! `crate::squared_hinge::SquaredHinge`; its Lipschitz bound is computed here from
+//! `crate::pairwise::squared_hinge::SquaredHinge`; its Lipschitz bound is computed here from
 //! [`pair_sq_norm_sum`].
 
 use ndarray::{Array2, ArrayView2};
@@ -18,7 +18,7 @@ use rayon::prelude::*;
 
 use crate::error::Result;
 use crate::invalid;
-use crate::squared_hinge::SquaredHinge;
+use crate::pairwise::squared_hinge::SquaredHinge;
 use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, MatRef, Par};
 
@@ -61,7 +61,7 @@ pub(crate) fn check_initial_point(w0: &[f64], n: usize) -> Result<()> {
     Ok(())
 }
 
-/// A datafit with a (generalised) Hessian, for second-order solvers ([`crate::prox_newton`]).
+/// A datafit with a (generalised) Hessian, for second-order solvers ([`crate::solvers::prox_newton`]).
 pub trait SecondOrder: Datafit {
     /// Writes the block `H[ws, ws]` of the (generalised) Hessian `∇²f(w)` into `out`
     /// (`|ws| × |ws|`, row-major, symmetric). Indices in `ws` may repeat.
@@ -335,7 +335,7 @@ pub struct PairwiseHinge<'a> {
 
 impl<'a> PairwiseHinge<'a> {
     /// `x` is `m × n` with rows grouped by query (`offsets`), `y` the labels.
-    pub fn new(x: ArrayView2<'a, f64>, y: &'a [f64], offsets: &'a crate::groups::QueryOffsets) -> Result<Self> {
+    pub fn new(x: ArrayView2<'a, f64>, y: &'a [f64], offsets: &'a crate::data::groups::QueryOffsets) -> Result<Self> {
         let loss = SquaredHinge::new(x, y, offsets)?;
         let lipschitz = 2.0 * pair_sq_norm_sum(x, y, offsets);
         Ok(Self { loss, lipschitz })

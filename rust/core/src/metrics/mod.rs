@@ -50,8 +50,8 @@ use std::str::FromStr;
 
 use rayon::prelude::*;
 
+use crate::data::groups::QueryOffsets;
 use crate::error::{Error, Result};
-use crate::groups::QueryOffsets;
 use crate::invalid;
 
 /// Discount and relevance conventions; see the module documentation.
@@ -552,7 +552,7 @@ mod tests {
     fn labels_overflowing_the_gain_are_refused() {
         let y = [1024.0, 0.0, 3.0];
         let s = [0.3, 0.2, 0.1];
-        let qo = |o: &[usize]| crate::groups::QueryOffsets::new(o.to_vec()).unwrap();
+        let qo = |o: &[usize]| crate::data::groups::QueryOffsets::new(o.to_vec()).unwrap();
         for m in [Measure::Ndcg(Some(10)), Measure::MeanNdcg, Measure::Err(None)] {
             let e = per_query(&MetricSpec::new(m), &y, &s, &qo(&[0, 3])).unwrap_err().to_string();
             assert!(e.contains("label 1024") && e.contains("overflows"), "{e}");
@@ -630,11 +630,13 @@ mod tests {
         let scores = [0.3, 0.2, 0.9, 0.1, 0.5];
         let offsets = [0, 2, 5];
         let spec = MetricSpec::new(Measure::AveragePrecision);
-        let v = per_query(&spec, &labels, &scores, &crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap())
-            .unwrap();
+        let v =
+            per_query(&spec, &labels, &scores, &crate::data::groups::QueryOffsets::new((&offsets).to_vec()).unwrap())
+                .unwrap();
         assert_eq!(v, vec![1.0, 1.0 / 3.0]);
         assert!(close(
-            mean(&spec, &labels, &scores, &crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap()).unwrap(),
+            mean(&spec, &labels, &scores, &crate::data::groups::QueryOffsets::new((&offsets).to_vec()).unwrap())
+                .unwrap(),
             2.0 / 3.0
         ));
         let many = per_query_many(
@@ -645,7 +647,7 @@ mod tests {
             ],
             &labels,
             &scores,
-            &crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap(),
+            &crate::data::groups::QueryOffsets::new((&offsets).to_vec()).unwrap(),
             None,
         )
         .unwrap();
@@ -656,38 +658,43 @@ mod tests {
             &spec,
             &labels,
             &scores[..4],
-            &crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap()
+            &crate::data::groups::QueryOffsets::new((&offsets).to_vec()).unwrap()
         )
         .is_err());
-        assert!(per_query(&spec, &labels, &scores, &crate::groups::QueryOffsets::new((&[0, 2, 4]).to_vec()).unwrap())
-            .is_err());
+        assert!(per_query(
+            &spec,
+            &labels,
+            &scores,
+            &crate::data::groups::QueryOffsets::new((&[0, 2, 4]).to_vec()).unwrap()
+        )
+        .is_err());
         assert!(per_query(
             &spec,
             &[-1.0, 0.0, 0.0, 0.0, 0.0],
             &scores,
-            &crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap()
+            &crate::data::groups::QueryOffsets::new((&offsets).to_vec()).unwrap()
         )
         .is_err());
         assert!(per_query(
             &MetricSpec::new(Measure::Precision(0)),
             &labels,
             &scores,
-            &crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap()
+            &crate::data::groups::QueryOffsets::new((&offsets).to_vec()).unwrap()
         )
         .is_err());
         assert!(per_query(
             &spec,
             &labels,
             &[f64::NAN, 0.0, 0.0, 0.0, 0.0],
-            &crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap()
+            &crate::data::groups::QueryOffsets::new((&offsets).to_vec()).unwrap()
         )
         .is_err());
-        assert!(mean(&spec, &[], &[], &crate::groups::QueryOffsets::new((&[0]).to_vec()).unwrap()).is_err());
+        assert!(mean(&spec, &[], &[], &crate::data::groups::QueryOffsets::new((&[0]).to_vec()).unwrap()).is_err());
         assert!(per_query_graded(
             &MetricSpec::new(Measure::Err(None)),
             &labels,
             &scores,
-            &crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap(),
+            &crate::data::groups::QueryOffsets::new((&offsets).to_vec()).unwrap(),
             Some(1.0)
         )
         .is_err());
@@ -714,9 +721,13 @@ mod tests {
             MetricSpec::new(Measure::MeanNdcg).with_ties(Ties::Pessimistic),
             MetricSpec::new(Measure::Err(None)),
         ] {
-            let par =
-                per_query(&spec, &labels, &scores, &crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap())
-                    .unwrap();
+            let par = per_query(
+                &spec,
+                &labels,
+                &scores,
+                &crate::data::groups::QueryOffsets::new((&offsets).to_vec()).unwrap(),
+            )
+            .unwrap();
             let seq: Vec<f64> = offsets
                 .windows(2)
                 .map(|w| query_metric_graded(&spec, &labels[w[0]..w[1]], &scores[w[0]..w[1]], 2.0, &mut Scratch::new()))
@@ -735,7 +746,7 @@ mod tests {
             &spec,
             &[2.0, 1.0],
             &[1.0, 0.0],
-            &crate::groups::QueryOffsets::new((&[0, 2]).to_vec()).unwrap(),
+            &crate::data::groups::QueryOffsets::new((&[0, 2]).to_vec()).unwrap(),
             Some(4.0),
         )
         .unwrap()[0];

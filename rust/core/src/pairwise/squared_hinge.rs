@@ -25,10 +25,10 @@
 use ndarray::{ArrayView1, ArrayView2, Axis};
 use rayon::prelude::*;
 
+use crate::data::groups::{check_offsets, QueryOffsets};
 use crate::error::{Error, Result};
-use crate::groups::{check_offsets, QueryOffsets};
 use crate::invalid;
-use crate::pairs::{check_labels, query_pair_counts, Pairs};
+use crate::pairwise::pairs::{check_labels, query_pair_counts, Pairs};
 
 /// Splits `buf` into one mutable chunk per query.
 pub(crate) fn split_by_offsets<'b, T>(mut buf: &'b mut [T], offsets: &[usize]) -> Vec<&'b mut [T]> {
@@ -434,7 +434,7 @@ pub struct ExplicitSquaredHinge<'a> {
 }
 
 impl<'a> ExplicitSquaredHinge<'a> {
-    /// `pairs` must come from [`crate::pairs::preference_pairs`] on the same `offsets`.
+    /// `pairs` must come from [`crate::pairwise::pairs::preference_pairs`] on the same `offsets`.
     pub fn new(x: ArrayView2<'a, f64>, offsets: &'a QueryOffsets, pairs: &'a Pairs) -> Result<Self> {
         offsets.check_rows(x.nrows(), "X")?;
         if pairs.offsets.len() != offsets.len() {
@@ -520,7 +520,7 @@ impl<'a> ExplicitSquaredHinge<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pairs::preference_pairs;
+    use crate::pairwise::pairs::preference_pairs;
     use ndarray::Array2;
 
     /// Small deterministic pseudo-random generator (tests only).
@@ -571,7 +571,7 @@ mod tests {
         for seed in 0..20u64 {
             for &integer in &[false, true] {
                 let (x, y, offsets, w) = data(seed, integer);
-                let qo_ = crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap();
+                let qo_ = crate::data::groups::QueryOffsets::new((&offsets).to_vec()).unwrap();
                 let pairs = preference_pairs(&y, &qo_, None, u64::MAX).unwrap();
                 let imp = SquaredHinge::new(x.view(), &y, &qo_).unwrap();
                 let exp = ExplicitSquaredHinge::new(x.view(), &qo_, &pairs).unwrap();
@@ -601,7 +601,7 @@ mod tests {
         let x = Array2::from_shape_vec((3, 1), vec![1.0, 2.0, 3.0]).unwrap();
         let y = [1.0, 1.0, 0.0];
         let offsets = [0, 2, 3];
-        let qo_ = crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap();
+        let qo_ = crate::data::groups::QueryOffsets::new((&offsets).to_vec()).unwrap();
         let l = SquaredHinge::new(x.view(), &y, &qo_).unwrap();
         assert_eq!(l.n_pairs(), 0);
         let mut g = [1.0];
@@ -619,7 +619,7 @@ mod tests {
         let x = Array2::from_shape_vec((3, 1), vec![0.5, 0.0, 1.0]).unwrap();
         let y = [2.0, 1.0, 0.0];
         let offsets = [0, 3];
-        let qo_ = crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap();
+        let qo_ = crate::data::groups::QueryOffsets::new((&offsets).to_vec()).unwrap();
         let l = SquaredHinge::new(x.view(), &y, &qo_).unwrap();
         let mut g = [0.0];
         let v = l.value_grad(&[1.0], &mut g);
@@ -631,18 +631,22 @@ mod tests {
     #[test]
     fn bad_input() {
         let x = Array2::<f64>::zeros((2, 1));
-        assert!(SquaredHinge::new(x.view(), &[1.0], &crate::groups::QueryOffsets::new((&[0, 1]).to_vec()).unwrap())
-            .is_err());
+        assert!(SquaredHinge::new(
+            x.view(),
+            &[1.0],
+            &crate::data::groups::QueryOffsets::new((&[0, 1]).to_vec()).unwrap()
+        )
+        .is_err());
         assert!(SquaredHinge::new(
             x.view(),
             &[1.0, f64::NAN],
-            &crate::groups::QueryOffsets::new((&[0, 2]).to_vec()).unwrap()
+            &crate::data::groups::QueryOffsets::new((&[0, 2]).to_vec()).unwrap()
         )
         .is_err());
         assert!(SquaredHinge::new(
             x.view(),
             &[1.0, 0.0],
-            &crate::groups::QueryOffsets::new((&[0, 3]).to_vec()).unwrap()
+            &crate::data::groups::QueryOffsets::new((&[0, 3]).to_vec()).unwrap()
         )
         .is_err());
     }

@@ -26,14 +26,14 @@
 //!
 //! For sparse RankSVM (Laporte et al. eq. (7), (12)) the pairwise squared hinge is piecewise
 //! quadratic and its generalised Hessian is exact on each piece: the method needs a handful
-//! of outer steps where FISTA (Laporte et al. Alg. 1, [`crate::fista`]) needs thousands of
+//! of outer steps where FISTA (Laporte et al. Alg. 1, [`crate::solvers::fista`]) needs thousands of
 //! gradient steps at weak regularisation. Each outer step costs one Hessian block,
 //! O(|W|·(m log n_q + m|W|)), plus one loss evaluation per line-search trial.
-use crate::datafit::{check_initial_point, SecondOrder};
 use crate::error::Result;
 use crate::interrupt::Interrupt;
 use crate::invalid;
-use crate::penalty::Penalty;
+use crate::solvers::datafit::{check_initial_point, SecondOrder};
+use crate::solvers::penalty::Penalty;
 use faer::linalg::solvers::Solve;
 use faer::{Mat, Side};
 
@@ -328,10 +328,10 @@ pub fn prox_newton<D: SecondOrder + ?Sized, P: Penalty + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::datafit::{Datafit, Doubled, PairwiseHinge, Quadratic, Scaled, Sum};
-    use crate::fista::{fista, FistaOptions};
     use crate::interrupt::NoInterrupt;
-    use crate::penalty::{NonNegWeightedL1, WeightedL1, L1};
+    use crate::solvers::datafit::{Datafit, Doubled, PairwiseHinge, Quadratic, Scaled, Sum};
+    use crate::solvers::fista::{fista, FistaOptions};
+    use crate::solvers::penalty::{NonNegWeightedL1, WeightedL1, L1};
     use ndarray::Array2;
 
     /// A small deterministic pseudo-random query-grouped problem.
@@ -353,7 +353,7 @@ mod tests {
     #[test]
     fn hessian_block_matches_gradient_differences() {
         let (x, y, offsets) = ranking_problem(60, 5, 3);
-        let qo_ = crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap();
+        let qo_ = crate::data::groups::QueryOffsets::new((&offsets).to_vec()).unwrap();
         let loss = PairwiseHinge::new(x.view(), &y, &qo_).unwrap();
         let w = [0.3, -0.2, 0.1, 0.0, 0.05];
         let ws = [0, 2, 4];
@@ -378,7 +378,7 @@ mod tests {
     #[test]
     fn l1_matches_fista() {
         let (x, y, offsets) = ranking_problem(120, 8, 7);
-        let qo_ = crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap();
+        let qo_ = crate::data::groups::QueryOffsets::new((&offsets).to_vec()).unwrap();
         let loss = Scaled::new(PairwiseHinge::new(x.view(), &y, &qo_).unwrap(), 0.5).unwrap();
         for pen in [
             WeightedL1::new(vec![1.0; 8]).unwrap(),
@@ -409,7 +409,7 @@ mod tests {
     fn fsmrank_problem_matches_fista() {
         // Lai et al. eq. (2) on doubled features: Quadratic + Doubled(Scaled(hinge)), w ≥ 0.
         let (x, y, offsets) = ranking_problem(90, 4, 11);
-        let qo_ = crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap();
+        let qo_ = crate::data::groups::QueryOffsets::new((&offsets).to_vec()).unwrap();
         let loss = PairwiseHinge::new(x.view(), &y, &qo_).unwrap();
         let inv = 1.0 / loss.n_pairs() as f64;
         let a = Array2::from_shape_fn((8, 8), |(i, j)| if i == j { 1.0 } else { 0.2 / (1.0 + (i + j) as f64) });
@@ -431,7 +431,7 @@ mod tests {
     #[test]
     fn warm_start_at_optimum_stops_at_once() {
         let (x, y, offsets) = ranking_problem(60, 5, 5);
-        let qo_ = crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap();
+        let qo_ = crate::data::groups::QueryOffsets::new((&offsets).to_vec()).unwrap();
         let loss = Scaled::new(PairwiseHinge::new(x.view(), &y, &qo_).unwrap(), 2.0).unwrap();
         let pen = L1::new(1.0).unwrap();
         let opts = ProxNewtonOptions { kkt_tol: 1e-9, ..Default::default() };

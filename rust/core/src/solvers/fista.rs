@@ -22,11 +22,11 @@
 //! it is off for the plain Alg. 1. The returned `w` is the best iterate seen (so a warm
 //! start never makes the objective worse).
 
-use crate::datafit::{check_initial_point, Datafit};
 use crate::error::Result;
 use crate::interrupt::Interrupt;
 use crate::invalid;
-use crate::penalty::Penalty;
+use crate::solvers::datafit::{check_initial_point, Datafit};
+use crate::solvers::penalty::Penalty;
 
 /// Solver options.
 #[derive(Clone, Debug)]
@@ -215,7 +215,7 @@ pub fn fista<D: Datafit + ?Sized, P: Penalty + ?Sized>(
 mod tests {
     use super::*;
     use crate::interrupt::NoInterrupt;
-    use crate::penalty::{NonNegWeightedL1, L1};
+    use crate::solvers::penalty::{NonNegWeightedL1, L1};
 
     /// ½||Mw − b||² (test-only datafit).
     struct LeastSquares {

@@ -1,7 +1,7 @@
 //! Linear RankSVM with the squared hinge loss, by primal truncated Newton.
 //!
 //! Minimises `f(w) = 0.5 ||w||^2 + C L(w)` with `L` the pairwise squared hinge loss
-//! ([`crate::squared_hinge`]; Chen et al. 2017 eq. 4-5, 22-23), following Chapelle &
+//! ([`crate::pairwise::squared_hinge`]; Chen et al. 2017 eq. 4-5, 22-23), following Chapelle &
 //! Keerthi (2010) and Alg. 3 of Chen et al.:
 //!
 //! * gradient (eq. 24): `g = w + C ∇L(w)`, `∇L = -2 X^T A^T D (1 - A X w)`;
@@ -19,11 +19,11 @@
 
 use ndarray::ArrayView2;
 
+use crate::data::groups::QueryOffsets;
 use crate::error::Result;
-use crate::groups::QueryOffsets;
 use crate::interrupt::Interrupt;
 use crate::invalid;
-use crate::squared_hinge::{mat_t_vec, mat_vec, SquaredHinge};
+use crate::pairwise::squared_hinge::{mat_t_vec, mat_vec, SquaredHinge};
 
 /// Parameters of [`fit`].
 #[derive(Clone, Debug)]
@@ -265,7 +265,7 @@ mod tests {
         let f = fit(
             x.view(),
             &y,
-            &crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap(),
+            &crate::data::groups::QueryOffsets::new((&offsets).to_vec()).unwrap(),
             &params,
             None,
             &NoInterrupt,
@@ -273,7 +273,7 @@ mod tests {
         .unwrap();
         assert!(f.converged, "{f:?}");
         // Check the gradient independently: w + C ∇L(w) = 0.
-        let qo_ = crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap();
+        let qo_ = crate::data::groups::QueryOffsets::new((&offsets).to_vec()).unwrap();
         let loss = SquaredHinge::new(x.view(), &y, &qo_).unwrap();
         let mut g = vec![0.0; n];
         let l = loss.value_grad(&f.w, &mut g);
@@ -284,13 +284,20 @@ mod tests {
         // Interruption is reported.
         let stop = || true;
         assert!(matches!(
-            fit(x.view(), &y, &crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap(), &params, None, &stop),
+            fit(
+                x.view(),
+                &y,
+                &crate::data::groups::QueryOffsets::new((&offsets).to_vec()).unwrap(),
+                &params,
+                None,
+                &stop
+            ),
             Err(crate::Error::Interrupted)
         ));
         assert!(fit(
             x.view(),
             &y,
-            &crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap(),
+            &crate::data::groups::QueryOffsets::new((&offsets).to_vec()).unwrap(),
             &RankSvmParams { c: 0.0, ..params },
             None,
             &NoInterrupt

@@ -1,6 +1,6 @@
 //! Per-shard sums of the per-query terms of Kendall similarity and pairwise importance.
 //!
-//! [`crate::kendall::kendall_similarity`] and [`crate::importance::pairwise_accuracy`] are
+//! [`crate::selection::kendall::kendall_similarity`] and [`crate::selection::importance::pairwise_accuracy`] are
 //! means (or ratios) of sums over queries. Over query shards (rows split into blocks of whole
 //! queries, e.g. the chunks of a Dask array), each shard returns its sums and counts and
 //! the totals give the same statistic: `sim = sum_s S_s / sum_s Q_s` (Geng et al. 2007,
@@ -8,10 +8,10 @@
 
 use ndarray::{Array2, ArrayView2};
 
+use crate::data::groups::QueryOffsets;
 use crate::error::Result;
-use crate::groups::QueryOffsets;
 use crate::interrupt::Interrupt;
-use crate::kendall::{for_each_query_counts, Variant};
+use crate::selection::kendall::{for_each_query_counts, Variant};
 
 /// Sums over this shard's queries with at least 2 documents of the per-query Kendall
 /// statistic of every feature pair: `(S, S_neg, Q)` where `S[a, b] = sum_q tau_q(a, b)`,
@@ -53,16 +53,16 @@ pub fn kendall_sums<I: Interrupt + ?Sized>(
 }
 
 /// Exact counts behind pairwise accuracy on this shard, `(E_asc, E_desc, P)`: the one
-/// definition is [`crate::importance::pairwise_counts`] (which `pairwise_accuracy` uses).
-pub use crate::importance::pairwise_counts;
+/// definition is [`crate::selection::importance::pairwise_counts`] (which `pairwise_accuracy` uses).
+pub use crate::selection::importance::pairwise_counts;
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::importance::pairwise_accuracy;
     use crate::interrupt::NoInterrupt;
-    use crate::kendall::{kendall_similarity, KendallOptions, DEFAULT_SHORT_MAX};
-    use crate::rankrls::tests::problem;
+    use crate::models::rankrls::tests::problem;
+    use crate::selection::importance::pairwise_accuracy;
+    use crate::selection::kendall::{kendall_similarity, KendallOptions, DEFAULT_SHORT_MAX};
 
     #[test]
     fn shard_sums_give_the_in_memory_statistics() {

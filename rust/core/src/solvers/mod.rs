@@ -2,14 +2,24 @@
 //! every solver of the crate reports one [`SolverResult`], and [`Solver`] picks the
 //! algorithm for a (datafit, penalty) pair. FISTA (Beck & Teboulle; Laporte et al. Alg. 1),
 //! proximal Newton, and RankSVM's truncated Newton (Chen et al. 2017) all map onto it.
+//!
+//! Datafits ([`datafit`]) and penalties ([`penalty`]) are apart, skglm-style; the solvers are
+//! [`fista`], [`prox_newton`] and the reweighted-L1 outer loop for non-convex penalties
+//! ([`reweighted`]).
 
-use crate::datafit::SecondOrder;
+pub mod datafit;
+pub mod fista;
+pub mod penalty;
+pub mod prox_newton;
+pub mod reweighted;
+
 use crate::error::Result;
-use crate::fista::{fista, FistaOptions, FistaResult};
 use crate::interrupt::Interrupt;
-use crate::penalty::Penalty;
-use crate::prox_newton::{prox_newton, ProxNewtonOptions, ProxNewtonResult};
-use crate::ranksvm::RankSvmFit;
+use crate::models::ranksvm::RankSvmFit;
+use crate::solvers::datafit::SecondOrder;
+use crate::solvers::fista::{fista, FistaOptions, FistaResult};
+use crate::solvers::penalty::Penalty;
+use crate::solvers::prox_newton::{prox_newton, ProxNewtonOptions, ProxNewtonResult};
 
 /// What every solver returns.
 #[derive(Clone, Debug)]

@@ -4,14 +4,14 @@
 //! the binding: the [`Solver`] of each (weighted) L1 problem, the penalty dispatch, and the
 //! objective reported.
 
-use crate::datafit::{Datafit, PairwiseHinge, Scaled};
+use crate::data::groups::QueryOffsets;
 use crate::error::Result;
-use crate::groups::QueryOffsets;
 use crate::interrupt::Interrupt;
 use crate::invalid;
-use crate::penalty::WeightedL1;
-use crate::reweighted::{reweighted_l1, Log, Lp, Mcp, NonConvex, ReweightedOptions};
-use crate::solver::{Solver, SolverResult};
+use crate::solvers::datafit::{Datafit, PairwiseHinge, Scaled};
+use crate::solvers::penalty::WeightedL1;
+use crate::solvers::reweighted::{reweighted_l1, Log, Lp, Mcp, NonConvex, ReweightedOptions};
+use crate::solvers::{Solver, SolverResult};
 use ndarray::ArrayView2;
 
 /// The penalty `Ω` of sparse RankSVM.

@@ -57,8 +57,8 @@ use faer::{Accum, Mat, MatRef, Par};
 use ndarray::{Array2, ArrayView2};
 use rayon::prelude::*;
 
+use crate::data::groups::QueryOffsets;
 use crate::error::{check_memory, Result};
-use crate::groups::QueryOffsets;
 use crate::interrupt::Interrupt;
 use crate::invalid;
 use crate::metrics::{query_metric_with, MetricSpec, Scratch};
@@ -151,7 +151,7 @@ pub enum Stop {
     Tol,
     /// Every remaining feature is constant within every query: none can change the model.
     Uninformative,
-    /// No remaining candidate fits the budget ([`crate::cost_greedy`]).
+    /// No remaining candidate fits the budget ([`crate::selection::cost_greedy`]).
     Budget,
 }
 
@@ -724,7 +724,7 @@ pub fn greedy_rankrls(
 mod tests {
     use super::*;
     use crate::interrupt::NoInterrupt;
-    use crate::rankrls::tests::{naive_lqo, problem};
+    use crate::models::rankrls::tests::{naive_lqo, problem};
 
     fn qo(off: &[usize]) -> QueryOffsets {
         QueryOffsets::new(off.to_vec()).unwrap()
@@ -772,7 +772,7 @@ mod tests {
                 assert!((a - b).abs() <= 1e-9 * b.abs(), "{a} vs {b}");
             }
             // Final model equals the direct solve on the selected features.
-            let w = crate::rankrls::fit(x.view(), &y, &qo(&off), 0.5).unwrap();
+            let w = crate::models::rankrls::fit(x.view(), &y, &qo(&off), 0.5).unwrap();
             let last = path.coef_path.row(5);
             for j in 0..6 {
                 assert!((last[j] - w[j]).abs() <= 1e-9 * (1.0 + w[j].abs()));

@@ -2,7 +2,7 @@
 //!
 //! The preference set of the pairwise ranking losses (RankSVM eq. 3-5 of Chen et al. 2017):
 //! `P = {(i, j) : q_i = q_j, y_i > y_j}`. Rows are grouped contiguously per query
-//! (`offsets`, see [`crate::groups`]); indices are grouped row indices.
+//! (`offsets`, see [`crate::data::groups`]); indices are grouped row indices.
 //!
 //! Order of the pairs (deterministic, independent of the number of threads): query order,
 //! then the preferred row `i` ascending, then the less-preferred row `j` ascending.
@@ -10,8 +10,8 @@
 
 use rayon::prelude::*;
 
+use crate::data::groups::QueryOffsets;
 use crate::error::{check_memory, Error, Result};
-use crate::groups::QueryOffsets;
 use crate::invalid;
 
 /// The preference pairs `(i[k], j[k])`, `y[i[k]] > y[j[k]]`, with per-query ranges:
@@ -168,17 +168,18 @@ mod tests {
     fn pairs_match_brute_force() {
         let y = [2.0, 0.0, 1.0, 1.0, 0.0, 5.0, 3.0, 3.0, 3.0, 1.0];
         let offsets = [0, 5, 6, 9, 9, 10];
-        let p = preference_pairs(&y, &crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap(), None, u64::MAX)
-            .unwrap();
+        let p =
+            preference_pairs(&y, &crate::data::groups::QueryOffsets::new((&offsets).to_vec()).unwrap(), None, u64::MAX)
+                .unwrap();
         let got: Vec<_> = p.i.iter().copied().zip(p.j.iter().copied()).collect();
         assert_eq!(got, brute(&y, &offsets));
         assert_eq!(
-            count_pairs(&y, &crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap()).unwrap(),
+            count_pairs(&y, &crate::data::groups::QueryOffsets::new((&offsets).to_vec()).unwrap()).unwrap(),
             got.len()
         );
         assert_eq!(p.offsets, vec![0, 8, 8, 8, 8, 8]);
         assert_eq!(
-            query_pair_counts(&y, &crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap()).unwrap(),
+            query_pair_counts(&y, &crate::data::groups::QueryOffsets::new((&offsets).to_vec()).unwrap()).unwrap(),
             vec![8, 0, 0, 0, 0]
         );
     }
@@ -187,7 +188,7 @@ mod tests {
     fn max_pairs_names_the_largest_query() {
         let y = [1.0, 0.0, 2.0, 1.0, 0.0];
         let offsets = [0, 2, 5];
-        let qo = crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap();
+        let qo = crate::data::groups::QueryOffsets::new((&offsets).to_vec()).unwrap();
         let err = preference_pairs(&y, &qo, Some(2), u64::MAX).unwrap_err().to_string();
         assert!(err.contains("query 1 has the most (3 pairs)"), "{err}");
         assert_eq!(preference_pairs(&y, &qo, Some(4), u64::MAX).unwrap().len(), 4);
@@ -196,7 +197,7 @@ mod tests {
     #[test]
     fn memory_limit_refuses_before_allocating() {
         let y: Vec<f64> = (0..1000).map(|v| v as f64).collect();
-        let qo = crate::groups::QueryOffsets::new(vec![0, 1000]).unwrap();
+        let qo = crate::data::groups::QueryOffsets::new(vec![0, 1000]).unwrap();
         let err = preference_pairs(&y, &qo, None, 1 << 20).unwrap_err();
         assert!(matches!(err, Error::Memory { .. }), "{err}");
         assert!(err.to_string().contains("499500 preference pairs"), "{err}");
@@ -204,7 +205,7 @@ mod tests {
 
     #[test]
     fn bad_labels_are_rejected() {
-        let qo = |o: &[usize]| crate::groups::QueryOffsets::new(o.to_vec()).unwrap();
+        let qo = |o: &[usize]| crate::data::groups::QueryOffsets::new(o.to_vec()).unwrap();
         assert!(preference_pairs(&[1.0, f64::NAN], &qo(&[0, 2]), None, u64::MAX).is_err());
         assert!(preference_pairs(&[1.0, 0.0], &qo(&[0, 1]), None, u64::MAX).is_err());
     }

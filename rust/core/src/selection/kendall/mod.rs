@@ -42,8 +42,8 @@ use rayon::prelude::*;
 
 use self::bitset::{has_avx2, pair_words, row_index, row_len, BitBatch};
 pub use self::merge::{merge_counts, FeatureOrder, MergeScratch};
+use crate::data::groups::QueryOffsets;
 use crate::error::Result;
-use crate::groups::QueryOffsets;
 use crate::interrupt::Interrupt;
 use crate::invalid;
 
@@ -537,7 +537,7 @@ mod tests {
             let opts = KendallOptions { variant: Variant::TauB, absolute: false, short_max };
             let s = kendall_similarity(
                 x.view(),
-                &crate::groups::QueryOffsets::new((&[0, 4]).to_vec()).unwrap(),
+                &crate::data::groups::QueryOffsets::new((&[0, 4]).to_vec()).unwrap(),
                 &opts,
                 &NoInterrupt,
             )
@@ -547,7 +547,7 @@ mod tests {
             let opts = KendallOptions { absolute: true, ..opts };
             let s = kendall_similarity(
                 x.view(),
-                &crate::groups::QueryOffsets::new((&[0, 4]).to_vec()).unwrap(),
+                &crate::data::groups::QueryOffsets::new((&[0, 4]).to_vec()).unwrap(),
                 &opts,
                 &NoInterrupt,
             )
@@ -556,7 +556,7 @@ mod tests {
             let opts = KendallOptions { variant: Variant::Geng, absolute: false, short_max };
             let s = kendall_similarity(
                 x.view(),
-                &crate::groups::QueryOffsets::new((&[0, 4]).to_vec()).unwrap(),
+                &crate::data::groups::QueryOffsets::new((&[0, 4]).to_vec()).unwrap(),
                 &opts,
                 &NoInterrupt,
             )
@@ -565,7 +565,7 @@ mod tests {
             let opts = KendallOptions { absolute: true, ..opts };
             let s = kendall_similarity(
                 x.view(),
-                &crate::groups::QueryOffsets::new((&[0, 4]).to_vec()).unwrap(),
+                &crate::data::groups::QueryOffsets::new((&[0, 4]).to_vec()).unwrap(),
                 &opts,
                 &NoInterrupt,
             )
@@ -586,7 +586,7 @@ mod tests {
             pool.install(|| {
                 kendall_similarity(
                     x.view(),
-                    &crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap(),
+                    &crate::data::groups::QueryOffsets::new((&offsets).to_vec()).unwrap(),
                     &opts,
                     &NoInterrupt,
                 )
@@ -619,7 +619,7 @@ mod tests {
         let x = Array2::from_shape_vec((3, 1), vec![1.0, f64::NAN, 2.0]).unwrap();
         assert!(kendall_similarity(
             x.view(),
-            &crate::groups::QueryOffsets::new((&[0, 3]).to_vec()).unwrap(),
+            &crate::data::groups::QueryOffsets::new((&[0, 3]).to_vec()).unwrap(),
             &KendallOptions::default(),
             &NoInterrupt
         )
@@ -627,14 +627,14 @@ mod tests {
         let x = Array2::from_shape_vec((2, 1), vec![1.0, 2.0]).unwrap();
         let e = kendall_similarity(
             x.view(),
-            &crate::groups::QueryOffsets::new((&[0, 1, 2]).to_vec()).unwrap(),
+            &crate::data::groups::QueryOffsets::new((&[0, 1, 2]).to_vec()).unwrap(),
             &KendallOptions::default(),
             &NoInterrupt,
         );
         assert!(e.is_err());
         let e = kendall_similarity(
             x.view(),
-            &crate::groups::QueryOffsets::new((&[0, 3]).to_vec()).unwrap(),
+            &crate::data::groups::QueryOffsets::new((&[0, 3]).to_vec()).unwrap(),
             &KendallOptions::default(),
             &NoInterrupt,
         );
@@ -643,7 +643,7 @@ mod tests {
         let x = Array2::from_shape_vec((2, 1), vec![1.0, 2.0]).unwrap();
         let e = kendall_similarity(
             x.view(),
-            &crate::groups::QueryOffsets::new((&[0, 2]).to_vec()).unwrap(),
+            &crate::data::groups::QueryOffsets::new((&[0, 2]).to_vec()).unwrap(),
             &KendallOptions::default(),
             &stop,
         );

@@ -1,5 +1,5 @@
 //! Greedy RankRLS under feature costs (ours, not in Pahikkala et al. 2010): the same exact
-//! leave-query-out (LQO) candidate scan as [`crate::greedy_rls`] ([`GreedyState::pass`]),
+//! leave-query-out (LQO) candidate scan as [`crate::selection::greedy_rls`] ([`GreedyState::pass`]),
 //! with a different choice rule and a budget.
 //!
 //! With `v_i` the criterion after adding candidate `i`, `v_prev` the criterion of the
@@ -22,13 +22,13 @@
 
 use ndarray::ArrayView2;
 
+use crate::data::groups::{center_vec, QueryOffsets};
 use crate::error::{check_memory, Result};
-use crate::greedy_rls::{
-    state_bytes, Criterion, CriterionScratch, GreedyOptions, GreedyPath, GreedyState, PrimalPath, Stop,
-};
-use crate::groups::{center_vec, QueryOffsets};
 use crate::interrupt::Interrupt;
 use crate::invalid;
+use crate::selection::greedy_rls::{
+    state_bytes, Criterion, CriterionScratch, GreedyOptions, GreedyPath, GreedyState, PrimalPath, Stop,
+};
 
 /// `true` when `new` is better than `best` (NaN is never better).
 fn better(new: f64, best: f64, higher: bool) -> bool {
@@ -213,9 +213,9 @@ pub fn greedy_rankrls_costs(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::greedy_rls::{greedy_rankrls, Squared};
     use crate::interrupt::NoInterrupt;
-    use crate::rankrls::tests::problem;
+    use crate::models::rankrls::tests::problem;
+    use crate::selection::greedy_rls::{greedy_rankrls, Squared};
     use ndarray::Array2;
 
     fn run(x: &Array2<f64>, y: &[f64], off: &QueryOffsets, k: usize, costs: &[f64], budget: Option<f64>) -> GreedyPath {

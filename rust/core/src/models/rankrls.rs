@@ -30,8 +30,8 @@ use faer::{Accum, Mat, MatMut, MatRef, Par};
 use ndarray::{Array2, ArrayView2};
 use rayon::prelude::*;
 
+use crate::data::groups::{center_rows, center_vec, QueryOffsets};
 use crate::error::{Error, Result};
-use crate::groups::{center_rows, center_vec, QueryOffsets};
 use crate::interrupt::{run_interruptible, Interrupt, NoInterrupt};
 use crate::invalid;
 
@@ -532,7 +532,7 @@ pub(crate) mod tests {
     #[test]
     fn fit_matches_naive() {
         let (x, y, off) = problem(3, &[4, 1, 6, 3, 5], 4);
-        let w = fit(x.view(), &y, &crate::groups::QueryOffsets::new((&off).to_vec()).unwrap(), 0.7).unwrap();
+        let w = fit(x.view(), &y, &crate::data::groups::QueryOffsets::new((&off).to_vec()).unwrap(), 0.7).unwrap();
         let (xc, yc) = center(x.view(), &y, &off);
         let all: Vec<usize> = (0..x.nrows()).collect();
         let wn = naive_ridge(&xc, &yc, &all, &[0, 1, 2, 3], 0.7);
@@ -544,8 +544,9 @@ pub(crate) mod tests {
     #[test]
     fn lqo_matches_brute_force() {
         let (x, y, off) = problem(11, &[4, 1, 6, 3, 5, 2], 3);
-        let lqo = fit_lqo(x.view(), &y, &crate::groups::QueryOffsets::new((&off).to_vec()).unwrap(), 0.3, &NoInterrupt)
-            .unwrap();
+        let lqo =
+            fit_lqo(x.view(), &y, &crate::data::groups::QueryOffsets::new((&off).to_vec()).unwrap(), 0.3, &NoInterrupt)
+                .unwrap();
         let (err, preds) = naive_lqo(&x, &y, &off, &[0, 1, 2], 0.3);
         assert!(close(lqo.error, err, 1e-10), "{} vs {}", lqo.error, err);
         for (a, b) in lqo.predictions.iter().zip(&preds) {
@@ -554,7 +555,7 @@ pub(crate) mod tests {
         let path = lqo_alpha_path(
             x.view(),
             &y,
-            &crate::groups::QueryOffsets::new((&off).to_vec()).unwrap(),
+            &crate::data::groups::QueryOffsets::new((&off).to_vec()).unwrap(),
             &[0.3, 2.0],
             &NoInterrupt,
         )
@@ -570,12 +571,18 @@ pub(crate) mod tests {
     #[test]
     fn bad_input_is_an_error() {
         let (x, y, off) = problem(1, &[3, 3], 2);
-        assert!(fit_lqo(x.view(), &y, &crate::groups::QueryOffsets::new((&off).to_vec()).unwrap(), 0.0, &NoInterrupt)
-            .is_err());
+        assert!(fit_lqo(
+            x.view(),
+            &y,
+            &crate::data::groups::QueryOffsets::new((&off).to_vec()).unwrap(),
+            0.0,
+            &NoInterrupt
+        )
+        .is_err());
         assert!(fit_lqo(
             x.view(),
             &y[..5],
-            &crate::groups::QueryOffsets::new((&off).to_vec()).unwrap(),
+            &crate::data::groups::QueryOffsets::new((&off).to_vec()).unwrap(),
             1.0,
             &NoInterrupt
         )
@@ -583,7 +590,7 @@ pub(crate) mod tests {
         assert!(fit_lqo(
             x.view(),
             &y,
-            &crate::groups::QueryOffsets::new((&[0, 6]).to_vec()).unwrap(),
+            &crate::data::groups::QueryOffsets::new((&[0, 6]).to_vec()).unwrap(),
             1.0,
             &NoInterrupt
         )

@@ -13,18 +13,18 @@
 //! i.e. 1 minus the fraction of misordered preference pairs, where a pair the score ties
 //! counts as half misordered (the expected error of breaking the tie at random). Hence
 //! `acc(-x) = 1 - acc(x)`, and a feature constant within every query scores 1/2 both ways.
-//! Counted exactly with the Kendall machinery ([`crate::kendall`]) on the pairs
+//! Counted exactly with the Kendall machinery ([`crate::selection::kendall`]) on the pairs
 //! `(y, x_f)`: misordered(`x`) = `D + (T_x - T_xy) / 2`, misordered(`-x`) =
 //! `C + (T_x - T_xy) / 2`, preference pairs = `n0 - T_y`.
 
 use ndarray::{Array2, ArrayView1, ArrayView2};
 
+use crate::data::groups::QueryOffsets;
 use crate::error::Result;
-use crate::groups::QueryOffsets;
 use crate::interrupt::Interrupt;
 use crate::invalid;
-use crate::kendall::{check_grouped, for_each_query_counts, DEFAULT_SHORT_MAX};
 use crate::metrics::{self, MetricSpec, Ties};
+use crate::selection::kendall::{check_grouped, for_each_query_counts, DEFAULT_SHORT_MAX};
 
 /// Pairwise accuracy of every feature used as the score, by `x` and by `-x`.
 #[derive(Clone, Debug, PartialEq)]
@@ -62,7 +62,7 @@ pub fn pairwise_accuracy<I: Interrupt + ?Sized>(
 /// number of preference pairs misordered by `x_f` (`-x_f`), a tie counting one (exact
 /// integers), and `P` the number of preference pairs (same query, different labels). Sums
 /// over queries, so the counts of query shards add up to those of the whole data
-/// ([`crate::shard_sums`]): `acc = 1 - E / (2 P)`.
+/// ([`crate::shards::shard_sums`]): `acc = 1 - E / (2 P)`.
 pub fn pairwise_counts<I: Interrupt + ?Sized>(
     x: ArrayView2<f64>,
     y: ArrayView1<f64>,
@@ -166,7 +166,7 @@ mod tests {
             let r = pairwise_accuracy(
                 x.view(),
                 y.view(),
-                &crate::groups::QueryOffsets::new((&offsets).to_vec()).unwrap(),
+                &crate::data::groups::QueryOffsets::new((&offsets).to_vec()).unwrap(),
                 short_max,
                 &NoInterrupt,
             )
@@ -188,7 +188,7 @@ mod tests {
         assert!(pairwise_accuracy(
             x.view(),
             y.view(),
-            &crate::groups::QueryOffsets::new((&[0, 2]).to_vec()).unwrap(),
+            &crate::data::groups::QueryOffsets::new((&[0, 2]).to_vec()).unwrap(),
             None,
             &NoInterrupt
         )

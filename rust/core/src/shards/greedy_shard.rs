@@ -1,6 +1,6 @@
 //! Greedy RankRLS over query shards (Pahikkala et al. 2010, Algorithm 1, split by rows).
 //!
-//! Every quantity of [`crate::greedy_rls`] is either per row (the caches `Xc`, `C = G Xc`,
+//! Every quantity of [`crate::selection::greedy_rls`] is either per row (the caches `Xc`, `C = G Xc`,
 //! `U = blockdiag(B_q) C`, `a`, `p`), per query (`s1_q`, `s2_q`, `f_q`, `g_q`: they only read
 //! the rows of query `q`) or a sum over rows (`v^T C_i`, `v^T a`, `v_b^T C_i`, the LQO error
 //! `sum_q ||p'_q||^2`). A shard holding whole queries therefore keeps the caches of its own
@@ -13,7 +13,7 @@
 //! 4. add:    every shard applies the Sherman-Morrison update with (b, c_b, d_b, t)
 //! ```
 //!
-//! The formulas are those of the module docs of [`crate::greedy_rls`]; with a single shard
+//! The formulas are those of the module docs of [`crate::selection::greedy_rls`]; with a single shard
 //! every number is computed by the same operations in the same order as there. Each shard
 //! state is a pure function of its rows and of the broadcast history `(b, c_b, d_b, t)` of
 //! the steps so far, so a lost shard is rebuilt exactly by replaying that history.
@@ -21,13 +21,13 @@
 use ndarray::ArrayView2;
 use rayon::prelude::*;
 
+use crate::data::groups::QueryOffsets;
 use crate::error::{check_memory, Result};
-use crate::greedy_rls::center_exact;
-use crate::groups::QueryOffsets;
 use crate::invalid;
 use crate::metrics::{query_metric_with, MetricSpec, Scratch};
+use crate::selection::greedy_rls::center_exact;
 
-/// The caches of one shard (feature-major, as in [`crate::greedy_rls::GreedyState`]).
+/// The caches of one shard (feature-major, as in [`crate::selection::greedy_rls::GreedyState`]).
 pub struct GreedyShard {
     m: usize,
     n: usize,
@@ -258,9 +258,9 @@ impl GreedyShard {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::greedy_rls::{greedy_rankrls, GreedyOptions, Squared};
     use crate::interrupt::NoInterrupt;
-    use crate::rankrls::tests::problem;
+    use crate::models::rankrls::tests::problem;
+    use crate::selection::greedy_rls::{greedy_rankrls, GreedyOptions, Squared};
 
     /// Drives shards the way the Python client does; returns (selected, errors, coef).
     fn run_sharded(shards: &mut [GreedyShard], k: usize) -> (Vec<usize>, Vec<f64>, Vec<f64>) {
