@@ -26,6 +26,8 @@ pub mod pairwise;
 pub mod selection;
 pub mod shards;
 pub mod solvers;
+#[cfg(test)]
+pub(crate) mod testing;
 
 pub use data::groups::{QueryGroups, QueryOffsets};
 pub use error::{check_memory, Error, Result};

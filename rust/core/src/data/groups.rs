@@ -195,6 +195,28 @@ pub fn center_rows(mut x: ArrayViewMut2<f64>, offsets: &[usize]) {
     }
 }
 
+/// Centres `col` per query (the offsets relative to `col`): `v_i <- v_i - mean_{j in q(i)} v_j`,
+/// except that a query whose values are all equal becomes exactly zero (no rounding residue,
+/// so a feature constant within a query is recognised as such). Returns whether any value is
+/// non-zero.
+pub fn center_exact(col: &mut [f64], local: &[(usize, usize)]) -> bool {
+    let mut any = false;
+    for &(s, e) in local {
+        let q = &mut col[s..e];
+        if q.is_empty() {
+            continue;
+        }
+        if q.iter().all(|v| *v == q[0]) {
+            q.iter_mut().for_each(|v| *v = 0.0);
+            continue;
+        }
+        let mean = q.iter().sum::<f64>() / q.len() as f64;
+        q.iter_mut().for_each(|v| *v -= mean);
+        any |= q.iter().any(|v| *v != 0.0);
+    }
+    any
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

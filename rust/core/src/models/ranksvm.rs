@@ -24,6 +24,7 @@ use crate::error::Result;
 use crate::interrupt::Interrupt;
 use crate::invalid;
 use crate::pairwise::squared_hinge::{mat_t_vec, mat_vec, SquaredHinge};
+use crate::solvers::SolverResult;
 
 /// Parameters of [`fit`].
 #[derive(Clone, Debug)]
@@ -60,6 +61,20 @@ pub struct RankSvmFit {
     pub converged: bool,
     /// Number of preference pairs.
     pub n_pairs: usize,
+}
+
+impl From<&RankSvmFit> for SolverResult {
+    /// Truncated Newton on a smooth objective: the residual is the relative gradient norm.
+    fn from(r: &RankSvmFit) -> Self {
+        SolverResult {
+            coef: r.w.clone(),
+            objective: r.objective,
+            objective_history: vec![r.objective],
+            kkt_residual: r.rel_grad_norm,
+            n_iter: r.n_iter,
+            converged: r.converged,
+        }
+    }
 }
 
 fn dot(a: &[f64], b: &[f64]) -> f64 {
@@ -248,6 +263,7 @@ pub fn fit(
 mod tests {
     use super::*;
     use crate::interrupt::NoInterrupt;
+    use crate::testing::qo;
     use ndarray::Array2;
 
     #[test]
@@ -262,18 +278,10 @@ mod tests {
         let y: Vec<f64> = (0..m).map(|k| ((x[[k, 0]] + 0.5 * x[[k, 1]] + rnd()) * 2.0).floor()).collect();
         let offsets: Vec<usize> = (0..=6).map(|q| q * 10).collect();
         let params = RankSvmParams { c: 0.7, tol: 1e-10, ..Default::default() };
-        let f = fit(
-            x.view(),
-            &y,
-            &crate::data::groups::QueryOffsets::new((&offsets).to_vec()).unwrap(),
-            &params,
-            None,
-            &NoInterrupt,
-        )
-        .unwrap();
+        let f = fit(x.view(), &y, &qo(&offsets), &params, None, &NoInterrupt).unwrap();
         assert!(f.converged, "{f:?}");
         // Check the gradient independently: w + C ∇L(w) = 0.
-        let qo_ = crate::data::groups::QueryOffsets::new((&offsets).to_vec()).unwrap();
+        let qo_ = qo(&offsets);
         let loss = SquaredHinge::new(x.view(), &y, &qo_).unwrap();
         let mut g = vec![0.0; n];
         let l = loss.value_grad(&f.w, &mut g);
@@ -283,25 +291,7 @@ mod tests {
         assert!((f.objective - (0.5 * dot(&f.w, &f.w) + 0.7 * l)).abs() < 1e-10);
         // Interruption is reported.
         let stop = || true;
-        assert!(matches!(
-            fit(
-                x.view(),
-                &y,
-                &crate::data::groups::QueryOffsets::new((&offsets).to_vec()).unwrap(),
-                &params,
-                None,
-                &stop
-            ),
-            Err(crate::Error::Interrupted)
-        ));
-        assert!(fit(
-            x.view(),
-            &y,
-            &crate::data::groups::QueryOffsets::new((&offsets).to_vec()).unwrap(),
-            &RankSvmParams { c: 0.0, ..params },
-            None,
-            &NoInterrupt
-        )
-        .is_err());
+        assert!(matches!(fit(x.view(), &y, &qo(&offsets), &params, None, &stop), Err(crate::Error::Interrupted)));
+        assert!(fit(x.view(), &y, &qo(&offsets), &RankSvmParams { c: 0.0, ..params }, None, &NoInterrupt).is_err());
     }
 }

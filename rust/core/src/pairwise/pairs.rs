@@ -149,6 +149,7 @@ pub fn preference_pairs(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::qo;
 
     fn brute(y: &[f64], offsets: &[usize]) -> Vec<(usize, usize)> {
         let mut out = vec![];
@@ -168,44 +169,35 @@ mod tests {
     fn pairs_match_brute_force() {
         let y = [2.0, 0.0, 1.0, 1.0, 0.0, 5.0, 3.0, 3.0, 3.0, 1.0];
         let offsets = [0, 5, 6, 9, 9, 10];
-        let p =
-            preference_pairs(&y, &crate::data::groups::QueryOffsets::new((&offsets).to_vec()).unwrap(), None, u64::MAX)
-                .unwrap();
+        let p = preference_pairs(&y, &qo(&offsets), None, u64::MAX).unwrap();
         let got: Vec<_> = p.i.iter().copied().zip(p.j.iter().copied()).collect();
         assert_eq!(got, brute(&y, &offsets));
-        assert_eq!(
-            count_pairs(&y, &crate::data::groups::QueryOffsets::new((&offsets).to_vec()).unwrap()).unwrap(),
-            got.len()
-        );
+        assert_eq!(count_pairs(&y, &qo(&offsets)).unwrap(), got.len());
         assert_eq!(p.offsets, vec![0, 8, 8, 8, 8, 8]);
-        assert_eq!(
-            query_pair_counts(&y, &crate::data::groups::QueryOffsets::new((&offsets).to_vec()).unwrap()).unwrap(),
-            vec![8, 0, 0, 0, 0]
-        );
+        assert_eq!(query_pair_counts(&y, &qo(&offsets)).unwrap(), vec![8, 0, 0, 0, 0]);
     }
 
     #[test]
     fn max_pairs_names_the_largest_query() {
         let y = [1.0, 0.0, 2.0, 1.0, 0.0];
         let offsets = [0, 2, 5];
-        let qo = crate::data::groups::QueryOffsets::new((&offsets).to_vec()).unwrap();
-        let err = preference_pairs(&y, &qo, Some(2), u64::MAX).unwrap_err().to_string();
+        let off = qo(&offsets);
+        let err = preference_pairs(&y, &off, Some(2), u64::MAX).unwrap_err().to_string();
         assert!(err.contains("query 1 has the most (3 pairs)"), "{err}");
-        assert_eq!(preference_pairs(&y, &qo, Some(4), u64::MAX).unwrap().len(), 4);
+        assert_eq!(preference_pairs(&y, &off, Some(4), u64::MAX).unwrap().len(), 4);
     }
 
     #[test]
     fn memory_limit_refuses_before_allocating() {
         let y: Vec<f64> = (0..1000).map(|v| v as f64).collect();
-        let qo = crate::data::groups::QueryOffsets::new(vec![0, 1000]).unwrap();
-        let err = preference_pairs(&y, &qo, None, 1 << 20).unwrap_err();
+        let off = qo(&[0, 1000]);
+        let err = preference_pairs(&y, &off, None, 1 << 20).unwrap_err();
         assert!(matches!(err, Error::Memory { .. }), "{err}");
         assert!(err.to_string().contains("499500 preference pairs"), "{err}");
     }
 
     #[test]
     fn bad_labels_are_rejected() {
-        let qo = |o: &[usize]| crate::data::groups::QueryOffsets::new(o.to_vec()).unwrap();
         assert!(preference_pairs(&[1.0, f64::NAN], &qo(&[0, 2]), None, u64::MAX).is_err());
         assert!(preference_pairs(&[1.0, 0.0], &qo(&[0, 1]), None, u64::MAX).is_err());
     }

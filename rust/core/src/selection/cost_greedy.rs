@@ -27,17 +27,9 @@ use crate::error::{check_memory, Result};
 use crate::interrupt::Interrupt;
 use crate::invalid;
 use crate::selection::greedy_rls::{
-    state_bytes, Criterion, CriterionScratch, GreedyOptions, GreedyPath, GreedyState, PrimalPath, Stop,
+    better, check_data, check_params, state_bytes, Criterion, CriterionScratch, GreedyOptions, GreedyPath, GreedyState,
+    PrimalPath, Stop,
 };
-
-/// `true` when `new` is better than `best` (NaN is never better).
-fn better(new: f64, best: f64, higher: bool) -> bool {
-    if higher {
-        new > best
-    } else {
-        new < best
-    }
-}
 
 /// The cost-aware choice rule (module docs) over the candidates' criterion values
 /// (`None`: not a candidate). Returns `(feature, value)` or `None` when no candidate is
@@ -103,25 +95,8 @@ pub fn greedy_rankrls_costs(
     interrupt: &dyn Interrupt,
     progress: &mut dyn FnMut(usize, usize, f64) -> Result<()>,
 ) -> Result<GreedyPath> {
+    check_params(x, y, offsets, opts)?;
     let (m, n) = x.dim();
-    if y.len() != m {
-        return invalid!("y has {} entries but X has {m} rows", y.len());
-    }
-    offsets.check_rows(m, "X")?;
-    if offsets.len() < 3 {
-        return invalid!("leave-query-out needs at least two queries (qid), got {}", offsets.len() - 1);
-    }
-    if opts.k < 1 || opts.k > n {
-        return invalid!("n_features_to_select must be in [1, n_features = {n}], got {}", opts.k);
-    }
-    if !(opts.alpha.is_finite() && opts.alpha > 0.0) {
-        return invalid!("alpha must be > 0 and finite, got {}", opts.alpha);
-    }
-    if let Some(t) = opts.tol {
-        if !(t.is_finite() && t >= 0.0) {
-            return invalid!("tol must be >= 0 and finite, got {t}");
-        }
-    }
     if costs.len() != n {
         return invalid!("feature_costs has {} entries but X has {n} features", costs.len());
     }
@@ -133,15 +108,7 @@ pub fn greedy_rankrls_costs(
             return invalid!("budget must be finite and >= 0, got {b}");
         }
     }
-    if x.iter().any(|v| !v.is_finite()) {
-        return invalid!("X contains NaN or infinity");
-    }
-    if y.iter().any(|v| !v.is_finite()) {
-        return invalid!("y contains NaN or infinity");
-    }
-    if criterion.needs_grades() && y.iter().any(|&v| v < 0.0) {
-        return invalid!("y must be >= 0 (relevance grades) for a ranking-measure criterion");
-    }
+    check_data(x, y, criterion)?;
     check_memory(
         &format!("the greedy RankRLS caches C and U for {m} rows x {n} features (2 x {m} x {n} float64)"),
         state_bytes(m, n),
@@ -214,8 +181,8 @@ pub fn greedy_rankrls_costs(
 mod tests {
     use super::*;
     use crate::interrupt::NoInterrupt;
-    use crate::models::rankrls::tests::problem;
     use crate::selection::greedy_rls::{greedy_rankrls, Squared};
+    use crate::testing::problem;
     use ndarray::Array2;
 
     fn run(x: &Array2<f64>, y: &[f64], off: &QueryOffsets, k: usize, costs: &[f64], budget: Option<f64>) -> GreedyPath {

@@ -136,6 +136,7 @@ pub fn metric_importance<I: Interrupt + ?Sized>(
 mod tests {
     use super::*;
     use crate::interrupt::NoInterrupt;
+    use crate::testing::qo;
     use ndarray::{array, Array1};
 
     fn naive(x: &[f64], y: &[f64], offsets: &[usize]) -> f64 {
@@ -163,14 +164,7 @@ mod tests {
         let y: Array1<f64> = array![0.0, 1.0, 2.0, 1.0, 1.0, 0.0, 2.0];
         let offsets = [0, 3, 4, 7];
         for short_max in [Some(0), None] {
-            let r = pairwise_accuracy(
-                x.view(),
-                y.view(),
-                &crate::data::groups::QueryOffsets::new((&offsets).to_vec()).unwrap(),
-                short_max,
-                &NoInterrupt,
-            )
-            .unwrap();
+            let r = pairwise_accuracy(x.view(), y.view(), &qo(&offsets), short_max, &NoInterrupt).unwrap();
             for f in 0..2 {
                 let col: Vec<f64> = x.column(f).to_vec();
                 let neg: Vec<f64> = col.iter().map(|v| -v).collect();
@@ -185,13 +179,6 @@ mod tests {
     fn no_preference_pairs_is_an_error() {
         let x = array![[1.0], [2.0]];
         let y = array![1.0, 1.0];
-        assert!(pairwise_accuracy(
-            x.view(),
-            y.view(),
-            &crate::data::groups::QueryOffsets::new((&[0, 2]).to_vec()).unwrap(),
-            None,
-            &NoInterrupt
-        )
-        .is_err());
+        assert!(pairwise_accuracy(x.view(), y.view(), &qo(&[0, 2]), None, &NoInterrupt).is_err());
     }
 }

@@ -21,11 +21,11 @@
 use ndarray::ArrayView2;
 use rayon::prelude::*;
 
+use crate::data::groups::center_exact;
 use crate::data::groups::QueryOffsets;
 use crate::error::{check_memory, Result};
 use crate::invalid;
 use crate::metrics::{query_metric_with, MetricSpec, Scratch};
-use crate::selection::greedy_rls::center_exact;
 
 /// The caches of one shard (feature-major, as in [`crate::selection::greedy_rls::GreedyState`]).
 pub struct GreedyShard {
@@ -259,8 +259,8 @@ impl GreedyShard {
 mod tests {
     use super::*;
     use crate::interrupt::NoInterrupt;
-    use crate::models::rankrls::tests::problem;
     use crate::selection::greedy_rls::{greedy_rankrls, GreedyOptions, Squared};
+    use crate::testing::problem;
 
     /// Drives shards the way the Python client does; returns (selected, errors, coef).
     fn run_sharded(shards: &mut [GreedyShard], k: usize) -> (Vec<usize>, Vec<f64>, Vec<f64>) {

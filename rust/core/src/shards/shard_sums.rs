@@ -60,9 +60,9 @@ pub use crate::selection::importance::pairwise_counts;
 mod tests {
     use super::*;
     use crate::interrupt::NoInterrupt;
-    use crate::models::rankrls::tests::problem;
     use crate::selection::importance::pairwise_accuracy;
     use crate::selection::kendall::{kendall_similarity, KendallOptions, DEFAULT_SHORT_MAX};
+    use crate::testing::problem;
 
     #[test]
     fn shard_sums_give_the_in_memory_statistics() {

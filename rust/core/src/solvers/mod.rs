@@ -15,7 +15,6 @@ pub mod reweighted;
 
 use crate::error::Result;
 use crate::interrupt::Interrupt;
-use crate::models::ranksvm::RankSvmFit;
 use crate::solvers::datafit::SecondOrder;
 use crate::solvers::fista::{fista, FistaOptions, FistaResult};
 use crate::solvers::penalty::Penalty;
@@ -64,20 +63,6 @@ impl From<ProxNewtonResult> for SolverResult {
             objective,
             objective_history: r.objective,
             kkt_residual: r.kkt,
-            n_iter: r.n_iter,
-            converged: r.converged,
-        }
-    }
-}
-
-impl From<&RankSvmFit> for SolverResult {
-    /// Truncated Newton on a smooth objective: the residual is the relative gradient norm.
-    fn from(r: &RankSvmFit) -> Self {
-        SolverResult {
-            coef: r.w.clone(),
-            objective: r.objective,
-            objective_history: vec![r.objective],
-            kkt_residual: r.rel_grad_norm,
             n_iter: r.n_iter,
             converged: r.converged,
         }
