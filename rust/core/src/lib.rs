@@ -15,11 +15,13 @@
 //! - [`selection`]: greedy RankRLS (plain and cost-aware), GAS's Kendall similarity and
 //!   single-feature importance, FSMRank;
 //! - [`shards`]: per-shard pieces of the kernels for query shards (Dask);
+//! - [`linalg`]: `dot`, `axpy`, `X v`, `Xᵀ c` and the like, each with its reduction order;
 //! - [`error`], [`interrupt`]: the error type and cooperative cancellation.
 
 pub mod data;
 pub mod error;
 pub mod interrupt;
+pub mod linalg;
 pub mod metrics;
 pub mod models;
 pub mod pairwise;

@@ -6,6 +6,17 @@ use ndarray::Array2;
 use crate::data::groups::QueryOffsets;
 use crate::models::rankrls::center;
 
+/// Knuth's MMIX linear congruential generator: `uniform()` is in `[0, 1)` (the top 53 bits
+/// of the state after one step).
+pub(crate) struct Lcg(pub u64);
+
+impl Lcg {
+    pub(crate) fn uniform(&mut self) -> f64 {
+        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (self.0 >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
 /// Validated query offsets (tests' shorthand for `QueryOffsets::new(o.to_vec()).unwrap()`).
 pub(crate) fn qo(o: &[usize]) -> QueryOffsets {
     QueryOffsets::new(o.to_vec()).expect("valid test offsets")

@@ -23,7 +23,8 @@ use crate::data::groups::QueryOffsets;
 use crate::error::Result;
 use crate::interrupt::Interrupt;
 use crate::invalid;
-use crate::pairwise::squared_hinge::{mat_t_vec, mat_vec, SquaredHinge};
+use crate::linalg::{axpy, dot, mat_t_vec, mat_vec, norm};
+use crate::pairwise::squared_hinge::SquaredHinge;
 use crate::solvers::SolverResult;
 
 /// Parameters of [`fit`].
@@ -75,14 +76,6 @@ impl From<&RankSvmFit> for SolverResult {
             converged: r.converged,
         }
     }
-}
-
-fn dot(a: &[f64], b: &[f64]) -> f64 {
-    a.iter().zip(b).map(|(x, y)| x * y).sum()
-}
-
-fn norm(a: &[f64]) -> f64 {
-    dot(a, a).sqrt()
 }
 
 /// State at a point: scores, loss, objective, gradient.
@@ -219,10 +212,8 @@ pub fn fit(
                 break;
             }
             let alpha = rr / php;
-            for k in 0..n {
-                d[k] += alpha * p[k];
-                r[k] -= alpha * hp[k];
-            }
+            axpy(alpha, &p, &mut d);
+            axpy(-alpha, &hp, &mut r);
             let rr_new = dot(&r, &r);
             let beta = rr_new / rr;
             rr = rr_new;
@@ -263,16 +254,13 @@ pub fn fit(
 mod tests {
     use super::*;
     use crate::interrupt::NoInterrupt;
-    use crate::testing::qo;
+    use crate::testing::{qo, Lcg};
     use ndarray::Array2;
 
     #[test]
     fn stationary_point() {
-        let mut st = 7u64;
-        let mut rnd = || {
-            st = st.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            ((st >> 11) as f64) / ((1u64 << 53) as f64)
-        };
+        let mut st = Lcg(7);
+        let mut rnd = || st.uniform();
         let (m, n) = (60, 5);
         let x = Array2::from_shape_fn((m, n), |_| rnd() * 2.0 - 1.0);
         let y: Vec<f64> = (0..m).map(|k| ((x[[k, 0]] + 0.5 * x[[k, 1]] + rnd()) * 2.0).floor()).collect();

@@ -25,6 +25,7 @@ use crate::data::groups::center_exact;
 use crate::data::groups::QueryOffsets;
 use crate::error::{check_memory, Result};
 use crate::invalid;
+use crate::linalg::{axpy, dot4, sq_norm_axpy};
 use crate::metrics::{query_metric_with, MetricSpec, Scratch};
 
 /// The caches of one shard (feature-major, as in [`crate::selection::greedy_rls::GreedyState`]).
@@ -41,23 +42,6 @@ pub struct GreedyShard {
     p: Vec<f64>,
     /// `false` for features constant within every query of this shard.
     informative: Vec<bool>,
-}
-
-/// Dot product with four accumulators (fixed order; same as the in-memory kernel).
-fn dot(a: &[f64], b: &[f64]) -> f64 {
-    let mut acc = [0.0f64; 4];
-    let (ca, ra) = a.split_at(a.len() - a.len() % 4);
-    let (cb, rb) = b.split_at(ca.len());
-    for (x, y) in ca.chunks_exact(4).zip(cb.chunks_exact(4)) {
-        for l in 0..4 {
-            acc[l] += x[l] * y[l];
-        }
-    }
-    let mut s = (acc[0] + acc[1]) + (acc[2] + acc[3]);
-    for (x, y) in ra.iter().zip(rb) {
-        s += x * y;
-    }
-    s
 }
 
 impl GreedyShard {
@@ -130,7 +114,7 @@ impl GreedyShard {
             .into_par_iter()
             .map(|i| {
                 let v = self.col(&self.xt, i);
-                (dot(v, self.col(&self.c, i)), dot(v, &self.a))
+                (dot4(v, self.col(&self.c, i)), dot4(v, &self.a))
             })
             .unzip()
     }
@@ -165,18 +149,11 @@ impl GreedyShard {
                     let mut total = 0.0;
                     for w in off.windows(2) {
                         let (s, e) = (w[0], w[1]);
-                        let s1 = dot(&cu[s..e], &z[s..e]);
-                        let s2 = dot(&cu[s..e], &self.p[s..e]);
+                        let s1 = dot4(&cu[s..e], &z[s..e]);
+                        let s2 = dot4(&cu[s..e], &self.p[s..e]);
                         let g = ci * (s2 - di * s1) / (1.0 - ci * s1) - di;
                         match spec {
-                            None => {
-                                let mut eq = 0.0;
-                                for (pv, zv) in self.p[s..e].iter().zip(&z[s..e]) {
-                                    let r = pv + g * zv;
-                                    eq += r * r;
-                                }
-                                total += eq;
-                            }
+                            None => total += sq_norm_axpy(&self.p[s..e], g, &z[s..e]),
                             Some(spec) => {
                                 scores.clear();
                                 scores.extend((s..e).map(|r| self.yc[r] - (self.p[r] + g * z[r])));
@@ -196,7 +173,7 @@ impl GreedyShard {
             return invalid!("feature {b} out of range for {} features", self.n);
         }
         let v = self.col(&self.xt, b);
-        Ok((0..self.n).into_par_iter().map(|i| dot(v, self.col(&self.c, i))).collect())
+        Ok((0..self.n).into_par_iter().map(|i| dot4(v, self.col(&self.c, i))).collect())
     }
 
     /// Adds feature `b` with the global `c = c_b`, `d = d_b` and `t_i = c v_b^T C_i`:
@@ -216,17 +193,15 @@ impl GreedyShard {
         let mut f = Vec::with_capacity(offsets.len() - 1);
         for w in offsets.windows(2) {
             let (s, e) = (w[0], w[1]);
-            let s1q = dot(&ub[s..e], &zb[s..e]);
-            let s2q = dot(&ub[s..e], &self.p[s..e]);
+            let s1q = dot4(&ub[s..e], &zb[s..e]);
+            let s2q = dot4(&ub[s..e], &self.p[s..e]);
             let fq = c / (1.0 - c * s1q);
             let g = fq * (s2q - d * s1q) - d;
-            for r in s..e {
-                self.p[r] += g * zb[r];
-            }
+            axpy(g, &zb[s..e], &mut self.p[s..e]);
             s1.push(s1q);
             f.push(fq);
         }
-        self.a.iter_mut().zip(&ub).for_each(|(a, u)| *a -= d * u);
+        axpy(-d, &ub, &mut self.a);
         self.c.par_chunks_mut(m.max(1)).zip(self.u.par_chunks_mut(m.max(1))).enumerate().for_each(|(i, (ci, ui))| {
             if i == b || skip[i] {
                 return;
@@ -234,12 +209,10 @@ impl GreedyShard {
             let ti = t[i];
             for (q, w) in offsets.windows(2).enumerate() {
                 let (s, e) = (w[0], w[1]);
-                let zc = dot(&zb[s..e], &ci[s..e]);
+                let zc = dot4(&zb[s..e], &ci[s..e]);
                 let h = f[q] * (zc - ti * s1[q]) - ti;
-                for r in s..e {
-                    ui[r] += h * zb[r];
-                    ci[r] -= ti * ub[r];
-                }
+                axpy(h, &zb[s..e], &mut ui[s..e]);
+                axpy(-ti, &ub[s..e], &mut ci[s..e]);
             }
         });
         Ok(())
@@ -251,7 +224,7 @@ impl GreedyShard {
         if let Some(&j) = features.iter().find(|&&j| j >= self.n) {
             return invalid!("feature {j} out of range for {} features", self.n);
         }
-        Ok(features.iter().map(|&j| dot(self.col(&self.xt, j), &self.a)).collect())
+        Ok(features.iter().map(|&j| dot4(self.col(&self.xt, j), &self.a)).collect())
     }
 }
 

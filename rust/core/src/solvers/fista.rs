@@ -25,6 +25,7 @@
 use crate::error::Result;
 use crate::interrupt::Interrupt;
 use crate::invalid;
+use crate::linalg::{inf_norm, norm};
 use crate::solvers::datafit::{check_initial_point, Datafit};
 use crate::solvers::penalty::Penalty;
 
@@ -79,10 +80,6 @@ pub struct FistaResult {
     pub kkt: f64,
 }
 
-fn inf_norm(v: &[f64]) -> f64 {
-    v.iter().fold(0.0, |m, x| m.max(x.abs()))
-}
-
 /// Minimises `f(w) + Ω(w)` from `w0` (warm start; projected onto dom Ω first by the prox).
 pub fn fista<D: Datafit + ?Sized, P: Penalty + ?Sized>(
     datafit: &D,
@@ -124,7 +121,7 @@ pub fn fista<D: Datafit + ?Sized, P: Penalty + ?Sized>(
         let mut g1 = vec![0.0; n];
         datafit.value_grad(&probe, &mut g1);
         let num: f64 = g1.iter().zip(&grad_w).map(|(a, b)| (a - b) * (a - b)).sum::<f64>().sqrt();
-        let den: f64 = grad_w.iter().map(|g| g * g).sum::<f64>().sqrt() / bound;
+        let den = norm(&grad_w) / bound;
         if den > 0.0 && (num / den).is_finite() {
             lip = lip.max(num / den);
         }

@@ -29,6 +29,7 @@
 use crate::error::Result;
 use crate::interrupt::Interrupt;
 use crate::invalid;
+use crate::linalg::inf_norm;
 use crate::solvers::datafit::Datafit;
 use crate::solvers::penalty::WeightedL1;
 
@@ -191,7 +192,7 @@ pub fn reweighted_l1<D: Datafit + ?Sized>(
         n_iter += iters;
         let obj = g.value(&w_new) + datafit.value(&w_new);
         let dw = w_new.iter().zip(&w).fold(0.0_f64, |m, (a, b)| m.max((a - b).abs()));
-        let wmax = w_new.iter().fold(0.0_f64, |m, a| m.max(a.abs()));
+        let wmax = inf_norm(&w_new);
         let small_obj = objective.last().is_some_and(|&prev: &f64| (obj - prev).abs() <= opts.tol * prev.abs());
         w = w_new;
         objective.push(obj);

@@ -30,6 +30,7 @@ use rayon::prelude::*;
 use crate::error::Result;
 use crate::interrupt::Interrupt;
 use crate::invalid;
+use crate::linalg::dot;
 
 pub use self::nystroem::{nystroem_normalization, nystroem_transform, SKLEARN_SINGULAR_FLOOR};
 pub use self::rff::random_fourier_transform;
@@ -136,7 +137,7 @@ pub(super) fn row_sq_norms(x: &[f64], n: usize, d: usize) -> Vec<f64> {
     if d == 0 {
         return vec![0.0; n];
     }
-    x.chunks_exact(d).map(|r| r.iter().map(|v| v * v).sum()).collect()
+    x.chunks_exact(d).map(|r| dot(r, r)).collect()
 }
 
 pub(super) fn row_major(a: &[f64], nrows: usize, ncols: usize) -> MatRef<'_, f64> {

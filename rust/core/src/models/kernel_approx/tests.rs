@@ -1,15 +1,11 @@
 use super::*;
+use crate::testing::Lcg;
 use crate::NoInterrupt;
 use ndarray::{array, Array1};
 
 fn lcg(n: usize, seed: u64) -> Vec<f64> {
-    let mut s = seed;
-    (0..n)
-        .map(|_| {
-            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            ((s >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
-        })
-        .collect()
+    let mut rng = Lcg(seed);
+    (0..n).map(|_| rng.uniform() * 2.0 - 1.0).collect()
 }
 
 fn mat(n: usize, d: usize, seed: u64) -> Array2<f64> {

@@ -4,10 +4,10 @@
 use ndarray::ArrayView2;
 use rayon::prelude::*;
 
-use super::{mat_t_vec, mat_vec, split_by_offsets};
 use crate::data::groups::{check_offsets, QueryOffsets};
 use crate::error::{Error, Result};
 use crate::invalid;
+use crate::linalg::{mat_t_vec, mat_vec, split_by_offsets};
 use crate::pairwise::pairs::Pairs;
 
 /// The same loss over an explicit pair list (O(|P|) per evaluation): the reference the

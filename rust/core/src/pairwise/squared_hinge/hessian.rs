@@ -4,7 +4,8 @@
 use rayon::prelude::*;
 
 use super::active::sweep;
-use super::{mat_t_vec, mat_vec, split_by_offsets, SquaredHinge};
+use super::SquaredHinge;
+use crate::linalg::{mat_t_vec, mat_vec, split_by_offsets};
 
 /// The generalized Hessian `∇²L = 2 X^T A^T D A X` at fixed scores (eq. 24-25), with the
 /// per-query sort order and active prefixes cached: each product costs two passes over X

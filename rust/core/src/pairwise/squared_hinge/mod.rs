@@ -25,13 +25,14 @@
 //! Modules: [`active`] (the active-set sweeps), [`hessian`] (the cached generalized Hessian),
 //! [`explicit`] (the explicit-pairs reference).
 
-use ndarray::{ArrayView1, ArrayView2, Axis};
+use ndarray::ArrayView2;
 use rayon::prelude::*;
 
 use self::active::{build_active, sweep};
 use crate::data::groups::QueryOffsets;
 use crate::error::Result;
 use crate::invalid;
+use crate::linalg::{mat_t_vec, mat_vec, split_by_offsets};
 use crate::pairwise::pairs::{check_labels, query_pair_counts};
 
 pub use self::explicit::ExplicitSquaredHinge;
@@ -42,51 +43,6 @@ mod explicit;
 mod hessian;
 #[cfg(test)]
 mod tests;
-
-/// Splits `buf` into one mutable chunk per query.
-pub(crate) fn split_by_offsets<'b, T>(mut buf: &'b mut [T], offsets: &[usize]) -> Vec<&'b mut [T]> {
-    let mut out = Vec::with_capacity(offsets.len().saturating_sub(1));
-    for w in offsets.windows(2) {
-        let (head, tail) = std::mem::take(&mut buf).split_at_mut(w[1] - w[0]);
-        out.push(head);
-        buf = tail;
-    }
-    out
-}
-
-/// `X v` for grouped `X` (m x n), in parallel over queries.
-pub fn mat_vec(x: ArrayView2<f64>, v: &[f64], offsets: &[usize]) -> Vec<f64> {
-    let mut out = vec![0.0; x.nrows()];
-    let v = ArrayView1::from(v);
-    split_by_offsets(&mut out, offsets).into_par_iter().enumerate().for_each(|(q, chunk)| {
-        let rows = x.slice(ndarray::s![offsets[q]..offsets[q + 1], ..]);
-        for (o, r) in chunk.iter_mut().zip(rows.axis_iter(Axis(0))) {
-            *o = r.dot(&v);
-        }
-    });
-    out
-}
-
-/// `X^T c = sum_q X_q^T c_q`: per-query terms in parallel, summed in query order.
-pub fn mat_t_vec(x: ArrayView2<f64>, c: &[f64], offsets: &[usize], out: &mut [f64]) {
-    let parts: Vec<Option<ndarray::Array1<f64>>> = offsets
-        .par_windows(2)
-        .map(|w| {
-            let cq = &c[w[0]..w[1]];
-            if cq.iter().all(|&v| v == 0.0) {
-                return None;
-            }
-            let rows = x.slice(ndarray::s![w[0]..w[1], ..]);
-            Some(rows.t().dot(&ArrayView1::from(cq)))
-        })
-        .collect();
-    out.iter_mut().for_each(|o| *o = 0.0);
-    for p in parts.into_iter().flatten() {
-        for (o, v) in out.iter_mut().zip(p.iter()) {
-            *o += v;
-        }
-    }
-}
 
 /// The pairwise squared hinge loss on grouped rows (see the module doc).
 pub struct SquaredHinge<'a> {

@@ -1,28 +1,22 @@
 use super::*;
 use crate::pairwise::pairs::preference_pairs;
-use crate::testing::qo;
+use crate::testing::{qo, Lcg};
 use ndarray::Array2;
 
-/// Small deterministic pseudo-random generator (tests only).
-fn lcg(state: &mut u64) -> f64 {
-    *state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-    ((*state >> 11) as f64) / ((1u64 << 53) as f64)
-}
-
 fn data(seed: u64, integer: bool) -> (Array2<f64>, Vec<f64>, Vec<usize>, Vec<f64>) {
-    let mut st = seed;
+    let mut st = Lcg(seed);
     let sizes = [1usize, 7, 4, 12, 3, 9, 5];
     let m: usize = sizes.iter().sum();
     let n = 4;
     let x = Array2::from_shape_fn((m, n), |_| {
-        let v = lcg(&mut st) * 4.0 - 2.0;
+        let v = st.uniform() * 4.0 - 2.0;
         if integer {
             v.round()
         } else {
             v
         }
     });
-    let mut y: Vec<f64> = (0..m).map(|_| (lcg(&mut st) * 3.0).floor()).collect();
+    let mut y: Vec<f64> = (0..m).map(|_| (st.uniform() * 3.0).floor()).collect();
     // query 4: all labels equal
     y[1 + 7 + 4 + 12..1 + 7 + 4 + 12 + 3].iter_mut().for_each(|v| *v = 1.0);
     let mut offsets = vec![0];
@@ -31,7 +25,7 @@ fn data(seed: u64, integer: bool) -> (Array2<f64>, Vec<f64>, Vec<usize>, Vec<f64
     }
     let w: Vec<f64> = (0..n)
         .map(|_| {
-            let v = lcg(&mut st) * 2.0 - 1.0;
+            let v = st.uniform() * 2.0 - 1.0;
             if integer {
                 v.round()
             } else {

@@ -1,7 +1,7 @@
 //! How candidates are compared: the paper's squared LQO error (eq. 7) or a ranking measure
 //! of the exact LQO predictions.
 
-use super::state::sq_norm_axpy;
+use crate::linalg::sq_norm_axpy4;
 use crate::metrics::{query_metric_with, MetricSpec, Scratch};
 
 /// Per-worker scratch of a criterion.
@@ -32,7 +32,7 @@ pub struct Squared;
 
 impl Criterion for Squared {
     fn query_term(&self, p: &[f64], g: f64, z: &[f64], _: &[f64], _: &[f64], _: &mut CriterionScratch) -> f64 {
-        sq_norm_axpy(p, g, z)
+        sq_norm_axpy4(p, g, z)
     }
     fn finish(&self, total: f64, _: usize) -> f64 {
         total

@@ -7,6 +7,7 @@ use rayon::prelude::*;
 
 use super::criterion::{Criterion, CriterionScratch};
 use crate::data::groups::{center_exact, QueryOffsets};
+use crate::linalg::{axpy, dot4};
 
 /// Target number of rows per chunk (whole queries; a longer query is a chunk of its own).
 pub const CHUNK_ROWS: usize = 2048;
@@ -147,7 +148,7 @@ impl GreedyState {
                     for i in 0..n {
                         let col = &mut ub[i * len..(i + 1) * len];
                         nonzero[i] |= center_exact(col, &local);
-                        xty[i] += dot(col, &yc_ref[r0..r1]);
+                        xty[i] += dot4(col, &yc_ref[r0..r1]);
                         cb[i * len..(i + 1) * len].iter_mut().zip(col.iter()).for_each(|(cv, xv)| *cv = xv * inv);
                     }
                     let a = MatRef::from_row_major_slice(ub, n, len);
@@ -204,11 +205,11 @@ impl GreedyState {
         let (mut s1, mut f) = (Vec::with_capacity(nq), Vec::with_capacity(nq));
         for w in self.offsets.windows(2) {
             let (s, e) = (w[0], w[1]);
-            let s1q = dot(&ub[s..e], &zb[s..e]);
-            let s2q = dot(&ub[s..e], &self.p[s..e]);
+            let s1q = dot4(&ub[s..e], &zb[s..e]);
+            let s2q = dot4(&ub[s..e], &self.p[s..e]);
             let fq = c / (1.0 - c * s1q);
             let g = fq * (s2q - d * s1q) - d;
-            self.p[s..e].iter_mut().zip(&zb[s..e]).for_each(|(p, z)| *p += g * z);
+            axpy(g, &zb[s..e], &mut self.p[s..e]);
             s1.push(s1q);
             f.push(fq);
         }
@@ -266,10 +267,10 @@ impl GreedyState {
                             Some(st) => {
                                 let (ubq, zbq) = (&st.ub[s..e], &st.zb[s..e]);
                                 let t = st.t[i];
-                                let h = st.f[q] * (dot(zbq, cq) - t * st.s1[q]) - t;
+                                let h = st.f[q] * (dot4(zbq, cq) - t * st.s1[q]) - t;
                                 fused_update(cq, uq, ubq, zbq, pq, t, h)
                             }
-                            None => (dot(cq, uq), dot(cq, pq)),
+                            None => (dot4(cq, uq), dot4(cq, pq)),
                         };
                         let g = cf * (s2 - df * s1) / (1.0 - cf * s1) - df;
                         total += criterion.query_term(pq, g, uq, &yc[s..e], &y[s..e], scratch);
@@ -298,7 +299,7 @@ fn n_off(n: usize, r0: usize) -> usize {
 }
 
 /// `C_q -= t u_q`, `U_q += h z_q`, returning `(C'_q^T U'_q, C'_q^T p_q)` in the lane order
-/// of [`dot`].
+/// of [`dot4`](crate::linalg::dot4).
 #[inline]
 fn fused_update(c: &mut [f64], u: &mut [f64], ub: &[f64], zb: &[f64], p: &[f64], t: f64, h: f64) -> (f64, f64) {
     let n4 = c.len() - c.len() % 4;
@@ -331,40 +332,4 @@ fn fused_update(c: &mut [f64], u: &mut [f64], ub: &[f64], zb: &[f64], p: &[f64],
         s2 += *cv * p[k];
     }
     (s1, s2)
-}
-
-fn dot(a: &[f64], b: &[f64]) -> f64 {
-    // Four accumulators: vectorisable and still a fixed order.
-    let mut acc = [0.0f64; 4];
-    let (ca, ra) = a.split_at(a.len() - a.len() % 4);
-    let (cb, rb) = b.split_at(ca.len());
-    for (x, y) in ca.chunks_exact(4).zip(cb.chunks_exact(4)) {
-        for l in 0..4 {
-            acc[l] += x[l] * y[l];
-        }
-    }
-    let mut s = (acc[0] + acc[1]) + (acc[2] + acc[3]);
-    for (x, y) in ra.iter().zip(rb) {
-        s += x * y;
-    }
-    s
-}
-
-/// `||p + g z||^2` with four accumulators.
-#[inline]
-pub(super) fn sq_norm_axpy(p: &[f64], g: f64, z: &[f64]) -> f64 {
-    let mut acc = [0.0f64; 4];
-    let n4 = p.len() - p.len() % 4;
-    for (pv, zv) in p[..n4].chunks_exact(4).zip(z[..n4].chunks_exact(4)) {
-        for l in 0..4 {
-            let r = pv[l] + g * zv[l];
-            acc[l] += r * r;
-        }
-    }
-    let mut s = (acc[0] + acc[1]) + (acc[2] + acc[3]);
-    for (pv, zv) in p[n4..].iter().zip(&z[n4..]) {
-        let r = pv + g * zv;
-        s += r * r;
-    }
-    s
 }

@@ -8,6 +8,7 @@ use rayon::prelude::*;
 use super::{Datafit, SecondOrder};
 use crate::data::groups::QueryOffsets;
 use crate::error::Result;
+use crate::linalg::dot;
 use crate::pairwise::squared_hinge::SquaredHinge;
 
 /// `Σ_{(i,j)∈P} ||x_i − x_j||²` over the preference pairs (same query, `y_i > y_j`),
@@ -44,7 +45,7 @@ pub fn pair_sq_norm_sum(x: ArrayView2<f64>, y: &[f64], offsets: &[usize]) -> f64
                     total += sq * (below_cnt + above_cnt) as f64;
                     level_sum.iter_mut().zip(r.iter()).for_each(|(s, v)| *s += v);
                 }
-                let cross: f64 = level_sum.iter().zip(&below_sum).map(|(s, t)| s * t).sum();
+                let cross = dot(&level_sum, &below_sum);
                 total -= 2.0 * cross;
                 below_sum.iter_mut().zip(&level_sum).for_each(|(s, v)| *s += v);
                 below_cnt += e - k;

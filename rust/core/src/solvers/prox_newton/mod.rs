@@ -32,6 +32,7 @@
 use crate::error::Result;
 use crate::interrupt::Interrupt;
 use crate::invalid;
+use crate::linalg::{dot, inf_norm};
 use crate::solvers::datafit::{check_initial_point, SecondOrder};
 use crate::solvers::penalty::Penalty;
 use faer::linalg::solvers::Solve;
@@ -69,10 +70,6 @@ pub struct ProxNewtonResult {
     pub converged: bool,
     /// KKT residual at the returned `w`.
     pub kkt: f64,
-}
-
-fn inf_norm(v: &[f64]) -> f64 {
-    v.iter().fold(0.0, |m, x| m.max(x.abs()))
 }
 
 const ARMIJO: f64 = 0.01;
@@ -179,7 +176,7 @@ impl<P: Penalty + ?Sized> Subproblem<'_, P> {
             d[a] = -self.w[a];
         }
         for (a, v) in hd.iter_mut().enumerate() {
-            *v = self.row(a).iter().zip(d.iter()).map(|(x, y)| x * y).sum();
+            *v = dot(self.row(a), d);
         }
         Some(hit.is_none())
     }

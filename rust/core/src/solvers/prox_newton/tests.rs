@@ -3,16 +3,14 @@ use crate::interrupt::NoInterrupt;
 use crate::solvers::datafit::{Datafit, Doubled, PairwiseHinge, Quadratic, Scaled, Sum};
 use crate::solvers::fista::{fista, FistaOptions};
 use crate::solvers::penalty::{NonNegWeightedL1, WeightedL1, L1};
-use crate::testing::qo;
+use crate::testing::{qo, Lcg};
 use ndarray::Array2;
 
 /// A small deterministic pseudo-random query-grouped problem.
 fn ranking_problem(m: usize, n: usize, seed: u64) -> (Array2<f64>, Vec<f64>, Vec<usize>) {
-    let mut state = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-    let mut next = || {
-        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        ((state >> 11) as f64) / ((1u64 << 53) as f64)
-    };
+    let mut rng = Lcg(seed);
+    rng.uniform(); // the first draw is skipped
+    let mut next = || rng.uniform();
     let x = Array2::from_shape_fn((m, n), |_| next() * 2.0 - 1.0);
     let y: Vec<f64> =
         (0..m).map(|i| ((x[[i, 0]] + 0.5 * x[[i, 1]] + 0.3 * next()) * 2.0).round().clamp(0.0, 2.0)).collect();
