@@ -16,9 +16,9 @@ pub enum Error {
     #[error("{0}")]
     Io(#[from] std::io::Error),
     /// An allocation that grows with the data would exceed the memory limit: `what` needs
-    /// `bytes`, more than `limit`; `remedy` tells the user what to change.
-    #[error("{what} needs {} but the memory limit is {}; {remedy}", fmt_bytes(*.bytes), fmt_bytes(*.limit))]
-    Memory { what: String, bytes: u128, limit: u128, remedy: String },
+    /// `bytes`, more than `max_memory`; `remedy` tells the user what to change.
+    #[error("{what} needs {} but the memory limit is {}; {remedy}", fmt_bytes(*.bytes), fmt_bytes(*.max_memory))]
+    Memory { what: String, bytes: u128, max_memory: u128, remedy: String },
     /// The caller asked the computation to stop (Ctrl-C in Python).
     #[error("interrupted")]
     Interrupted,
@@ -43,11 +43,16 @@ pub fn fmt_bytes(bytes: u128) -> String {
 }
 
 /// The memory rule of the library: before an allocation that grows with the data, compute its
-/// size (`bytes`, exact, in u128 so that it cannot overflow) and refuse when it exceeds `limit`
+/// size (`bytes`, exact, in u128 so that it cannot overflow) and refuse when it exceeds `max_memory`
 /// (bytes; the Python layer passes `rankselect.get_config()["max_memory"]` resolved to bytes).
-pub fn check_memory(what: &str, bytes: u128, limit: u64, remedy: &str) -> Result<()> {
-    if bytes > limit as u128 {
-        return Err(Error::Memory { what: what.to_string(), bytes, limit: limit as u128, remedy: remedy.to_string() });
+pub fn check_memory(what: &str, bytes: u128, max_memory: u64, remedy: &str) -> Result<()> {
+    if bytes > max_memory as u128 {
+        return Err(Error::Memory {
+            what: what.to_string(),
+            bytes,
+            max_memory: max_memory as u128,
+            remedy: remedy.to_string(),
+        });
     }
     Ok(())
 }

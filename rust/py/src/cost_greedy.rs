@@ -40,11 +40,13 @@ fn greedy_rankrls_costs<'py>(
     let yv = y.as_slice()?;
     let crit = criterion_of(criterion, convention, yv)?;
     let k = count_arg(k, "k")?;
-    let memory_limit = count_arg(memory_limit, "memory_limit")? as u64;
-    let cv = costs.as_slice()?;
-    let opts = GreedyOptions { k, alpha, tol, memory_limit: Some(memory_limit) };
+    let max_memory = count_arg(memory_limit, "memory_limit")? as u64;
+    let feature_costs = costs.as_slice()?;
+    // The binding keeps its argument names (`k`, `tol`, `costs`, `memory_limit`); the core
+    // uses the public ones.
+    let opts = GreedyOptions { n_features_to_select: k, alpha, min_improvement: tol, max_memory: Some(max_memory) };
     run_greedy(py, progress, |interrupt, report| {
-        kernel(xv, yv, &off, &opts, cv, budget, crit.as_ref(), memory_limit, interrupt, report)
+        kernel(xv, yv, &off, &opts, feature_costs, budget, crit.as_ref(), interrupt, report)
     })
 }
 

@@ -71,7 +71,8 @@ fn greedy_rankrls<'py>(
     let yv = y.as_slice()?;
     let crit = criterion_of(criterion, convention, yv)?;
     let k = count_arg(k, "k")?;
-    let opts = GreedyOptions { k, alpha, tol, memory_limit: max_memory };
+    // The binding keeps its argument names (`k`, `tol`); the core uses the public ones.
+    let opts = GreedyOptions { n_features_to_select: k, alpha, min_improvement: tol, max_memory };
     run_greedy(py, progress, |interrupt, report| kernel(xv, yv, &off, &opts, crit.as_ref(), interrupt, report))
 }
 
@@ -111,13 +112,14 @@ where
     }
     let path = result.py()?;
     let stop = path.stop.map(stop_name);
-    Ok((path.selected.into_pyarray(py), path.errors.into_pyarray(py), path.coef_path.into_pyarray(py), stop))
+    Ok((path.selected.into_pyarray(py), path.lqo_scores.into_pyarray(py), path.coef_path.into_pyarray(py), stop))
 }
 
-/// Python name of a [`Stop`] reason.
+/// Python name of a [`Stop`] reason (the binding's: `"tol"` for the `min_improvement` rule,
+/// which `rankselect` reports as `"min_improvement"`).
 pub(crate) fn stop_name(s: Stop) -> &'static str {
     match s {
-        Stop::Tol => "tol",
+        Stop::MinImprovement => "tol",
         Stop::Uninformative => "uninformative",
         Stop::Budget => "budget",
     }

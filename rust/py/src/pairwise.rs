@@ -46,8 +46,8 @@ fn preference_pairs<'py>(
     let y = y.as_slice()?;
     let offsets = query_offsets(&offsets)?;
     let max_pairs = opt_count_arg(max_pairs.as_ref(), "max_pairs")?;
-    let limit = opt_count_arg(memory_limit.as_ref(), "memory_limit")?.map_or(u64::MAX, |v| v as u64);
-    let p = py.detach(|| pairs::preference_pairs(y, &offsets, max_pairs, limit)).py()?;
+    let max_memory = opt_count_arg(memory_limit.as_ref(), "memory_limit")?.map_or(u64::MAX, |v| v as u64);
+    let p = py.detach(|| pairs::preference_pairs(y, &offsets, max_pairs, max_memory)).py()?;
     Ok((p.i.into_pyarray(py), p.j.into_pyarray(py), p.offsets.into_pyarray(py)))
 }
 

@@ -44,7 +44,7 @@ fn rankrls_lqo<'py>(
     let yv = y.as_slice()?;
     let interrupt = python_interrupt();
     let r = py.detach(|| rankrls::fit_lqo(xv, yv, &off, alpha, &interrupt)).py()?;
-    Ok((r.coef.into_pyarray(py), r.predictions.into_pyarray(py), r.residuals.into_pyarray(py), r.error))
+    Ok((r.coef.into_pyarray(py), r.predictions.into_pyarray(py), r.residuals.into_pyarray(py), r.lqo_error))
 }
 
 /// rankrls_alpha_path(X, y, offsets, alphas) -> (lqo_errors, coefs (n_alphas, n))
@@ -62,7 +62,7 @@ fn rankrls_alpha_path<'py>(
     let al = alphas.as_slice()?;
     let interrupt = python_interrupt();
     let r = py.detach(|| rankrls::lqo_alpha_path(xv, yv, &off, al, &interrupt)).py()?;
-    Ok((r.errors.into_pyarray(py), r.coefs.into_pyarray(py)))
+    Ok((r.lqo_errors.into_pyarray(py), r.coefs.into_pyarray(py)))
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -38,7 +38,7 @@ impl GreedyShard {
         convention: &str,
         limit: Option<Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        let limit = opt_count_arg(limit.as_ref(), "limit")?.map_or(u64::MAX, |v| v as u64);
+        let max_memory = opt_count_arg(limit.as_ref(), "limit")?.map_or(u64::MAX, |v| v as u64);
         let off = query_offsets(&offsets)?;
         let (xv, yv) = (x.as_array(), y.as_slice()?);
         let spec = criterion_spec(criterion, convention, yv)?;
@@ -49,7 +49,7 @@ impl GreedyShard {
                 )));
             }
         }
-        let inner = py.detach(|| Shard::new(xv, yv, &off, alpha, limit)).py()?;
+        let inner = py.detach(|| Shard::new(xv, yv, &off, alpha, max_memory)).py()?;
         Ok(GreedyShard { inner, spec })
     }
 

@@ -52,6 +52,7 @@ fn sparse_ranksvm<'py>(
     let offsets = query_offsets(&offsets)?;
     let weights = weights.map(|w| w.as_slice().map(|s| s.to_vec())).transpose()?;
     let w0 = w0.map(|w| w.as_slice().map(|s| s.to_vec())).transpose()?;
+    // `gamma` is the binding's name of MCP's `mcp_gamma`.
     let penalty = SparsePenalty::by_name(penalty, c, p, epsilon, gamma, weights).py()?;
     let reweighting = ReweightedOptions { max_reweightings, tol };
     let interrupt = python_interrupt();

@@ -25,11 +25,18 @@ pub enum SparsePenalty {
 
 impl SparsePenalty {
     /// `"l1"`, `"log"`, `"mcp"` (`λ = 1/C`), `"lp"` with their parameters.
-    pub fn by_name(name: &str, c: f64, p: f64, epsilon: f64, gamma: f64, weights: Option<Vec<f64>>) -> Result<Self> {
+    pub fn by_name(
+        name: &str,
+        c: f64,
+        p: f64,
+        epsilon: f64,
+        mcp_gamma: f64,
+        weights: Option<Vec<f64>>,
+    ) -> Result<Self> {
         let g: Box<dyn NonConvex> = match name {
             "l1" => return Ok(SparsePenalty::L1(weights)),
             "log" => Box::new(Log { epsilon }),
-            "mcp" => Box::new(Mcp { gamma, lambda: 1.0 / c }),
+            "mcp" => Box::new(Mcp { mcp_gamma, lambda: 1.0 / c }),
             "lp" => Box::new(Lp { p, epsilon }),
             other => return invalid!("unknown penalty {other:?}"),
         };

@@ -79,14 +79,9 @@ pub fn count_pairs(y: &[f64], offsets: &QueryOffsets) -> Result<usize> {
 /// All preference pairs, query by query (see the module doc for the order).
 ///
 /// `max_pairs`: when the total exceeds it, fails before allocating anything, naming the
-/// query (its index in `offsets`) with the most pairs. `memory_limit` (bytes, the library's
+/// query (its index in `offsets`) with the most pairs. `max_memory` (bytes, the library's
 /// memory rule): the two index arrays (16 bytes a pair) must fit, else `Error::Memory`.
-pub fn preference_pairs(
-    y: &[f64],
-    offsets: &QueryOffsets,
-    max_pairs: Option<usize>,
-    memory_limit: u64,
-) -> Result<Pairs> {
+pub fn preference_pairs(y: &[f64], offsets: &QueryOffsets, max_pairs: Option<usize>, max_memory: u64) -> Result<Pairs> {
     let counts = query_pair_counts(y, offsets)?;
     let mut pair_offsets = Vec::with_capacity(counts.len() + 1);
     pair_offsets.push(0usize);
@@ -113,7 +108,7 @@ pub fn preference_pairs(
     check_memory(
         &format!("{total} preference pairs (two index arrays)"),
         total as u128 * 2 * std::mem::size_of::<usize>() as u128,
-        memory_limit,
+        max_memory,
         "pass a smaller max_pairs, split long queries, or use the implicit pairwise loss, which never lists the pairs",
     )?;
     let mut pi = vec![0usize; total];
@@ -188,7 +183,7 @@ mod tests {
     }
 
     #[test]
-    fn memory_limit_refuses_before_allocating() {
+    fn max_memory_refuses_before_allocating() {
         let y: Vec<f64> = (0..1000).map(|v| v as f64).collect();
         let off = qo(&[0, 1000]);
         let err = preference_pairs(&y, &off, None, 1 << 20).unwrap_err();

@@ -14,8 +14,9 @@
 //! else:                 choose the best v_i (the plain greedy rule), lower index on ties
 //! ```
 //!
-//! The run stops after `k` steps, when no candidate is affordable, or (with `tol`) when the
-//! chosen step improves by less than `tol * |v_prev|`. Features constant within every query
+//! The run stops after `n_features_to_select` steps, when no candidate is affordable, or
+//! (with `min_improvement`) when the chosen step improves by less than
+//! `min_improvement · |v_prev|`. Features constant within every query
 //! cannot change the model: as in the plain greedy they are never candidates, and the run
 //! stops when only they are left. With equal costs and no budget the first branch picks the
 //! largest gain, which is the plain rule's choice.
@@ -23,12 +24,12 @@
 use ndarray::ArrayView2;
 
 use crate::data::groups::{center_vec, QueryOffsets};
-use crate::error::{check_memory, Result};
+use crate::error::Result;
 use crate::interrupt::Interrupt;
 use crate::invalid;
 use crate::selection::greedy_rls::{
-    better, check_data, check_params, state_bytes, Criterion, CriterionScratch, GreedyOptions, GreedyPath, GreedyState,
-    PrimalPath, Stop,
+    below_min_improvement, better, check_cache_memory, check_data, check_params, Criterion, CriterionScratch,
+    GreedyOptions, GreedyPath, GreedyState, PrimalPath, Stop,
 };
 
 /// The cost-aware choice rule (module docs) over the candidates' criterion values
@@ -36,13 +37,13 @@ use crate::selection::greedy_rls::{
 /// affordable and finite.
 pub fn choose_per_cost(
     values: &[Option<f64>],
-    costs: &[f64],
+    feature_costs: &[f64],
     prev: f64,
     higher: bool,
     spent: f64,
     budget: Option<f64>,
 ) -> Option<(usize, f64)> {
-    let affordable = |i: usize| budget.map_or(true, |b| spent + costs[i] <= b);
+    let affordable = |i: usize| budget.map_or(true, |b| spent + feature_costs[i] <= b);
     let gain = |v: f64| if higher { v - prev } else { prev - v };
     let candidates: Vec<(usize, f64)> = values
         .iter()
@@ -51,7 +52,7 @@ pub fn choose_per_cost(
         .filter(|&(i, _)| affordable(i))
         .collect();
     if candidates.iter().any(|&(_, v)| gain(v) > 0.0) {
-        let ratio = |i: usize, v: f64| if costs[i] > 0.0 { gain(v) / costs[i] } else { f64::INFINITY };
+        let ratio = |i: usize, v: f64| if feature_costs[i] > 0.0 { gain(v) / feature_costs[i] } else { f64::INFINITY };
         let mut best: Option<(usize, f64, f64)> = None; // (feature, value, ratio)
         for &(i, v) in candidates.iter().filter(|&&(_, v)| gain(v) > 0.0) {
             let r = ratio(i, v);
@@ -78,30 +79,30 @@ pub fn choose_per_cost(
 
 /// Greedy RankRLS with feature costs and an optional budget, on grouped `x` (m x n).
 ///
-/// `costs` (length n, finite, >= 0); `budget` (finite, >= 0) caps the sum of the costs of
-/// the selected features; `memory_limit` (bytes) bounds the caches ([`state_bytes`]). The result
-/// may hold fewer than `opts.k` features (`stop`: budget, `tol`, or only features constant
-/// within every query left, which are never candidates).
+/// `feature_costs` (length n, finite, >= 0); `budget` (finite, >= 0) caps the sum of the
+/// costs of the selected features; `opts.max_memory` (bytes) bounds the caches
+/// ([`state_bytes`](crate::selection::greedy_rls::state_bytes)). The result may hold fewer
+/// than `opts.n_features_to_select` features (`stop`: budget, `min_improvement`, or only
+/// features constant within every query left, which are never candidates).
 #[allow(clippy::too_many_arguments)]
 pub fn greedy_rankrls_costs(
     x: ArrayView2<f64>,
     y: &[f64],
     offsets: &QueryOffsets,
     opts: &GreedyOptions,
-    costs: &[f64],
+    feature_costs: &[f64],
     budget: Option<f64>,
     criterion: &dyn Criterion,
-    memory_limit: u64,
     interrupt: &dyn Interrupt,
     progress: &mut dyn FnMut(usize, usize, f64) -> Result<()>,
 ) -> Result<GreedyPath> {
     check_params(x, y, offsets, opts)?;
     let (m, n) = x.dim();
-    if costs.len() != n {
-        return invalid!("feature_costs has {} entries but X has {n} features", costs.len());
+    if feature_costs.len() != n {
+        return invalid!("feature_costs has {} entries but X has {n} features", feature_costs.len());
     }
-    if let Some(j) = costs.iter().position(|c| !(c.is_finite() && *c >= 0.0)) {
-        return invalid!("feature_costs must be finite and >= 0; feature {j} has {}", costs[j]);
+    if let Some(j) = feature_costs.iter().position(|c| !(c.is_finite() && *c >= 0.0)) {
+        return invalid!("feature_costs must be finite and >= 0; feature {j} has {}", feature_costs[j]);
     }
     if let Some(b) = budget {
         if !(b.is_finite() && b >= 0.0) {
@@ -109,12 +110,13 @@ pub fn greedy_rankrls_costs(
         }
     }
     check_data(x, y, criterion)?;
-    check_memory(
-        &format!("the greedy RankRLS caches C and U for {m} rows x {n} features (2 x {m} x {n} float64)"),
-        state_bytes(m, n),
-        memory_limit,
+    check_cache_memory(
+        m,
+        n,
+        opts.max_memory,
         "select on fewer rows or features, or raise rankselect.set_config(max_memory=...)",
     )?;
+    let k = opts.n_features_to_select;
 
     interrupt.check()?;
     let mut st = GreedyState::new(x, y, offsets, opts.alpha);
@@ -131,19 +133,19 @@ pub fn greedy_rankrls_costs(
         })
         .fold(0.0, |a, b| a + b);
     let mut prev = criterion.finish(total, offsets.n_queries());
-    let mut selected: Vec<usize> = Vec::with_capacity(opts.k);
+    let mut selected: Vec<usize> = Vec::with_capacity(k);
     // Selected features and features that cannot change the model (constant within every
     // query) are never candidates, as in the plain greedy.
     let mut skip: Vec<bool> = st.informative().iter().map(|v| !v).collect();
-    let mut errors: Vec<f64> = Vec::with_capacity(opts.k);
-    let mut coef_rows: Vec<Vec<f64>> = Vec::with_capacity(opts.k);
+    let mut lqo_scores: Vec<f64> = Vec::with_capacity(k);
+    let mut coef_rows: Vec<Vec<f64>> = Vec::with_capacity(k);
     let mut primal = PrimalPath::new(n);
     let mut spent = 0.0;
     let mut stop = None;
     interrupt.check()?;
     let mut values = st.pass(None, y, criterion, &skip);
-    for step in 0..opts.k {
-        let Some((b, value)) = choose_per_cost(&values, costs, prev, higher, spent, budget) else {
+    for step in 0..k {
+        let Some((b, value)) = choose_per_cost(&values, feature_costs, prev, higher, spent, budget) else {
             if values.iter().all(|v| v.is_none()) {
                 stop = Some(Stop::Uninformative);
                 break;
@@ -154,27 +156,25 @@ pub fn greedy_rankrls_costs(
             }
             return invalid!("no candidate feature gives a finite leave-query-out criterion");
         };
-        if let (Some(t), false) = (opts.tol, errors.is_empty()) {
-            let gain = if higher { value - prev } else { prev - value };
-            if gain < t * prev.abs() {
-                stop = Some(Stop::Tol);
-                break;
-            }
+        // `prev` is the last selected step's value once there is one.
+        if below_min_improvement(opts.min_improvement, lqo_scores.last().copied(), value, higher) {
+            stop = Some(Stop::MinImprovement);
+            break;
         }
         coef_rows.push(primal.push(&st, &selected, b));
         skip[b] = true;
         selected.push(b);
-        errors.push(value);
-        spent += costs[b];
+        lqo_scores.push(value);
+        spent += feature_costs[b];
         prev = value;
         progress(step, b, value)?;
-        if step + 1 < opts.k {
+        if step + 1 < k {
             interrupt.check()?;
             let upd = st.select(b);
             values = st.pass(Some(&upd), y, criterion, &skip);
         }
     }
-    Ok(GreedyPath::from_rows(selected, errors, coef_rows, n, stop))
+    Ok(GreedyPath::from_rows(selected, lqo_scores, coef_rows, n, stop))
 }
 
 #[cfg(test)]
@@ -186,20 +186,9 @@ mod tests {
     use ndarray::Array2;
 
     fn run(x: &Array2<f64>, y: &[f64], off: &QueryOffsets, k: usize, costs: &[f64], budget: Option<f64>) -> GreedyPath {
-        let opts = GreedyOptions { k, alpha: 0.5, tol: None, memory_limit: None };
-        greedy_rankrls_costs(
-            x.view(),
-            y,
-            off,
-            &opts,
-            costs,
-            budget,
-            &Squared,
-            u64::MAX,
-            &NoInterrupt,
-            &mut |_, _, _| Ok(()),
-        )
-        .unwrap()
+        let opts = GreedyOptions { n_features_to_select: k, alpha: 0.5, min_improvement: None, max_memory: None };
+        greedy_rankrls_costs(x.view(), y, off, &opts, costs, budget, &Squared, &NoInterrupt, &mut |_, _, _| Ok(()))
+            .unwrap()
     }
 
     #[test]
@@ -207,12 +196,12 @@ mod tests {
         for seed in 1..5u64 {
             let (x, y, off) = problem(seed, &[5, 1, 7, 3, 4, 6, 2], 6);
             let off = QueryOffsets::new(off).unwrap();
-            let opts = GreedyOptions { k: 6, alpha: 0.5, tol: None, memory_limit: None };
+            let opts = GreedyOptions { n_features_to_select: 6, alpha: 0.5, min_improvement: None, max_memory: None };
             let plain =
                 greedy_rankrls(x.view(), &y, &off, &opts, &Squared, &NoInterrupt, &mut |_, _, _| Ok(())).unwrap();
             let costed = run(&x, &y, &off, 6, &[2.5; 6], None);
             assert_eq!(plain.selected, costed.selected);
-            assert_eq!(plain.errors, costed.errors);
+            assert_eq!(plain.lqo_scores, costed.lqo_scores);
         }
     }
 
@@ -253,9 +242,14 @@ mod tests {
     fn bad_costs() {
         let (x, y, off) = problem(2, &[3, 4], 3);
         let off = QueryOffsets::new(off).unwrap();
-        let opts = GreedyOptions { k: 2, alpha: 1.0, tol: None, memory_limit: None };
-        let call = |c: &[f64], b: Option<f64>, lim: u64| {
-            greedy_rankrls_costs(x.view(), &y, &off, &opts, c, b, &Squared, lim, &NoInterrupt, &mut |_, _, _| Ok(()))
+        let call = |c: &[f64], b: Option<f64>, max_memory: u64| {
+            let opts = GreedyOptions {
+                n_features_to_select: 2,
+                alpha: 1.0,
+                min_improvement: None,
+                max_memory: Some(max_memory),
+            };
+            greedy_rankrls_costs(x.view(), &y, &off, &opts, c, b, &Squared, &NoInterrupt, &mut |_, _, _| Ok(()))
         };
         assert!(call(&[1.0, 1.0], None, u64::MAX).is_err());
         assert!(call(&[1.0, -1.0, 1.0], None, u64::MAX).is_err());

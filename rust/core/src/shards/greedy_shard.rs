@@ -46,9 +46,9 @@ pub struct GreedyShard {
 
 impl GreedyShard {
     /// Caches for `S = {}` (`G = I/alpha`) of the shard's grouped rows `x` (m x n), labels
-    /// `y`, query `offsets`. Refuses (memory rule) when the three m x n caches exceed `limit`
+    /// `y`, query `offsets`. Refuses (memory rule) when the three m x n caches exceed `max_memory`
     /// bytes.
-    pub fn new(x: ArrayView2<f64>, y: &[f64], offsets: &QueryOffsets, alpha: f64, limit: u64) -> Result<Self> {
+    pub fn new(x: ArrayView2<f64>, y: &[f64], offsets: &QueryOffsets, alpha: f64, max_memory: u64) -> Result<Self> {
         let (m, n) = x.dim();
         if y.len() != m {
             return invalid!("y has {} entries but X has {m} rows", y.len());
@@ -66,7 +66,7 @@ impl GreedyShard {
         check_memory(
             &format!("greedy RankRLS shard caches (3 x {m} x {n} float64)"),
             3 * (m as u128) * (n as u128) * 8,
-            limit,
+            max_memory,
             "split the data into more shards (more, smaller chunks of whole queries)",
         )?;
         // Centred as in the in-memory kernel (a query constant in a column becomes exactly 0).
@@ -296,7 +296,7 @@ mod tests {
     fn shards_match_in_memory() {
         let sizes = [5, 1, 7, 3, 4, 6, 2, 5];
         let (x, y, off) = problem(3, &sizes, 6);
-        let opts = GreedyOptions { k: 5, alpha: 0.7, tol: None, memory_limit: None };
+        let opts = GreedyOptions { n_features_to_select: 5, alpha: 0.7, min_improvement: None, max_memory: None };
         let path = greedy_rankrls(
             x.view(),
             &y,
@@ -327,7 +327,7 @@ mod tests {
                 .collect();
             let (sel, errs, w) = run_sharded(&mut shards, 5);
             assert_eq!(sel, path.selected);
-            for (a, b) in errs.iter().zip(&path.errors) {
+            for (a, b) in errs.iter().zip(&path.lqo_scores) {
                 assert!((a - b).abs() <= 1e-10 * b.abs(), "{a} vs {b}");
             }
             let last = path.coef_path.row(4);

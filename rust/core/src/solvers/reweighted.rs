@@ -74,17 +74,19 @@ impl NonConvex for Log {
     }
 }
 
-/// MCP (Table II normalisation) with strength `λ > 0` and `γ > 0`.
+/// MCP (Table II normalisation) with strength `λ > 0` and `γ = mcp_gamma > 0`:
+/// `g(u) = u − u²/(2γλ)` for `u ≤ γλ`, `γλ/2` beyond.
 #[derive(Clone, Copy, Debug)]
 pub struct Mcp {
-    pub gamma: f64,
+    pub mcp_gamma: f64,
     pub lambda: f64,
 }
 
 impl NonConvex for Mcp {
     fn validate(&self) -> Result<()> {
-        if !(self.gamma.is_finite() && self.gamma > 0.0) {
-            return invalid!("gamma must be > 0, got {}", self.gamma);
+        if !(self.mcp_gamma.is_finite() && self.mcp_gamma > 0.0) {
+            // The message names the binding's argument (`gamma`), which Python code may match.
+            return invalid!("gamma must be > 0, got {}", self.mcp_gamma);
         }
         if !(self.lambda.is_finite() && self.lambda > 0.0) {
             return invalid!("the MCP strength lambda must be > 0, got {}", self.lambda);
@@ -92,7 +94,7 @@ impl NonConvex for Mcp {
         Ok(())
     }
     fn g(&self, u: f64) -> f64 {
-        let t = self.gamma * self.lambda;
+        let t = self.mcp_gamma * self.lambda;
         if u <= t {
             u - u * u / (2.0 * t)
         } else {
@@ -100,7 +102,7 @@ impl NonConvex for Mcp {
         }
     }
     fn derivative(&self, u: f64) -> f64 {
-        (1.0 - u / (self.gamma * self.lambda)).max(0.0)
+        (1.0 - u / (self.mcp_gamma * self.lambda)).max(0.0)
     }
 }
 
@@ -212,7 +214,7 @@ mod tests {
     #[test]
     fn derivatives_match_finite_differences() {
         let gs: [&dyn NonConvex; 3] =
-            [&Log { epsilon: 0.1 }, &Mcp { gamma: 2.0, lambda: 0.5 }, &Lp { p: 0.5, epsilon: 0.1 }];
+            [&Log { epsilon: 0.1 }, &Mcp { mcp_gamma: 2.0, lambda: 0.5 }, &Lp { p: 0.5, epsilon: 0.1 }];
         for g in gs {
             g.validate().unwrap();
             for &u in &[0.0, 0.05, 0.3, 0.99, 1.5, 3.0] {

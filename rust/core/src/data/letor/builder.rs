@@ -112,12 +112,12 @@ impl<'a, T: Element> Builder<'a, T> {
         m as u128 * stride as u128 * elt + m as u128 * per_row + self.comment_bytes
     }
 
-    fn limit(&self) -> u64 {
+    fn max_memory(&self) -> u64 {
         self.opts.max_memory.unwrap_or(u64::MAX)
     }
 
     fn fits(&self, m: usize, stride: usize) -> bool {
-        self.bytes(m, stride) <= self.limit() as u128
+        self.bytes(m, stride) <= self.max_memory() as u128
     }
 
     /// The memory rule for `m` rows of `stride` columns (`done`: the whole file is read).
@@ -146,7 +146,7 @@ impl<'a, T: Element> Builder<'a, T> {
         Error::Memory {
             what,
             bytes: self.bytes(m, n),
-            limit: self.limit() as u128,
+            max_memory: self.max_memory() as u128,
             remedy: format!(
                 "{how}{fix}{alt}, load part of the file, or raise the limit with rankselect.set_config(max_memory=...)"
             ),

@@ -158,13 +158,13 @@ pub fn read_letor<T: Element>(path: &Path, opts: &LetorOptions, interrupt: &dyn 
     let mut b = Builder::<T>::new(opts, CHUNK_BYTES);
     let (tx, rx) = mpsc::sync_channel::<Msg>(1);
     let (back_tx, back_rx) = mpsc::channel::<Vec<u8>>();
-    let (p, limit) = (path.to_path_buf(), opts.max_memory);
+    let (p, max_memory) = (path.to_path_buf(), opts.max_memory);
     let spawned = std::thread::Builder::new()
         .name("rankselect-letor-reader".into())
-        .spawn(move || reader_thread(p, limit, tx, back_rx));
+        .spawn(move || reader_thread(p, max_memory, tx, back_rx));
     if spawned.is_err() {
         // No thread to be had (process limits): read on this thread instead.
-        let mut r = BlockReader::open(path, limit)?;
+        let mut r = BlockReader::open(path, max_memory)?;
         let mut buf = Vec::new();
         while let Some((block, n)) = r.next_block(buf)? {
             b.add_block(&block[..n], interrupt)?;

@@ -21,11 +21,11 @@ pub(super) enum Msg {
 /// stops early when the parser hangs up (after an error or an interrupt).
 pub(super) fn reader_thread(
     path: PathBuf,
-    limit: Option<u64>,
+    max_memory: Option<u64>,
     tx: mpsc::SyncSender<Msg>,
     back: mpsc::Receiver<Vec<u8>>,
 ) {
-    let mut r = match BlockReader::open(&path, limit) {
+    let mut r = match BlockReader::open(&path, max_memory) {
         Ok(r) => r,
         Err(e) => {
             let _ = tx.send(Msg::Failed(e));
@@ -56,7 +56,7 @@ pub(super) struct BlockReader {
     src: Box<dyn Read + Send>,
     path: PathBuf,
     gzip: bool,
-    limit: Option<u64>,
+    max_memory: Option<u64>,
     /// The partial last line of the previous block.
     carry: Vec<u8>,
     eof: bool,
@@ -65,7 +65,7 @@ pub(super) struct BlockReader {
 }
 
 impl BlockReader {
-    pub(super) fn open(path: &Path, limit: Option<u64>) -> Result<BlockReader> {
+    pub(super) fn open(path: &Path, max_memory: Option<u64>) -> Result<BlockReader> {
         let mut file = File::open(path).map_err(|e| io_error(path, e))?;
         let meta = file.metadata().map_err(|e| io_error(path, e))?;
         if meta.is_dir() {
@@ -90,7 +90,7 @@ impl BlockReader {
             src,
             path: path.to_path_buf(),
             gzip,
-            limit,
+            max_memory,
             carry: Vec::new(),
             eof: false,
             block: BLOCK_BYTES,
@@ -135,18 +135,18 @@ impl BlockReader {
     /// Grows `buf` to `len` bytes; `long_line`: for a line longer than a block, which the
     /// memory rule bounds (a block itself is a fixed cost).
     fn grow(&self, buf: &mut Vec<u8>, len: usize, long_line: bool) -> Result<()> {
-        let limit = self.limit.unwrap_or(u64::MAX);
+        let max_memory = self.max_memory.unwrap_or(u64::MAX);
         let refuse = |how: &str| {
             Error::Memory {
             what: format!("a line longer than {} bytes", len / 2),
             bytes: len as u128,
-            limit: limit as u128,
+            max_memory: max_memory as u128,
             remedy: format!(
                 "{how}a LETOR line is one document; check that the file is a LETOR/SVMlight file with newline-separated rows"
             ),
         }
         };
-        if long_line && len as u128 > limit as u128 {
+        if long_line && len as u128 > max_memory as u128 {
             return Err(refuse(""));
         }
         buf.try_reserve_exact(len.saturating_sub(buf.len())).map_err(|_| refuse("the allocation failed; "))?;

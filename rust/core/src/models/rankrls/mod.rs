@@ -105,8 +105,8 @@ pub struct Lqo {
     pub predictions: Vec<f64>,
     /// Query-centred hold-out residuals `yc_q - Xc_q w_{-q} = (I - H_qq)^-1 r_q`, length m.
     pub residuals: Vec<f64>,
-    /// `sum_q ||residuals_q||^2` (eq. 7).
-    pub error: f64,
+    /// The LQO error `sum_q ||residuals_q||^2` (eq. 7).
+    pub lqo_error: f64,
 }
 
 /// RankRLS on grouped `x` (m x n) with exact LQO predictions, in O(m n^2 + sum_q n_q^2 n).
@@ -174,21 +174,21 @@ pub fn fit_lqo(
         .collect();
     let mut predictions = Vec::with_capacity(m);
     let mut residuals = Vec::with_capacity(m);
-    let mut error = 0.0;
+    let mut lqo_error = 0.0;
     for item in per_query {
         let (pred, res) = item?;
-        error += res.iter().map(|v| v * v).sum::<f64>();
+        lqo_error += res.iter().map(|v| v * v).sum::<f64>();
         predictions.extend(pred);
         residuals.extend(res);
     }
-    Ok(Lqo { coef, predictions, residuals, error })
+    Ok(Lqo { coef, predictions, residuals, lqo_error })
 }
 
 /// LQO error and weights for several `alphas` from one eigendecomposition of `Xc^T Xc`.
 #[derive(Clone, Debug)]
 pub struct AlphaPath {
-    /// LQO error (eq. 7) per alpha.
-    pub errors: Vec<f64>,
+    /// LQO error (eq. 7) per alpha (`lqo_errors_` in Python).
+    pub lqo_errors: Vec<f64>,
     /// Weights per alpha, shape (n_alphas, n).
     pub coefs: Array2<f64>,
 }
@@ -235,7 +235,7 @@ pub fn lqo_alpha_path(
     let z = rows_times(&xc, v.as_ref(), interrupt)?;
     let zy = xt_vec(&z, &yc);
     let zf = as_faer(&z);
-    let mut errors = Vec::with_capacity(alphas.len());
+    let mut lqo_errors = Vec::with_capacity(alphas.len());
     let mut coefs = Array2::<f64>::zeros((alphas.len(), n));
     for (ai, &alpha) in alphas.iter().enumerate() {
         interrupt.check()?;
@@ -267,7 +267,7 @@ pub fn lqo_alpha_path(
         for e in per_query {
             err += e?;
         }
-        errors.push(err);
+        lqo_errors.push(err);
     }
-    Ok(AlphaPath { errors, coefs })
+    Ok(AlphaPath { lqo_errors, coefs })
 }

@@ -23,14 +23,14 @@ fn lqo_matches_brute_force() {
     let (x, y, off) = problem(11, &[4, 1, 6, 3, 5, 2], 3);
     let lqo = fit_lqo(x.view(), &y, &qo(&off), 0.3, &NoInterrupt).unwrap();
     let (err, preds) = naive_lqo(&x, &y, &off, &[0, 1, 2], 0.3);
-    assert!(close(lqo.error, err, 1e-10), "{} vs {}", lqo.error, err);
+    assert!(close(lqo.lqo_error, err, 1e-10), "{} vs {}", lqo.lqo_error, err);
     for (a, b) in lqo.predictions.iter().zip(&preds) {
         assert!(close(*a, *b, 1e-10));
     }
     let path = lqo_alpha_path(x.view(), &y, &qo(&off), &[0.3, 2.0], &NoInterrupt).unwrap();
-    assert!(close(path.errors[0], err, 1e-10));
+    assert!(close(path.lqo_errors[0], err, 1e-10));
     let (err2, _) = naive_lqo(&x, &y, &off, &[0, 1, 2], 2.0);
-    assert!(close(path.errors[1], err2, 1e-10));
+    assert!(close(path.lqo_errors[1], err2, 1e-10));
     for (a, b) in path.coefs.row(0).iter().zip(&lqo.coef) {
         assert!(close(*a, *b, 1e-10));
     }

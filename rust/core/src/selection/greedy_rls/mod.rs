@@ -65,7 +65,7 @@ mod state;
 mod tests;
 
 pub use self::criterion::{Criterion, CriterionScratch, MetricCriterion, Squared};
-pub(crate) use self::driver::{better, check_data, check_params};
+pub(crate) use self::driver::{below_min_improvement, better, check_cache_memory, check_data, check_params};
 pub use self::driver::{greedy_rankrls, GreedyOptions};
 pub(crate) use self::path::PrimalPath;
 pub use self::path::{GreedyPath, Stop};

@@ -5,11 +5,11 @@ use ndarray::Array2;
 
 use super::state::GreedyState;
 
-/// Why a path has fewer than `k` steps.
+/// Why a path has fewer than `n_features_to_select` steps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stop {
-    /// The `tol` rule.
-    Tol,
+    /// The `min_improvement` rule ([`GreedyOptions::min_improvement`](super::GreedyOptions)).
+    MinImprovement,
     /// Every remaining feature is constant within every query: none can change the model.
     Uninformative,
     /// No remaining candidate fits the budget ([`crate::selection::cost_greedy`]).
@@ -21,11 +21,12 @@ pub enum Stop {
 pub struct GreedyPath {
     /// Selected features in order (0-based).
     pub selected: Vec<usize>,
-    /// Criterion value after each step.
-    pub errors: Vec<f64>,
+    /// Criterion value after each step: the LQO error (eq. 7) or the ranking measure of the
+    /// LQO predictions (`lqo_scores_` in Python).
+    pub lqo_scores: Vec<f64>,
     /// Weights of the model of every prefix, shape (steps, n), zeros outside the prefix.
     pub coef_path: Array2<f64>,
-    /// Why the path stopped before `k` steps (`None`: it has `k`).
+    /// Why the path stopped before `n_features_to_select` steps (`None`: it has them all).
     pub stop: Option<Stop>,
 }
 
@@ -33,14 +34,14 @@ impl GreedyPath {
     /// The path from the weights of every prefix (`coef_rows`, each of length `n`).
     pub(crate) fn from_rows(
         selected: Vec<usize>,
-        errors: Vec<f64>,
+        lqo_scores: Vec<f64>,
         coef_rows: Vec<Vec<f64>>,
         n: usize,
         stop: Option<Stop>,
     ) -> Self {
         let steps = coef_rows.len();
         let coef_path = Array2::from_shape_vec((steps, n), coef_rows.concat()).expect("every prefix has n weights");
-        GreedyPath { selected, errors, coef_path, stop }
+        GreedyPath { selected, lqo_scores, coef_path, stop }
     }
 }
 

@@ -6,7 +6,7 @@ use crate::metrics::MetricSpec;
 use crate::testing::{naive_lqo, problem, qo};
 
 fn run(x: &Array2<f64>, y: &[f64], off: &[usize], k: usize, alpha: f64) -> GreedyPath {
-    let opts = GreedyOptions { k, alpha, tol: None, memory_limit: None };
+    let opts = GreedyOptions { n_features_to_select: k, alpha, min_improvement: None, max_memory: None };
     greedy_rankrls(x.view(), y, &qo(off), &opts, &Squared, &NoInterrupt, &mut |_, _, _| Ok(())).unwrap()
 }
 
@@ -43,7 +43,7 @@ fn matches_brute_force() {
         let path = run(&x, &y, &off, 6, 0.5);
         let (sel, errs) = naive_greedy(&x, &y, &off, 6, 0.5);
         assert_eq!(path.selected, sel);
-        for (a, b) in path.errors.iter().zip(&errs) {
+        for (a, b) in path.lqo_scores.iter().zip(&errs) {
             assert!((a - b).abs() <= 1e-9 * b.abs(), "{a} vs {b}");
         }
         // Final model equals the direct solve on the selected features.
@@ -66,7 +66,7 @@ fn constant_and_duplicate_features() {
     let p2 = path.selected.iter().position(|&f| f == 2).unwrap();
     let p4 = path.selected.iter().position(|&f| f == 4).unwrap();
     assert!(p2 < p4);
-    assert!(path.errors.iter().all(|e| e.is_finite()));
+    assert!(path.lqo_scores.iter().all(|e| e.is_finite()));
     // The constant feature cannot change the model: never selected, the path stops.
     assert_eq!(path.selected.len(), 4);
     assert!(!path.selected.contains(&1));
@@ -101,14 +101,14 @@ fn thread_count_does_not_change_results() {
     let a = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap().install(|| run(&x, &y, &off, 6, 0.3));
     let b = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap().install(|| run(&x, &y, &off, 6, 0.3));
     assert_eq!(a.selected, b.selected);
-    assert_eq!(a.errors, b.errors);
+    assert_eq!(a.lqo_scores, b.lqo_scores);
     assert_eq!(a.coef_path, b.coef_path);
 }
 
 #[test]
-fn memory_limit_refuses_before_allocating() {
+fn max_memory_refuses_before_allocating() {
     let (x, y, off) = problem(2, &[3, 3], 3);
-    let opts = GreedyOptions { k: 2, alpha: 1.0, tol: None, memory_limit: Some(100) };
+    let opts = GreedyOptions { n_features_to_select: 2, alpha: 1.0, min_improvement: None, max_memory: Some(100) };
     let e = greedy_rankrls(x.view(), &y, &qo(&off), &opts, &Squared, &NoInterrupt, &mut |_, _, _| Ok(())).unwrap_err();
     assert!(matches!(e, crate::Error::Memory { .. }), "{e}");
 }
@@ -118,7 +118,7 @@ fn metric_criterion_matches_brute_force() {
     use crate::metrics::{query_metric, Measure};
     let (x, y, off) = problem(21, &[5, 4, 7, 3, 6, 6], 5);
     let spec = MetricSpec::new(Measure::Ndcg(Some(3)));
-    let opts = GreedyOptions { k: 3, alpha: 0.5, tol: None, memory_limit: None };
+    let opts = GreedyOptions { n_features_to_select: 3, alpha: 0.5, min_improvement: None, max_memory: None };
     let path =
         greedy_rankrls(x.view(), &y, &qo(&off), &opts, &MetricCriterion(spec), &NoInterrupt, &mut |_, _, _| Ok(()))
             .unwrap();
@@ -136,7 +136,7 @@ fn metric_criterion_matches_brute_force() {
             }
         }
         let (b, v) = best.unwrap();
-        assert!((path.errors[step] - v).abs() < 1e-12, "{} vs {v}", path.errors[step]);
+        assert!((path.lqo_scores[step] - v).abs() < 1e-12, "{} vs {v}", path.lqo_scores[step]);
         assert_eq!(path.selected[step], b);
         sel.push(b);
     }
@@ -147,7 +147,7 @@ fn bad_input() {
     let (x, y, off) = problem(2, &[3, 3], 3);
     let mut noop = |_: usize, _: usize, _: f64| Ok(());
     for (k, alpha) in [(0, 1.0), (4, 1.0), (2, 0.0), (2, -1.0)] {
-        let opts = GreedyOptions { k, alpha, tol: None, memory_limit: None };
+        let opts = GreedyOptions { n_features_to_select: k, alpha, min_improvement: None, max_memory: None };
         assert!(greedy_rankrls(x.view(), &y, &qo(&off), &opts, &Squared, &NoInterrupt, &mut noop).is_err());
     }
 }
