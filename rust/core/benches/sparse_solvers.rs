@@ -42,7 +42,7 @@ fn bench(c: &mut Criterion) {
     group.sample_size(10);
     let (x, y, offsets) = data(200, 25, 46);
     for &cc in &[1e-3, 1e-1] {
-        let qo_ = rankselect_core::QueryOffsets::new((&offsets).to_vec()).unwrap();
+        let qo_ = rankselect_core::QueryOffsets::new(offsets.clone()).unwrap();
         let f = Scaled::new(PairwiseHinge::new(x.view(), &y, &qo_).unwrap(), cc).unwrap();
         let pen = L1::new(1.0).unwrap();
         let w0 = vec![0.0; 46];

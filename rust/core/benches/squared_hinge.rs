@@ -27,11 +27,11 @@ fn bench(c: &mut Criterion) {
     for &(nq, docs) in &[(400usize, 20usize), (8, 1000)] {
         let (x, y, offsets, w) = data(nq, docs, 46);
         let mut g = vec![0.0; 46];
-        let qo_ = rankselect_core::QueryOffsets::new((&offsets).to_vec()).unwrap();
+        let qo_ = rankselect_core::QueryOffsets::new(offsets.clone()).unwrap();
         let imp = SquaredHinge::new(x.view(), &y, &qo_).unwrap();
         let label = format!("{nq}x{docs}");
         group.bench_with_input(BenchmarkId::new("implicit", &label), &(), |b, _| b.iter(|| imp.value_grad(&w, &mut g)));
-        let qo_ = rankselect_core::QueryOffsets::new((&offsets).to_vec()).unwrap();
+        let qo_ = rankselect_core::QueryOffsets::new(offsets.clone()).unwrap();
         let pairs = preference_pairs(&y, &qo_, None, u64::MAX).unwrap();
         let exp = ExplicitSquaredHinge::new(x.view(), &qo_, &pairs).unwrap();
         group.bench_with_input(BenchmarkId::new("explicit", &label), &(), |b, _| b.iter(|| exp.value_grad(&w, &mut g)));

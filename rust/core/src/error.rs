@@ -57,6 +57,14 @@ pub fn check_memory(what: &str, bytes: u128, max_memory: u64, remedy: &str) -> R
     Ok(())
 }
 
+/// Shorthand for `Err(Error::InvalidInput(format!(...)))`.
+#[macro_export]
+macro_rules! invalid {
+    ($($arg:tt)*) => {
+        Err($crate::error::Error::InvalidInput(format!($($arg)*)))
+    };
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -69,12 +77,4 @@ mod tests {
         let msg = e.to_string();
         assert!(msg.contains("32.0 GiB") && msg.contains("1.0 GiB") && msg.contains("use fewer features"), "{msg}");
     }
-}
-
-/// Shorthand for `Err(Error::InvalidInput(format!(...)))`.
-#[macro_export]
-macro_rules! invalid {
-    ($($arg:tt)*) => {
-        Err($crate::error::Error::InvalidInput(format!($($arg)*)))
-    };
 }

@@ -54,8 +54,9 @@ pub(crate) fn naive_solve(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Vec<f64> {
         b.swap(c, piv);
         for r in c + 1..n {
             let f = a[r][c] / a[c][c];
-            for k in c..n {
-                a[r][k] -= f * a[c][k];
+            let pivot = a[c].clone();
+            for (ark, ack) in a[r][c..n].iter_mut().zip(&pivot[c..n]) {
+                *ark -= f * ack;
             }
             b[r] -= f * b[c];
         }

@@ -226,7 +226,7 @@ pub fn fit(
         let w_new: Vec<f64> = w.iter().zip(&d).map(|(a, b)| a + t * b).collect();
         let new_pt = evaluate(&loss, &w_new, c);
         n_iter += 1;
-        if !(new_pt.obj <= pt.obj) || t == 0.0 {
+        if new_pt.obj.is_nan() || pt.obj.is_nan() || new_pt.obj > pt.obj || t == 0.0 {
             // No decrease possible in floating point: w is optimal to machine precision.
             break;
         }
@@ -273,8 +273,8 @@ mod tests {
         let loss = SquaredHinge::new(x.view(), &y, &qo_).unwrap();
         let mut g = vec![0.0; n];
         let l = loss.value_grad(&f.w, &mut g);
-        for k in 0..n {
-            assert!((f.w[k] + 0.7 * g[k]).abs() < 1e-8);
+        for (wk, gk) in f.w.iter().zip(&g) {
+            assert!((wk + 0.7 * gk).abs() < 1e-8);
         }
         assert!((f.objective - (0.5 * dot(&f.w, &f.w) + 0.7 * l)).abs() < 1e-10);
         // Interruption is reported.

@@ -70,6 +70,7 @@ fn check_problem(x: ArrayView2<f64>, y: &[f64], offsets: &QueryOffsets, c: f64) 
 }
 
 /// Fits sparse RankSVM on rows grouped by query, from `w0` (zeros when `None`).
+// A kernel entry point: one argument per parameter of the method.
 #[allow(clippy::too_many_arguments)]
 pub fn fit(
     x: ArrayView2<f64>,
@@ -133,7 +134,7 @@ pub fn c_min(x: ArrayView2<f64>, y: &[f64], offsets: &QueryOffsets, weights: Opt
     let mut grad = vec![0.0; n];
     loss.value_grad(&vec![0.0; n], &mut grad);
     let top = pen.alpha_max(&grad);
-    if !(top > 0.0) {
+    if top.is_nan() || top <= 0.0 {
         return invalid!("y has no preference pair that the features can separate");
     }
     Ok(1.0 / top)

@@ -84,6 +84,7 @@ pub fn choose_per_cost(
 /// ([`state_bytes`](crate::selection::greedy_rls::state_bytes)). The result may hold fewer
 /// than `opts.n_features_to_select` features (`stop`: budget, `min_improvement`, or only
 /// features constant within every query left, which are never candidates).
+// A kernel entry point: one argument per parameter of the method.
 #[allow(clippy::too_many_arguments)]
 pub fn greedy_rankrls_costs(
     x: ArrayView2<f64>,

@@ -66,6 +66,7 @@ pub fn doubled_weights(importance: &[f64], lambda2: f64) -> Vec<f64> {
 /// Solves Lai et al. eq. (2). `x`: `m × d`, rows grouped by query (`offsets`); `similarity`:
 /// `d × d` symmetric non-negative (`A`); `importance`: `d` non-negative (`s`); `w0`: optional
 /// warm start on the doubled space (length `2d`).
+// A kernel entry point: one argument per parameter of the method.
 #[allow(clippy::too_many_arguments)]
 pub fn fsmrank(
     x: ArrayView2<f64>,

@@ -27,7 +27,7 @@ use faer::{Accum, MatMut, MatRef, Par};
 use ndarray::{Array2, ArrayView2};
 use rayon::prelude::*;
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::interrupt::Interrupt;
 use crate::invalid;
 use crate::linalg::dot;
@@ -215,7 +215,7 @@ pub fn kernel_block(
         let xnc = if kernel.needs_norms() { &xn[r0..r0 + rows] } else { &[][..] };
         kernel.finish(chunk, xnc, &zn);
     })?;
-    Array2::from_shape_vec((n, c), out).or_else(|e| invalid!("internal shape error: {e}"))
+    Array2::from_shape_vec((n, c), out).map_err(|e| Error::InvalidInput(format!("internal shape error: {e}")))
 }
 
 /// Symmetric Gram matrix `W[i, j] = k(z_i, z_j)` (c x c); for RBF the diagonal distance

@@ -12,7 +12,7 @@ use super::{
     check_cols, check_finite, contiguous, kernel_gram, par_row_chunks, row_major, row_major_mut, row_sq_norms, Kernel,
     CHUNK_ROWS,
 };
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::interrupt::{run_interruptible, Interrupt};
 use crate::invalid;
 
@@ -36,7 +36,7 @@ fn symmetric_eigen(w: &Array2<f64>, interrupt: &dyn Interrupt) -> Result<(Vec<f6
             .map(|_| ((0..c).map(|i| s[i]).collect::<Vec<f64>>(), u))
             .map_err(|e| format!("{e:?}"))
     })?
-    .or_else(|e| invalid!("eigendecomposition of the landmark kernel matrix failed: {e}"))
+    .map_err(|e| Error::InvalidInput(format!("eigendecomposition of the landmark kernel matrix failed: {e}")))
 }
 
 /// Nyström normalization matrix from the landmarks (eq. 16-18).
@@ -92,7 +92,7 @@ pub fn nystroem_normalization(
                     n[j * c + i] = v;
                 }
             }
-            Array2::from_shape_vec((c, c), n).or_else(|e| invalid!("internal shape error: {e}"))
+            Array2::from_shape_vec((c, c), n).map_err(|e| Error::InvalidInput(format!("internal shape error: {e}")))
         }
         Some(k) => {
             let top = vals.last().copied().unwrap_or(0.0).max(0.0);
@@ -148,5 +148,5 @@ pub fn nystroem_transform(
         kernel.finish(&mut kb, xnc, &zn);
         matmul(row_major_mut(chunk, rows, k), Accum::Replace, row_major(&kb, rows, c), nt, 1.0, Par::Seq);
     })?;
-    Array2::from_shape_vec((n, k), out).or_else(|e| invalid!("internal shape error: {e}"))
+    Array2::from_shape_vec((n, k), out).map_err(|e| Error::InvalidInput(format!("internal shape error: {e}")))
 }

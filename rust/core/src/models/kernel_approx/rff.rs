@@ -5,7 +5,7 @@ use faer::{Accum, Par};
 use ndarray::{Array2, ArrayView1, ArrayView2};
 
 use super::{check_finite, contiguous, fastmath, par_row_chunks, row_major, row_major_mut, CHUNK_ROWS};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::interrupt::Interrupt;
 use crate::invalid;
 
@@ -45,5 +45,5 @@ pub fn random_fourier_transform(
             fastmath::cos_shift_scale_in_place(row, &b, scale);
         }
     })?;
-    Array2::from_shape_vec((n, m), out).or_else(|e| invalid!("internal shape error: {e}"))
+    Array2::from_shape_vec((n, m), out).map_err(|e| Error::InvalidInput(format!("internal shape error: {e}")))
 }

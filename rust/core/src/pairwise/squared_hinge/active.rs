@@ -71,6 +71,7 @@ pub(super) fn build_active(s: &[f64], desc: &mut [u32], hi: &mut [u32], lo: &mut
 /// The two sweeps over one query. `level[k]` in `0..n_levels`, `vals[k]` is accumulated.
 /// `upper(k, cnt, sum, sumsq)` receives the sums over the active partners below row `k`,
 /// `lower(k, cnt, sum, sumsq)` those over the active partners above it.
+// The cached active-set arrays of one query, its values and the two callbacks.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn sweep(
     desc: &[u32],

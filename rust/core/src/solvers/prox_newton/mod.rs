@@ -104,7 +104,7 @@ impl<P: Penalty + ?Sized> Subproblem<'_, P> {
             let mut max_change = 0.0_f64;
             for a in 0..k {
                 let haa = self.h[a * k + a];
-                if !(haa > 0.0) {
+                if haa.is_nan() || haa <= 0.0 {
                     continue;
                 }
                 let z = self.w[a] + d[a];
@@ -192,7 +192,7 @@ pub fn prox_newton<D: SecondOrder + ?Sized, P: Penalty + ?Sized>(
 ) -> Result<ProxNewtonResult> {
     let n = datafit.n_features();
     check_initial_point(w0, n)?;
-    if !(opts.kkt_tol >= 0.0) {
+    if opts.kkt_tol.is_nan() || opts.kkt_tol < 0.0 {
         return invalid!("tol must be >= 0, got {}", opts.kkt_tol);
     }
     let mut w = w0.to_vec();
@@ -284,7 +284,7 @@ pub fn prox_newton<D: SecondOrder + ?Sized, P: Penalty + ?Sized>(
             .zip(&gw)
             .map(|((&j, &dj), &g)| g * dj + (penalty.value_coord(j, w[j] + dj) - penalty.value_coord(j, w[j])))
             .sum();
-        if !(decrease < 0.0) {
+        if decrease.is_nan() || decrease >= 0.0 {
             // No descent direction left within rounding: w is as good as this model gets.
             break;
         }

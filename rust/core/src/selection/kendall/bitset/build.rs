@@ -82,8 +82,8 @@ unsafe fn build_column_avx2(col: &[f64], n: usize, untied: &mut [u64], gt: &mut 
     assert!(col.len() >= n + 3);
     let mut wr = BitWriter::new(untied, gt, stride);
     let p = col.as_ptr();
-    for i in 0..n.saturating_sub(1) {
-        let vi = _mm256_set1_pd(col[i]);
+    for (i, &xi) in col[..n.saturating_sub(1)].iter().enumerate() {
+        let vi = _mm256_set1_pd(xi);
         let mut j = i + 1;
         let (mut u, mut g, mut len) = (0u64, 0u64, 0u32);
         while j < n {
