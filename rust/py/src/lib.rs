@@ -1,26 +1,21 @@
 //! `rankselect._core`: thin PyO3 bindings over `rankselect-core`.
 //!
-//! Each concept has its own file with a `register` function; arrays cross the boundary
+//! The folders mirror the core's concerns (`data/`, `models/`, `selection/`; `metrics`,
+//! `pairwise`, `solvers`, `shards`); each binding file has a `register` function; arrays cross the boundary
 //! zero-copy through rust-numpy, kernels run with the GIL released (`Python::detach`),
 //! and core errors become `ValueError` / `OSError` / `KeyboardInterrupt`.
 
 use pyo3::prelude::*;
 
-mod cost_greedy;
+mod arrays;
+mod data;
 mod errors;
-mod greedy_rls;
-mod groups;
-mod importance;
-mod kendall;
-mod kernel_approx;
-mod letor;
 mod metrics;
+mod models;
 mod pairwise;
-mod rankrls;
-mod ranksvm;
+mod selection;
 mod shards;
-mod solver;
-mod sparse;
+mod solvers;
 mod threads;
 
 #[pymodule]
@@ -50,19 +45,12 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
             )))
         }
     }
-    groups::register(m)?;
-    importance::register(m)?;
-    kendall::register(m)?;
+    data::register(m)?;
     metrics::register(m)?;
-    letor::register(m)?;
-    rankrls::register(m)?;
-    greedy_rls::register(m)?;
-    cost_greedy::register(m)?;
     pairwise::register(m)?;
-    ranksvm::register(m)?;
-    kernel_approx::register(m)?;
-    solver::register(m)?;
-    sparse::register(m)?;
+    solvers::register(m)?;
+    models::register(m)?;
+    selection::register(m)?;
     shards::register(m)?;
     Ok(())
 }

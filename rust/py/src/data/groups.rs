@@ -1,10 +1,11 @@
 //! Bindings of `rankselect_core::data::groups`.
 
-use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
+use numpy::{IntoPyArray, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
 use rankselect_core::data::groups::center_rows;
 use rankselect_core::{QueryGroups, QueryOffsets};
 
+use crate::arrays::{PyMat, PyVec};
 use crate::errors::IntoPyResult;
 
 /// The binding's one check of query offsets: every `_core` entry point that takes `offsets`
@@ -19,11 +20,10 @@ pub fn query_offsets(offsets: &PyReadonlyArray1<'_, usize>) -> PyResult<QueryOff
 /// Stable grouping of rows by qid: rows of query q are perm[offsets[q]:offsets[q+1]],
 /// queries in order of first appearance, rows in input order.
 #[pyfunction]
-#[allow(clippy::type_complexity)]
 fn group_queries<'py>(
     py: Python<'py>,
     qid: PyReadonlyArray1<'py, i64>,
-) -> PyResult<(Bound<'py, PyArray1<usize>>, Bound<'py, PyArray1<usize>>, Bound<'py, PyArray1<i64>>)> {
+) -> PyResult<(PyVec<'py, usize>, PyVec<'py, usize>, PyVec<'py, i64>)> {
     let qid = qid.as_slice()?.to_vec();
     let g = py.detach(move || QueryGroups::from_qid(&qid));
     Ok((g.perm.into_pyarray(py), g.offsets.into_vec().into_pyarray(py), g.ids.into_pyarray(py)))
@@ -38,7 +38,7 @@ fn center_by_query<'py>(
     py: Python<'py>,
     x: PyReadonlyArray2<'py, f64>,
     offsets: PyReadonlyArray1<'py, usize>,
-) -> PyResult<Bound<'py, PyArray2<f64>>> {
+) -> PyResult<PyMat<'py, f64>> {
     let off = query_offsets(&offsets)?;
     off.check_rows(x.as_array().nrows(), "x").py()?;
     let mut a = x.as_array().to_owned();

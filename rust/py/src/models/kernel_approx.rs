@@ -2,10 +2,11 @@
 //! Arrays are validated (shapes, dtype float64) by the Python layer; shape mismatches
 //! still come back as `ValueError` from the core.
 
-use numpy::{IntoPyArray, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
+use numpy::{IntoPyArray, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
 use rankselect_core::models::kernel_approx::{self, Kernel};
 
+use crate::arrays::PyMat;
 use crate::errors::{opt_count_arg, python_interrupt, IntoPyResult};
 
 /// kernel_matrix(X, Y, kernel, gamma, coef0, degree) -> K (n, c), K[i, j] = k(X[i], Y[j])
@@ -19,7 +20,7 @@ fn kernel_matrix<'py>(
     gamma: f64,
     coef0: f64,
     degree: f64,
-) -> PyResult<Bound<'py, PyArray2<f64>>> {
+) -> PyResult<PyMat<'py, f64>> {
     let kernel = Kernel::from_name(kernel, gamma, coef0, degree).py()?;
     let (x, y) = (x.as_array(), y.as_array());
     let out = py
@@ -44,7 +45,7 @@ fn nystroem_normalization<'py>(
     coef0: f64,
     degree: f64,
     rank: Option<Bound<'py, PyAny>>,
-) -> PyResult<Bound<'py, PyArray2<f64>>> {
+) -> PyResult<PyMat<'py, f64>> {
     let kernel = Kernel::from_name(kernel, gamma, coef0, degree).py()?;
     let rank = opt_count_arg(rank.as_ref(), "rank")?;
     let z = landmarks.as_array();
@@ -60,6 +61,7 @@ fn nystroem_normalization<'py>(
 /// nystroem_transform(X, landmarks, normalization, kernel, gamma, coef0, degree) -> K(X, L) Nᵀ
 #[pyfunction]
 #[pyo3(signature = (x, landmarks, normalization, kernel, gamma, coef0, degree))]
+// A binding takes its Python signature as is: one argument per parameter.
 #[allow(clippy::too_many_arguments)]
 fn nystroem_transform<'py>(
     py: Python<'py>,
@@ -70,7 +72,7 @@ fn nystroem_transform<'py>(
     gamma: f64,
     coef0: f64,
     degree: f64,
-) -> PyResult<Bound<'py, PyArray2<f64>>> {
+) -> PyResult<PyMat<'py, f64>> {
     let kernel = Kernel::from_name(kernel, gamma, coef0, degree).py()?;
     let (x, z, n) = (x.as_array(), landmarks.as_array(), normalization.as_array());
     let out = py
@@ -89,7 +91,7 @@ fn random_fourier_transform<'py>(
     x: PyReadonlyArray2<'py, f64>,
     weights: PyReadonlyArray2<'py, f64>,
     offset: PyReadonlyArray1<'py, f64>,
-) -> PyResult<Bound<'py, PyArray2<f64>>> {
+) -> PyResult<PyMat<'py, f64>> {
     let (x, w, b) = (x.as_array(), weights.as_array(), offset.as_array());
     let out = py
         .detach(|| {

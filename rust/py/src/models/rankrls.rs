@@ -1,11 +1,12 @@
 //! Bindings of `rankselect_core::models::rankrls`: RankRLS, exact LQO predictions, alpha paths.
 
-use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
+use numpy::{IntoPyArray, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
 use rankselect_core::models::rankrls;
 
+use crate::arrays::{PyMat, PyVec};
+use crate::data::groups::query_offsets;
 use crate::errors::{python_interrupt, IntoPyResult};
-use crate::groups::query_offsets;
 
 /// rankrls_fit(X, y, offsets, alpha) -> coef
 ///
@@ -17,7 +18,7 @@ fn rankrls_fit<'py>(
     y: PyReadonlyArray1<'py, f64>,
     offsets: PyReadonlyArray1<'py, usize>,
     alpha: f64,
-) -> PyResult<Bound<'py, PyArray1<f64>>> {
+) -> PyResult<PyVec<'py, f64>> {
     let off = query_offsets(&offsets)?;
     let xv = x.as_array();
     let yv = y.as_slice()?;
@@ -26,19 +27,21 @@ fn rankrls_fit<'py>(
     Ok(w.into_pyarray(py))
 }
 
+/// What `rankrls_lqo` returns: `(coef, predictions, residuals, lqo_error)`.
+type LqoOut<'py> = (PyVec<'py, f64>, PyVec<'py, f64>, PyVec<'py, f64>, f64);
+
 /// rankrls_lqo(X, y, offsets, alpha) -> (coef, predictions, residuals, error)
 ///
 /// Exact leave-query-out predictions (grouped order) of the model trained without each
 /// row's query, and the query-centred hold-out residuals.
 #[pyfunction]
-#[allow(clippy::type_complexity)]
 fn rankrls_lqo<'py>(
     py: Python<'py>,
     x: PyReadonlyArray2<'py, f64>,
     y: PyReadonlyArray1<'py, f64>,
     offsets: PyReadonlyArray1<'py, usize>,
     alpha: f64,
-) -> PyResult<(Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>, f64)> {
+) -> PyResult<LqoOut<'py>> {
     let off = query_offsets(&offsets)?;
     let xv = x.as_array();
     let yv = y.as_slice()?;
@@ -55,7 +58,7 @@ fn rankrls_alpha_path<'py>(
     y: PyReadonlyArray1<'py, f64>,
     offsets: PyReadonlyArray1<'py, usize>,
     alphas: PyReadonlyArray1<'py, f64>,
-) -> PyResult<(Bound<'py, PyArray1<f64>>, Bound<'py, PyArray2<f64>>)> {
+) -> PyResult<(PyVec<'py, f64>, PyMat<'py, f64>)> {
     let off = query_offsets(&offsets)?;
     let xv = x.as_array();
     let yv = y.as_slice()?;

@@ -5,9 +5,9 @@ use pyo3::prelude::*;
 use rankselect_core::models::ranksvm::{fit, RankSvmParams};
 use rankselect_core::solvers::SolverResult as CoreResult;
 
+use crate::data::groups::query_offsets;
 use crate::errors::{count_arg, python_interrupt, IntoPyResult};
-use crate::groups::query_offsets;
-use crate::solver::SolverResult;
+use crate::solvers::SolverResult;
 
 /// ranksvm_fit(X, y, offsets, C, tol, max_iter, max_cg_iter, w0=None)
 ///     -> (SolverResult, n_cg_iter, n_pairs)
@@ -18,6 +18,7 @@ use crate::solver::SolverResult;
 /// Ctrl-C interrupts.
 #[pyfunction]
 #[pyo3(signature = (x, y, offsets, c, tol, max_iter, max_cg_iter, w0=None))]
+// A binding takes its Python signature as is: one argument per parameter.
 #[allow(clippy::too_many_arguments)]
 fn ranksvm_fit<'py>(
     py: Python<'py>,

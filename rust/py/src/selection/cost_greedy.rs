@@ -5,9 +5,9 @@ use pyo3::prelude::*;
 use rankselect_core::selection::cost_greedy::greedy_rankrls_costs as kernel;
 use rankselect_core::selection::greedy_rls::GreedyOptions;
 
+use crate::data::groups::query_offsets;
 use crate::errors::count_arg;
-use crate::greedy_rls::{criterion_of, run_greedy, GreedyOut};
-use crate::groups::query_offsets;
+use crate::selection::greedy_rls::{criterion_of, run_greedy, GreedyOut};
 
 /// greedy_rankrls_costs(X, y, offsets, k, alpha, costs, budget, memory_limit, criterion="squared",
 ///                      tol=None, progress=None, convention="standard")
@@ -19,6 +19,7 @@ use crate::groups::query_offsets;
 #[pyfunction]
 #[pyo3(signature = (x, y, offsets, k, alpha, costs, budget, memory_limit, criterion="squared", tol=None,
                     progress=None, convention="standard"))]
+// A binding takes its Python signature as is: one argument per parameter.
 #[allow(clippy::too_many_arguments)]
 fn greedy_rankrls_costs<'py>(
     py: Python<'py>,

@@ -1,6 +1,6 @@
 //! Bindings of `rankselect_core::selection::greedy_rls`: greedy RankRLS with exact LQO selection.
 
-use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
+use numpy::{IntoPyArray, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use rankselect_core::interrupt::Interrupt;
@@ -10,8 +10,9 @@ use rankselect_core::selection::greedy_rls::{
 };
 use rankselect_core::Error;
 
+use crate::arrays::{PyMat, PyVec};
+use crate::data::groups::query_offsets;
 use crate::errors::{count_arg, python_interrupt, IntoPyResult};
-use crate::groups::query_offsets;
 
 /// The greedy criterion named `name`: `None` for the squared LQO criterion, else the ranking
 /// measure's spec with `convention` (labels `y` whose gain `2^r - 1` overflows, which would
@@ -52,6 +53,7 @@ pub(crate) fn criterion_of(name: &str, convention: &str, y: &[f64]) -> PyResult<
 /// query: such features are never candidates). `max_memory` (bytes): MemoryError before allocating caches larger than that.
 #[pyfunction]
 #[pyo3(signature = (x, y, offsets, k, alpha, criterion="squared", tol=None, progress=None, convention="standard", max_memory=None))]
+// A binding takes its Python signature as is: one argument per parameter.
 #[allow(clippy::too_many_arguments)]
 fn greedy_rankrls<'py>(
     py: Python<'py>,
@@ -77,8 +79,7 @@ fn greedy_rankrls<'py>(
 }
 
 /// What a greedy binding returns: `(selected, values, coef_path (steps, n), stop)`.
-pub(crate) type GreedyOut<'py> =
-    (Bound<'py, PyArray1<usize>>, Bound<'py, PyArray1<f64>>, Bound<'py, PyArray2<f64>>, Option<&'static str>);
+pub(crate) type GreedyOut<'py> = (PyVec<'py, usize>, PyVec<'py, f64>, PyMat<'py, f64>, Option<&'static str>);
 
 /// The plumbing every greedy binding shares: runs `kernel(interrupt, report)` with the GIL
 /// released, Ctrl-C as the interrupt, and `report(step, feature, value)` calling the Python

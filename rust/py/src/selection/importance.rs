@@ -1,12 +1,13 @@
 //! Bindings of `rankselect_core::selection::importance`.
 
-use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1, PyReadonlyArray2};
+use numpy::{IntoPyArray, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
 use rankselect_core::metrics::{Convention, Measure, MetricSpec};
 use rankselect_core::selection::importance;
 
+use crate::arrays::PyVec;
+use crate::data::groups::query_offsets;
 use crate::errors::{opt_count_arg, python_interrupt, IntoPyResult};
-use crate::groups::query_offsets;
 
 /// pairwise_accuracy(x, y, offsets, short_max=None) -> (ascending, descending, n_pairs)
 ///
@@ -14,14 +15,13 @@ use crate::groups::query_offsets;
 /// `x` and by `-x`; a tied score counts as half a misordered pair.
 #[pyfunction]
 #[pyo3(signature = (x, y, offsets, short_max=None))]
-#[allow(clippy::type_complexity)]
 fn pairwise_accuracy<'py>(
     py: Python<'py>,
     x: PyReadonlyArray2<'py, f64>,
     y: PyReadonlyArray1<'py, f64>,
     offsets: PyReadonlyArray1<'py, usize>,
     short_max: Option<Bound<'py, PyAny>>,
-) -> PyResult<(Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>, u64)> {
+) -> PyResult<(PyVec<'py, f64>, PyVec<'py, f64>, u64)> {
     let short_max = opt_count_arg(short_max.as_ref(), "short_max")?;
     let x = x.as_array();
     let y = y.as_array();
@@ -40,7 +40,6 @@ fn pairwise_accuracy<'py>(
 /// Mean metric of every feature of `x` (grouped, (m, n)) used as the score, by `x` and by
 /// `-x`, with pessimistic ties.
 #[pyfunction]
-#[allow(clippy::type_complexity)]
 fn metric_importance<'py>(
     py: Python<'py>,
     x: PyReadonlyArray2<'py, f64>,
@@ -48,7 +47,7 @@ fn metric_importance<'py>(
     offsets: PyReadonlyArray1<'py, usize>,
     measure: &str,
     convention: &str,
-) -> PyResult<(Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>)> {
+) -> PyResult<(PyVec<'py, f64>, PyVec<'py, f64>)> {
     let measure: Measure = measure.parse().py()?;
     let convention: Convention = convention.parse().py()?;
     let spec = MetricSpec::new(measure).with_convention(convention);

@@ -1,11 +1,12 @@
 //! Bindings of `rankselect_core::selection::kendall`.
 
-use numpy::{IntoPyArray, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
+use numpy::{IntoPyArray, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
 use rankselect_core::selection::kendall::{self, KendallOptions, Variant};
 
+use crate::arrays::PyMat;
+use crate::data::groups::query_offsets;
 use crate::errors::{opt_count_arg, python_interrupt, IntoPyResult};
-use crate::groups::query_offsets;
 
 /// kendall_similarity(x, offsets, variant, absolute, short_max=None) -> (n, n)
 ///
@@ -20,7 +21,7 @@ fn kendall_similarity<'py>(
     variant: &str,
     absolute: bool,
     short_max: Option<Bound<'py, PyAny>>,
-) -> PyResult<Bound<'py, PyArray2<f64>>> {
+) -> PyResult<PyMat<'py, f64>> {
     let short_max = opt_count_arg(short_max.as_ref(), "short_max")?;
     let opts = KendallOptions {
         variant: Variant::parse(variant).py()?,
