@@ -44,8 +44,8 @@
 //! [`per_query_many`] which ranks each query once for several metrics.
 
 //!
-//! Modules: [`spec`] (measures, conventions, ties and their names), [`query`] (one query's
-//! value), [`drivers`] (validated per-query values and means over grouped rows).
+//! Modules: `spec` (measures, conventions, ties and their names), `query` (one query's
+//! value), `drivers` (validated per-query values and means over grouped rows).
 
 mod drivers;
 mod query;

@@ -177,7 +177,7 @@ pub(super) fn max_label(labels: &[f64]) -> f64 {
 ///
 /// For ERR the maximum grade is this query's largest label; use
 /// [`query_metric_graded`] to pass the data set's.
-/// Expects labels >= 0, no NaN and `k >= 1` (as checked by [`per_query`]).
+/// Expects labels >= 0, no NaN and `k >= 1` (as checked by [`per_query`](super::per_query)).
 pub fn query_metric(spec: &MetricSpec, labels: &[f64], scores: &[f64]) -> f64 {
     query_metric_with(spec, labels, scores, &mut Scratch::new())
 }

@@ -11,7 +11,7 @@
 //! feature leaves it unchanged, so `s̄ = [s, s]` and `Ā = [[A, A], [A, A]]` (2 × 2 blocks of
 //! the `d × d` matrix `A`); hence `wᵀĀw = (w⁺ + w⁻)ᵀ A (w⁺ + w⁻)`.
 //!
-//! Solved by [`crate::solvers::fista`] (Alg. 1 is accelerated projected gradient with Nemirovski's
+//! Solved by [`fista`](mod@crate::solvers::fista) (Alg. 1 is accelerated projected gradient with Nemirovski's
 //! line search, `γ = 2`, `L` starting at `L0/γ^10`): the datafit is
 //! `Sum(Doubled(Scaled(PairwiseHinge, 1/|P|)), Quadratic(Ā, λ1/2))`, the penalty
 //! `NonNegWeightedL1(λ2/s̄)` whose prox is the closed-form projection step below eq. (3).

@@ -4,8 +4,8 @@
 //! proximal Newton, and RankSVM's truncated Newton (Chen et al. 2017) all map onto it.
 //!
 //! Datafits ([`datafit`]) and penalties ([`penalty`]) are apart, skglm-style; the solvers are
-//! [`fista`], [`prox_newton`] and the reweighted-L1 outer loop for non-convex penalties
-//! ([`reweighted`]).
+//! [`fista`](mod@fista), [`prox_newton`](mod@prox_newton) and the reweighted-L1 outer loop
+//! for non-convex penalties ([`reweighted`]).
 
 pub mod datafit;
 pub mod fista;

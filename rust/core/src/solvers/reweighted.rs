@@ -3,8 +3,8 @@
 //! Minimises `F(w) = Σ_j g(|w_j|) + f(w)` for a concave, non-decreasing `g` on `[0, ∞)` by
 //! majorisation-minimisation: `g(u) ≤ g(u⁰) + g'(u⁰)(u − u⁰)`, so each outer step solves the
 //! weighted-L1 problem (Laporte et al. eq. (13)) `min_w f(w) + Σ_j β_j |w_j|` with
-//! `β_j = g'(|w_j^k|)`, warm-started at `w^k`, by any weighted-L1 solver ([`crate::solvers::fista`],
-//! Alg. 1, or [`crate::solvers::prox_newton`]). The first step uses `β = 1` (Alg. 2, line 2: the
+//! `β_j = g'(|w_j^k|)`, warm-started at `w^k`, by any weighted-L1 solver ([`fista`](mod@crate::solvers::fista),
+//! Alg. 1, or [`prox_newton`](mod@crate::solvers::prox_newton)). The first step uses `β = 1` (Alg. 2, line 2: the
 //! plain L1 problem). From the second step on, each step does not increase `F` (both solvers
 //! return an iterate that is never worse than the warm start on the majoriser).
 //!

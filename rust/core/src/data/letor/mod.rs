@@ -22,12 +22,12 @@
 //!
 //! Memory rule: before the dense matrix grows, its size (with `y`, `qid` and the comments)
 //! is compared with `max_memory`; a file whose largest feature index makes the matrix too
-//! large is refused with [`Error::Memory`](crate::error::Error::Memory) naming the sizes, the index and its line, as soon
-//! as the first rows show it (the whole file is not read first).
+//! large is refused with [`Error::Memory`](crate::Error::Memory) naming the sizes, the index
+//! and its line, as soon as the first rows show it (the whole file is not read first).
 //!
-//! Modules: [`reader`] (the reader thread, blocks cut at newlines, gzip members),
-//! [`builder`] (blocks into the dense matrix under the memory rule), [`line`] (chunks, lines
-//! and tokens), [`number`] (correctly rounded floats, feature indices, qids).
+//! Modules: `reader` (the reader thread, blocks cut at newlines, gzip members),
+//! `builder` (blocks into the dense matrix under the memory rule), `line` (chunks, lines
+//! and tokens), `number` (correctly rounded floats, feature indices, qids).
 
 use std::io;
 use std::path::Path;

@@ -19,7 +19,7 @@
 //! The element-wise `exp` (RBF) and `cos` (random features) passes use the vectorised
 //! `fastmath` routines below (a few ulp from libm).
 //!
-//! Modules: [`nystroem`], [`rff`] (random Fourier features), [`fastmath`] (the vectorised
+//! Modules: `nystroem`, `rff` (random Fourier features), `fastmath` (the vectorised
 //! `exp` and `cos`).
 
 use faer::linalg::matmul::matmul;

@@ -21,7 +21,7 @@
 //!
 //! All dense products use fixed row blocks reduced in order and sequential faer kernels, so
 //! results are bit-identical for any number of threads.
-//! Module [`blocked`] holds those products and the Cholesky helpers.
+//! Module `blocked` holds those products and the Cholesky helpers.
 
 use faer::diag::Diag;
 use faer::dyn_stack::{MemBuffer, MemStack};

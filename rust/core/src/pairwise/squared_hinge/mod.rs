@@ -22,8 +22,8 @@
 //! so results are bit-identical for any number of threads. [`ExplicitSquaredHinge`]
 //! computes the same quantities over the explicit pair list (reference and benchmark).
 //!
-//! Modules: [`active`] (the active-set sweeps), [`hessian`] (the cached generalized Hessian),
-//! [`explicit`] (the explicit-pairs reference).
+//! Modules: `active` (the active-set sweeps), `hessian` (the cached generalized Hessian),
+//! `explicit` (the explicit-pairs reference).
 
 use ndarray::ArrayView2;
 use rayon::prelude::*;

@@ -53,8 +53,8 @@
 //! Features constant within every query (zero centred column) cannot change the model:
 //! they are never candidates, and the path stops when only such features are left.
 //!
-//! Modules: [`criterion`] (how candidates compare), [`state`] (the caches and the fused
-//! update-and-scan pass), [`path`] (the selected prefix's weights and the result), [`driver`]
+//! Modules: `criterion` (how candidates compare), `state` (the caches and the fused
+//! update-and-scan pass), `path` (the selected prefix's weights and the result), `driver`
 //! (options, checks and the selection loop).
 
 mod criterion;

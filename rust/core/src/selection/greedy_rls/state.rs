@@ -299,7 +299,7 @@ fn n_off(n: usize, r0: usize) -> usize {
 }
 
 /// `C_q -= t u_q`, `U_q += h z_q`, returning `(C'_q^T U'_q, C'_q^T p_q)` in the lane order
-/// of [`dot4`](crate::linalg::dot4).
+/// of [`dot4`].
 #[inline]
 fn fused_update(c: &mut [f64], u: &mut [f64], ub: &[f64], zb: &[f64], p: &[f64], t: f64, h: f64) -> (f64, f64) {
     let n4 = c.len() - c.len() % 4;

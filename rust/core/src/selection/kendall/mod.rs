@@ -35,7 +35,7 @@
 //! threads.
 
 //!
-//! Modules: [`drivers`] (the query loop of both schemes and the similarity matrix),
+//! Modules: `drivers` (the query loop of both schemes and the similarity matrix),
 //! `bitset` and `merge` (the two exact schemes).
 
 mod bitset;

@@ -1,4 +1,4 @@
-//! Smooth data-fitting terms for the proximal solvers ([`crate::solvers::fista`]), skglm-style: a
+//! Smooth data-fitting terms for the proximal solvers ([`fista`](mod@crate::solvers::fista)), skglm-style: a
 //! datafit knows its value, gradient and an upper bound on the Lipschitz constant of its
 //! gradient; penalties live in [`crate::solvers::penalty`]. Datafits compose:
 //!
@@ -13,7 +13,7 @@
 //! `crate::pairwise::squared_hinge::SquaredHinge`; its Lipschitz bound is computed here from
 //! [`pair_sq_norm_sum`].
 //!
-//! Modules: [`quadratic`] (`c · wᵀAw`), [`pairwise`] (the pairwise squared hinge and its
+//! Modules: `quadratic` (`c · wᵀAw`), `pairwise` (the pairwise squared hinge and its
 //! Lipschitz bound).
 
 use crate::error::Result;
@@ -66,7 +66,7 @@ pub(crate) fn check_initial_point(w0: &[f64], n: usize) -> Result<()> {
     Ok(())
 }
 
-/// A datafit with a (generalised) Hessian, for second-order solvers ([`crate::solvers::prox_newton`]).
+/// A datafit with a (generalised) Hessian, for second-order solvers ([`prox_newton`](mod@crate::solvers::prox_newton)).
 pub trait SecondOrder: Datafit {
     /// Writes the block `H[ws, ws]` of the (generalised) Hessian `∇²f(w)` into `out`
     /// (`|ws| × |ws|`, row-major, symmetric). Indices in `ws` may repeat.

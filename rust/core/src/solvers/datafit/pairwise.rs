@@ -58,7 +58,7 @@ pub fn pair_sq_norm_sum(x: ArrayView2<f64>, y: &[f64], offsets: &[usize]) -> f64
 }
 
 /// The pairwise squared hinge `L(w) = Σ_{(i,j)∈P} max(0, 1 − wᵀ(x_i − x_j))²` of
-/// [`SquaredHinge`] as a [`Datafit`] (unscaled; wrap it in [`Scaled`] for `C·L(w)`,
+/// [`SquaredHinge`] as a [`Datafit`] (unscaled; wrap it in [`Scaled`](super::Scaled) for `C·L(w)`,
 /// Laporte et al. eq. (7), or `(1/|P|)·L(w)`, Lai et al. eq. (2)). Lipschitz bound
 /// `2·Σ_p ||x_i − x_j||²` (Laporte et al. Proposition 1 with the factor 2 of the squared
 /// hinge; Lai et al. Theorem 1 bounds the same sum by `2d·||·||∞²` per pair).

@@ -26,7 +26,7 @@
 //!
 //! For sparse RankSVM (Laporte et al. eq. (7), (12)) the pairwise squared hinge is piecewise
 //! quadratic and its generalised Hessian is exact on each piece: the method needs a handful
-//! of outer steps where FISTA (Laporte et al. Alg. 1, [`crate::solvers::fista`]) needs thousands of
+//! of outer steps where FISTA (Laporte et al. Alg. 1, [`fista`](mod@crate::solvers::fista)) needs thousands of
 //! gradient steps at weak regularisation. Each outer step costs one Hessian block,
 //! O(|W|·(m log n_q + m|W|)), plus one loss evaluation per line-search trial.
 use crate::error::Result;

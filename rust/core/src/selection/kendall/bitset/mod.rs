@@ -5,14 +5,15 @@
 //! `D = popcount(untied_a & untied_b & (gt_a ^ gt_b))`, so `C = U - D`: a feature pair
 //! costs `O(n0 / 64)` word operations. The order and orientation of the pairs only have to
 //! be the same for every feature of a query: row-major over `i < j`, or, for the AVX2 build
-//! of queries up to [`RANKED_MAX`] documents, the circular order of [`circular_diagonals`].
+//! of queries up to [`RANKED_MAX`](build::RANKED_MAX) documents, the circular order of
+//! [`circular_diagonals`](build::circular_diagonals).
 //!
 //! [`BitBatch`] holds the bitsets of a batch of queries (built in parallel over queries);
 //! [`BitBatch::add_row`] adds, for one feature `a`, every pair `(a, b)`, `b >= a`, of every
 //! query of the batch to running sums in query order (rows run in parallel, so the sums do
 //! not depend on the number of threads). Both are compiled twice, with and without AVX2.
 //!
-//! Modules: [`build`] (a column's bitsets, scalar and AVX2), [`count`] (pair counts and the
+//! Modules: `build` (a column's bitsets, scalar and AVX2), `count` (pair counts and the
 //! rows of the similarity matrix from a batch).
 
 use std::ops::Range;
