@@ -27,6 +27,7 @@ use crate::error::{check_memory, Result};
 use crate::invalid;
 use crate::linalg::{axpy, dot4, sq_norm_axpy};
 use crate::metrics::{query_metric_with, MetricSpec, Scratch};
+use crate::selection::greedy_rls::update_residuals;
 
 /// The caches of one shard (feature-major, as in [`crate::selection::greedy_rls::GreedyState`]).
 pub struct GreedyShard {
@@ -189,18 +190,7 @@ impl GreedyShard {
         let offsets = &self.offsets;
         let ub = self.c[b * m..(b + 1) * m].to_vec();
         let zb = self.u[b * m..(b + 1) * m].to_vec();
-        let mut s1 = Vec::with_capacity(offsets.len() - 1);
-        let mut f = Vec::with_capacity(offsets.len() - 1);
-        for w in offsets.windows(2) {
-            let (s, e) = (w[0], w[1]);
-            let s1q = dot4(&ub[s..e], &zb[s..e]);
-            let s2q = dot4(&ub[s..e], &self.p[s..e]);
-            let fq = c / (1.0 - c * s1q);
-            let g = fq * (s2q - d * s1q) - d;
-            axpy(g, &zb[s..e], &mut self.p[s..e]);
-            s1.push(s1q);
-            f.push(fq);
-        }
+        let (s1, f) = update_residuals(&ub, &zb, &mut self.p, offsets, c, d);
         axpy(-d, &ub, &mut self.a);
         self.c.par_chunks_mut(m.max(1)).zip(self.u.par_chunks_mut(m.max(1))).enumerate().for_each(|(i, (ci, ui))| {
             if i == b || skip[i] {

@@ -69,4 +69,5 @@ pub(crate) use self::driver::{below_min_improvement, better, check_cache_memory,
 pub use self::driver::{greedy_rankrls, GreedyOptions};
 pub(crate) use self::path::PrimalPath;
 pub use self::path::{GreedyPath, Stop};
+pub(crate) use self::state::update_residuals;
 pub use self::state::{state_bytes, GreedyState, Step, CHUNK_ROWS};

@@ -201,18 +201,7 @@ impl GreedyState {
         let zb = self.column(&self.u, b);
         let c = 1.0 / (1.0 + self.mm[(b, b)]);
         let d = c * self.r[b];
-        let nq = self.offsets.len() - 1;
-        let (mut s1, mut f) = (Vec::with_capacity(nq), Vec::with_capacity(nq));
-        for w in self.offsets.windows(2) {
-            let (s, e) = (w[0], w[1]);
-            let s1q = dot4(&ub[s..e], &zb[s..e]);
-            let s2q = dot4(&ub[s..e], &self.p[s..e]);
-            let fq = c / (1.0 - c * s1q);
-            let g = fq * (s2q - d * s1q) - d;
-            axpy(g, &zb[s..e], &mut self.p[s..e]);
-            s1.push(s1q);
-            f.push(fq);
-        }
+        let (s1, f) = update_residuals(&ub, &zb, &mut self.p, &self.offsets, c, d);
         let mb: Vec<f64> = (0..n).map(|i| self.mm[(b, i)]).collect();
         let t: Vec<f64> = mb.iter().map(|v| c * v).collect();
         for j in 0..n {
@@ -291,6 +280,34 @@ impl GreedyState {
             })
             .collect()
     }
+}
+
+/// The per-query part of adding feature `b` (module docs of [`super`]): with `u = C_b`,
+/// `z = U_b`, `c = 1/(1 + M_bb)` and `d = c r_b`, per query `s1_q = u_q^T z_q`,
+/// `f_q = c / (1 - c s1_q)` and `p_q += (f_q (u_q^T p_q - d s1_q) - d) z_q`. Returns the
+/// `s1_q` and `f_q`. The one definition for the in-memory kernel and the query shards
+/// ([`crate::shards::greedy_shard`]).
+pub(crate) fn update_residuals(
+    ub: &[f64],
+    zb: &[f64],
+    p: &mut [f64],
+    offsets: &[usize],
+    c: f64,
+    d: f64,
+) -> (Vec<f64>, Vec<f64>) {
+    let nq = offsets.len() - 1;
+    let (mut s1, mut f) = (Vec::with_capacity(nq), Vec::with_capacity(nq));
+    for w in offsets.windows(2) {
+        let (s, e) = (w[0], w[1]);
+        let s1q = dot4(&ub[s..e], &zb[s..e]);
+        let s2q = dot4(&ub[s..e], &p[s..e]);
+        let fq = c / (1.0 - c * s1q);
+        let g = fq * (s2q - d * s1q) - d;
+        axpy(g, &zb[s..e], &mut p[s..e]);
+        s1.push(s1q);
+        f.push(fq);
+    }
+    (s1, f)
 }
 
 /// Offset of row `r0`'s chunk block in a chunk-major cache.
