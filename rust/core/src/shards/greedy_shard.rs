@@ -1,9 +1,9 @@
 //! Greedy RankRLS over query shards (Pahikkala et al. 2010, Algorithm 1, split by rows).
 //!
-//! Every quantity of [`crate::selection::greedy_rls`] is either per row (the caches `Xc`, `C = G Xc`,
-//! `U = blockdiag(B_q) C`, `a`, `p`), per query (`s1_q`, `s2_q`, `f_q`, `g_q`: they only read
-//! the rows of query `q`) or a sum over rows (`v^T C_i`, `v^T a`, `v_b^T C_i`, the LQO error
-//! `sum_q ||p'_q||^2`). A shard holding whole queries therefore keeps the caches of its own
+//! Every quantity of [`crate::selection::greedy_rls`] is either per row (the caches `Xc`,
+//! `C = G Xc`, `U = blockdiag(B_q) C`, `a`, `p`), per query (`s1_q`, `s2_q`, `f_q`, `g_q`:
+//! they only read the rows of query `q`) or a sum over rows (`v^T C_i`, `v^T a`, `v_b^T C_i`,
+//! the LQO error `sum_q ||p'_q||^2`). A shard holding whole queries therefore keeps the caches of its own
 //! rows, and a step needs only sums of per-shard partial sums, O(n) numbers per shard:
 //!
 //! ```text
@@ -13,8 +13,10 @@
 //! 4. add:    every shard applies the Sherman-Morrison update with (b, c_b, d_b, t)
 //! ```
 //!
-//! The formulas are those of the module docs of [`crate::selection::greedy_rls`]; with a single shard
-//! every number is computed by the same operations in the same order as there. Each shard
+//! The formulas are those of the module docs of [`crate::selection::greedy_rls`], with the
+//! same per-query step (`update_residuals`) and the same four-lane sums ([`dot4`]); the
+//! in-memory kernel keeps `M = Xc^T G Xc` and `r` instead of `Xc`, so its per-feature sums are
+//! formed in another order and the two agree to rounding (the same selections). Each shard
 //! state is a pure function of its rows and of the broadcast history `(b, c_b, d_b, t)` of
 //! the steps so far, so a lost shard is rebuilt exactly by replaying that history.
 
