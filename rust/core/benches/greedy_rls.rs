@@ -3,7 +3,7 @@
 //! m = 60,000 rows in 500 queries of 120, n = 136.
 use criterion::{criterion_group, criterion_main, Criterion};
 use ndarray::Array2;
-use rankselect_core::greedy_rls::{GreedyState, Squared};
+use rankselect_core::selection::greedy_rls::{GreedyState, Squared};
 
 fn problem(m: usize, n: usize) -> (Array2<f64>, Vec<f64>, rankselect_core::QueryOffsets) {
     let mut s = 0x9E3779B97F4A7C15u64;

@@ -3,8 +3,10 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use ndarray::Array2;
-use rankselect_core::kendall::{kendall_similarity, merge_counts, FeatureOrder, KendallOptions, MergeScratch, Variant};
-use rankselect_core::NoInterrupt;
+use rankselect_core::selection::kendall::{
+    kendall_similarity, merge_counts, FeatureOrder, KendallOptions, MergeScratch, Variant,
+};
+use rankselect_core::{NoInterrupt, QueryOffsets};
 
 /// Deterministic pseudo-random data with ties (no rand dependency in the core).
 fn data(rows: usize, features: usize, seed: u64) -> Array2<f64> {
@@ -28,11 +30,11 @@ fn similarity(c: &mut Criterion) {
     for &len in &[16usize, 64, 128, 512] {
         let nq = (1 << 14) / len;
         let x = data(nq * len, 46, len as u64);
-        let offsets: Vec<usize> = (0..=nq).map(|q| q * len).collect();
+        let offsets = QueryOffsets::from_sizes(&vec![len; nq]);
         for (name, short_max) in [("bitset", usize::MAX), ("merge", 0)] {
             let opts = KendallOptions { variant: Variant::TauB, absolute: false, short_max };
             g.bench_with_input(BenchmarkId::new(name, len), &len, |b, _| {
-                b.iter(|| kendall_similarity(x.view(), &rankselect_core::QueryOffsets::new((&offsets).to_vec()).unwrap(), &opts, &NoInterrupt).unwrap())
+                b.iter(|| kendall_similarity(x.view(), &offsets, &opts, &NoInterrupt).unwrap())
             });
         }
     }

@@ -5,7 +5,7 @@ use std::fmt::Write;
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use rankselect_core::letor::{parse_letor, Letor, LetorOptions};
+use rankselect_core::data::letor::{parse_letor, Letor, LetorOptions};
 use rankselect_core::NoInterrupt;
 
 /// Deterministic pseudo-random text (xorshift), no rand dependency.

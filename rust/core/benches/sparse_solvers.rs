@@ -4,10 +4,10 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use ndarray::Array2;
-use rankselect_core::datafit::{PairwiseHinge, Scaled};
-use rankselect_core::fista::{fista, FistaOptions};
-use rankselect_core::penalty::L1;
-use rankselect_core::prox_newton::{prox_newton, ProxNewtonOptions};
+use rankselect_core::solvers::datafit::{PairwiseHinge, Scaled};
+use rankselect_core::solvers::fista::{fista, FistaOptions};
+use rankselect_core::solvers::penalty::L1;
+use rankselect_core::solvers::prox_newton::{prox_newton, ProxNewtonOptions};
 use rankselect_core::NoInterrupt;
 
 fn lcg(state: &mut u64) -> f64 {
@@ -42,7 +42,7 @@ fn bench(c: &mut Criterion) {
     group.sample_size(10);
     let (x, y, offsets) = data(200, 25, 46);
     for &cc in &[1e-3, 1e-1] {
-        let qo_ = rankselect_core::QueryOffsets::new((&offsets).to_vec()).unwrap();
+        let qo_ = rankselect_core::QueryOffsets::new(offsets.clone()).unwrap();
         let f = Scaled::new(PairwiseHinge::new(x.view(), &y, &qo_).unwrap(), cc).unwrap();
         let pen = L1::new(1.0).unwrap();
         let w0 = vec![0.0; 46];

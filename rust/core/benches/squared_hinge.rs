@@ -3,8 +3,8 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use ndarray::Array2;
-use rankselect_core::pairs::preference_pairs;
-use rankselect_core::squared_hinge::{ExplicitSquaredHinge, SquaredHinge};
+use rankselect_core::pairwise::pairs::preference_pairs;
+use rankselect_core::pairwise::squared_hinge::{ExplicitSquaredHinge, SquaredHinge};
 
 fn lcg(state: &mut u64) -> f64 {
     *state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
@@ -27,23 +27,17 @@ fn bench(c: &mut Criterion) {
     for &(nq, docs) in &[(400usize, 20usize), (8, 1000)] {
         let (x, y, offsets, w) = data(nq, docs, 46);
         let mut g = vec![0.0; 46];
-        let qo_ = rankselect_core::QueryOffsets::new((&offsets).to_vec()).unwrap();
+        let qo_ = rankselect_core::QueryOffsets::new(offsets.clone()).unwrap();
         let imp = SquaredHinge::new(x.view(), &y, &qo_).unwrap();
         let label = format!("{nq}x{docs}");
-        group.bench_with_input(BenchmarkId::new("implicit", &label), &(), |b, _| {
-            b.iter(|| imp.value_grad(&w, &mut g))
-        });
-        let qo_ = rankselect_core::QueryOffsets::new((&offsets).to_vec()).unwrap();
+        group.bench_with_input(BenchmarkId::new("implicit", &label), &(), |b, _| b.iter(|| imp.value_grad(&w, &mut g)));
+        let qo_ = rankselect_core::QueryOffsets::new(offsets.clone()).unwrap();
         let pairs = preference_pairs(&y, &qo_, None, u64::MAX).unwrap();
         let exp = ExplicitSquaredHinge::new(x.view(), &qo_, &pairs).unwrap();
-        group.bench_with_input(BenchmarkId::new("explicit", &label), &(), |b, _| {
-            b.iter(|| exp.value_grad(&w, &mut g))
-        });
+        group.bench_with_input(BenchmarkId::new("explicit", &label), &(), |b, _| b.iter(|| exp.value_grad(&w, &mut g)));
         let h = imp.hessian(&w);
         let v: Vec<f64> = (0..46).map(|k| k as f64 * 0.01).collect();
-        group.bench_with_input(BenchmarkId::new("implicit_hessp", &label), &(), |b, _| {
-            b.iter(|| h.apply(&v, &mut g))
-        });
+        group.bench_with_input(BenchmarkId::new("implicit_hessp", &label), &(), |b, _| b.iter(|| h.apply(&v, &mut g)));
     }
     group.finish();
 }

@@ -16,9 +16,9 @@ pub enum Error {
     #[error("{0}")]
     Io(#[from] std::io::Error),
     /// An allocation that grows with the data would exceed the memory limit: `what` needs
-    /// `bytes`, more than `limit`; `remedy` tells the user what to change.
-    #[error("{what} needs {} but the memory limit is {}; {remedy}", fmt_bytes(*.bytes), fmt_bytes(*.limit))]
-    Memory { what: String, bytes: u128, limit: u128, remedy: String },
+    /// `bytes`, more than `max_memory`; `remedy` tells the user what to change.
+    #[error("{what} needs {} but the memory limit is {}; {remedy}", fmt_bytes(*.bytes), fmt_bytes(*.max_memory))]
+    Memory { what: String, bytes: u128, max_memory: u128, remedy: String },
     /// The caller asked the computation to stop (Ctrl-C in Python).
     #[error("interrupted")]
     Interrupted,
@@ -35,17 +35,34 @@ pub fn fmt_bytes(bytes: u128) -> String {
         v /= 1024.0;
         u += 1;
     }
-    if u == 0 { format!("{bytes} B") } else { format!("{v:.1} {}", UNITS[u]) }
+    if u == 0 {
+        format!("{bytes} B")
+    } else {
+        format!("{v:.1} {}", UNITS[u])
+    }
 }
 
 /// The memory rule of the library: before an allocation that grows with the data, compute its
-/// size (`bytes`, exact, in u128 so that it cannot overflow) and refuse when it exceeds `limit`
+/// size (`bytes`, exact, in u128 so that it cannot overflow) and refuse when it exceeds `max_memory`
 /// (bytes; the Python layer passes `rankselect.get_config()["max_memory"]` resolved to bytes).
-pub fn check_memory(what: &str, bytes: u128, limit: u64, remedy: &str) -> Result<()> {
-    if bytes > limit as u128 {
-        return Err(Error::Memory { what: what.to_string(), bytes, limit: limit as u128, remedy: remedy.to_string() });
+pub fn check_memory(what: &str, bytes: u128, max_memory: u64, remedy: &str) -> Result<()> {
+    if bytes > max_memory as u128 {
+        return Err(Error::Memory {
+            what: what.to_string(),
+            bytes,
+            max_memory: max_memory as u128,
+            remedy: remedy.to_string(),
+        });
     }
     Ok(())
+}
+
+/// Shorthand for `Err(Error::InvalidInput(format!(...)))`.
+#[macro_export]
+macro_rules! invalid {
+    ($($arg:tt)*) => {
+        Err($crate::error::Error::InvalidInput(format!($($arg)*)))
+    };
 }
 
 #[cfg(test)]
@@ -55,16 +72,9 @@ mod tests {
     #[test]
     fn memory_rule_refuses_and_names_sizes() {
         assert!(check_memory("x", 10, 10, "r").is_ok());
-        let e = check_memory("a dense 4294967295 x 2 matrix", 34_359_738_360, 1 << 30, "use fewer features").unwrap_err();
+        let e =
+            check_memory("a dense 4294967295 x 2 matrix", 34_359_738_360, 1 << 30, "use fewer features").unwrap_err();
         let msg = e.to_string();
         assert!(msg.contains("32.0 GiB") && msg.contains("1.0 GiB") && msg.contains("use fewer features"), "{msg}");
     }
-}
-
-/// Shorthand for `Err(Error::InvalidInput(format!(...)))`.
-#[macro_export]
-macro_rules! invalid {
-    ($($arg:tt)*) => {
-        Err($crate::error::Error::InvalidInput(format!($($arg)*)))
-    };
 }

@@ -2,34 +2,35 @@
 //!
 //! No Python here: the PyO3 bindings live in the `rankselect-py` crate beside this one.
 //! Every kernel works query by query on rows grouped contiguously per query (see
-//! [`groups`]) and combines per-query terms with a deterministic reduction, so results do
-//! not depend on the number of threads.
+//! [`data::groups`]) and combines per-query terms with a deterministic reduction, so results
+//! do not depend on the number of threads.
+//!
+//! Layout, by concern:
+//! - [`data`]: query grouping and centring, the LETOR / SVMlight reader;
+//! - [`metrics`]: IR measures (NDCG, P@k, MAP, MeanNDCG, ERR) and their conventions;
+//! - [`pairwise`]: preference pairs and the pairwise squared hinge loss;
+//! - [`solvers`]: the solver contract, datafits, penalties, FISTA, proximal Newton,
+//!   reweighted L1;
+//! - [`models`]: RankRLS, RankSVM, sparse RankSVM, kernel approximation maps;
+//! - [`selection`]: greedy RankRLS (plain and cost-aware), GAS's Kendall similarity and
+//!   single-feature importance, FSMRank;
+//! - [`shards`]: per-shard pieces of the kernels for query shards (Dask);
+//! - [`linalg`]: `dot`, `axpy`, `X v`, `Xᵀ c` and the like, each with its reduction order;
+//! - [`error`], [`interrupt`]: the error type and cooperative cancellation.
 
+pub mod data;
 pub mod error;
-pub mod greedy_rls;
-pub mod cost_greedy;
-pub mod greedy_shard;
-pub mod shard_sums;
-pub mod groups;
-pub mod importance;
 pub mod interrupt;
-pub mod kendall;
+pub mod linalg;
 pub mod metrics;
-pub mod letor;
-pub mod rankrls;
-pub mod pairs;
-pub mod ranksvm;
-pub mod squared_hinge;
-pub mod kernel_approx;
+pub mod models;
+pub mod pairwise;
+pub mod selection;
+pub mod shards;
+pub mod solvers;
+#[cfg(test)]
+pub(crate) mod testing;
 
+pub use data::groups::{QueryGroups, QueryOffsets};
 pub use error::{check_memory, Error, Result};
-pub use groups::{QueryGroups, QueryOffsets};
 pub use interrupt::{Interrupt, NoInterrupt};
-pub mod datafit;
-pub mod penalty;
-pub mod fista;
-pub mod prox_newton;
-pub mod reweighted;
-pub mod fsmrank;
-pub mod solver;
-pub mod sparse_ranksvm;

@@ -43,9 +43,9 @@ pub fn count_arg(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<usize> {
     match obj.extract::<u64>() {
         Ok(v) => usize::try_from(v)
             .map_err(|_| PyValueError::new_err(format!("{name} must be at most {}, got {v}", usize::MAX))),
-        Err(e) if e.is_instance_of::<PyOverflowError>(obj.py()) => Err(PyValueError::new_err(format!(
-            "{name} must be a non-negative integer below 2**64, got {obj}"
-        ))),
+        Err(e) if e.is_instance_of::<PyOverflowError>(obj.py()) => {
+            Err(PyValueError::new_err(format!("{name} must be a non-negative integer below 2**64, got {obj}")))
+        }
         Err(_) => Err(PyTypeError::new_err(format!(
             "{name} must be an integer, got {}",
             obj.get_type().name().map(|n| n.to_string()).unwrap_or_default()

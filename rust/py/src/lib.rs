@@ -1,27 +1,22 @@
 //! `rankselect._core`: thin PyO3 bindings over `rankselect-core`.
 //!
-//! Each concept has its own file with a `register` function; arrays cross the boundary
+//! The folders mirror the core's concerns (`data/`, `models/`, `selection/`; `metrics`,
+//! `pairwise`, `solvers`, `shards`); each binding file has a `register` function; arrays cross the boundary
 //! zero-copy through rust-numpy, kernels run with the GIL released (`Python::detach`),
 //! and core errors become `ValueError` / `OSError` / `KeyboardInterrupt`.
 
 use pyo3::prelude::*;
 
+mod arrays;
+mod data;
 mod errors;
-mod greedy_rls;
-mod cost_greedy;
-mod groups;
-mod importance;
-mod kendall;
 mod metrics;
-mod letor;
-mod rankrls;
+mod models;
 mod pairwise;
-mod ranksvm;
-mod kernel_approx;
-mod solver;
-mod sparse;
-mod threads;
+mod selection;
 mod shards;
+mod solvers;
+mod threads;
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -36,7 +31,12 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
                 "rankselect could not start its thread pool ({reason}); running on one thread. \
                  Lower RAYON_NUM_THREADS or raise the process's thread/memory limits."
             );
-            PyErr::warn(py, &py.get_type::<pyo3::exceptions::PyRuntimeWarning>(), &std::ffi::CString::new(msg.clone()).unwrap_or_default(), 0)?;
+            PyErr::warn(
+                py,
+                &py.get_type::<pyo3::exceptions::PyRuntimeWarning>(),
+                &std::ffi::CString::new(msg.clone()).unwrap_or_default(),
+                0,
+            )?;
             m.add("THREAD_POOL_FALLBACK", msg)?;
         }
         Err(reason) => {
@@ -45,19 +45,12 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
             )))
         }
     }
-    groups::register(m)?;
-    importance::register(m)?;
-    kendall::register(m)?;
+    data::register(m)?;
     metrics::register(m)?;
-    letor::register(m)?;
-    rankrls::register(m)?;
-    greedy_rls::register(m)?;
-    cost_greedy::register(m)?;
     pairwise::register(m)?;
-    ranksvm::register(m)?;
-    kernel_approx::register(m)?;
-    solver::register(m)?;
-    sparse::register(m)?;
+    solvers::register(m)?;
+    models::register(m)?;
+    selection::register(m)?;
     shards::register(m)?;
     Ok(())
 }

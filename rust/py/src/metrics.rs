@@ -1,12 +1,13 @@
 //! Bindings of `rankselect_core::metrics`.
 
-use numpy::{IntoPyArray, PyArray2, PyReadonlyArray1};
+use numpy::{IntoPyArray, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use rankselect_core::metrics::{per_query_many, Convention, Measure, MetricSpec, Ties};
 
+use crate::arrays::PyMat;
+use crate::data::groups::query_offsets;
 use crate::errors::IntoPyResult;
-use crate::groups::query_offsets;
 
 /// metrics_per_query(specs, y, scores, offsets, max_grade=None) -> ndarray (n_specs, n_queries)
 ///
@@ -22,7 +23,7 @@ fn metrics_per_query<'py>(
     scores: PyReadonlyArray1<'py, f64>,
     offsets: PyReadonlyArray1<'py, usize>,
     max_grade: Option<f64>,
-) -> PyResult<Bound<'py, PyArray2<f64>>> {
+) -> PyResult<PyMat<'py, f64>> {
     let specs = specs
         .iter()
         .map(|(m, c, t)| {
@@ -36,9 +37,7 @@ fn metrics_per_query<'py>(
     let offsets = query_offsets(&offsets)?;
     let (y, scores) = (y.as_slice()?, scores.as_slice()?);
     let n_q = offsets.len().saturating_sub(1);
-    let out = py
-        .detach(|| per_query_many(&specs, y, scores, &offsets, max_grade))
-        .py()?;
+    let out = py.detach(|| per_query_many(&specs, y, scores, &offsets, max_grade)).py()?;
     let flat: Vec<f64> = out.into_iter().flatten().collect();
     let arr = numpy::ndarray::Array2::from_shape_vec((specs.len(), n_q), flat)
         .map_err(|e| PyValueError::new_err(e.to_string()))?;

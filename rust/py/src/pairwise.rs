@@ -1,21 +1,20 @@
-//! Bindings of `rankselect_core::pairs` and `rankselect_core::squared_hinge`.
+//! Bindings of `rankselect_core::pairwise::pairs` and `rankselect_core::pairwise::squared_hinge`.
 //!
 //! All functions take rows already grouped by query (`offsets`); the Python layer groups
 //! and maps indices back to input rows.
 
-use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1, PyReadonlyArray2};
+use numpy::{IntoPyArray, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
-use rankselect_core::pairs;
-use rankselect_core::squared_hinge::{ExplicitSquaredHinge, SquaredHinge};
+use rankselect_core::pairwise::pairs;
+use rankselect_core::pairwise::squared_hinge::{ExplicitSquaredHinge, SquaredHinge};
 
+use crate::arrays::{PyMat, PyVec};
+use crate::data::groups::query_offsets;
 use crate::errors::{opt_count_arg, IntoPyResult};
-use crate::groups::query_offsets;
 
 fn check_len(name: &str, got: usize, want: usize) -> PyResult<()> {
     if got != want {
-        return Err(pyo3::exceptions::PyValueError::new_err(format!(
-            "{name} has {got} entries, expected {want}"
-        )));
+        return Err(pyo3::exceptions::PyValueError::new_err(format!("{name} has {got} entries, expected {want}")));
     }
     Ok(())
 }
@@ -26,7 +25,7 @@ fn query_pair_counts<'py>(
     py: Python<'py>,
     y: PyReadonlyArray1<'py, f64>,
     offsets: PyReadonlyArray1<'py, usize>,
-) -> PyResult<Bound<'py, PyArray1<usize>>> {
+) -> PyResult<PyVec<'py, usize>> {
     let y = y.as_slice()?;
     let offsets = query_offsets(&offsets)?;
     let counts = py.detach(|| pairs::query_pair_counts(y, &offsets)).py()?;
@@ -37,19 +36,18 @@ fn query_pair_counts<'py>(
 /// grouped rows. `memory_limit`: bytes the pair lists may take (None: no limit).
 #[pyfunction]
 #[pyo3(signature = (y, offsets, max_pairs=None, memory_limit=None))]
-#[allow(clippy::type_complexity)]
 fn preference_pairs<'py>(
     py: Python<'py>,
     y: PyReadonlyArray1<'py, f64>,
     offsets: PyReadonlyArray1<'py, usize>,
     max_pairs: Option<Bound<'py, PyAny>>,
     memory_limit: Option<Bound<'py, PyAny>>,
-) -> PyResult<(Bound<'py, PyArray1<usize>>, Bound<'py, PyArray1<usize>>, Bound<'py, PyArray1<usize>>)> {
+) -> PyResult<(PyVec<'py, usize>, PyVec<'py, usize>, PyVec<'py, usize>)> {
     let y = y.as_slice()?;
     let offsets = query_offsets(&offsets)?;
     let max_pairs = opt_count_arg(max_pairs.as_ref(), "max_pairs")?;
-    let limit = opt_count_arg(memory_limit.as_ref(), "memory_limit")?.map_or(u64::MAX, |v| v as u64);
-    let p = py.detach(|| pairs::preference_pairs(y, &offsets, max_pairs, limit)).py()?;
+    let max_memory = opt_count_arg(memory_limit.as_ref(), "memory_limit")?.map_or(u64::MAX, |v| v as u64);
+    let p = py.detach(|| pairs::preference_pairs(y, &offsets, max_pairs, max_memory)).py()?;
     Ok((p.i.into_pyarray(py), p.j.into_pyarray(py), p.offsets.into_pyarray(py)))
 }
 
@@ -61,7 +59,7 @@ fn squared_hinge_value_grad<'py>(
     y: PyReadonlyArray1<'py, f64>,
     offsets: PyReadonlyArray1<'py, usize>,
     w: PyReadonlyArray1<'py, f64>,
-) -> PyResult<(f64, Bound<'py, PyArray1<f64>>)> {
+) -> PyResult<(f64, PyVec<'py, f64>)> {
     let x = x.as_array();
     let y = y.as_slice()?;
     let w = w.as_slice()?;
@@ -88,7 +86,7 @@ fn squared_hinge_hessp<'py>(
     offsets: PyReadonlyArray1<'py, usize>,
     w: PyReadonlyArray1<'py, f64>,
     v: PyReadonlyArray2<'py, f64>,
-) -> PyResult<Bound<'py, numpy::PyArray2<f64>>> {
+) -> PyResult<PyMat<'py, f64>> {
     let x = x.as_array();
     let y = y.as_slice()?;
     let w = w.as_slice()?;
@@ -115,6 +113,7 @@ fn squared_hinge_hessp<'py>(
 
 /// explicit_squared_hinge_value_grad(X, offsets, i, j, pair_offsets, w) -> (value, grad).
 #[pyfunction]
+// A binding takes its Python signature as is: one argument per parameter.
 #[allow(clippy::too_many_arguments)]
 fn explicit_squared_hinge_value_grad<'py>(
     py: Python<'py>,
@@ -124,13 +123,17 @@ fn explicit_squared_hinge_value_grad<'py>(
     j: PyReadonlyArray1<'py, usize>,
     pair_offsets: PyReadonlyArray1<'py, usize>,
     w: PyReadonlyArray1<'py, f64>,
-) -> PyResult<(f64, Bound<'py, PyArray1<f64>>)> {
+) -> PyResult<(f64, PyVec<'py, f64>)> {
     let x = x.as_array();
     let w = w.as_slice()?;
     let offsets = query_offsets(&offsets)?;
     check_len("w", w.len(), x.ncols())?;
     // The core's ExplicitSquaredHinge::new checks that the pair list describes these queries.
-    let p = pairs::Pairs { i: i.as_slice()?.to_vec(), j: j.as_slice()?.to_vec(), offsets: pair_offsets.as_slice()?.to_vec() };
+    let p = pairs::Pairs {
+        i: i.as_slice()?.to_vec(),
+        j: j.as_slice()?.to_vec(),
+        offsets: pair_offsets.as_slice()?.to_vec(),
+    };
     let (v, g) = py
         .detach(|| -> rankselect_core::Result<(f64, Vec<f64>)> {
             let loss = ExplicitSquaredHinge::new(x, &offsets, &p)?;

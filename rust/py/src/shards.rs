@@ -1,22 +1,23 @@
-//! Bindings of the query-shard kernels (`rankselect_core::greedy_shard`, `shard_sums`) used
+//! Bindings of the query-shard kernels (`rankselect_core::shards::{greedy_shard, shard_sums}`) used
 //! by `rankselect.dask`: each Dask worker calls them on its own block of whole queries.
 
-use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
+use numpy::{IntoPyArray, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use rankselect_core::greedy_shard::GreedyShard as Shard;
-use rankselect_core::kendall::{Variant, DEFAULT_SHORT_MAX};
 use rankselect_core::metrics::MetricSpec;
-use rankselect_core::shard_sums;
+use rankselect_core::selection::kendall::{Variant, DEFAULT_SHORT_MAX};
+use rankselect_core::shards::greedy_shard::GreedyShard as Shard;
+use rankselect_core::shards::shard_sums;
 
+use crate::arrays::{PyMat, PyVec};
+use crate::data::groups::query_offsets;
 use crate::errors::{count_arg, opt_count_arg, python_interrupt, IntoPyResult};
-use crate::greedy_rls::criterion_spec;
-use crate::groups::query_offsets;
+use crate::selection::greedy_rls::criterion_spec;
 
 /// GreedyShard(X, y, offsets, alpha, criterion="squared", convention="standard", limit=None)
 ///
 /// The greedy RankRLS caches of one shard of whole queries (rows grouped by `offsets`);
-/// see `rankselect_core::greedy_shard` for the step protocol.
+/// see `rankselect_core::shards::greedy_shard` for the step protocol.
 #[pyclass(module = "rankselect._core")]
 pub struct GreedyShard {
     inner: Shard,
@@ -27,6 +28,7 @@ pub struct GreedyShard {
 impl GreedyShard {
     #[new]
     #[pyo3(signature = (x, y, offsets, alpha, criterion="squared", convention="standard", limit=None))]
+    // A binding takes its Python signature as is: one argument per parameter.
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -38,7 +40,7 @@ impl GreedyShard {
         convention: &str,
         limit: Option<Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        let limit = opt_count_arg(limit.as_ref(), "limit")?.map_or(u64::MAX, |v| v as u64);
+        let max_memory = opt_count_arg(limit.as_ref(), "limit")?.map_or(u64::MAX, |v| v as u64);
         let off = query_offsets(&offsets)?;
         let (xv, yv) = (x.as_array(), y.as_slice()?);
         let spec = criterion_spec(criterion, convention, yv)?;
@@ -49,18 +51,18 @@ impl GreedyShard {
                 )));
             }
         }
-        let inner = py.detach(|| Shard::new(xv, yv, &off, alpha, limit)).py()?;
+        let inner = py.detach(|| Shard::new(xv, yv, &off, alpha, max_memory)).py()?;
         Ok(GreedyShard { inner, spec })
     }
 
     /// informative() -> bool per feature: False where the feature is constant within every
     /// query of this shard.
-    fn informative<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<bool>> {
+    fn informative<'py>(&self, py: Python<'py>) -> PyVec<'py, bool> {
         self.inner.informative().to_vec().into_pyarray(py)
     }
 
     /// dots() -> (e, h): partial sums `v_i^T C_i`, `v_i^T a` per feature.
-    fn dots<'py>(&self, py: Python<'py>) -> (Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>) {
+    fn dots<'py>(&self, py: Python<'py>) -> (PyVec<'py, f64>, PyVec<'py, f64>) {
         let (e, h) = py.detach(|| self.inner.dots());
         (e.into_pyarray(py), h.into_pyarray(py))
     }
@@ -72,14 +74,14 @@ impl GreedyShard {
         c: PyReadonlyArray1<'py, f64>,
         d: PyReadonlyArray1<'py, f64>,
         skip: PyReadonlyArray1<'py, bool>,
-    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    ) -> PyResult<PyVec<'py, f64>> {
         let (c, d, skip) = (c.as_slice()?, d.as_slice()?, skip.as_slice()?);
         let out = py.detach(|| self.inner.scan(c, d, skip, self.spec.as_ref())).py()?;
         Ok(out.into_pyarray(py))
     }
 
     /// cross(b) -> partial sums `v_b^T C_i` per feature.
-    fn cross<'py>(&self, py: Python<'py>, b: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    fn cross<'py>(&self, py: Python<'py>, b: &Bound<'py, PyAny>) -> PyResult<PyVec<'py, f64>> {
         let b = count_arg(b, "b")?;
         let out = py.detach(|| self.inner.cross(b)).py()?;
         Ok(out.into_pyarray(py))
@@ -102,7 +104,7 @@ impl GreedyShard {
     }
 
     /// coef_partial(features) -> partial sums `x_j^T a` for `j` in `features`.
-    fn coef_partial<'py>(&self, py: Python<'py>, features: Vec<Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    fn coef_partial<'py>(&self, py: Python<'py>, features: Vec<Bound<'py, PyAny>>) -> PyResult<PyVec<'py, f64>> {
         let features = features.iter().map(|f| count_arg(f, "features")).collect::<PyResult<Vec<usize>>>()?;
         Ok(self.inner.coef_partial(&features).py()?.into_pyarray(py))
     }
@@ -110,34 +112,30 @@ impl GreedyShard {
 
 /// kendall_sums(x, offsets, variant) -> (S (n, n), S_neg (n, n), n_queries_used)
 #[pyfunction]
-#[allow(clippy::type_complexity)]
 fn kendall_sums<'py>(
     py: Python<'py>,
     x: PyReadonlyArray2<'py, f64>,
     offsets: PyReadonlyArray1<'py, usize>,
     variant: &str,
-) -> PyResult<(Bound<'py, PyArray2<f64>>, Bound<'py, PyArray2<f64>>, u64)> {
+) -> PyResult<(PyMat<'py, f64>, PyMat<'py, f64>, u64)> {
     let variant = Variant::parse(variant).py()?;
     let (x, offsets) = (x.as_array(), query_offsets(&offsets)?);
-    let (s, sn, q) = py
-        .detach(|| shard_sums::kendall_sums(x, &offsets, variant, DEFAULT_SHORT_MAX, &python_interrupt()))
-        .py()?;
+    let (s, sn, q) =
+        py.detach(|| shard_sums::kendall_sums(x, &offsets, variant, DEFAULT_SHORT_MAX, &python_interrupt())).py()?;
     Ok((s.into_pyarray(py), sn.into_pyarray(py), q))
 }
 
 /// pairwise_counts(x, y, offsets) -> (E_asc (n,), E_desc (n,), n_preference_pairs), uint64
 #[pyfunction]
-#[allow(clippy::type_complexity)]
 fn pairwise_counts<'py>(
     py: Python<'py>,
     x: PyReadonlyArray2<'py, f64>,
     y: PyReadonlyArray1<'py, f64>,
     offsets: PyReadonlyArray1<'py, usize>,
-) -> PyResult<(Bound<'py, PyArray1<u64>>, Bound<'py, PyArray1<u64>>, u64)> {
+) -> PyResult<(PyVec<'py, u64>, PyVec<'py, u64>, u64)> {
     let (x, y, offsets) = (x.as_array(), y.as_array(), query_offsets(&offsets)?);
-    let (a, d, p) = py
-        .detach(|| shard_sums::pairwise_counts(x, y, &offsets, DEFAULT_SHORT_MAX, &python_interrupt()))
-        .py()?;
+    let (a, d, p) =
+        py.detach(|| shard_sums::pairwise_counts(x, y, &offsets, DEFAULT_SHORT_MAX, &python_interrupt())).py()?;
     Ok((a.into_pyarray(py), d.into_pyarray(py), p))
 }
 

@@ -1,0 +1,178 @@
+//! What to measure: [`Measure`], [`Convention`], [`Ties`], their names (parsed
+//! case-insensitively) and the check of labels whose gain overflows.
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::error::{Error, Result};
+use crate::invalid;
+
+/// Discount and relevance conventions; see the module documentation.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Convention {
+    /// Gain `2^r - 1`, discount `1/log2(i+1)`, k truncated to the query, relevant = `r > 0`.
+    #[default]
+    Standard,
+    /// LETOR 4.0's `Eval-Score-4.0.pl`: discount 1 at ranks 1-2 and `1/log2(i)` after,
+    /// NDCG@k = 0 when the query has fewer than k documents, relevant = `r >= 1`.
+    Letor,
+}
+
+/// How documents with equal scores are ordered.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Ties {
+    /// Input order (a stable sort by score, descending), as LETOR's script.
+    #[default]
+    Stable,
+    /// Lower labels first among equal scores (the worst case for the ranker).
+    Pessimistic,
+}
+
+/// What to measure. `k = None` means the whole query.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Measure {
+    Ndcg(Option<usize>),
+    Precision(usize),
+    AveragePrecision,
+    MeanNdcg,
+    Err(Option<usize>),
+}
+
+/// A metric: measure, convention and tie handling.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MetricSpec {
+    pub measure: Measure,
+    pub convention: Convention,
+    pub ties: Ties,
+}
+
+impl MetricSpec {
+    /// `measure` with the standard convention and stable ties.
+    pub fn new(measure: Measure) -> Self {
+        MetricSpec { measure, convention: Convention::Standard, ties: Ties::Stable }
+    }
+
+    /// `measure` with LETOR's conventions and stable ties (as `Eval-Score-4.0.pl`).
+    pub fn letor(measure: Measure) -> Self {
+        MetricSpec { measure, convention: Convention::Letor, ties: Ties::Stable }
+    }
+
+    pub fn with_convention(self, convention: Convention) -> Self {
+        MetricSpec { convention, ..self }
+    }
+
+    pub fn with_ties(self, ties: Ties) -> Self {
+        MetricSpec { ties, ..self }
+    }
+
+    /// Checks the cutoff: `k >= 1` when given.
+    pub fn validate(&self) -> Result<()> {
+        match self.measure {
+            Measure::Ndcg(Some(0)) | Measure::Precision(0) | Measure::Err(Some(0)) => {
+                invalid!("k must be >= 1 ({})", self.measure)
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Labels from this value on overflow the gain `2^r - 1` (and ERR's `2^max_grade`) in f64.
+pub const MAX_GAIN_LABEL: f64 = 1024.0;
+
+/// Refuses labels whose gain `2^r - 1` overflows (`r >= 1024`) for the measures that use it
+/// (NDCG, MeanNDCG, ERR): their value would be NaN. `top` is the largest label (or ERR's
+/// `max_grade`).
+pub fn check_gain_labels(spec: &MetricSpec, top: f64) -> Result<()> {
+    if spec.measure.uses_gain() && top >= MAX_GAIN_LABEL {
+        return invalid!(
+            "{}: label {top} is too large for the gain 2^r - 1 (it overflows float64 from r = 1024 on); \
+             use graded labels below 1024 (e.g. the rank of each label value)",
+            spec.measure
+        );
+    }
+    Ok(())
+}
+
+impl Measure {
+    /// Whether the metric uses the gain `2^r - 1` of the labels.
+    pub fn uses_gain(self) -> bool {
+        matches!(self, Measure::Ndcg(_) | Measure::MeanNdcg | Measure::Err(_))
+    }
+
+    /// Whether the metric needs the ideal ranking (labels sorted descending).
+    pub(super) fn needs_ideal(self) -> bool {
+        matches!(self, Measure::Ndcg(_) | Measure::MeanNdcg)
+    }
+}
+
+impl fmt::Display for Measure {
+    /// `NDCG`, `NDCG@10`, `P@5`, `MAP`, `MeanNDCG`, `ERR`, `ERR@10`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Measure::Ndcg(None) => write!(f, "NDCG"),
+            Measure::Ndcg(Some(k)) => write!(f, "NDCG@{k}"),
+            Measure::Precision(k) => write!(f, "P@{k}"),
+            Measure::AveragePrecision => write!(f, "MAP"),
+            Measure::MeanNdcg => write!(f, "MeanNDCG"),
+            Measure::Err(None) => write!(f, "ERR"),
+            Measure::Err(Some(k)) => write!(f, "ERR@{k}"),
+        }
+    }
+}
+
+impl FromStr for Measure {
+    type Err = Error;
+
+    /// Case-insensitive: `ndcg`, `ndcg@10`, `p@5` / `precision@5`, `map` / `ap`,
+    /// `meanndcg` / `mean_ndcg`, `err`, `err@10`.
+    fn from_str(s: &str) -> Result<Measure> {
+        let t = s.trim().to_ascii_lowercase();
+        let (name, k) = match t.split_once('@') {
+            Some((name, k)) => {
+                let k: usize = match k.trim().parse() {
+                    Ok(k) if k >= 1 => k,
+                    _ => return invalid!("invalid metric {s:?}: the cutoff after '@' must be an integer >= 1"),
+                };
+                (name.trim().to_string(), Some(k))
+            }
+            None => (t.clone(), None),
+        };
+        match (name.as_str(), k) {
+            ("ndcg", k) => Ok(Measure::Ndcg(k)),
+            ("p" | "precision", Some(k)) => Ok(Measure::Precision(k)),
+            ("map" | "ap", None) => Ok(Measure::AveragePrecision),
+            ("meanndcg" | "mean_ndcg", None) => Ok(Measure::MeanNdcg),
+            ("err", k) => Ok(Measure::Err(k)),
+            ("p" | "precision", None) => invalid!("invalid metric {s:?}: precision needs a cutoff, e.g. 'p@10'"),
+            _ => invalid!(
+                "invalid metric {s:?}: expected one of ndcg, ndcg@K, p@K, precision@K, map, ap, meanndcg, err, err@K"
+            ),
+        }
+    }
+}
+
+impl FromStr for Convention {
+    type Err = Error;
+
+    /// `standard` or `letor` (case-insensitive).
+    fn from_str(s: &str) -> Result<Convention> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "standard" => Ok(Convention::Standard),
+            "letor" => Ok(Convention::Letor),
+            _ => invalid!("convention must be 'standard' or 'letor', got {s:?}"),
+        }
+    }
+}
+
+impl FromStr for Ties {
+    type Err = Error;
+
+    /// `stable` or `pessimistic` (case-insensitive).
+    fn from_str(s: &str) -> Result<Ties> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "stable" => Ok(Ties::Stable),
+            "pessimistic" => Ok(Ties::Pessimistic),
+            _ => invalid!("ties must be 'stable' or 'pessimistic', got {s:?}"),
+        }
+    }
+}

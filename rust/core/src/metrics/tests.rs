@@ -1,0 +1,150 @@
+use super::*;
+use crate::error::Error;
+use crate::testing::qo;
+
+#[test]
+fn labels_overflowing_the_gain_are_refused() {
+    let y = [1024.0, 0.0, 3.0];
+    let s = [0.3, 0.2, 0.1];
+    for m in [Measure::Ndcg(Some(10)), Measure::MeanNdcg, Measure::Err(None)] {
+        let e = per_query(&MetricSpec::new(m), &y, &s, &qo(&[0, 3])).unwrap_err().to_string();
+        assert!(e.contains("label 1024") && e.contains("overflows"), "{e}");
+    }
+    // 1023 still works, and measures without the gain accept any label.
+    let v = per_query(&MetricSpec::new(Measure::Ndcg(None)), &[1023.0, 0.0], &[0.0, 1.0], &qo(&[0, 2])).unwrap();
+    assert!(v[0].is_finite());
+    assert!(per_query(&MetricSpec::new(Measure::AveragePrecision), &y, &s, &qo(&[0, 3])).is_ok());
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() < 1e-12
+}
+
+#[test]
+fn parse_measures() {
+    assert_eq!("ndcg".parse::<Measure>().unwrap(), Measure::Ndcg(None));
+    assert_eq!("NDCG@10".parse::<Measure>().unwrap(), Measure::Ndcg(Some(10)));
+    assert_eq!("p@5".parse::<Measure>().unwrap(), Measure::Precision(5));
+    assert_eq!("Precision@5".parse::<Measure>().unwrap(), Measure::Precision(5));
+    assert_eq!("MAP".parse::<Measure>().unwrap(), Measure::AveragePrecision);
+    assert_eq!("ap".parse::<Measure>().unwrap(), Measure::AveragePrecision);
+    assert_eq!("MeanNDCG".parse::<Measure>().unwrap(), Measure::MeanNdcg);
+    assert_eq!("mean_ndcg".parse::<Measure>().unwrap(), Measure::MeanNdcg);
+    assert_eq!("err".parse::<Measure>().unwrap(), Measure::Err(None));
+    assert_eq!("ERR@3".parse::<Measure>().unwrap(), Measure::Err(Some(3)));
+    for bad in ["", "p", "p@0", "ndcg@x", "map@3", "foo", "ndcg@-1"] {
+        assert!(matches!(bad.parse::<Measure>(), Err(Error::InvalidInput(_))), "{bad}");
+    }
+    for m in ["NDCG@10", "P@5", "MAP", "MeanNDCG", "ERR", "ERR@2", "NDCG"] {
+        assert_eq!(m.parse::<Measure>().unwrap().to_string(), m);
+    }
+}
+
+/// Hand-checked LETOR example: labels in ranked order 0, 2, 1, 0 (scores distinct).
+/// gains 0, 3, 1, 0; ideal 3, 1, 0, 0.
+/// DCG@1..4 = 0, 3, 3 + 1/log2 3, same; IDCG@1..4 = 3, 4, 4, 4.
+#[test]
+fn letor_hand_example() {
+    let labels = [0.0, 2.0, 1.0, 0.0];
+    let scores = [4.0, 3.0, 2.0, 1.0];
+    let l = |m| query_metric(&MetricSpec::letor(m), &labels, &scores);
+    let d3 = 3.0 + 1.0 / 3f64.log2();
+    assert_eq!(l(Measure::Ndcg(Some(1))), 0.0);
+    assert!(close(l(Measure::Ndcg(Some(2))), 0.75));
+    assert!(close(l(Measure::Ndcg(Some(3))), d3 / 4.0));
+    assert!(close(l(Measure::Ndcg(Some(4))), d3 / 4.0));
+    assert_eq!(l(Measure::Ndcg(Some(5))), 0.0);
+    assert!(close(l(Measure::MeanNdcg), (0.0 + 0.75 + 2.0 * d3 / 4.0) / 4.0));
+    assert!(close(l(Measure::Precision(1)), 0.0));
+    assert!(close(l(Measure::Precision(3)), 2.0 / 3.0));
+    assert!(close(l(Measure::Precision(10)), 0.2));
+    assert!(close(l(Measure::AveragePrecision), (0.5 + 2.0 / 3.0) / 2.0));
+}
+
+#[test]
+fn ties_and_conventions() {
+    let labels = [0.0, 1.0, 0.5];
+    let scores = [1.0, 1.0, 0.0];
+    let p1 =
+        |c, t| query_metric(&MetricSpec { measure: Measure::Precision(1), convention: c, ties: t }, &labels, &scores);
+    assert_eq!(p1(Convention::Standard, Ties::Stable), 0.0);
+    let spec = MetricSpec::new(Measure::Precision(2)).with_ties(Ties::Pessimistic);
+    assert_eq!(query_metric(&spec, &[1.0, 0.0], &[1.0, 1.0]), 0.5);
+    // 0.5 is relevant in the standard convention only.
+    let ap = |c| query_metric(&MetricSpec::new(Measure::AveragePrecision).with_convention(c), &[0.5], &[0.0]);
+    assert_eq!(ap(Convention::Standard), 1.0);
+    assert_eq!(ap(Convention::Letor), 0.0);
+}
+
+#[test]
+fn per_query_mean_and_errors() {
+    let labels = [1.0, 0.0, 0.0, 2.0, 0.0];
+    let scores = [0.3, 0.2, 0.9, 0.1, 0.5];
+    let offsets = [0, 2, 5];
+    let spec = MetricSpec::new(Measure::AveragePrecision);
+    let v = per_query(&spec, &labels, &scores, &qo(&offsets)).unwrap();
+    assert_eq!(v, vec![1.0, 1.0 / 3.0]);
+    assert!(close(mean(&spec, &labels, &scores, &qo(&offsets)).unwrap(), 2.0 / 3.0));
+    let many = per_query_many(
+        &[
+            spec,
+            MetricSpec::new(Measure::Ndcg(Some(1))),
+            MetricSpec::new(Measure::AveragePrecision).with_ties(Ties::Pessimistic),
+        ],
+        &labels,
+        &scores,
+        &qo(&offsets),
+        None,
+    )
+    .unwrap();
+    assert_eq!(many[0], v);
+    assert_eq!(many[1], vec![1.0, 0.0]);
+    assert_eq!(many[2], v);
+    assert!(per_query(&spec, &labels, &scores[..4], &qo(&offsets)).is_err());
+    assert!(per_query(&spec, &labels, &scores, &qo(&[0, 2, 4])).is_err());
+    assert!(per_query(&spec, &[-1.0, 0.0, 0.0, 0.0, 0.0], &scores, &qo(&offsets)).is_err());
+    assert!(per_query(&MetricSpec::new(Measure::Precision(0)), &labels, &scores, &qo(&offsets)).is_err());
+    assert!(per_query(&spec, &labels, &[f64::NAN, 0.0, 0.0, 0.0, 0.0], &qo(&offsets)).is_err());
+    assert!(mean(&spec, &[], &[], &qo(&[0])).is_err());
+    assert!(per_query_graded(&MetricSpec::new(Measure::Err(None)), &labels, &scores, &qo(&offsets), Some(1.0)).is_err());
+}
+
+#[test]
+fn parallel_path_equals_query_by_query() {
+    // > PARALLEL_MIN_ROWS rows: the rayon path must give exactly the sequential values.
+    let mut state = 12345u64;
+    let mut next = || {
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (state >> 33) as usize
+    };
+    let mut offsets = vec![0usize];
+    while *offsets.last().unwrap() < 40_000 {
+        let len = 1 + next() % 60;
+        offsets.push(offsets.last().unwrap() + len);
+    }
+    let m = *offsets.last().unwrap();
+    let labels: Vec<f64> = (0..m).map(|_| (next() % 3) as f64).collect();
+    let scores: Vec<f64> = (0..m).map(|_| (next() % 7) as f64).collect();
+    for spec in [
+        MetricSpec::letor(Measure::Ndcg(Some(10))),
+        MetricSpec::new(Measure::MeanNdcg).with_ties(Ties::Pessimistic),
+        MetricSpec::new(Measure::Err(None)),
+    ] {
+        let par = per_query(&spec, &labels, &scores, &qo(&offsets)).unwrap();
+        let seq: Vec<f64> = offsets
+            .windows(2)
+            .map(|w| query_metric_graded(&spec, &labels[w[0]..w[1]], &scores[w[0]..w[1]], 2.0, &mut Scratch::new()))
+            .collect();
+        assert_eq!(par, seq);
+    }
+}
+
+#[test]
+fn err_definition() {
+    // ranked labels 2, 1 with g_max = 2: R = 3/4, 1/4.
+    let spec = MetricSpec::new(Measure::Err(None));
+    let v = query_metric(&spec, &[2.0, 1.0], &[1.0, 0.0]);
+    assert!(close(v, 0.75 + 0.25 * 0.25 / 2.0));
+    let v = per_query_graded(&spec, &[2.0, 1.0], &[1.0, 0.0], &qo(&[0, 2]), Some(4.0)).unwrap()[0];
+    assert!(close(v, 3.0 / 16.0 + (13.0 / 16.0) * (1.0 / 16.0) / 2.0));
+}

@@ -1,0 +1,176 @@
+//! The dense products of RankRLS over fixed row blocks reduced in order (sequential faer
+//! kernels inside a block), so results are bit-identical for any number of threads, with
+//! interrupt checks between waves of blocks; Cholesky factorisation and solves.
+
+use faer::dyn_stack::{MemBuffer, MemStack};
+use faer::prelude::ReborrowMut;
+use faer::{Accum, Mat, MatMut, MatRef, Par};
+use ndarray::{Array2, ArrayView2};
+use rayon::prelude::*;
+
+use crate::data::groups::{center_rows, center_vec};
+use crate::error::{Error, Result};
+use crate::interrupt::{Interrupt, NoInterrupt};
+
+/// Rows per block in the deterministic blocked products.
+pub(super) const BLOCK: usize = 2048;
+
+/// Query-centred copies `(Xc, yc)` of grouped `x` (m x n, any layout) and `y`.
+pub fn center(x: ArrayView2<f64>, y: &[f64], offsets: &[usize]) -> (Array2<f64>, Vec<f64>) {
+    let mut xc = x.as_standard_layout().into_owned();
+    center_rows(xc.view_mut(), offsets);
+    let mut yc = y.to_vec();
+    center_vec(&mut yc, offsets);
+    (xc, yc)
+}
+
+pub(super) fn as_faer(x: &Array2<f64>) -> MatRef<'_, f64> {
+    let (m, n) = x.dim();
+    // `center` and `Array2::zeros` give standard (row-major) layout.
+    MatRef::from_row_major_slice(x.as_slice().expect("standard layout"), m, n)
+}
+
+/// `Xc^T Xc` (n x n), summed over fixed row blocks in order.
+pub fn gram(xc: &Array2<f64>) -> Mat<f64> {
+    match gram_checked(xc, &NoInterrupt) {
+        Ok(g) => g,
+        Err(_) => unreachable!("NoInterrupt never interrupts"),
+    }
+}
+
+/// Row blocks per wave of a blocked `m x n` by `n x p` product: about 1e9 multiply-adds (well
+/// under a second), and at least one block per thread. Interrupts are checked between waves.
+fn wave_blocks(n: usize, p: usize) -> usize {
+    let per_block = (BLOCK * n.max(1) * p.max(1)) as f64;
+    ((1e9 / per_block) as usize).max(rayon::current_num_threads()).max(1)
+}
+
+/// [`gram`] checking `interrupt` between waves of blocks (same blocks, same order of the sum:
+/// the result does not depend on the waves or the number of threads).
+pub fn gram_checked(xc: &Array2<f64>, interrupt: &dyn Interrupt) -> Result<Mat<f64>> {
+    gram_waves(xc, wave_blocks(xc.ncols(), xc.ncols()), interrupt)
+}
+
+pub(super) fn gram_waves(xc: &Array2<f64>, blocks_per_wave: usize, interrupt: &dyn Interrupt) -> Result<Mat<f64>> {
+    let (m, n) = xc.dim();
+    let x = as_faer(xc);
+    let starts: Vec<usize> = (0..m).step_by(BLOCK).collect();
+    let mut g = Mat::<f64>::zeros(n, n);
+    for wave in starts.chunks(blocks_per_wave.max(1)) {
+        interrupt.check()?;
+        let parts: Vec<Mat<f64>> = wave
+            .par_iter()
+            .map(|&s| {
+                let e = (s + BLOCK).min(m);
+                let b = x.subrows(s, e - s);
+                let mut g = Mat::<f64>::zeros(n, n);
+                faer::linalg::matmul::matmul(g.as_mut(), Accum::Replace, b.transpose(), b, 1.0, Par::Seq);
+                g
+            })
+            .collect();
+        for p in &parts {
+            g += p;
+        }
+    }
+    Ok(g)
+}
+
+/// `Xc^T v` (n), summed over fixed row blocks in order.
+pub(super) fn xt_vec(xc: &Array2<f64>, v: &[f64]) -> Vec<f64> {
+    let (m, n) = xc.dim();
+    let s = xc.as_slice().expect("standard layout");
+    let starts: Vec<usize> = (0..m).step_by(BLOCK).collect();
+    let parts: Vec<Vec<f64>> = starts
+        .par_iter()
+        .map(|&st| {
+            let mut acc = vec![0.0; n];
+            for r in st..(st + BLOCK).min(m) {
+                let vr = v[r];
+                for (a, &xv) in acc.iter_mut().zip(&s[r * n..(r + 1) * n]) {
+                    *a += xv * vr;
+                }
+            }
+            acc
+        })
+        .collect();
+    let mut out = vec![0.0; n];
+    for p in &parts {
+        out.iter_mut().zip(p).for_each(|(o, v)| *o += v);
+    }
+    out
+}
+
+/// `x @ b` for row-major `x` (m x n) and `b` (n x p), by row blocks (rows are independent).
+pub(super) fn rows_times(x: &Array2<f64>, b: MatRef<'_, f64>, interrupt: &dyn Interrupt) -> Result<Array2<f64>> {
+    rows_times_waves(x, b, wave_blocks(x.ncols(), b.ncols()), interrupt)
+}
+
+pub(super) fn rows_times_waves(
+    x: &Array2<f64>,
+    b: MatRef<'_, f64>,
+    blocks_per_wave: usize,
+    interrupt: &dyn Interrupt,
+) -> Result<Array2<f64>> {
+    let (m, n) = x.dim();
+    let p = b.ncols();
+    let xs = x.as_slice().expect("standard layout");
+    let mut out = Array2::<f64>::zeros((m, p));
+    let os = out.as_slice_mut().expect("standard layout");
+    // Waves of row blocks, interrupt checked in between; each output row depends on its own
+    // input row only.
+    let wave_rows = blocks_per_wave.max(1) * BLOCK;
+    if n == 0 || p == 0 {
+        return Ok(out);
+    }
+    for (ow, xw) in os.chunks_mut(wave_rows * p).zip(xs.chunks(wave_rows * n)) {
+        interrupt.check()?;
+        ow.par_chunks_mut(BLOCK * p).zip(xw.par_chunks(BLOCK * n)).for_each(|(o, xb)| {
+            let r = xb.len() / n;
+            let dst = MatMut::from_row_major_slice_mut(o, r, p);
+            let lhs = MatRef::from_row_major_slice(xb, r, n);
+            faer::linalg::matmul::matmul(dst, Accum::Replace, lhs, b, 1.0, Par::Seq);
+        });
+    }
+    Ok(out)
+}
+
+/// In-place Cholesky factor (lower) of an SPD matrix, sequential.
+pub(super) fn cholesky(mut a: Mat<f64>, what: &str) -> Result<Mat<f64>> {
+    let n = a.nrows();
+    let mut mem = MemBuffer::new(faer::linalg::cholesky::llt::factor::cholesky_in_place_scratch::<f64>(
+        n,
+        Par::Seq,
+        Default::default(),
+    ));
+    faer::linalg::cholesky::llt::factor::cholesky_in_place(
+        a.as_mut(),
+        Default::default(),
+        Par::Seq,
+        MemStack::new(&mut mem),
+        Default::default(),
+    )
+    .map_err(|_| Error::InvalidInput(format!("{what} is not positive definite (numerically)")))?;
+    Ok(a)
+}
+
+/// Solves `L L^T x = rhs` in place with the lower factor `l` (only its lower triangle is read).
+pub(super) fn chol_solve(l: MatRef<'_, f64>, mut rhs: MatMut<'_, f64>) {
+    faer::linalg::triangular_solve::solve_lower_triangular_in_place(l, rhs.rb_mut(), Par::Seq);
+    faer::linalg::triangular_solve::solve_upper_triangular_in_place(l.transpose(), rhs, Par::Seq);
+}
+
+/// Solves the SPD system `A x = b` (one right-hand side).
+pub fn spd_solve(a: Mat<f64>, b: &[f64], what: &str) -> Result<Vec<f64>> {
+    let l = cholesky(a, what)?;
+    let mut rhs = Mat::<f64>::from_fn(b.len(), 1, |i, _| b[i]);
+    chol_solve(l.as_ref(), rhs.as_mut());
+    Ok((0..b.len()).map(|i| rhs[(i, 0)]).collect())
+}
+
+pub(super) fn with_ridge(g: &Mat<f64>, alpha: f64) -> Mat<f64> {
+    let mut a = g.clone();
+    for i in 0..a.nrows() {
+        a[(i, i)] += alpha;
+    }
+    a
+}

@@ -1,0 +1,73 @@
+//! Greedy RankRLS (Pahikkala et al. 2010, Algorithm 1): greedy forward selection by the
+//! exact leave-query-out (LQO) error, in O(k m n) time and two m x n caches.
+//!
+//! Notation (rows grouped by query, `Xc`/`yc` query-centred, `x_i` the centred column of
+//! feature `i`, `S` the selected set, `alpha` the paper's lambda):
+//!
+//! ```text
+//! G   = (Xc_S Xc_S^T + alpha I)^-1          m x m, never formed
+//! a   = G yc                                 m        (dual coefficients, eq. 6), never formed
+//! C   = G Xc                                 m x n    (column i: G x_i)
+//! B_q = (G_qq)^-1                            n_q x n_q, never formed
+//! U   = blockdiag(B_q) C                     m x n    (column i, query q: B_q C_qi)
+//! p   = blockdiag(B_q) a                     m        (Theorem 3.1: LQO residuals)
+//! M   = Xc^T G Xc = Xc^T C                   n x n    (M_ij = x_i^T C_j)
+//! r   = Xc^T a                               n
+//! ```
+//!
+//! Theorem 3.1: the query-centred hold-out residuals of query `q` are `p_q = B_q a_q`, so the
+//! LQO error is `sum_q ||p_q||^2` (eq. 7). Start: `G = I/alpha`, so `C = Xc/alpha`, `U = Xc`,
+//! `p = yc`, `M = Xc^T Xc / alpha`, `r = Xc^T yc / alpha`.
+//!
+//! Adding feature `b` (`u = C_b`, `z = U_b`) is a rank-one update of `G` (Sherman-Morrison):
+//! `G' = G - c u u^T` with `c = 1/(1 + M_bb)`. Then, with `d = c r_b`, per query
+//! `s1_q = u_q^T z_q`, `s2_q = u_q^T p_q` and `f_q = c / (1 - c s1_q)` (Sherman-Morrison on
+//! the block, `B'_q = B_q + f_q z_q z_q^T`):
+//!
+//! ```text
+//! p'_q  = p_q + (f_q (s2_q - d s1_q) - d) z_q
+//! t_i   = c M_bi                   C'_i  = C_i - t_i u
+//! U'_qi = U_qi + (f_q (z_q^T C_qi - t_i s1_q) - t_i) z_q
+//! M'    = M - c M_:b M_b:          r'    = r - d M_:b
+//! ```
+//!
+//! Candidate `i` then gives `p''_q = p'_q + g_qi U'_qi` with `c_i = 1/(1 + M'_ii)`,
+//! `d_i = c_i r'_i`, `g_qi = c_i (C'_qi^T p'_q - d_i C'_qi^T U'_qi) / (1 - c_i C'_qi^T U'_qi)
+//! - d_i`. Keeping `M` and `r` (n x n, n) instead of `Xc` is what makes one step a single
+//! pass: the update of this step and the candidate scan of the next read every `C_qi` and
+//! `U_qi` once and write them once (~4 m n doubles per step), query by query while the
+//! query's block is in L1. Memory: `X` plus `C` and `U` (2 m n doubles).
+//!
+//! Layout: rows are cut into query-aligned chunks of about [`CHUNK_ROWS`] rows, fixed by the
+//! offsets alone; within a chunk, `C` and `U` are feature-major. A pass is parallel over
+//! chunks and each chunk's per-feature terms are summed in chunk order, so results do not
+//! depend on the number of threads.
+//!
+//! Weights: the model on `S` is solved in the primal, `w_S = (Xc_S^T Xc_S + alpha I)^-1
+//! Xc_S^T yc` (eq. 5), from the Gram matrix `Xc^T Xc` computed once and a Cholesky factor
+//! grown by one row per step; this stays accurate for tiny `alpha`, where the dual
+//! `Xc_S^T a` (eq. 6) loses digits.
+//!
+//! `1 - c s1_q > 0` whenever `alpha > 0` (`G'_qq` is positive definite), so no block is
+//! singular: a single-document query has a zero centred row and contributes nothing.
+//! Features constant within every query (zero centred column) cannot change the model:
+//! they are never candidates, and the path stops when only such features are left.
+//!
+//! Modules: `criterion` (how candidates compare), `state` (the caches and the fused
+//! update-and-scan pass), `path` (the selected prefix's weights and the result), `driver`
+//! (options, checks and the selection loop).
+
+mod criterion;
+mod driver;
+mod path;
+mod state;
+#[cfg(test)]
+mod tests;
+
+pub use self::criterion::{Criterion, CriterionScratch, MetricCriterion, Squared};
+pub(crate) use self::driver::{below_min_improvement, better, check_cache_memory, check_data, check_params};
+pub use self::driver::{greedy_rankrls, GreedyOptions};
+pub(crate) use self::path::PrimalPath;
+pub use self::path::{GreedyPath, Stop};
+pub(crate) use self::state::update_residuals;
+pub use self::state::{state_bytes, GreedyState, Step, CHUNK_ROWS};

@@ -1,0 +1,352 @@
+//! The caches of Algorithm 1 (`C`, `U`, `p`, `M`, `r`; module docs of [`super`]) and the
+//! pass that applies a step and scans every candidate in one sweep over the caches.
+
+use faer::{Accum, Mat, MatRef, Par};
+use ndarray::ArrayView2;
+use rayon::prelude::*;
+
+use super::criterion::{Criterion, CriterionScratch};
+use crate::data::groups::{center_exact, QueryOffsets};
+use crate::linalg::{axpy, dot4};
+
+/// Target number of rows per chunk (whole queries; a longer query is a chunk of its own).
+pub const CHUNK_ROWS: usize = 2048;
+/// Number of fixed chunk groups the set-up (centring, Gram matrix) is parallel over.
+const SETUP_GROUPS: usize = 16;
+
+/// Query-aligned row chunks, fixed by the offsets alone.
+struct Chunks {
+    /// Row starts, length `n_chunks + 1`.
+    rows: Vec<usize>,
+    /// Query index starts, length `n_chunks + 1`.
+    queries: Vec<usize>,
+}
+
+impl Chunks {
+    fn new(offsets: &[usize]) -> Self {
+        let nq = offsets.len() - 1;
+        let (mut rows, mut queries) = (vec![0], vec![0]);
+        for q in 0..nq {
+            if offsets[q + 1] - rows[rows.len() - 1] >= CHUNK_ROWS || q + 1 == nq {
+                rows.push(offsets[q + 1]);
+                queries.push(q + 1);
+            }
+        }
+        Chunks { rows, queries }
+    }
+
+    fn len(&self) -> usize {
+        self.rows.len() - 1
+    }
+
+    /// `v` (chunk-major, n values per row) cut into one mutable block per chunk.
+    fn split<'a>(&self, mut v: &'a mut [f64], n: usize) -> Vec<&'a mut [f64]> {
+        let mut out = Vec::with_capacity(self.len());
+        for k in 0..self.len() {
+            let (head, tail) = v.split_at_mut(n * (self.rows[k + 1] - self.rows[k]));
+            out.push(head);
+            v = tail;
+        }
+        out
+    }
+}
+
+/// The effect of adding feature `b` on every other feature (module docs).
+pub struct Step {
+    t: Vec<f64>,
+    s1: Vec<f64>,
+    f: Vec<f64>,
+    ub: Vec<f64>,
+    zb: Vec<f64>,
+}
+
+/// The caches of Algorithm 1 (module docs).
+pub struct GreedyState {
+    pub(super) n: usize,
+    offsets: Vec<usize>,
+    chunks: Chunks,
+    /// `C = G Xc`, chunk-major, feature-major within a chunk.
+    c: Vec<f64>,
+    /// `U = blockdiag(B_q) C`, same layout.
+    u: Vec<f64>,
+    p: Vec<f64>,
+    yc: Vec<f64>,
+    /// `Xc^T Xc` and `Xc^T yc`.
+    pub(super) gram: Mat<f64>,
+    pub(super) xty: Vec<f64>,
+    /// `M = Xc^T G Xc` and `r = Xc^T a`.
+    mm: Mat<f64>,
+    r: Vec<f64>,
+    /// `false` for features constant within every query.
+    informative: Vec<bool>,
+    pub(super) alpha: f64,
+}
+
+/// Bytes [`GreedyState::new`] allocates for `m` rows and `n` features.
+pub fn state_bytes(m: usize, n: usize) -> u128 {
+    let (m, n) = (m as u128, n as u128);
+    let chunks = m / CHUNK_ROWS as u128 + 2;
+    8 * (2 * m * n + (SETUP_GROUPS as u128 + 4) * n * n + chunks * n + 6 * m)
+}
+
+impl GreedyState {
+    /// Caches for `S = {}` (`G = I/alpha`) from grouped, validated `x` (m x n) and `y`.
+    pub fn new(x: ArrayView2<f64>, y: &[f64], offsets: &QueryOffsets, alpha: f64) -> Self {
+        let (m, n) = x.dim();
+        let chunks = Chunks::new(offsets);
+        let nc = chunks.len();
+        let mut yc = y.to_vec();
+        let all: Vec<(usize, usize)> = offsets.windows(2).map(|w| (w[0], w[1])).collect();
+        center_exact(&mut yc, &all);
+        let mut c = vec![0.0; m * n];
+        let mut u = vec![0.0; m * n];
+        let inv = 1.0 / alpha;
+        // Fixed groups of whole chunks (contiguous rows): centring, `C`, and the group's
+        // share of `Xc^T Xc` and `Xc^T yc` while its block is hot.
+        let groups = SETUP_GROUPS.min(nc);
+        let bounds: Vec<usize> = (0..=groups).map(|g| g * nc / groups).collect();
+        let (mut cs, mut us) = (Vec::with_capacity(groups), Vec::with_capacity(groups));
+        {
+            let (mut cr, mut ur): (&mut [f64], &mut [f64]) = (&mut c, &mut u);
+            for g in 0..groups {
+                let len = n * (chunks.rows[bounds[g + 1]] - chunks.rows[bounds[g]]);
+                let (ch, ct) = std::mem::take(&mut cr).split_at_mut(len);
+                let (uh, ut) = std::mem::take(&mut ur).split_at_mut(len);
+                cs.push(ch);
+                us.push(uh);
+                cr = ct;
+                ur = ut;
+            }
+        }
+        let chunks_ref = &chunks;
+        let yc_ref = &yc;
+        let parts: Vec<(Mat<f64>, Vec<f64>, Vec<bool>)> = cs
+            .into_par_iter()
+            .zip(us)
+            .enumerate()
+            .map(|(g, (cg, ug))| {
+                let mut gram = Mat::<f64>::zeros(n, n);
+                let mut xty = vec![0.0; n];
+                let mut nonzero = vec![false; n];
+                let (mut cg, mut ug) = (cg, ug);
+                for k in bounds[g]..bounds[g + 1] {
+                    let (r0, r1) = (chunks_ref.rows[k], chunks_ref.rows[k + 1]);
+                    let len = r1 - r0;
+                    let (cb, ct) = std::mem::take(&mut cg).split_at_mut(n * len);
+                    let (ub, ut) = std::mem::take(&mut ug).split_at_mut(n * len);
+                    cg = ct;
+                    ug = ut;
+                    for r in 0..len {
+                        let row = x.row(r0 + r);
+                        for (i, v) in row.iter().enumerate() {
+                            ub[i * len + r] = *v;
+                        }
+                    }
+                    let local: Vec<(usize, usize)> = (chunks_ref.queries[k]..chunks_ref.queries[k + 1])
+                        .map(|q| (offsets[q] - r0, offsets[q + 1] - r0))
+                        .collect();
+                    for i in 0..n {
+                        let col = &mut ub[i * len..(i + 1) * len];
+                        nonzero[i] |= center_exact(col, &local);
+                        xty[i] += dot4(col, &yc_ref[r0..r1]);
+                        cb[i * len..(i + 1) * len].iter_mut().zip(col.iter()).for_each(|(cv, xv)| *cv = xv * inv);
+                    }
+                    let a = MatRef::from_row_major_slice(ub, n, len);
+                    faer::linalg::matmul::matmul(gram.as_mut(), Accum::Add, a, a.transpose(), 1.0, Par::Seq);
+                }
+                (gram, xty, nonzero)
+            })
+            .collect();
+        let mut gram = Mat::<f64>::zeros(n, n);
+        let mut xty = vec![0.0; n];
+        let mut informative = vec![false; n];
+        for (g, v, nz) in &parts {
+            gram += g;
+            xty.iter_mut().zip(v).for_each(|(a, b)| *a += b);
+            informative.iter_mut().zip(nz).for_each(|(a, b)| *a |= b);
+        }
+        // Exactly symmetric (the lower triangle is kept).
+        for i in 0..n {
+            for j in 0..i {
+                gram[(j, i)] = gram[(i, j)];
+            }
+        }
+        let mm = Mat::<f64>::from_fn(n, n, |i, j| gram[(i, j)] * inv);
+        let r = xty.iter().map(|v| v * inv).collect();
+        let p = yc.clone();
+        GreedyState { n, offsets: offsets.to_vec(), chunks, c, u, p, yc, gram, xty, mm, r, informative, alpha }
+    }
+
+    /// `false` for the features constant within every query (zero centred column).
+    pub fn informative(&self) -> &[bool] {
+        &self.informative
+    }
+
+    /// Column `i` of a chunk-major cache, gathered into one length-m vector.
+    fn column(&self, v: &[f64], i: usize) -> Vec<f64> {
+        let mut out = Vec::with_capacity(self.p.len());
+        for k in 0..self.chunks.len() {
+            let (r0, r1) = (self.chunks.rows[k], self.chunks.rows[k + 1]);
+            let len = r1 - r0;
+            out.extend_from_slice(&v[n_off(self.n, r0) + i * len..n_off(self.n, r0) + (i + 1) * len]);
+        }
+        out
+    }
+
+    /// Adds feature `b` to `S`: updates `p`, `M`, `r` and returns what the pass needs to
+    /// update `C` and `U` ([`GreedyState::pass`]).
+    pub fn select(&mut self, b: usize) -> Step {
+        let n = self.n;
+        let ub = self.column(&self.c, b);
+        let zb = self.column(&self.u, b);
+        let c = 1.0 / (1.0 + self.mm[(b, b)]);
+        let d = c * self.r[b];
+        let (s1, f) = update_residuals(&ub, &zb, &mut self.p, &self.offsets, c, d);
+        let mb: Vec<f64> = (0..n).map(|i| self.mm[(b, i)]).collect();
+        let t: Vec<f64> = mb.iter().map(|v| c * v).collect();
+        for j in 0..n {
+            for i in 0..n {
+                self.mm[(i, j)] -= c * mb[i] * mb[j];
+            }
+        }
+        self.r.iter_mut().zip(&mb).for_each(|(r, m)| *r -= d * m);
+        Step { t, s1, f, ub, zb }
+    }
+
+    /// One pass over `C` and `U`: applies `step` (if any) to every feature not in `skip`,
+    /// then returns the criterion after adding each such feature (`None` for `skip`).
+    /// Parallel over chunks; `y` are the raw grouped labels.
+    pub fn pass(
+        &mut self,
+        step: Option<&Step>,
+        y: &[f64],
+        criterion: &dyn Criterion,
+        skip: &[bool],
+    ) -> Vec<Option<f64>> {
+        let n = self.n;
+        let coefs: Vec<(f64, f64)> = (0..n)
+            .map(|i| {
+                let ci = 1.0 / (1.0 + self.mm[(i, i)]);
+                (ci, ci * self.r[i])
+            })
+            .collect();
+        let chunks = &self.chunks;
+        let (offsets, p, yc) = (&self.offsets, &self.p, &self.yc);
+        let cb = chunks.split(&mut self.c, n);
+        let ubl = chunks.split(&mut self.u, n);
+        let parts: Vec<Vec<f64>> = cb
+            .into_par_iter()
+            .zip(ubl)
+            .enumerate()
+            .map_init(CriterionScratch::default, |scratch, (k, (cc, uu))| {
+                let r0 = chunks.rows[k];
+                let len = chunks.rows[k + 1] - r0;
+                let mut out = vec![0.0; n];
+                for i in (0..n).filter(|&i| !skip[i]) {
+                    let ci_ = &mut cc[i * len..(i + 1) * len];
+                    let ui_ = &mut uu[i * len..(i + 1) * len];
+                    let (cf, df) = coefs[i];
+                    let mut total = 0.0;
+                    for q in chunks.queries[k]..chunks.queries[k + 1] {
+                        let (s, e) = (offsets[q], offsets[q + 1]);
+                        let cq = &mut ci_[s - r0..e - r0];
+                        let uq = &mut ui_[s - r0..e - r0];
+                        let pq = &p[s..e];
+                        let (s1, s2) = match step {
+                            Some(st) => {
+                                let (ubq, zbq) = (&st.ub[s..e], &st.zb[s..e]);
+                                let t = st.t[i];
+                                let h = st.f[q] * (dot4(zbq, cq) - t * st.s1[q]) - t;
+                                fused_update(cq, uq, ubq, zbq, pq, t, h)
+                            }
+                            None => (dot4(cq, uq), dot4(cq, pq)),
+                        };
+                        let g = cf * (s2 - df * s1) / (1.0 - cf * s1) - df;
+                        total += criterion.query_term(pq, g, uq, &yc[s..e], &y[s..e], scratch);
+                    }
+                    out[i] = total;
+                }
+                out
+            })
+            .collect();
+        let nq = offsets.len() - 1;
+        (0..n)
+            .map(|i| {
+                if skip[i] {
+                    None
+                } else {
+                    Some(criterion.finish(parts.iter().map(|v| v[i]).fold(0.0, |a, b| a + b), nq))
+                }
+            })
+            .collect()
+    }
+}
+
+/// The per-query part of adding feature `b` (module docs of [`super`]): with `u = C_b`,
+/// `z = U_b`, `c = 1/(1 + M_bb)` and `d = c r_b`, per query `s1_q = u_q^T z_q`,
+/// `f_q = c / (1 - c s1_q)` and `p_q += (f_q (u_q^T p_q - d s1_q) - d) z_q`. Returns the
+/// `s1_q` and `f_q`. The one definition for the in-memory kernel and the query shards
+/// ([`crate::shards::greedy_shard`]).
+pub(crate) fn update_residuals(
+    ub: &[f64],
+    zb: &[f64],
+    p: &mut [f64],
+    offsets: &[usize],
+    c: f64,
+    d: f64,
+) -> (Vec<f64>, Vec<f64>) {
+    let nq = offsets.len() - 1;
+    let (mut s1, mut f) = (Vec::with_capacity(nq), Vec::with_capacity(nq));
+    for w in offsets.windows(2) {
+        let (s, e) = (w[0], w[1]);
+        let s1q = dot4(&ub[s..e], &zb[s..e]);
+        let s2q = dot4(&ub[s..e], &p[s..e]);
+        let fq = c / (1.0 - c * s1q);
+        let g = fq * (s2q - d * s1q) - d;
+        axpy(g, &zb[s..e], &mut p[s..e]);
+        s1.push(s1q);
+        f.push(fq);
+    }
+    (s1, f)
+}
+
+/// Offset of row `r0`'s chunk block in a chunk-major cache.
+fn n_off(n: usize, r0: usize) -> usize {
+    n * r0
+}
+
+/// `C_q -= t u_q`, `U_q += h z_q`, returning `(C'_q^T U'_q, C'_q^T p_q)` in the lane order
+/// of [`dot4`].
+#[inline]
+fn fused_update(c: &mut [f64], u: &mut [f64], ub: &[f64], zb: &[f64], p: &[f64], t: f64, h: f64) -> (f64, f64) {
+    let n4 = c.len() - c.len() % 4;
+    let (mut a1, mut a2) = ([0.0f64; 4], [0.0f64; 4]);
+    let (c4, cr) = c.split_at_mut(n4);
+    let (u4, ur) = u.split_at_mut(n4);
+    for ((((cv, uv), ubv), zbv), pv) in c4
+        .chunks_exact_mut(4)
+        .zip(u4.chunks_exact_mut(4))
+        .zip(ub.chunks_exact(4))
+        .zip(zb.chunks_exact(4))
+        .zip(p.chunks_exact(4))
+    {
+        for l in 0..4 {
+            let cn = cv[l] - t * ubv[l];
+            let un = uv[l] + h * zbv[l];
+            cv[l] = cn;
+            uv[l] = un;
+            a1[l] += cn * un;
+            a2[l] += cn * pv[l];
+        }
+    }
+    let mut s1 = (a1[0] + a1[1]) + (a1[2] + a1[3]);
+    let mut s2 = (a2[0] + a2[1]) + (a2[2] + a2[3]);
+    for (j, (cv, uv)) in cr.iter_mut().zip(ur.iter_mut()).enumerate() {
+        let k = n4 + j;
+        *cv -= t * ub[k];
+        *uv += h * zb[k];
+        s1 += *cv * *uv;
+        s2 += *cv * p[k];
+    }
+    (s1, s2)
+}

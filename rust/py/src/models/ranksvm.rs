@@ -1,0 +1,64 @@
+//! Bindings of `rankselect_core::models::ranksvm`.
+
+use numpy::{PyReadonlyArray1, PyReadonlyArray2};
+use pyo3::prelude::*;
+use rankselect_core::models::ranksvm::{fit, RankSvmParams};
+use rankselect_core::solvers::SolverResult as CoreResult;
+
+use crate::data::groups::query_offsets;
+use crate::errors::{count_arg, python_interrupt, IntoPyResult};
+use crate::solvers::SolverResult;
+
+/// ranksvm_fit(X, y, offsets, C, tol, max_iter, max_cg_iter, w0=None)
+///     -> (SolverResult, n_cg_iter, n_pairs)
+///
+/// Rows grouped by query (offsets). `SolverResult.kkt_residual` is the relative gradient
+/// norm `||g|| / ||g_0||`, `n_iter` the Newton steps; `n_cg_iter` counts the CG iterations
+/// (Hessian-vector products), `n_pairs` the preference pairs. Runs with the GIL released;
+/// Ctrl-C interrupts.
+#[pyfunction]
+#[pyo3(signature = (x, y, offsets, c, tol, max_iter, max_cg_iter, w0=None))]
+// A binding takes its Python signature as is: one argument per parameter.
+#[allow(clippy::too_many_arguments)]
+fn ranksvm_fit<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray2<'py, f64>,
+    y: PyReadonlyArray1<'py, f64>,
+    offsets: PyReadonlyArray1<'py, usize>,
+    c: f64,
+    tol: f64,
+    max_iter: &Bound<'py, PyAny>,
+    max_cg_iter: &Bound<'py, PyAny>,
+    w0: Option<PyReadonlyArray1<'py, f64>>,
+) -> PyResult<(SolverResult, usize, usize)> {
+    let max_iter = count_arg(max_iter, "max_iter")?;
+    let max_cg_iter = count_arg(max_cg_iter, "max_cg_iter")?;
+    let x = x.as_array();
+    let y = y.as_slice()?;
+    let offsets = query_offsets(&offsets)?;
+    let w0 = match &w0 {
+        Some(a) => Some(a.as_slice()?),
+        None => None,
+    };
+    if x.nrows() != y.len() {
+        return Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "X has {} rows but y has {} entries",
+            x.nrows(),
+            y.len()
+        )));
+    }
+    let params = RankSvmParams { c, tol, max_iter, max_cg_iter };
+    let f = py
+        .detach(|| {
+            let interrupt = python_interrupt();
+            fit(x, y, &offsets, &params, w0, &interrupt)
+        })
+        .py()?;
+    let (n_cg_iter, n_pairs) = (f.n_cg_iter, f.n_pairs);
+    Ok((SolverResult::from_core(py, CoreResult::from(&f)), n_cg_iter, n_pairs))
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(ranksvm_fit, m)?)?;
+    Ok(())
+}

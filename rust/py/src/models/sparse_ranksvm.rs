@@ -1,0 +1,86 @@
+//! Bindings of `rankselect_core::models::sparse_ranksvm`: L1 / weighted-L1 / reweighted
+//! non-convex RankSVM (Laporte et al. 2014), each (weighted) L1 problem solved by the core's
+//! `Solver` (proximal Newton or FISTA). Arguments are converted here; the core validates and
+//! orchestrates; kernels run with the GIL released and are interruptible (Ctrl-C ->
+//! KeyboardInterrupt).
+
+use numpy::{PyReadonlyArray1, PyReadonlyArray2};
+use pyo3::prelude::*;
+use rankselect_core::models::sparse_ranksvm::{self as sparse_core, SparsePenalty};
+use rankselect_core::solvers::reweighted::ReweightedOptions;
+use rankselect_core::solvers::Solver;
+
+use crate::data::groups::query_offsets;
+use crate::errors::{count_arg, python_interrupt, IntoPyResult};
+use crate::solvers::SolverResult;
+
+/// sparse_ranksvm(x, y, offsets, c, penalty, p, epsilon, gamma, weights, w0, max_iter,
+/// max_reweightings, tol, solver="prox-newton") -> (SolverResult, n_reweightings)
+///
+/// Rows of `x` (m, n) grouped by query (`offsets`). Minimises `Ω(w) + c·L(w)` with
+/// `Ω = ||w||_1` / weighted L1 (`penalty="l1"`), or the non-convex `log`, `mcp`
+/// (lambda = 1/c), `lp` penalties by reweighted L1; each (weighted) L1 problem is solved by
+/// `solver`: "prox-newton" or "fista" (Laporte et al. Alg. 1). The orchestration is the
+/// core's `sparse_ranksvm::fit`.
+#[pyfunction]
+#[pyo3(signature = (x, y, offsets, c, penalty, p, epsilon, gamma, weights, w0, max_iter, max_reweightings, tol, solver="prox-newton"))]
+// A binding takes its Python signature as is: one argument per parameter.
+#[allow(clippy::too_many_arguments)]
+fn sparse_ranksvm<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray2<'py, f64>,
+    y: PyReadonlyArray1<'py, f64>,
+    offsets: PyReadonlyArray1<'py, usize>,
+    c: f64,
+    penalty: &str,
+    p: f64,
+    epsilon: f64,
+    gamma: f64,
+    weights: Option<PyReadonlyArray1<'py, f64>>,
+    w0: Option<PyReadonlyArray1<'py, f64>>,
+    max_iter: &Bound<'py, PyAny>,
+    max_reweightings: &Bound<'py, PyAny>,
+    tol: f64,
+    solver: &str,
+) -> PyResult<(SolverResult, usize)> {
+    let max_iter = count_arg(max_iter, "max_iter")?;
+    let max_reweightings = count_arg(max_reweightings, "max_reweightings")?;
+    let solver = Solver::by_name(solver, max_iter, tol).py()?;
+    let xv = x.as_array();
+    let y = y.as_slice()?;
+    let offsets = query_offsets(&offsets)?;
+    let weights = weights.map(|w| w.as_slice().map(|s| s.to_vec())).transpose()?;
+    let w0 = w0.map(|w| w.as_slice().map(|s| s.to_vec())).transpose()?;
+    // `gamma` is the binding's name of MCP's `mcp_gamma`.
+    let penalty = SparsePenalty::by_name(penalty, c, p, epsilon, gamma, weights).py()?;
+    let reweighting = ReweightedOptions { max_reweightings, tol };
+    let interrupt = python_interrupt();
+    let fit =
+        py.detach(|| sparse_core::fit(xv, y, &offsets, c, penalty, w0, &solver, &reweighting, &interrupt)).py()?;
+    Ok((SolverResult::from_core(py, fit.result), fit.n_reweightings))
+}
+
+/// sparse_c_min(x, y, offsets, weights=None) -> float
+///
+/// Smallest C with a non-zero (weighted) L1 sparse RankSVM solution (KKT at w = 0).
+#[pyfunction]
+#[pyo3(signature = (x, y, offsets, weights=None))]
+fn sparse_c_min<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray2<'py, f64>,
+    y: PyReadonlyArray1<'py, f64>,
+    offsets: PyReadonlyArray1<'py, usize>,
+    weights: Option<PyReadonlyArray1<'py, f64>>,
+) -> PyResult<f64> {
+    let xv = x.as_array();
+    let y = y.as_slice()?;
+    let offsets = query_offsets(&offsets)?;
+    let weights = weights.map(|w| w.as_slice().map(|s| s.to_vec())).transpose()?;
+    py.detach(|| sparse_core::c_min(xv, y, &offsets, weights)).py()
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(sparse_ranksvm, m)?)?;
+    m.add_function(wrap_pyfunction!(sparse_c_min, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,70 @@
+//! Bindings of `rankselect_core::selection::importance`.
+
+use numpy::{IntoPyArray, PyReadonlyArray1, PyReadonlyArray2};
+use pyo3::prelude::*;
+use rankselect_core::metrics::{Convention, Measure, MetricSpec};
+use rankselect_core::selection::importance;
+
+use crate::arrays::PyVec;
+use crate::data::groups::query_offsets;
+use crate::errors::{opt_count_arg, python_interrupt, IntoPyResult};
+
+/// pairwise_accuracy(x, y, offsets, short_max=None) -> (ascending, descending, n_pairs)
+///
+/// Pairwise accuracy of every feature of `x` (grouped, (m, n)) as the score for `y`, by
+/// `x` and by `-x`; a tied score counts as half a misordered pair.
+#[pyfunction]
+#[pyo3(signature = (x, y, offsets, short_max=None))]
+fn pairwise_accuracy<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray2<'py, f64>,
+    y: PyReadonlyArray1<'py, f64>,
+    offsets: PyReadonlyArray1<'py, usize>,
+    short_max: Option<Bound<'py, PyAny>>,
+) -> PyResult<(PyVec<'py, f64>, PyVec<'py, f64>, u64)> {
+    let short_max = opt_count_arg(short_max.as_ref(), "short_max")?;
+    let x = x.as_array();
+    let y = y.as_array();
+    let offsets = query_offsets(&offsets)?;
+    let r = py
+        .detach(|| {
+            let interrupt = python_interrupt();
+            importance::pairwise_accuracy(x, y, &offsets, short_max, &interrupt)
+        })
+        .py()?;
+    Ok((r.ascending.into_pyarray(py), r.descending.into_pyarray(py), r.preference_pairs))
+}
+
+/// metric_importance(x, y, offsets, measure, convention) -> (ascending, descending)
+///
+/// Mean metric of every feature of `x` (grouped, (m, n)) used as the score, by `x` and by
+/// `-x`, with pessimistic ties.
+#[pyfunction]
+fn metric_importance<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray2<'py, f64>,
+    y: PyReadonlyArray1<'py, f64>,
+    offsets: PyReadonlyArray1<'py, usize>,
+    measure: &str,
+    convention: &str,
+) -> PyResult<(PyVec<'py, f64>, PyVec<'py, f64>)> {
+    let measure: Measure = measure.parse().py()?;
+    let convention: Convention = convention.parse().py()?;
+    let spec = MetricSpec::new(measure).with_convention(convention);
+    let x = x.as_array();
+    let y = y.as_array();
+    let offsets = query_offsets(&offsets)?;
+    let (asc, desc) = py
+        .detach(|| {
+            let interrupt = python_interrupt();
+            importance::metric_importance(x, y, &offsets, &spec, &interrupt)
+        })
+        .py()?;
+    Ok((asc.into_pyarray(py), desc.into_pyarray(py)))
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(pairwise_accuracy, m)?)?;
+    m.add_function(wrap_pyfunction!(metric_importance, m)?)?;
+    Ok(())
+}
