@@ -307,6 +307,16 @@ def test_modules_are_at_most_400_lines(files):
     assert long_modules(files) == []
 
 
+def test_rust_files_are_at_most_400_lines():
+    from conftest import ROOT
+
+    rust = sorted((ROOT / "rust").rglob("*.rs"))
+    if not rust:
+        pytest.skip("no Rust sources beside this installation (run from a checkout)")
+    long = [(str(p.relative_to(ROOT)), n) for p in rust if (n := len(p.read_text().splitlines())) > MAX_LINES]
+    assert long == []
+
+
 def test_no_import_circle(files):
     assert cycles(edges(files, "rankselect")) == []
 
