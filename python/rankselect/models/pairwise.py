@@ -112,7 +112,7 @@ def _pairs(y, qid, max_pairs, bytes_per_pair, what):
         "pass a smaller max_pairs, split long queries, or use the implicit loss (rankselect.pairwise.squared_hinge),"
         " which never lists the pairs",
     )
-    i, j, _ = _core.preference_pairs(data.y, data.offsets, None, memory_limit())
+    i, j, _ = _core.preference_pairs(data.y, data.offsets, max_memory=memory_limit())
     perm = g.perm
     return perm[i.astype(np.intp)], perm[j.astype(np.intp)]
 

@@ -44,6 +44,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._base import RankingEstimator, warn_if_degenerate
 from .._validation import MAX_INT, check_costs_and_budget, check_similarity
 from ..data.uninformative import constant_within_queries
+from ..metrics.checks import CONVENTIONS, Convention
 from .importance import FeatureImportance, feature_importance, parse_measure
 from .similarity import VARIANTS, kendall_similarity
 
@@ -192,7 +193,7 @@ class GAS(SelectorMixin, RankingEstimator):
         "importance": [str, FeatureImportance, "array-like"],
         "similarity": [StrOptions(set(VARIANTS)), "array-like"],
         "absolute": ["boolean"],
-        "convention": [StrOptions({"standard", "letor"})],
+        "convention": [StrOptions(set(CONVENTIONS))],
         "feature_costs": ["array-like", None],
         "budget": [Interval(numbers.Real, 0, None, closed="left"), None],
     }
@@ -200,7 +201,7 @@ class GAS(SelectorMixin, RankingEstimator):
     def __init__(self, n_features_to_select: int = 10, c: float = 0.1, *,
                  importance: Union[str, FeatureImportance, npt.ArrayLike] = "map",
                  similarity: Union[Literal["geng", "tau_b"], npt.ArrayLike] = "geng", absolute: bool = False,
-                 convention: Literal["standard", "letor"] = "standard",
+                 convention: Convention = "standard",
                  feature_costs: Optional[npt.ArrayLike] = None, budget: Optional[float] = None) -> None:
         self.n_features_to_select = n_features_to_select
         self.c = c

@@ -27,6 +27,7 @@ import numpy as np
 from .. import _core
 from .._validation import check_ranking_data
 from ..data.grouping import GroupedData
+from ..metrics.checks import check_convention
 
 __all__ = ["FeatureImportance", "feature_importance", "pairwise_accuracy", "parse_measure", "pick_directions"]
 
@@ -126,8 +127,7 @@ def feature_importance(X, y, qid, measure: str = "map", convention: str = "stand
 
 
 def _metric_importance(X, y, qid, kind, k, convention):
-    if not isinstance(convention, str) or convention.strip().lower() not in ("standard", "letor"):
-        raise ValueError(f"convention must be 'standard' or 'letor', got {convention!r}")
+    convention = check_convention(convention)
     data = GroupedData.from_arrays(X, y, qid)
     measure = kind if k is None else f"{kind}@{k}"
     return _core.metric_importance(data.X, data.y, data.offsets, measure, convention)
