@@ -18,9 +18,10 @@ from .. import _core
 from .._base import RankerMixin, RankingEstimator, warn_if_degenerate
 from .._config import memory_limit
 from .._validation import MAX_INT, check_costs_and_budget
+from ..data.grouping import TrainingData
 from ..metrics.checks import CONVENTIONS, Convention
 from ..models.linear import LinearPredictMixin
-from ..models.rankrls import group_for_lqo
+from ..models.rankrls import check_lqo
 
 __all__ = ["GreedyRankRLS"]
 
@@ -150,13 +151,13 @@ class GreedyRankRLS(RankerMixin, LinearPredictMixin, SelectorMixin, RankingEstim
 
     def fit(self, X, y, qid=None):
         """Select features on ``X`` (m, n), labels ``y`` (m,), query ids ``qid`` (m,)."""
-        X, y, qid = self._validate_training_data(X, y, qid)
-        k = self.n_features_to_select
-        warn_if_degenerate(self, X, y, qid)
-        data = group_for_lqo(X, y, qid, gram=False)
-        n = data.X.shape[1]
-        if not 1 <= k <= n:
-            raise ValueError(f"n_features_to_select must be in [1, n_features={n}], got {k}")
+        return self._fit(self._validate_training_data(X, y, qid))
+
+    def _fit(self, train: TrainingData):
+        k = self.n_features_to_select  # its bound, n_features, is the core's check (the same message)
+        warn_if_degenerate(self, train.grouped)
+        data = check_lqo(train.grouped, gram=False)
+        n = train.n_features
         progress = _step_printer(k, self.criterion) if self.verbose else None
 
         min_improvement = None if self.min_improvement is None else float(self.min_improvement)
