@@ -121,9 +121,9 @@ class RankingEstimator(BaseEstimator):
 
     def _fit_validated(self, data: TrainingData):
         """Fit inside another estimator's ``fit`` on the :class:`TrainingData` it validated
-        and grouped: the parameters are checked and ``n_features_in_`` set, the data are
-        neither validated nor grouped again."""
-        self._validate_params()
+        and grouped, with parameters it validated (its own constraints cover the ones it
+        passes, as scikit-learn's ``prefer_skip_nested_validation``): ``n_features_in_`` is
+        set; neither the parameters nor the data are checked, nor the rows grouped, again."""
         self.n_features_in_ = data.n_features
         if hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
