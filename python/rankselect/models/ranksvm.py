@@ -178,7 +178,7 @@ class RankSVM(RankerMixin, RankingEstimator):
             warnings.warn(
                 f"RankSVM did not reach tol={self.tol} in {result.n_iter} Newton steps "
                 f"(relative gradient norm {result.kkt_residual:.3g}); increase max_iter",
-                ConvergenceWarning, stacklevel=2)
+                ConvergenceWarning, stacklevel=3)  # _fit, fit, the user
         self.coef_ = np.asarray(result.coef)
         self.n_iter_ = int(result.n_iter)
         self.n_cg_iter_ = int(n_cg)

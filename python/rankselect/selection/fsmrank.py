@@ -188,7 +188,7 @@ class FSMRank(RankerMixin, SparseLinearRankerMixin, SelectorMixin, RankingEstima
             warnings.warn(
                 f"FSMRank: {int(constant.sum())} feature(s) constant over the training set have no "
                 f"correlation; their weights are fixed at 0 (0-based columns "
-                f"{np.flatnonzero(constant).tolist()})", UserWarning, stacklevel=2)
+                f"{np.flatnonzero(constant).tolist()})", UserWarning, stacklevel=3)
         keep = np.flatnonzero(~constant)
         s, A = self._measures(X, y, keep)
         data = train.grouped.columns(keep)
