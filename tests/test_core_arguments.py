@@ -23,8 +23,14 @@ def u(*v):
     return np.array(v, dtype=U)
 
 
-SPARSE = (1.0, "l1", 0.5, 1e-3, 3.0)  # c, penalty, p, epsilon, gamma
+SPARSE = (1.0, "l1", 0.5, 1e-3, 3.0)  # c, penalty, p, epsilon, mcp_gamma
 C3 = np.ones(3)  # feature costs
+
+
+def _costs(x=X, y=Y, off=OFF, k=2, alpha=1.0, criterion="squared", mem=2**40, costs=C3, budget=None):
+    """greedy_rankrls_costs's arguments: greedy_rankrls's, then feature_costs and budget (a
+    trailing dict: keyword arguments)."""
+    return (x, y, off, k, alpha, criterion, None, None, "standard", mem, {"feature_costs": costs, "budget": budget})
 
 CASES = {
     "group_queries": [(np.zeros((2, 2), np.int64),), (np.zeros(3),)],
@@ -50,7 +56,9 @@ CASES = {
     "greedy_rankrls": [
         (X, Y[:3], OFF, 2, 1.0), (X, Y, u(0, 9), 2, 1.0), (X, Y, OFF, 5, 1.0), (X, Y, OFF, 0, 1.0),
         (E2, E1, u(0), 1, 1.0), (X, Y, OFF, 2, -1.0), (X, Y, u(), 2, 1.0), (X, Y, OFF, 2, 1.0, "zz"),
-        (X, Y * 1000, OFF, 2, 1.0, "ndcg@10"), (X, Y, OFF, -1, 1.0),
+        (X, Y * 1000, OFF, 2, 1.0, "ndcg@10"), (X, Y, OFF, -1, 1.0), (X, Y, OFF, 2, 1.0, "squared", -1.0),
+        (X, Y, OFF, 2, 1.0, "squared", None, None, "standard", 8), (X, Y, OFF, 2, 1.0, "squared", None, None, "zz"),
+        (X, Y, OFF, 2, 1.0, "squared", None, None, "standard", -1),
     ],
     "kendall_similarity": [
         (X, OFF[:2], "geng", True), (X, u(0, 9), "geng", True), (X, u(4, 2, 6), "geng", True),
@@ -128,14 +136,10 @@ CASES = {
         (X, Y, OFF, -np.ones(3)), (X * np.nan, Y, OFF),
     ],
     "greedy_rankrls_costs": [
-        (X, Y[:3], OFF, 2, 1.0, C3, None, 2**40), (X, Y, u(0, 9), 2, 1.0, C3, None, 2**40),
-        (X, Y, u(), 2, 1.0, C3, None, 2**40), (X, Y, OFF, 5, 1.0, C3, None, 2**40),
-        (X, Y, OFF, 0, 1.0, C3, None, 2**40), (X, Y, OFF, -1, 1.0, C3, None, 2**40),
-        (X, Y, OFF, 2, -1.0, C3, None, 2**40), (X, Y, OFF, 2, 1.0, np.ones(2), None, 2**40),
-        (X, Y, OFF, 2, 1.0, -C3, None, 2**40), (X, Y, OFF, 2, 1.0, C3 * np.nan, None, 2**40),
-        (X, Y, OFF, 2, 1.0, C3, -1.0, 2**40), (X, Y, OFF, 2, 1.0, C3, None, 8), (X, Y, OFF, 2, 1.0, C3, None, -1),
-        (X, Y, OFF, 2, 1.0, C3, None, 10**20), (X, Y, OFF, 2, 1.0, C3, None, 2**40, "zz"),
-        (X, Y * 1000, OFF, 2, 1.0, C3, None, 2**40, "ndcg@10"), (E2, E1, u(0), 1, 1.0, E1, None, 2**40),
+        _costs(y=Y[:3]), _costs(off=u(0, 9)), _costs(off=u()), _costs(k=5), _costs(k=0), _costs(k=-1),
+        _costs(alpha=-1.0), _costs(costs=np.ones(2)), _costs(costs=-C3), _costs(costs=C3 * np.nan),
+        _costs(budget=-1.0), _costs(mem=8), _costs(mem=-1), _costs(mem=10**20), _costs(criterion="zz"),
+        _costs(y=Y * 1000, criterion="ndcg@10"), _costs(x=E2, y=E1, off=u(0), k=1, costs=E1),
     ],
     "GreedyShard": [
         (X, Y[:3], OFF, 1.0), (X, Y, u(0, 9), 1.0), (X, Y, u(4, 2, 6), 1.0), (X, Y, u(), 1.0), (X, Y, OFF, -1.0),
@@ -173,10 +177,17 @@ CASES["fsmrank"] += [(X, Y, OFF, np.eye(3), np.ones(3), 1.0, 1.0, None, -5, 1e-4
 @pytest.mark.parametrize("call,match", [
     (lambda: _core.ranksvm_fit(X, Y, OFF, 1.0, 1e-4, 10**20, 10), r"max_iter must be a non-negative integer below 2\*\*64"),
     (lambda: _core.ranksvm_fit(X, Y, OFF, 1.0, 1e-4, 10, -1), r"max_cg_iter must be a non-negative integer"),
-    (lambda: _core.greedy_rankrls(X, Y, OFF, -1, 1.0), r"^k must be a non-negative integer"),
+    (lambda: _core.greedy_rankrls(X, Y, OFF, -1, 1.0), r"^n_features_to_select must be a non-negative integer"),
+    (lambda: _core.greedy_rankrls(X, Y, OFF, 2, 1.0, max_memory=-1), r"^max_memory must be a non-negative integer"),
+    (lambda: _core.greedy_rankrls(X, Y, OFF, 2, 1.0, min_improvement=-1.0), r"min_improvement must be >= 0"),
+    (lambda: _core.preference_pairs(Y, OFF, max_memory=-1), r"^max_memory must be a non-negative integer"),
+    (lambda: _core.GreedyShard(X, Y, OFF, 1.0, max_memory=-1), r"^max_memory must be a non-negative integer"),
+    (lambda: _core.sparse_ranksvm(X, Y, OFF, 1.0, "mcp", 0.5, 1e-3, -3.0, None, None, 10, 3, 1e-4),
+     r"mcp_gamma must be > 0"),
     (lambda: _core.preference_pairs(Y, OFF, 1.5), r"max_pairs must be an integer, got float"),
-    (lambda: _core.greedy_rankrls_costs(X, Y, OFF, -1, 1.0, C3, None, 2**40), r"^k must be a non-negative integer"),
-    (lambda: _core.greedy_rankrls_costs(X, Y, OFF, 2, 1.0, C3, None, -1), r"^memory_limit must be a non-negative"),
+    (lambda: _core.greedy_rankrls_costs(*_costs(k=-1)[:-1], **_costs()[-1]),
+     r"^n_features_to_select must be a non-negative integer"),
+    (lambda: _core.greedy_rankrls_costs(*_costs(mem=-1)[:-1], **_costs()[-1]), r"^max_memory must be a non-negative"),
 ])
 def test_integer_arguments_are_named(call, match):
     with pytest.raises((ValueError, TypeError), match=match):
@@ -232,8 +243,10 @@ def test_every_core_function_is_covered():
                          ids=[f"{n}-{k}" for n, cases in CASES.items() for k in range(len(cases))])
 def test_bad_arguments_raise_value_or_type_error(name, args):
     fn = getattr(_core, name)
+    kwargs = args[-1] if args and isinstance(args[-1], dict) else {}
+    args = args[:-1] if kwargs else args
     try:
-        fn(*args)
+        fn(*args, **kwargs)
     except (ValueError, TypeError, MemoryError, OSError) as e:  # OSError: load_letor's missing file
         assert str(e), "the error must say what is wrong"
         return

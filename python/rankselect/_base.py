@@ -6,7 +6,15 @@ One layer, so that each rule lives once:
   metadata routing (``sklearn.set_config(enable_metadata_routing=True)``), so a pipeline or a
   grid search routes it with no ``set_fit_request``. The kernel maps (transformers that
   ignore ``qid``) mark it unused instead.
-- **validation** through scikit-learn's own machinery: ``_parameter_constraints``
+- **validation once per fit** (scikit-learn's ``_fit_context``): ``fit`` calls
+  :meth:`RankingEstimator._validate_training_data`, which checks the parameters, the data and
+  ``qid`` once and groups the rows by query once, into one :class:`TrainingData`; ``fit``
+  hands it to ``_fit(data)``, and every helper below (:func:`warn_if_degenerate`, the
+  importance, the similarity, the LQO checks, the kernels' Python faces) takes it or its
+  :class:`GroupedData` instead of ``(X, y, qid)``. An estimator fitted inside another's
+  ``fit`` (FSMSVM's FSMRank and RankSVM) takes the same object
+  (:meth:`RankingEstimator._fit_validated`).
+- **checks** through scikit-learn's own machinery: ``_parameter_constraints``
   (``Interval`` / ``StrOptions``) checked at ``fit``, and ``validate_data``, which sets
   ``n_features_in_`` and, for a DataFrame, ``feature_names_in_`` (so ``get_feature_names_out``
   gives the input's column names and ``set_output(transform="pandas")`` works). Refused with
@@ -36,6 +44,7 @@ from sklearn.utils.validation import check_array, column_or_1d, validate_data
 
 from ._config import check_memory
 from ._validation import check_finite, check_magnitude, check_qid
+from .data.grouping import GroupedData, TrainingData
 from .exceptions import DegenerateDataWarning
 from .metrics import ndcg
 
@@ -68,8 +77,9 @@ def _densify(X, name="X"):
 class RankingEstimator(BaseEstimator):
     """Base of every rankselect estimator that learns from ``(X, y, qid)``.
 
-    Subclasses call :meth:`_validate_training_data` first in ``fit`` and
-    :meth:`_validate_X` in ``predict`` / ``transform``.
+    Subclasses' ``fit`` is ``self._fit(self._validate_training_data(X, y, qid))``: the one
+    validation and grouping of the call; ``_fit(data)`` does the work on the
+    :class:`TrainingData`. ``predict`` / ``transform`` call :meth:`_validate_X`.
     """
 
     # qid is always needed: request it by default under metadata routing.
@@ -87,9 +97,10 @@ class RankingEstimator(BaseEstimator):
         check_magnitude(X, "X")  # squares / products of the values must not overflow
         return X
 
-    def _validate_training_data(self, X, y, qid):
-        """Check the parameters against ``_parameter_constraints`` and return
-        ``(X, y, qid)``: X (m, n) float64, y (m,) float64, qid (m,) int64."""
+    def _validate_training_data(self, X, y, qid) -> TrainingData:
+        """Check the parameters against ``_parameter_constraints`` and the data, once, and
+        group the rows by query, once: the :class:`TrainingData` of X (m, n) float64,
+        y (m,) float64, qid (m,) int64 and their :class:`GroupedData`."""
         self._validate_params()
         X = self._validate_X(X, reset=True)
         m = X.shape[0]
@@ -102,7 +113,21 @@ class RankingEstimator(BaseEstimator):
         check_finite(y, "y")
         check_magnitude(y[:, None], "y")
         qid = check_qid(qid, m)
-        return X, y, qid
+        return TrainingData.from_arrays(X, y, qid)
+
+    def _fit(self, data: TrainingData):
+        """Fit on validated, grouped data (the subclass's work)."""
+        raise NotImplementedError
+
+    def _fit_validated(self, data: TrainingData):
+        """Fit inside another estimator's ``fit`` on the :class:`TrainingData` it validated
+        and grouped, with parameters it validated (its own constraints cover the ones it
+        passes, as scikit-learn's ``prefer_skip_nested_validation``): ``n_features_in_`` is
+        set; neither the parameters nor the data are checked, nor the rows grouped, again."""
+        self.n_features_in_ = data.n_features
+        if hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        return self._fit(data)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -170,30 +195,14 @@ class KernelMapBase(RankingEstimator):
         return tags
 
 
-def warn_if_degenerate(estimator, X, y, qid, stacklevel: int = 3):
-    """Warn with :class:`DegenerateDataWarning` when ``(X, y, qid)`` has no preference pair
-    (no query with two different labels) or no informative feature (every column constant
-    inside every query). Returns ``(has_pair, has_informative_feature)``.
-    No copy of ``X`` when each query's rows are contiguous.
-
-    ``X`` (m, n), ``y`` (m,), ``qid`` (m,) as validated by
-    :meth:`RankingEstimator._validate_training_data`. O(m log m + m n).
+def warn_if_degenerate(estimator, data: GroupedData, stacklevel: int = 4) -> tuple[bool, bool]:
+    """Warn with :class:`DegenerateDataWarning` when ``data`` has no preference pair (no query
+    with two different labels) or no informative feature (every column constant inside every
+    query). Returns ``(has_pair, has_informative_feature)``. O(m n) on the grouped rows.
+    ``stacklevel``: 4 points at the user's ``fit`` (this function, ``_fit``, ``fit``).
     """
-    run_starts = np.flatnonzero(np.r_[True, qid[1:] != qid[:-1]])
-    if run_starts.size == np.unique(qid).size:  # each query's rows are contiguous: no copy
-        order, starts = None, run_starts
-    else:
-        _, inverse = np.unique(qid, return_inverse=True)
-        order = np.argsort(inverse.ravel(), kind="stable")
-        starts = np.r_[0, np.cumsum(np.bincount(inverse.ravel()))[:-1]]
-    yg = y if order is None else y[order]
-    has_pair = bool(np.any(np.maximum.reduceat(yg, starts) > np.minimum.reduceat(yg, starts)))
-    if order is not None:
-        check_memory(X.nbytes, f"X grouped by query ({X.shape[0]} x {X.shape[1]} float64)",
-                     "sort the rows by qid, or raise rankselect.set_config(max_memory=...)")
-    Xg = X if order is None else X[order]
-    varies = np.maximum.reduceat(Xg, starts, axis=0) > np.minimum.reduceat(Xg, starts, axis=0)
-    informative = bool(varies.any())
+    has_pair = data.has_preference_pair()
+    informative = bool((~data.constant_within_queries()).any())
     name = type(estimator).__name__
     if not has_pair:
         warnings.warn(

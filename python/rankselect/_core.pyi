@@ -9,31 +9,33 @@ __all__ = [
     "THREAD_POOL_FALLBACK",
     "group_queries",
     "center_by_query",
-    "pairwise_accuracy",
-    "metric_importance",
-    "kendall_similarity",
-    "KENDALL_SHORT_MAX",
+    "load_letor",
+    "CONVENTIONS",
+    "TIES",
     "metrics_per_query",
     "parse_measure",
-    "load_letor",
-    "rankrls_fit",
-    "rankrls_lqo",
-    "rankrls_alpha_path",
-    "greedy_rankrls",
-    "greedy_rankrls_costs",
     "query_pair_counts",
     "preference_pairs",
     "squared_hinge_value_grad",
     "squared_hinge_hessp",
     "explicit_squared_hinge_value_grad",
+    "SolverResult",
+    "rankrls_fit",
+    "rankrls_lqo",
+    "rankrls_alpha_path",
     "ranksvm_fit",
+    "sparse_ranksvm",
+    "sparse_c_min",
     "kernel_matrix",
     "nystroem_normalization",
     "nystroem_transform",
     "random_fourier_transform",
-    "SolverResult",
-    "sparse_ranksvm",
-    "sparse_c_min",
+    "greedy_rankrls",
+    "greedy_rankrls_costs",
+    "kendall_similarity",
+    "KENDALL_SHORT_MAX",
+    "pairwise_accuracy",
+    "metric_importance",
     "fsmrank",
     "GreedyShard",
     "kendall_sums",
@@ -65,6 +67,11 @@ def load_letor(
     npt.NDArray[np.int64],
     list[str] | None,
 ]: ...
+
+#: the metric conventions, the default first: ("standard", "letor") (core ``Convention::ALL``)
+CONVENTIONS: tuple[str, ...]
+#: the tie modes, the default first: ("stable", "pessimistic") (core ``Ties::ALL``)
+TIES: tuple[str, ...]
 
 def parse_measure(name: str) -> tuple[str, int | None]:
     """The one parser of measure names: (kind, cut-off), kind in ndcg, p, map, meanndcg, err."""
@@ -98,14 +105,16 @@ def rankrls_alpha_path(
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
 
 # greedy_rls
+# The two greedy bindings share their leading arguments, in this order; stop is None,
+# "min_improvement", "uninformative" or (costs) "budget": GreedyRankRLS.stop_reason_ as is.
 def greedy_rankrls(
     x: npt.NDArray[np.float64],
     y: npt.NDArray[np.float64],
     offsets: npt.NDArray[np.uintp],
-    k: int,
+    n_features_to_select: int,
     alpha: float,
     criterion: str = "squared",
-    tol: float | None = None,
+    min_improvement: float | None = None,
     progress: Callable[[int, int, float], object] | None = None,
     convention: str = "standard",
     max_memory: int | None = None,
@@ -115,15 +124,16 @@ def greedy_rankrls_costs(
     x: npt.NDArray[np.float64],
     y: npt.NDArray[np.float64],
     offsets: npt.NDArray[np.uintp],
-    k: int,
+    n_features_to_select: int,
     alpha: float,
-    costs: npt.NDArray[np.float64],
-    budget: float | None,
-    memory_limit: int,
     criterion: str = "squared",
-    tol: float | None = None,
+    min_improvement: float | None = None,
     progress: Callable[[int, int, float], object] | None = None,
     convention: str = "standard",
+    max_memory: int | None = None,
+    *,
+    feature_costs: npt.NDArray[np.float64],
+    budget: float | None = None,
 ) -> tuple[npt.NDArray[np.uintp], npt.NDArray[np.float64], npt.NDArray[np.float64], str | None]: ...
 
 KENDALL_SHORT_MAX: int
@@ -158,7 +168,7 @@ def query_pair_counts(
 
 def preference_pairs(
     y: npt.NDArray[np.float64], offsets: npt.NDArray[np.uintp], max_pairs: int | None = None,
-    memory_limit: int | None = None,
+    max_memory: int | None = None,
 ) -> tuple[npt.NDArray[np.uintp], npt.NDArray[np.uintp], npt.NDArray[np.uintp]]: ...
 
 def squared_hinge_value_grad(
@@ -263,7 +273,7 @@ def random_fourier_transform(
 # sparse solvers (rust/py/src/sparse.rs); x rows grouped by query (offsets)
 def sparse_ranksvm(
     x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], offsets: npt.NDArray[np.uintp],
-    c: float, penalty: str, p: float, epsilon: float, gamma: float,
+    c: float, penalty: str, p: float, epsilon: float, mcp_gamma: float,
     weights: npt.NDArray[np.float64] | None, w0: npt.NDArray[np.float64] | None,
     max_iter: int, max_reweightings: int, tol: float, solver: str = "prox-newton",
 ) -> tuple[SolverResult, int]:
@@ -294,7 +304,7 @@ class GreedyShard:
         alpha: float,
         criterion: str = "squared",
         convention: str = "standard",
-        limit: int | None = None,
+        max_memory: int | None = None,
     ) -> GreedyShard: ...
     def informative(self) -> npt.NDArray[np.bool_]: ...
     def dots(self) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...

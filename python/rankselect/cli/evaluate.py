@@ -26,9 +26,8 @@ import numpy as np
 
 from .. import metrics
 from ..data import load_letor
+from ..metrics.checks import CONVENTIONS, TIES
 from .common import plural
-
-CONVENTIONS = ("standard", "letor")
 
 
 def add_parser(sub) -> None:
@@ -42,7 +41,7 @@ def add_parser(sub) -> None:
     p.add_argument("--scores", required=True, metavar="SCORES",
                    help="predictions: one score per line in FILE's row order, or RankLib's "
                         "qid<TAB>index<TAB>score lines; - reads standard input")
-    p.add_argument("--ties", choices=("stable", "pessimistic"), default="stable",
+    p.add_argument("--ties", choices=TIES, default=TIES[0],
                    help="order of documents with equal scores (default: stable = file order)")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.set_defaults(handler=run)

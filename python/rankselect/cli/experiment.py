@@ -24,6 +24,7 @@ from pathlib import Path
 
 from .. import plotting
 from ..methods import METHODS
+from ..metrics.checks import CONVENTIONS
 from ..protocol import run as run_protocol
 from ..protocol.runner import parse_value
 from .common import plural
@@ -44,7 +45,7 @@ def add_parser(sub) -> None:
                    help="override one grid parameter of a method (repeatable)")
     p.add_argument("--metric", default="map",
                    help="validation metric for model selection (map, ndcg@10, p@10, meanndcg)")
-    p.add_argument("--convention", choices=["letor", "standard"], default="letor",
+    p.add_argument("--convention", choices=CONVENTIONS, default="letor",
                    help="evaluation conventions (default letor: Eval-Score-4.0)")
     p.add_argument("--folds", metavar="I,J", help="run only these folds (1-based, comma separated)")
     p.add_argument("--out", metavar="DIR", help="write experiment.json, experiment.md (and PNGs with --plots) here")

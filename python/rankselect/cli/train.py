@@ -25,6 +25,7 @@ import sklearn
 from .. import metrics
 from ..data import load_letor
 from ..methods import METHODS
+from ..metrics.checks import CONVENTIONS
 from .common import plural
 
 _REPORTED = ["NDCG@1", "NDCG@3", "NDCG@5", "NDCG@10", "P@1", "P@3", "P@5", "P@10", "MAP", "MeanNDCG"]
@@ -92,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
         if args.out == "-":
             report = sys.stderr
     table = {conv: metrics.evaluate(test.y, scores, test.qid, convention=conv)
-             for conv in ("standard", "letor")}
+             for conv in CONVENTIONS}
     used = model.get_params()
     shown = [p.name for p in method.params if p.name not in ("kernel",) + _KERNEL_PARAMS]
     if model.kernel is not None:

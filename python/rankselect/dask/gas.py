@@ -10,7 +10,7 @@ import numpy.typing as npt
 from distributed import Client
 
 from .. import _core
-from ..metrics.checks import mean_over_queries
+from ..metrics.checks import Convention, check_convention, mean_over_queries
 from ..selection.gas import GAS as _GAS
 from ..selection.gas import gas_greedy
 from ..selection.importance import FeatureImportance, parse_measure, pick_directions
@@ -88,10 +88,9 @@ def _importance(shards, measure, convention):
             raise ValueError("y: no query has two documents with different labels; pairwise importance needs "
                              "preference pairs")
         return pick_directions(1.0 - ea / (2.0 * prefs), 1.0 - ed / (2.0 * prefs))
-    if not isinstance(convention, str) or convention.strip().lower() not in ("standard", "letor"):
-        raise ValueError(f"convention must be 'standard' or 'letor', got {convention!r}")
+    convention = check_convention(convention)
     name = kind if k is None else f"{kind}@{k}"
-    parts = shards.map(_shard_metric_importance, name, convention.strip().lower())
+    parts = shards.map(_shard_metric_importance, name, convention)
     asc = np.concatenate([p[0] for p in parts], axis=1)
     desc = np.concatenate([p[1] for p in parts], axis=1)
     mean = lambda v: np.array([mean_over_queries(r) for r in v])  # noqa: E731  (query order, as Rust)
@@ -128,7 +127,7 @@ class GAS(_GAS):
     def __init__(self, n_features_to_select: int = 10, *, c: float = 0.1,
                  importance: Union[str, FeatureImportance, npt.ArrayLike] = "map",
                  similarity: Union[Literal["geng", "tau_b"], npt.ArrayLike] = "geng", absolute: bool = False,
-                 convention: Literal["standard", "letor"] = "standard", client: Optional[Client] = None) -> None:
+                 convention: Convention = "standard", client: Optional[Client] = None) -> None:
         super().__init__(n_features_to_select, c=c, importance=importance, similarity=similarity,
                          absolute=absolute, convention=convention)
         self.client = client

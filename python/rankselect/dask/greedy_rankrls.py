@@ -5,7 +5,7 @@ from __future__ import annotations
 import numbers
 import sys
 import uuid
-from typing import Literal, Optional, Union
+from typing import Optional, Union
 
 import numpy as np
 from distributed import Client
@@ -13,6 +13,7 @@ from distributed import Client
 from .. import _core
 from .._config import get_config, memory_limit
 from .._validation import check_positive
+from ..metrics.checks import Convention
 from ..selection.greedy_rankrls import GreedyRankRLS as _GreedyRankRLS
 from .predict import predict_linear
 from .shards import _client, _ordered_sum, _own, _sh, _Shards
@@ -84,7 +85,7 @@ class GreedyRankRLS(_GreedyRankRLS):
     """
 
     def __init__(self, n_features_to_select: int = 10, alpha: float = 1.0, criterion: str = "squared",
-                 convention: Literal["standard", "letor"] = "standard", min_improvement: Optional[float] = None,
+                 convention: Convention = "standard", min_improvement: Optional[float] = None,
                  verbose: Union[bool, int] = False, *, client: Optional[Client] = None,
                  max_retries: int = 3) -> None:
         super().__init__(n_features_to_select=n_features_to_select, alpha=alpha, criterion=criterion,

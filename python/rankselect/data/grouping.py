@@ -3,22 +3,23 @@
 :class:`GroupedData` is the one form in which ranking data reaches the Rust core: rows
 grouped by query (C-contiguous float64), their labels, and query offsets of dtype
 :data:`OFFSETS_DTYPE` (``np.uintp``, the core's ``usize``). Every estimator builds it once
-per ``fit`` from validated ``(X, y, qid)``; every ``_core`` entry point checks the offsets
-it receives once (building the core's validated ``QueryOffsets``), and the kernels borrow
-that type instead of re-checking.
+per ``fit`` from validated ``(X, y, qid)`` (inside :class:`TrainingData`, which keeps the
+input-order arrays beside it) and passes it down; every ``_core`` entry point checks the
+offsets it receives once (building the core's validated ``QueryOffsets``), and the kernels
+borrow that type instead of re-checking.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
 
 import numpy as np
 import scipy.sparse as sp
 
 from .. import _core
+from .._config import check_memory
 from .._validation import check_matrix, check_qid, check_vector
 
-__all__ = ["OFFSETS_DTYPE", "QueryGroups", "GroupedData", "center_by_query"]
+__all__ = ["OFFSETS_DTYPE", "QueryGroups", "GroupedData", "TrainingData", "center_by_query"]
 
 #: dtype of query offsets everywhere in the package and across the ``_core`` boundary
 OFFSETS_DTYPE = np.uintp
@@ -87,30 +88,40 @@ class QueryGroups:
 class GroupedData:
     """A ranking data set with its rows grouped by query: what the Rust kernels take.
 
-    Build it with :meth:`from_arrays` once per ``fit``, from arrays already validated at the
-    public boundary; pass ``X``, ``y`` and ``offsets`` to ``_core`` together.
+    Build it once per ``fit`` (:meth:`TrainingData.from_arrays`, or :meth:`from_arrays`)
+    from arrays already validated at the public boundary; pass ``X``, ``y`` and ``offsets``
+    to ``_core`` together. Helpers take it instead of ``(X, y, qid)``, so they neither
+    validate nor group again.
 
     Attributes
     ----------
-    X : ndarray of shape (m, n) or None
+    X : ndarray of shape (m, n)
         Feature rows in grouped order, C-contiguous float64.
-    y : ndarray of shape (m,) or None
+    y : ndarray of shape (m,)
         Labels in grouped order, float64.
     groups : QueryGroups
         The grouping (``perm``, ``offsets``, ``ids``); :meth:`scatter` maps grouped rows back.
     """
 
-    X: Optional[np.ndarray]
-    y: Optional[np.ndarray]
+    X: np.ndarray
+    y: np.ndarray
     groups: QueryGroups
 
     @classmethod
     def from_arrays(cls, X, y, qid) -> GroupedData:
-        """Group validated ``X`` (m, n) or None, ``y`` (m,) or None and ``qid`` (m,)."""
-        g = QueryGroups.from_qid(qid)
-        Xg = None if X is None else np.ascontiguousarray(g.gather(X), dtype=np.float64)
-        yg = None if y is None else np.ascontiguousarray(g.gather(y), dtype=np.float64)
-        return cls(Xg, yg, g)
+        """Group validated ``X`` (m, n), ``y`` (m,) and ``qid`` (m,): one call of the core's
+        grouping (a copy of ``X`` unless its rows are already grouped, checked against the
+        memory rule)."""
+        return cls.from_groups(X, y, QueryGroups.from_qid(qid))
+
+    @classmethod
+    def from_groups(cls, X, y, groups: QueryGroups) -> GroupedData:
+        """``X`` (m, n) and ``y`` (m,), in input order, grouped by ``groups``."""
+        if not groups.is_identity:
+            check_memory(X.nbytes, f"X grouped by query ({X.shape[0]} x {X.shape[1]} float64)",
+                         "sort the rows by qid, or raise rankselect.set_config(max_memory=...)")
+        return cls(np.ascontiguousarray(groups.gather(X), dtype=np.float64),
+                   np.ascontiguousarray(groups.gather(y), dtype=np.float64), groups)
 
     @property
     def offsets(self) -> np.ndarray:
@@ -131,20 +142,61 @@ class GroupedData:
 
     def columns(self, keep) -> GroupedData:
         """The same rows restricted to the feature columns ``keep``."""
-        assert self.X is not None, "grouped without X"
         return GroupedData(np.ascontiguousarray(self.X[:, keep]), self.y, self.groups)
+
+    def with_features(self, X_grouped: np.ndarray) -> GroupedData:
+        """The same rows and labels with other features ``X_grouped`` (m, p), already in
+        grouped order (e.g. ``X`` times the feature directions, or a feature map of it)."""
+        return GroupedData(np.ascontiguousarray(X_grouped, dtype=np.float64), self.y, self.groups)
 
     def has_preference_pair(self) -> bool:
         """Whether some query has two different labels (a preference pair)."""
-        assert self.y is not None, "grouped without y"
         s = self.groups.starts
         return bool(self.y.size) and bool(np.any(np.maximum.reduceat(self.y, s) > np.minimum.reduceat(self.y, s)))
 
     def constant_within_queries(self) -> np.ndarray:
         """(n_features,) bool: see :func:`rankselect.data.constant_within_queries`."""
-        assert self.X is not None, "grouped without X"
         s = self.groups.starts
         return (np.maximum.reduceat(self.X, s, axis=0) == np.minimum.reduceat(self.X, s, axis=0)).all(axis=0)
+
+
+@dataclass(frozen=True)
+class TrainingData:
+    """A training set validated once per ``fit``: the arrays in input order and the same
+    rows grouped by query once (scikit-learn's validate-once, for ranking data).
+
+    The estimators' ``fit`` builds it (``RankingEstimator._validate_training_data``) and
+    passes it down; an estimator fitted inside another one's ``fit`` takes it as is.
+
+    Attributes
+    ----------
+    X : ndarray of shape (m, n)
+        C-contiguous float64, input order.
+    y : ndarray of shape (m,)
+        float64, input order.
+    qid : ndarray of shape (m,)
+        int64, input order.
+    grouped : GroupedData
+        The same rows grouped by query (what the kernels take).
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    qid: np.ndarray
+    grouped: GroupedData
+
+    @classmethod
+    def from_arrays(cls, X: np.ndarray, y: np.ndarray, qid: np.ndarray) -> TrainingData:
+        """Validated ``X`` (m, n), ``y`` (m,), ``qid`` (m,) int64, grouped once."""
+        return cls(X, y, qid, GroupedData.from_arrays(X, y, qid))
+
+    @property
+    def n_features(self) -> int:
+        return int(self.X.shape[1])
+
+    def columns(self, keep) -> TrainingData:
+        """The same rows restricted to the feature columns ``keep`` (no new grouping)."""
+        return TrainingData(np.ascontiguousarray(self.X[:, keep]), self.y, self.qid, self.grouped.columns(keep))
 
 
 def center_by_query(a, qid) -> np.ndarray:
@@ -163,8 +215,7 @@ def center_by_query(a, qid) -> np.ndarray:
         arr = check_matrix(arr, "a")
     else:
         arr = check_vector(arr, "a")
-    qid = check_qid(qid, arr.shape[0])
-    data = GroupedData.from_arrays(arr.reshape(arr.shape[0], -1), None, qid)
-    assert data.X is not None
-    centred = np.asarray(_core.center_by_query(data.X, data.offsets))
-    return data.scatter(centred).reshape(arr.shape)
+    groups = QueryGroups.from_qid(check_qid(qid, arr.shape[0]))
+    centred = np.asarray(_core.center_by_query(np.ascontiguousarray(groups.gather(arr.reshape(arr.shape[0], -1))),
+                                               groups.offsets))
+    return groups.scatter(centred).reshape(arr.shape)

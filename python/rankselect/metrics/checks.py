@@ -4,24 +4,39 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Sequence
-from typing import Optional, cast
+from typing import Literal, Optional, cast
 
 import numpy as np
 
-__all__ = ["CONVENTIONS", "TIES", "check_choice", "check_k", "check_max_grade", "mean_over_queries"]
+from .. import _core
 
-#: metric conventions (see :mod:`rankselect.metrics`)
-CONVENTIONS = ("standard", "letor")
-#: tie-breaking rules of equal scores
-TIES = ("stable", "pessimistic")
+__all__ = ["CONVENTIONS", "TIES", "Convention", "Ties", "check_choice", "check_convention", "check_k",
+           "check_max_grade", "mean_over_queries"]
+
+#: metric conventions (see :mod:`rankselect.metrics`), the default first: the core's list
+#: (``Convention::ALL``), ``("standard", "letor")``
+CONVENTIONS: tuple[str, ...] = tuple(_core.CONVENTIONS)
+#: tie-breaking rules of equal scores, the default first: the core's list (``Ties::ALL``),
+#: ``("stable", "pessimistic")``
+TIES: tuple[str, ...] = tuple(_core.TIES)
+
+#: the names of :data:`CONVENTIONS` and :data:`TIES` for type checkers (a test keeps them equal)
+Convention = Literal["standard", "letor"]
+Ties = Literal["stable", "pessimistic"]
 
 
 def check_choice(value, name: str, choices: Sequence[str]) -> str:
-    """``value`` lower-cased when it is one of ``choices`` (case-insensitive); ValueError naming ``name``."""
-    if not isinstance(value, str) or value.lower() not in choices:
+    """``value`` trimmed and lower-cased when it is one of ``choices`` (case-insensitive);
+    ValueError naming ``name``."""
+    if not isinstance(value, str) or value.strip().lower() not in choices:
         allowed = ", ".join(repr(c) for c in choices)
         raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
-    return value.lower()
+    return value.strip().lower()
+
+
+def check_convention(convention) -> str:
+    """A metric convention, one of :data:`CONVENTIONS` (case-insensitive), lower-cased."""
+    return check_choice(convention, "convention", CONVENTIONS)
 
 
 def check_k(k, name: str = "k", *, allow_none: bool = True) -> Optional[int]:

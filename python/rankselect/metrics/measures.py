@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import _core
 from .._validation import check_scores
-from ..data.grouping import GroupedData
+from ..data.grouping import QueryGroups
 from .checks import CONVENTIONS, TIES, check_choice, check_k, check_max_grade, mean_over_queries
 
 __all__ = [
@@ -25,25 +25,25 @@ __all__ = [
 ]
 
 
-def _prepare(y, scores, qid) -> tuple[GroupedData, np.ndarray]:
+def _prepare(y, scores, qid) -> tuple[QueryGroups, np.ndarray, np.ndarray]:
+    """Validated labels and scores grouped by query: ``(groups, y, scores)``."""
     y, scores, qid = check_scores(y, scores, qid)
     if y.shape[0] == 0:
         raise ValueError("y is empty: metrics need at least one query with one document")
     if (y < 0).any():
         i = int(np.flatnonzero(y < 0)[0])
         raise ValueError(f"y must hold relevance labels >= 0; row {i} has {y[i]!r}")
-    data = GroupedData.from_arrays(None, y, qid)
-    return data, data.gather(scores)
+    groups = QueryGroups.from_qid(qid)
+    return groups, np.ascontiguousarray(groups.gather(y)), np.ascontiguousarray(groups.gather(scores))
 
 
 def _run(specs: list[tuple[str, str, str]], y, scores, qid, max_grade=None) -> np.ndarray:
     """Per-query values of several metrics, shape (len(specs), n_queries)."""
     max_grade = check_max_grade(max_grade)
-    data, sg = _prepare(y, scores, qid)
-    assert data.y is not None
-    if max_grade is not None and max_grade < data.y.max():
-        raise ValueError(f"max_grade ({max_grade}) is below the largest label in y ({data.y.max()})")
-    return _core.metrics_per_query(specs, data.y, sg, data.offsets, max_grade)
+    groups, yg, sg = _prepare(y, scores, qid)
+    if max_grade is not None and max_grade < yg.max():
+        raise ValueError(f"max_grade ({max_grade}) is below the largest label in y ({yg.max()})")
+    return _core.metrics_per_query(specs, yg, sg, groups.offsets, max_grade)
 
 
 def _one(measure: str, y, scores, qid, convention, ties, per_query, max_grade=None):

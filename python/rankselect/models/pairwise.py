@@ -23,7 +23,7 @@ import scipy.sparse as sp
 from .. import _core
 from .._config import check_memory, memory_limit
 from .._validation import check_matrix, check_qid, check_vector
-from ..data.grouping import GroupedData
+from ..data.grouping import GroupedData, QueryGroups
 
 __all__ = [
     "count_pairs",
@@ -34,10 +34,11 @@ __all__ = [
 ]
 
 
-def _grouped_labels(y, qid) -> GroupedData:
+def _grouped_labels(y, qid) -> tuple[QueryGroups, np.ndarray]:
+    """The grouping of ``qid`` and the labels ``y`` in grouped order (validated)."""
     y = check_vector(y, "y")
-    qid = check_qid(qid, y.shape[0])
-    return GroupedData.from_arrays(None, y, qid)
+    groups = QueryGroups.from_qid(check_qid(qid, y.shape[0]))
+    return groups, np.ascontiguousarray(groups.gather(y))
 
 
 #: Default ``max_pairs`` of :func:`preference_pairs` / :func:`preference_pair_matrix`: one
@@ -64,9 +65,8 @@ def _check_max_pairs(max_pairs):
 
 def count_pairs(y, qid) -> int:
     """Number of preference pairs ``|P|`` of labels ``y`` (m,) grouped by ``qid`` (m,)."""
-    data = _grouped_labels(y, qid)
-    assert data.y is not None
-    return int(_core.query_pair_counts(data.y, data.offsets).sum())
+    g, yg = _grouped_labels(y, qid)
+    return int(_core.query_pair_counts(yg, g.offsets).sum())
 
 
 def preference_pairs(y, qid, max_pairs: Optional[int] = DEFAULT_MAX_PAIRS) -> tuple[np.ndarray, np.ndarray]:
@@ -95,9 +95,8 @@ def preference_pairs(y, qid, max_pairs: Optional[int] = DEFAULT_MAX_PAIRS) -> tu
 
 def _pairs(y, qid, max_pairs, bytes_per_pair, what):
     max_pairs = _check_max_pairs(max_pairs)
-    data = _grouped_labels(y, qid)
-    g = data.groups
-    counts = _core.query_pair_counts(data.y, data.offsets)
+    g, yg = _grouped_labels(y, qid)
+    counts = _core.query_pair_counts(yg, g.offsets)
     total = int(counts.sum(dtype=object))
     q = int(np.argmax(counts)) if counts.size else 0
     if max_pairs is not None and total > max_pairs:
@@ -112,7 +111,7 @@ def _pairs(y, qid, max_pairs, bytes_per_pair, what):
         "pass a smaller max_pairs, split long queries, or use the implicit loss (rankselect.pairwise.squared_hinge),"
         " which never lists the pairs",
     )
-    i, j, _ = _core.preference_pairs(data.y, data.offsets, None, memory_limit())
+    i, j, _ = _core.preference_pairs(yg, g.offsets, max_memory=memory_limit())
     perm = g.perm
     return perm[i.astype(np.intp)], perm[j.astype(np.intp)]
 

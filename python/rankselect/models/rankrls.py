@@ -25,28 +25,31 @@ from .. import _core
 from .._base import RankerMixin, RankingEstimator, warn_if_degenerate
 from .._config import check_memory
 from .._validation import check_alphas, check_ranking_data
-from ..data.grouping import GroupedData
+from ..data.grouping import GroupedData, TrainingData
 from .linear import LinearPredictMixin
 
-__all__ = ["RankRLS", "RankRLSPath", "group_for_lqo"]
+__all__ = ["RankRLS", "RankRLSPath", "group_for_lqo", "check_lqo"]
 
 
-def group_for_lqo(X, y, qid, *, gram: bool = True) -> GroupedData:
-    """Validate, group rows by query (at least two queries, for leave-query-out). ``gram``:
-    check the memory of RankRLS's solve first (greedy RankRLS checks its own caches in the core)."""
-    X, y, qid = check_ranking_data(X, y, qid)
-    m, n = X.shape
+def check_lqo(data: GroupedData, *, gram: bool = True) -> GroupedData:
+    """``data`` when leave-query-out applies (at least two queries); ``gram``: also check
+    the memory of RankRLS's solve (greedy RankRLS checks its own caches in the core)."""
+    m, n = data.X.shape
     if gram:
         # The grouped and the query-centred copies of X, the Gram matrix and its eigenvectors.
         check_memory(8 * (2 * m * n + 3 * n * n), f"RankRLS on {m} x {n} data (Gram matrix {n} x {n})",
                      "use fewer features or rows")
-    data = GroupedData.from_arrays(X, y, qid)
     if data.n_queries < 2:
         raise ValueError(
             f"qid must hold at least two queries for leave-query-out, got {data.n_queries} "
-            f"(n_samples={X.shape[0]})"
+            f"(n_samples={m})"
         )
     return data
+
+
+def group_for_lqo(X, y, qid, *, gram: bool = True) -> GroupedData:
+    """Validate ``(X, y, qid)``, group the rows by query and :func:`check_lqo` them."""
+    return check_lqo(GroupedData.from_arrays(*check_ranking_data(X, y, qid)), gram=gram)
 
 
 @dataclass(frozen=True)
@@ -77,7 +80,6 @@ class RankRLSPath:
 
 def _alpha_path(data: GroupedData, alphas: np.ndarray) -> RankRLSPath:
     """The core's alpha path (``_core.rankrls_alpha_path``) on grouped data."""
-    assert data.X is not None and data.y is not None
     errors, coefs = _core.rankrls_alpha_path(data.X, data.y, data.offsets, alphas)
     n = data.X.shape[1]
     return RankRLSPath(alphas=np.asarray(alphas, dtype=float),
@@ -143,10 +145,12 @@ class RankRLS(RankerMixin, LinearPredictMixin, RankingEstimator):
         With a sequence ``alpha``, the model of the LQO-best value on :meth:`path`; with a
         scalar, the direct solve of eq. 5 (a Cholesky factorisation) and its LQO error.
         """
-        X, y, qid = self._validate_training_data(X, y, qid)
+        return self._fit(self._validate_training_data(X, y, qid))
+
+    def _fit(self, train: TrainingData):
         alphas, is_list = check_alphas(self.alpha)
-        warn_if_degenerate(self, X, y, qid)
-        data = group_for_lqo(X, y, qid)
+        warn_if_degenerate(self, train.grouped)
+        data = check_lqo(train.grouped)
         path = _alpha_path(data, alphas)
         best = path.best_index
         self.lqo_errors_ = path.lqo_errors
@@ -155,7 +159,7 @@ class RankRLS(RankerMixin, LinearPredictMixin, RankingEstimator):
             self.coef_ = path.coefs[best].copy()
         else:
             self.coef_ = np.asarray(_core.rankrls_fit(data.X, data.y, data.offsets, self.alpha_))
-        self._train_digest = _fingerprint(X, y, qid)
+        self._train_digest = _fingerprint(train.X, train.y, train.qid)
         return self
 
     def path(self, X, y, qid=None, alphas=None) -> RankRLSPath:
@@ -185,7 +189,6 @@ class RankRLS(RankerMixin, LinearPredictMixin, RankingEstimator):
             self._validate_params()
             alphas = self.alpha
         alphas, _ = check_alphas(alphas, "alphas")
-        X, y, qid = check_ranking_data(X, y, qid)
         return _alpha_path(group_for_lqo(X, y, qid), alphas)
 
     def lqo_predict(self, X, y, qid):
@@ -213,6 +216,6 @@ class RankRLS(RankerMixin, LinearPredictMixin, RankingEstimator):
         if _fingerprint(X, y, qid) != self._train_digest:
             raise ValueError("lqo_predict needs the training data: X, y and qid must be those "
                              "given to fit (leave-query-out predictions exist only for them)")
-        data = group_for_lqo(X, y, qid)
+        data = check_lqo(GroupedData.from_arrays(X, y, qid))
         _, pred, _, _ = _core.rankrls_lqo(data.X, data.y, data.offsets, self.alpha_)
         return data.scatter(np.asarray(pred))

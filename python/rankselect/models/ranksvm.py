@@ -13,7 +13,7 @@ from sklearn.utils.validation import check_is_fitted
 from .. import _core
 from .._base import RankerMixin, RankingEstimator, warn_if_degenerate
 from .._validation import MAX_INT, check_matrix
-from ..data.grouping import GroupedData
+from ..data.grouping import TrainingData
 from .kernel_approximation import Nystroem, RandomFourierFeatures
 
 __all__ = ["RankSVM"]
@@ -117,7 +117,7 @@ class RankSVM(RankerMixin, RankingEstimator):
     # Feature map hooks: the linear model uses X itself. A kernel approximation
     # (Nystroem / random Fourier features) plugs in here: fit the map in
     # `_fit_features` and apply it in `_transform_features`.
-    def _fit_features(self, X, y, qid):
+    def _fit_features(self, X):
         if self.kernel is None:
             return X
         gamma = 1.0 / X.shape[1] if self.gamma is None else self.gamma
@@ -152,10 +152,17 @@ class RankSVM(RankerMixin, RankingEstimator):
         -------
         self
         """
-        X, y, qid = self._validate_training_data(X, y, qid)
-        has_pair, informative = warn_if_degenerate(self, X, y, qid)
-        Z = check_matrix(self._fit_features(X, y, qid), "features")
-        data = GroupedData.from_arrays(Z, y, qid)
+        return self._fit(self._validate_training_data(X, y, qid))
+
+    def _fit(self, train: TrainingData):
+        has_pair, informative = warn_if_degenerate(self, train.grouped)
+        if self.kernel is None:
+            data = train.grouped
+        else:
+            # the map is fitted on the rows in input order (its landmarks / draws follow them),
+            # then its features are grouped as the rows were (no second grouping)
+            Z = check_matrix(self._fit_features(train.X), "features")
+            data = train.grouped.with_features(train.grouped.gather(Z))
         if not (has_pair and informative):
             # every pair difference is 0 (or there is no pair): the loss does not depend on w,
             # the minimiser is w = 0 and each pair costs max(0, 1 - 0)^2 = 1
@@ -171,7 +178,7 @@ class RankSVM(RankerMixin, RankingEstimator):
             warnings.warn(
                 f"RankSVM did not reach tol={self.tol} in {result.n_iter} Newton steps "
                 f"(relative gradient norm {result.kkt_residual:.3g}); increase max_iter",
-                ConvergenceWarning, stacklevel=2)
+                ConvergenceWarning, stacklevel=3)  # _fit, fit, the user
         self.coef_ = np.asarray(result.coef)
         self.n_iter_ = int(result.n_iter)
         self.n_cg_iter_ = int(n_cg)

@@ -28,7 +28,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from .. import _core
 from .._base import RankerMixin, RankingEstimator, warn_if_degenerate
 from .._validation import MAX_INT, check_costs, check_positive, check_vector
-from ..data.grouping import GroupedData
+from ..data.grouping import GroupedData, TrainingData
 from ..data.uninformative import constant_columns, zero_features
 from .linear import SparseLinearRankerMixin
 
@@ -189,12 +189,11 @@ class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, SelectorMixin, Ranking
                 weights = costs / costs.mean()
         return weights
 
-    def _prepare(self, X, y, qid):
-        X, y, qid = self._validate_training_data(X, y, qid)
-        constant = constant_columns(X)
-        self._degenerate = not all(warn_if_degenerate(self, X, y, qid, stacklevel=4))
-        data = GroupedData.from_arrays(X, y, qid)
-        return X, data, constant
+    def _prepare(self, X, y, qid) -> GroupedData:
+        """The grouped data of :meth:`c_min` and :meth:`path` (validated, warned about)."""
+        train = self._validate_training_data(X, y, qid)
+        warn_if_degenerate(self, train.grouped)  # this function, c_min / path, the user
+        return train.grouped
 
     def _solve(self, data, C, weights, w0):
         """``(_core.SolverResult, n_reweightings)`` of the core's sparse RankSVM at ``C``."""
@@ -209,17 +208,21 @@ class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, SelectorMixin, Ranking
 
         ``coef_init`` (n,) warm-starts the solver.
         """
-        X, data, constant = self._prepare(X, y, qid)
-        weights = self._check_params(X.shape[1])
-        w0 = None if coef_init is None else check_vector(coef_init, "coef_init", n=X.shape[1])
-        if self._degenerate:
+        return self._fit(self._validate_training_data(X, y, qid), coef_init=coef_init)
+
+    def _fit(self, train: TrainingData, coef_init=None):
+        n = train.n_features
+        constant = constant_columns(train.X)
+        degenerate = not all(warn_if_degenerate(self, train.grouped))
+        weights = self._check_params(n)
+        w0 = None if coef_init is None else check_vector(coef_init, "coef_init", n=n)
+        if degenerate:
             # the loss is constant: the minimiser is w = 0 (nothing to solve)
-            n = X.shape[1]
             zero = _core.SolverResult(np.zeros(n), 0.0, np.zeros(1), 0.0, 0, True)
-            self._set_fitted(zero, 0, constant, zero_features(X))
+            self._set_fitted(zero, 0, constant, zero_features(train.X))
             return self
-        result, n_rew = self._solve(data, self.C, weights, w0)
-        self._set_fitted(result, n_rew, constant, zero_features(X))
+        result, n_rew = self._solve(train.grouped, self.C, weights, w0)
+        self._set_fitted(result, n_rew, constant, zero_features(train.X))
         return self
 
     def _set_fitted(self, result, n_rew, constant, zero):
@@ -240,8 +243,8 @@ class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, SelectorMixin, Ranking
     def c_min(self, X, y, qid) -> float:
         """Smallest ``C`` at which the l1 / weighted-l1 solution is not all zero:
         ``1 / max_j (|dL/dw_j(0)| / beta_j)`` (KKT at ``w = 0``)."""
-        X, data, constant = self._prepare(X, y, qid)
-        return self._c_min(data, self._check_params(X.shape[1]))
+        data = self._prepare(X, y, qid)
+        return self._c_min(data, self._check_params(data.X.shape[1]))
 
     @staticmethod
     def _c_min(data, weights) -> float:
@@ -259,8 +262,8 @@ class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, SelectorMixin, Ranking
             check_positive(ratio, "ratio")
             if ratio < 1:
                 raise ValueError(f"ratio must be >= 1 (Cs go from c_min to ratio * c_min), got {ratio!r}")
-        X, data, constant = self._prepare(X, y, qid)
-        weights = self._check_params(X.shape[1])
+        data = self._prepare(X, y, qid)
+        weights = self._check_params(data.X.shape[1])
         if Cs is None:
             c0 = self._c_min(data, weights)  # on the data already grouped here
             Cs = c0 * np.logspace(0, np.log10(ratio), int(n_Cs))

@@ -21,8 +21,9 @@ except ImportError:  # pragma: no cover - depends on the environment
     tqdm = None
 
 from ..data import load_letor_folds, zero_features
+from ..metrics.checks import check_convention
 from .results import ExperimentResult, MethodFold
-from .scoring import CONVENTIONS, SELECTION_METRICS, evaluate, scores, ties_within_every_query
+from .scoring import SELECTION_METRICS, evaluate, scores, ties_within_every_query
 from .specs import METHODS, Candidate
 
 
@@ -166,8 +167,7 @@ def run(
         sel_key = SELECTION_METRICS[metric.lower()]
     else:
         raise ValueError(f"metric must be one of {', '.join(SELECTION_METRICS)}, got {metric!r}")
-    if convention not in CONVENTIONS:
-        raise ValueError(f"convention must be 'letor' or 'standard', got {convention!r}")
+    convention = check_convention(convention)
     if isinstance(methods, (str, tuple)):
         methods = [methods]
     parsed = [parse_method(m) for m in methods]

@@ -16,7 +16,6 @@ TEST_KEYS = ("MAP",) + tuple(f"P@{k}" for k in CUTOFFS) + tuple(f"NDCG@{k}" for 
 #: selection metric names accepted by ``run(metric=...)`` (case-insensitive) -> report key
 SELECTION_METRICS = {"map": "MAP", "meanndcg": "MeanNDCG", **{f"ndcg@{k}": f"NDCG@{k}" for k in CUTOFFS},
                      **{f"p@{k}": f"P@{k}" for k in CUTOFFS}}
-CONVENTIONS = ("letor", "standard")
 #: scores within this fraction of max(1, max|score|) count as tied (round-off)
 TIE_TOL = 1e-12
 

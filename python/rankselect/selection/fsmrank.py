@@ -26,7 +26,7 @@ from sklearn.utils.validation import check_is_fitted
 from .. import _core
 from .._base import RankerMixin, RankingEstimator, warn_if_degenerate
 from .._validation import MAX_INT, check_similarity, check_vector
-from ..data.grouping import GroupedData
+from ..data.grouping import TrainingData
 from ..data.uninformative import constant_columns, zero_features
 from ..models.linear import LinearPredictMixin, SparseLinearRankerMixin
 from ..models.ranksvm import RankSVM
@@ -175,20 +175,23 @@ class FSMRank(RankerMixin, SparseLinearRankerMixin, SelectorMixin, RankingEstima
 
         ``accelerate=False`` runs plain projected proximal gradient (benchmarks only).
         """
-        X, y, qid = self._validate_training_data(X, y, qid)
+        return self._fit(self._validate_training_data(X, y, qid), accelerate=accelerate)
+
+    def _fit(self, train: TrainingData, accelerate=True):
+        X, y = train.X, train.y  # input order: the Pearson measures sum over the rows as given
         lambda1, lambda2 = float(self.lambda1), float(self.lambda2)
         constant = constant_columns(X)
-        has_pair, informative = warn_if_degenerate(self, X, y, qid)
+        has_pair, informative = warn_if_degenerate(self, train.grouped)
         if not (has_pair and informative):
             return self._set_zero_model(X.shape[1], constant)
         if constant.any():
             warnings.warn(
                 f"FSMRank: {int(constant.sum())} feature(s) constant over the training set have no "
                 f"correlation; their weights are fixed at 0 (0-based columns "
-                f"{np.flatnonzero(constant).tolist()})", UserWarning, stacklevel=2)
+                f"{np.flatnonzero(constant).tolist()})", UserWarning, stacklevel=3)
         keep = np.flatnonzero(~constant)
         s, A = self._measures(X, y, keep)
-        data = GroupedData.from_arrays(X, y, qid).columns(keep)
+        data = train.grouped.columns(keep)
         result, coef_k, n_pairs = _core.fsmrank(
             data.X, data.y, data.offsets, np.ascontiguousarray(A[np.ix_(keep, keep)]),
             np.ascontiguousarray(s[keep]), lambda1, lambda2, None, int(self.max_iter),
@@ -296,19 +299,22 @@ class FSMSVM(RankerMixin, LinearPredictMixin, SelectorMixin, RankingEstimator):
 
     def fit(self, X, y, qid=None):
         """Fit on ``X`` (m, n), ``y`` (m,), ``qid`` (m,)."""
-        X, y, qid = self._validate_training_data(X, y, qid)
-        self.fsmrank_ = FSMRank(lambda1=self.lambda1, lambda2=self.lambda2, importance=self.importance,
-                                similarity=self.similarity, max_iter=self.max_iter,
-                                tol=self.tol).fit(X, y, qid=qid)
+        return self._fit(self._validate_training_data(X, y, qid))
+
+    def _fit(self, train: TrainingData):
+        # the two stages are fitted on this fit's validated, grouped data
+        fsmrank = FSMRank(lambda1=self.lambda1, lambda2=self.lambda2, importance=self.importance,
+                          similarity=self.similarity, max_iter=self.max_iter, tol=self.tol)
+        self.fsmrank_ = fsmrank._fit_validated(train)
         self.n_iter_ = self.fsmrank_.n_iter_
         sel = self.fsmrank_.selected_features_[: int(self.n_features_to_select)]
-        coef = np.zeros(X.shape[1])
+        coef = np.zeros(train.n_features)
         if sel.size == 0:
             if self.fsmrank_.n_pairs_ > 0:  # not degenerate data (which FSMRank warned about)
                 raise ValueError("FSMRank selected no feature: lower lambda2")
             self.ranksvm_ = None
         else:
-            self.ranksvm_ = RankSVM(C=self.C).fit(X[:, sel], y, qid=qid)
+            self.ranksvm_ = RankSVM(C=self.C)._fit_validated(train.columns(sel))
             coef[sel] = self.ranksvm_.coef_
         self.selected_features_ = sel
         self.coef_ = coef

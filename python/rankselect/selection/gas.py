@@ -43,9 +43,10 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._base import RankingEstimator, warn_if_degenerate
 from .._validation import MAX_INT, check_costs_and_budget, check_similarity
-from ..data.uninformative import constant_within_queries
-from .importance import FeatureImportance, feature_importance, parse_measure
-from .similarity import VARIANTS, kendall_similarity
+from ..data.grouping import GroupedData, TrainingData
+from ..metrics.checks import CONVENTIONS, Convention
+from .importance import FeatureImportance, _feature_importance_grouped, parse_measure
+from .similarity import VARIANTS, _check_similarity_memory, _similarity_grouped
 
 __all__ = ["GAS", "gas_greedy"]
 
@@ -192,7 +193,7 @@ class GAS(SelectorMixin, RankingEstimator):
         "importance": [str, FeatureImportance, "array-like"],
         "similarity": [StrOptions(set(VARIANTS)), "array-like"],
         "absolute": ["boolean"],
-        "convention": [StrOptions({"standard", "letor"})],
+        "convention": [StrOptions(set(CONVENTIONS))],
         "feature_costs": ["array-like", None],
         "budget": [Interval(numbers.Real, 0, None, closed="left"), None],
     }
@@ -200,7 +201,7 @@ class GAS(SelectorMixin, RankingEstimator):
     def __init__(self, n_features_to_select: int = 10, c: float = 0.1, *,
                  importance: Union[str, FeatureImportance, npt.ArrayLike] = "map",
                  similarity: Union[Literal["geng", "tau_b"], npt.ArrayLike] = "geng", absolute: bool = False,
-                 convention: Literal["standard", "letor"] = "standard",
+                 convention: Convention = "standard",
                  feature_costs: Optional[npt.ArrayLike] = None, budget: Optional[float] = None) -> None:
         self.n_features_to_select = n_features_to_select
         self.c = c
@@ -218,15 +219,15 @@ class GAS(SelectorMixin, RankingEstimator):
             raise ValueError(
                 f"n_features_to_select must be between 1 and the number of features ({n_features}), got {t}")
 
-    def _importance(self, X, y, qid, has_pair=True) -> FeatureImportance:
+    def _importance(self, data: GroupedData, has_pair=True) -> FeatureImportance:
         imp = self.importance
-        n = X.shape[1]
+        n = data.X.shape[1]
         if isinstance(imp, str):
-            kind, _ = parse_measure(imp)
+            kind, k = parse_measure(imp)
             if kind == "pairwise" and not has_pair:
                 # no pair to order: every feature's pairwise accuracy is the tie value 1/2
                 return FeatureImportance(np.full(n, 0.5), np.ones(n, dtype=np.int64))
-            return feature_importance(X, y, qid, measure=imp, convention=self.convention)
+            return _feature_importance_grouped(data, kind, k, self.convention)
         if isinstance(imp, FeatureImportance):
             values = np.asarray(imp.importance, dtype=np.float64)
             directions = np.asarray(imp.directions)
@@ -246,17 +247,19 @@ class GAS(SelectorMixin, RankingEstimator):
             raise ValueError("importance.directions must hold only +1 and -1")
         return FeatureImportance(values, directions.astype(np.int64))
 
-    def _similarity(self, X, qid, directions) -> np.ndarray:
+    def _similarity(self, data: GroupedData, directions) -> np.ndarray:
         sim = self.similarity
-        n = X.shape[1]
+        m, n = data.X.shape
         if isinstance(sim, str):
             if sim not in VARIANTS:
                 raise ValueError(
                     f"similarity must be one of {VARIANTS} or an (n_features, n_features) array, got {sim!r}")
-            if np.unique(qid, return_counts=True)[1].max() < 2:
+            if data.groups.sizes.max() < 2:
                 # one document per query (degenerate data, warned about): no pair to compare
                 return np.zeros((n, n))
-            return kendall_similarity(X * directions, qid, variant=sim, absolute=bool(self.absolute))
+            _check_similarity_memory(m, n)
+            # each feature as it is used (times its direction), rows already grouped
+            return _similarity_grouped(data.X * directions, data.offsets, sim, bool(self.absolute))
         return check_similarity(sim, n)
 
     def fit(self, X, y, qid=None):
@@ -274,13 +277,15 @@ class GAS(SelectorMixin, RankingEstimator):
         -------
         self
         """
-        X, y, qid = self._validate_training_data(X, y, qid)
-        n = X.shape[1]
+        return self._fit(self._validate_training_data(X, y, qid))
+
+    def _fit(self, train: TrainingData):
+        data, n = train.grouped, train.n_features
         self._check_params(n)
-        has_pair, _ = warn_if_degenerate(self, X, y, qid)
-        imp = self._importance(X, y, qid, has_pair)
-        e = self._similarity(X, qid, imp.directions)
-        constant = constant_within_queries(X, qid)
+        has_pair, _ = warn_if_degenerate(self, data)
+        imp = self._importance(data, has_pair)
+        e = self._similarity(data, imp.directions)
+        constant = data.constant_within_queries()
         costs = budget = None
         if self.feature_costs is not None or self.budget is not None:
             costs, budget = check_costs_and_budget(self.feature_costs, self.budget, n)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numbers
 import sys
-from typing import Literal, Optional, Union
+from typing import Optional, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -18,8 +18,10 @@ from .. import _core
 from .._base import RankerMixin, RankingEstimator, warn_if_degenerate
 from .._config import memory_limit
 from .._validation import MAX_INT, check_costs_and_budget
+from ..data.grouping import TrainingData
+from ..metrics.checks import CONVENTIONS, Convention
 from ..models.linear import LinearPredictMixin
-from ..models.rankrls import group_for_lqo
+from ..models.rankrls import check_lqo
 
 __all__ = ["GreedyRankRLS"]
 
@@ -127,7 +129,7 @@ class GreedyRankRLS(RankerMixin, LinearPredictMixin, SelectorMixin, RankingEstim
         "n_features_to_select": [Interval(numbers.Integral, 1, MAX_INT, closed="both")],
         "alpha": [Interval(numbers.Real, 0, None, closed="neither")],
         "criterion": [str],
-        "convention": [StrOptions({"standard", "letor"})],
+        "convention": [StrOptions(set(CONVENTIONS))],
         "min_improvement": [Interval(numbers.Real, 0, None, closed="left"), None],
         "verbose": ["verbose"],
         "feature_costs": ["array-like", None],
@@ -135,7 +137,7 @@ class GreedyRankRLS(RankerMixin, LinearPredictMixin, SelectorMixin, RankingEstim
     }
 
     def __init__(self, n_features_to_select: int = 10, alpha: float = 1.0, criterion: str = "squared",
-                 convention: Literal["standard", "letor"] = "standard", min_improvement: Optional[float] = None,
+                 convention: Convention = "standard", min_improvement: Optional[float] = None,
                  verbose: Union[bool, int] = False, feature_costs: Optional[npt.ArrayLike] = None,
                  budget: Optional[float] = None) -> None:
         self.n_features_to_select = n_features_to_select
@@ -149,33 +151,29 @@ class GreedyRankRLS(RankerMixin, LinearPredictMixin, SelectorMixin, RankingEstim
 
     def fit(self, X, y, qid=None):
         """Select features on ``X`` (m, n), labels ``y`` (m,), query ids ``qid`` (m,)."""
-        X, y, qid = self._validate_training_data(X, y, qid)
-        k = self.n_features_to_select
-        warn_if_degenerate(self, X, y, qid)
-        data = group_for_lqo(X, y, qid, gram=False)
-        n = data.X.shape[1]
-        if not 1 <= k <= n:
-            raise ValueError(f"n_features_to_select must be in [1, n_features={n}], got {k}")
+        return self._fit(self._validate_training_data(X, y, qid))
+
+    def _fit(self, train: TrainingData):
+        k = self.n_features_to_select  # its bound, n_features, is the core's check (the same message)
+        warn_if_degenerate(self, train.grouped)
+        data = check_lqo(train.grouped, gram=False)
+        n = train.n_features
         progress = _step_printer(k, self.criterion) if self.verbose else None
 
-        tol = None if self.min_improvement is None else float(self.min_improvement)
+        min_improvement = None if self.min_improvement is None else float(self.min_improvement)
+        args = (data.X, data.y, data.offsets, int(k), float(self.alpha), self.criterion, min_improvement,
+                progress, str(self.convention), memory_limit())
         if self.feature_costs is None and self.budget is None:
-            selected, values, path, stop = _core.greedy_rankrls(
-                data.X, data.y, data.offsets, int(k), float(self.alpha), self.criterion,
-                tol, progress, str(self.convention), max_memory=memory_limit(),
-            )
+            selected, values, path, stop = _core.greedy_rankrls(*args)
         else:
             costs, budget = check_costs_and_budget(self.feature_costs, self.budget, n)
-            selected, values, path, stop = _core.greedy_rankrls_costs(
-                data.X, data.y, data.offsets, int(k), float(self.alpha), costs, budget,
-                int(memory_limit()), self.criterion, tol, progress, str(self.convention),
-            )
+            selected, values, path, stop = _core.greedy_rankrls_costs(*args, feature_costs=costs, budget=budget)
             self.cost_path_ = np.cumsum(costs[np.asarray(selected, dtype=np.intp)])
         self.selected_features_ = np.asarray(selected, dtype=np.intp)
         self.lqo_scores_ = np.asarray(values)
         self.coef_path_ = np.asarray(path).reshape(len(self.selected_features_), n)
         self.coef_ = self.coef_path_[-1].copy() if len(self.coef_path_) else np.zeros(n)
-        self.stop_reason_ = {"tol": "min_improvement"}.get(stop, stop)
+        self.stop_reason_ = stop
         if stop == "uninformative" and self.verbose:
             # the base layer has already warned (DegenerateDataWarning) when no feature varies
             print(f"[GreedyRankRLS] stopped after {len(self.selected_features_)} of {k} features: every "

@@ -27,6 +27,7 @@ import numpy as np
 from .. import _core
 from .._validation import check_ranking_data
 from ..data.grouping import GroupedData
+from ..metrics.checks import check_convention
 
 __all__ = ["FeatureImportance", "feature_importance", "pairwise_accuracy", "parse_measure", "pick_directions"]
 
@@ -86,9 +87,10 @@ def pairwise_accuracy(X, y, qid) -> tuple:
     Returns ``(ascending, descending)``, two arrays of shape (n_features,): one minus the
     fraction of misordered preference pairs (ties count half).
     """
-    X, y, qid = check_ranking_data(X, y, qid)
-    data = GroupedData.from_arrays(X, y, qid)
-    assert data.X is not None and data.y is not None
+    return _pairwise_accuracy(GroupedData.from_arrays(*check_ranking_data(X, y, qid)))
+
+
+def _pairwise_accuracy(data: GroupedData) -> tuple:
     asc, desc, _ = _core.pairwise_accuracy(data.X, data.y, data.offsets)
     return asc, desc
 
@@ -120,14 +122,14 @@ def feature_importance(X, y, qid, measure: str = "map", convention: str = "stand
     X, y, qid = check_ranking_data(X, y, qid)
     if X.shape[1] == 0:
         raise ValueError("X has no features (0 columns)")
+    return _feature_importance_grouped(GroupedData.from_arrays(X, y, qid), kind, k, convention)
+
+
+def _feature_importance_grouped(data: GroupedData, kind: str, k, convention: str) -> FeatureImportance:
+    """:func:`feature_importance` of the measure ``(kind, k)`` (:func:`parse_measure`) on
+    data validated and grouped by the caller."""
     if kind == "pairwise":
-        return pick_directions(*pairwise_accuracy(X, y, qid))
-    return pick_directions(*_metric_importance(X, y, qid, kind, k, convention))
-
-
-def _metric_importance(X, y, qid, kind, k, convention):
-    if not isinstance(convention, str) or convention.strip().lower() not in ("standard", "letor"):
-        raise ValueError(f"convention must be 'standard' or 'letor', got {convention!r}")
-    data = GroupedData.from_arrays(X, y, qid)
-    measure = kind if k is None else f"{kind}@{k}"
-    return _core.metric_importance(data.X, data.y, data.offsets, measure, convention)
+        return pick_directions(*_pairwise_accuracy(data))
+    convention = check_convention(convention)
+    name = kind if k is None else f"{kind}@{k}"
+    return pick_directions(*_core.metric_importance(data.X, data.y, data.offsets, name, convention))

@@ -33,7 +33,7 @@ import numpy as np
 from .. import _core
 from .._config import check_memory
 from .._validation import check_matrix, check_qid
-from ..data.grouping import GroupedData
+from ..data.grouping import QueryGroups
 
 __all__ = ["VARIANTS", "kendall_similarity", "check_variant"]
 
@@ -93,13 +93,23 @@ def kendall_similarity(X, qid, variant: str = "geng", absolute: bool = False, *,
     if X.shape[0] == 0:
         raise ValueError("X has no rows")
     qid = check_qid(qid, X.shape[0])
-    m, n = X.shape
+    _check_similarity_memory(*X.shape)
+    groups = QueryGroups.from_qid(qid)
+    if not (groups.sizes >= 2).any():
+        raise ValueError("qid: no query has at least 2 documents; Kendall's tau needs document pairs")
+    return _similarity_grouped(np.ascontiguousarray(groups.gather(X)), groups.offsets, variant, bool(absolute),
+                               algorithm)
+
+
+def _check_similarity_memory(m: int, n: int) -> None:
     # The (n, n) result, its per-thread partial sums (bounded by 2) and the grouped copy of X.
     check_memory(8 * (3 * n * n + m * n), f"Kendall similarity of {n} features ({n} x {n} matrices)",
                  "select among fewer features (e.g. pre-filter by importance)")
-    data = GroupedData.from_arrays(X, None, qid)
-    assert data.X is not None
-    if not (data.groups.sizes >= 2).any():
-        raise ValueError("qid: no query has at least 2 documents; Kendall's tau needs document pairs")
-    return _core.kendall_similarity(data.X, data.offsets, variant, bool(absolute), _ALGORITHMS[algorithm])
+
+
+def _similarity_grouped(X: np.ndarray, offsets: np.ndarray, variant: str, absolute: bool,
+                        algorithm: str = "auto") -> np.ndarray:
+    """:func:`kendall_similarity` of rows ``X`` (m, n) already validated and grouped by
+    query (``offsets``)."""
+    return _core.kendall_similarity(X, offsets, variant, absolute, _ALGORITHMS[algorithm])
 

@@ -3,6 +3,7 @@
 use numpy::{IntoPyArray, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use pyo3::types::PyTuple;
 use rankselect_core::metrics::{per_query_many, Convention, Measure, MetricSpec, Ties};
 
 use crate::arrays::PyMat;
@@ -58,6 +59,11 @@ fn parse_measure(name: &str) -> PyResult<(&'static str, Option<usize>)> {
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // The one list of each: CONVENTIONS = ("standard", "letor"), TIES = ("stable", "pessimistic");
+    // the first is the default.
+    let py = m.py();
+    m.add("CONVENTIONS", PyTuple::new(py, Convention::ALL.map(Convention::name))?)?;
+    m.add("TIES", PyTuple::new(py, Ties::ALL.map(Ties::name))?)?;
     m.add_function(wrap_pyfunction!(metrics_per_query, m)?)?;
     m.add_function(wrap_pyfunction!(parse_measure, m)?)?;
     Ok(())

@@ -32,21 +32,21 @@ fn query_pair_counts<'py>(
     Ok(counts.into_pyarray(py))
 }
 
-/// preference_pairs(y, offsets, max_pairs=None, memory_limit=None) -> (i, j, pair_offsets),
-/// grouped rows. `memory_limit`: bytes the pair lists may take (None: no limit).
+/// preference_pairs(y, offsets, max_pairs=None, max_memory=None) -> (i, j, pair_offsets),
+/// grouped rows. `max_memory`: bytes the pair lists may take (None: no limit).
 #[pyfunction]
-#[pyo3(signature = (y, offsets, max_pairs=None, memory_limit=None))]
+#[pyo3(signature = (y, offsets, max_pairs=None, max_memory=None))]
 fn preference_pairs<'py>(
     py: Python<'py>,
     y: PyReadonlyArray1<'py, f64>,
     offsets: PyReadonlyArray1<'py, usize>,
     max_pairs: Option<Bound<'py, PyAny>>,
-    memory_limit: Option<Bound<'py, PyAny>>,
+    max_memory: Option<Bound<'py, PyAny>>,
 ) -> PyResult<(PyVec<'py, usize>, PyVec<'py, usize>, PyVec<'py, usize>)> {
     let y = y.as_slice()?;
     let offsets = query_offsets(&offsets)?;
     let max_pairs = opt_count_arg(max_pairs.as_ref(), "max_pairs")?;
-    let max_memory = opt_count_arg(memory_limit.as_ref(), "memory_limit")?.map_or(u64::MAX, |v| v as u64);
+    let max_memory = opt_count_arg(max_memory.as_ref(), "max_memory")?.map_or(u64::MAX, |v| v as u64);
     let p = py.detach(|| pairs::preference_pairs(y, &offsets, max_pairs, max_memory)).py()?;
     Ok((p.i.into_pyarray(py), p.j.into_pyarray(py), p.offsets.into_pyarray(py)))
 }

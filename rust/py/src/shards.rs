@@ -14,7 +14,7 @@ use crate::data::groups::query_offsets;
 use crate::errors::{count_arg, opt_count_arg, python_interrupt, IntoPyResult};
 use crate::selection::greedy_rls::criterion_spec;
 
-/// GreedyShard(X, y, offsets, alpha, criterion="squared", convention="standard", limit=None)
+/// GreedyShard(X, y, offsets, alpha, criterion="squared", convention="standard", max_memory=None)
 ///
 /// The greedy RankRLS caches of one shard of whole queries (rows grouped by `offsets`);
 /// see `rankselect_core::shards::greedy_shard` for the step protocol.
@@ -27,7 +27,7 @@ pub struct GreedyShard {
 #[pymethods]
 impl GreedyShard {
     #[new]
-    #[pyo3(signature = (x, y, offsets, alpha, criterion="squared", convention="standard", limit=None))]
+    #[pyo3(signature = (x, y, offsets, alpha, criterion="squared", convention="standard", max_memory=None))]
     // A binding takes its Python signature as is: one argument per parameter.
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -38,9 +38,9 @@ impl GreedyShard {
         alpha: f64,
         criterion: &str,
         convention: &str,
-        limit: Option<Bound<'_, PyAny>>,
+        max_memory: Option<Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        let max_memory = opt_count_arg(limit.as_ref(), "limit")?.map_or(u64::MAX, |v| v as u64);
+        let max_memory = opt_count_arg(max_memory.as_ref(), "max_memory")?.map_or(u64::MAX, |v| v as u64);
         let off = query_offsets(&offsets)?;
         let (xv, yv) = (x.as_array(), y.as_slice()?);
         let spec = criterion_spec(criterion, convention, yv)?;

@@ -151,28 +151,59 @@ impl FromStr for Measure {
     }
 }
 
+impl Convention {
+    /// Every convention, in the order the package lists them (the first is the default); the
+    /// one list of convention names (`rankselect._core.CONVENTIONS`).
+    pub const ALL: [Convention; 2] = [Convention::Standard, Convention::Letor];
+
+    /// The convention's name, as parsed by `FromStr`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Convention::Standard => "standard",
+            Convention::Letor => "letor",
+        }
+    }
+}
+
+impl Ties {
+    /// Every tie mode (the first is the default); the one list of tie-mode names
+    /// (`rankselect._core.TIES`).
+    pub const ALL: [Ties; 2] = [Ties::Stable, Ties::Pessimistic];
+
+    /// The tie mode's name, as parsed by `FromStr`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Ties::Stable => "stable",
+            Ties::Pessimistic => "pessimistic",
+        }
+    }
+}
+
+/// The value of `all` named `s` (trimmed, case-insensitive); else an error naming `what` and
+/// the choices (`"convention must be 'standard' or 'letor', got ..."`).
+fn by_name<T: Copy>(s: &str, what: &str, all: &[T], name: impl Fn(T) -> &'static str) -> Result<T> {
+    let t = s.trim().to_ascii_lowercase();
+    if let Some(v) = all.iter().copied().find(|v| name(*v) == t) {
+        return Ok(v);
+    }
+    let names: Vec<String> = all.iter().map(|v| format!("'{}'", name(*v))).collect();
+    invalid!("{what} must be {}, got {s:?}", names.join(" or "))
+}
+
 impl FromStr for Convention {
     type Err = Error;
 
-    /// `standard` or `letor` (case-insensitive).
+    /// A name of [`Convention::ALL`] (case-insensitive).
     fn from_str(s: &str) -> Result<Convention> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "standard" => Ok(Convention::Standard),
-            "letor" => Ok(Convention::Letor),
-            _ => invalid!("convention must be 'standard' or 'letor', got {s:?}"),
-        }
+        by_name(s, "convention", &Convention::ALL, Convention::name)
     }
 }
 
 impl FromStr for Ties {
     type Err = Error;
 
-    /// `stable` or `pessimistic` (case-insensitive).
+    /// A name of [`Ties::ALL`] (case-insensitive).
     fn from_str(s: &str) -> Result<Ties> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "stable" => Ok(Ties::Stable),
-            "pessimistic" => Ok(Ties::Pessimistic),
-            _ => invalid!("ties must be 'stable' or 'pessimistic', got {s:?}"),
-        }
+        by_name(s, "ties", &Ties::ALL, Ties::name)
     }
 }

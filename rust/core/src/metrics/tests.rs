@@ -148,3 +148,20 @@ fn err_definition() {
     let v = per_query_graded(&spec, &[2.0, 1.0], &[1.0, 0.0], &qo(&[0, 2]), Some(4.0)).unwrap()[0];
     assert!(close(v, 3.0 / 16.0 + (13.0 / 16.0) * (1.0 / 16.0) / 2.0));
 }
+
+#[test]
+fn convention_and_tie_names_round_trip() {
+    for c in Convention::ALL {
+        assert_eq!(c.name().parse::<Convention>().unwrap(), c);
+        assert_eq!(c.name().to_uppercase().parse::<Convention>().unwrap(), c);
+    }
+    for t in Ties::ALL {
+        assert_eq!(format!(" {} ", t.name()).parse::<Ties>().unwrap(), t);
+    }
+    assert_eq!(Convention::ALL[0], Convention::default());
+    assert_eq!(Ties::ALL[0], Ties::default());
+    let e = "zz".parse::<Convention>().unwrap_err().to_string();
+    assert!(e.contains("convention must be 'standard' or 'letor', got \"zz\""), "{e}");
+    let e = "zz".parse::<Ties>().unwrap_err().to_string();
+    assert!(e.contains("ties must be 'stable' or 'pessimistic'"), "{e}");
+}

@@ -85,8 +85,7 @@ pub struct Mcp {
 impl NonConvex for Mcp {
     fn validate(&self) -> Result<()> {
         if !(self.mcp_gamma.is_finite() && self.mcp_gamma > 0.0) {
-            // The message names the binding's argument (`gamma`), which Python code may match.
-            return invalid!("gamma must be > 0, got {}", self.mcp_gamma);
+            return invalid!("mcp_gamma must be > 0, got {}", self.mcp_gamma);
         }
         if !(self.lambda.is_finite() && self.lambda > 0.0) {
             return invalid!("the MCP strength lambda must be > 0, got {}", self.lambda);

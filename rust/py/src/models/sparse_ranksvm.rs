@@ -14,7 +14,7 @@ use crate::data::groups::query_offsets;
 use crate::errors::{count_arg, python_interrupt, IntoPyResult};
 use crate::solvers::SolverResult;
 
-/// sparse_ranksvm(x, y, offsets, c, penalty, p, epsilon, gamma, weights, w0, max_iter,
+/// sparse_ranksvm(x, y, offsets, c, penalty, p, epsilon, mcp_gamma, weights, w0, max_iter,
 /// max_reweightings, tol, solver="prox-newton") -> (SolverResult, n_reweightings)
 ///
 /// Rows of `x` (m, n) grouped by query (`offsets`). Minimises `Ω(w) + c·L(w)` with
@@ -23,7 +23,7 @@ use crate::solvers::SolverResult;
 /// `solver`: "prox-newton" or "fista" (Laporte et al. Alg. 1). The orchestration is the
 /// core's `sparse_ranksvm::fit`.
 #[pyfunction]
-#[pyo3(signature = (x, y, offsets, c, penalty, p, epsilon, gamma, weights, w0, max_iter, max_reweightings, tol, solver="prox-newton"))]
+#[pyo3(signature = (x, y, offsets, c, penalty, p, epsilon, mcp_gamma, weights, w0, max_iter, max_reweightings, tol, solver="prox-newton"))]
 // A binding takes its Python signature as is: one argument per parameter.
 #[allow(clippy::too_many_arguments)]
 fn sparse_ranksvm<'py>(
@@ -35,7 +35,7 @@ fn sparse_ranksvm<'py>(
     penalty: &str,
     p: f64,
     epsilon: f64,
-    gamma: f64,
+    mcp_gamma: f64,
     weights: Option<PyReadonlyArray1<'py, f64>>,
     w0: Option<PyReadonlyArray1<'py, f64>>,
     max_iter: &Bound<'py, PyAny>,
@@ -51,8 +51,7 @@ fn sparse_ranksvm<'py>(
     let offsets = query_offsets(&offsets)?;
     let weights = weights.map(|w| w.as_slice().map(|s| s.to_vec())).transpose()?;
     let w0 = w0.map(|w| w.as_slice().map(|s| s.to_vec())).transpose()?;
-    // `gamma` is the binding's name of MCP's `mcp_gamma`.
-    let penalty = SparsePenalty::by_name(penalty, c, p, epsilon, gamma, weights).py()?;
+    let penalty = SparsePenalty::by_name(penalty, c, p, epsilon, mcp_gamma, weights).py()?;
     let reweighting = ReweightedOptions { max_reweightings, tol };
     let interrupt = python_interrupt();
     let fit =

@@ -12,13 +12,15 @@ use rankselect_core::Error;
 
 use crate::arrays::{PyMat, PyVec};
 use crate::data::groups::query_offsets;
-use crate::errors::{count_arg, python_interrupt, IntoPyResult};
+use crate::errors::{count_arg, opt_count_arg, python_interrupt, IntoPyResult};
 
 /// The greedy criterion named `name`: `None` for the squared LQO criterion, else the ranking
 /// measure's spec with `convention` (labels `y` whose gain `2^r - 1` overflows, which would
 /// make every criterion value NaN, are refused). The one parser of a greedy criterion, for
 /// the in-memory bindings and the Dask shards (`shards::GreedyShard`).
 pub(crate) fn criterion_spec(name: &str, convention: &str, y: &[f64]) -> PyResult<Option<MetricSpec>> {
+    // checked even where the squared criterion does not use it
+    let convention: Convention = convention.parse().py()?;
     if name.eq_ignore_ascii_case("squared") {
         return Ok(None);
     }
@@ -27,7 +29,6 @@ pub(crate) fn criterion_spec(name: &str, convention: &str, y: &[f64]) -> PyResul
             "criterion must be 'squared' or a ranking measure such as 'ndcg@10' or 'map': {e}"
         ))
     })?;
-    let convention: Convention = convention.parse().map_err(|e| PyValueError::new_err(format!("convention: {e}")))?;
     let spec = MetricSpec::new(measure).with_convention(convention);
     spec.validate().map_err(|e| PyValueError::new_err(format!("criterion: {e}")))?;
     let top = y.iter().copied().filter(|v| v.is_finite()).fold(0.0, f64::max);
@@ -43,16 +44,19 @@ pub(crate) fn criterion_of(name: &str, convention: &str, y: &[f64]) -> PyResult<
     })
 }
 
-/// greedy_rankrls(X, y, offsets, k, alpha, criterion="squared", tol=None, progress=None,
-///                convention="standard", max_memory=None)
+/// greedy_rankrls(X, y, offsets, n_features_to_select, alpha, criterion="squared",
+///                min_improvement=None, progress=None, convention="standard", max_memory=None)
 ///     -> (selected, values, coef_path (steps, n), stop)
 ///
 /// Rows grouped by query (offsets). `progress(step, feature, value)` is called after every
 /// step (with the GIL); an exception it raises stops the run and propagates. `stop` is None
-/// (k steps), "tol" or "uninformative" (every remaining feature is constant within every
-/// query: such features are never candidates). `max_memory` (bytes): MemoryError before allocating caches larger than that.
+/// (`n_features_to_select` steps), "min_improvement" or "uninformative" (every remaining
+/// feature is constant within every query: such features are never candidates).
+/// `max_memory` (bytes): MemoryError before allocating caches larger than that (None: no
+/// limit). The leading arguments are those of `greedy_rankrls_costs`, in the same order.
 #[pyfunction]
-#[pyo3(signature = (x, y, offsets, k, alpha, criterion="squared", tol=None, progress=None, convention="standard", max_memory=None))]
+#[pyo3(signature = (x, y, offsets, n_features_to_select, alpha, criterion="squared", min_improvement=None,
+                    progress=None, convention="standard", max_memory=None))]
 // A binding takes its Python signature as is: one argument per parameter.
 #[allow(clippy::too_many_arguments)]
 fn greedy_rankrls<'py>(
@@ -60,22 +64,36 @@ fn greedy_rankrls<'py>(
     x: PyReadonlyArray2<'py, f64>,
     y: PyReadonlyArray1<'py, f64>,
     offsets: PyReadonlyArray1<'py, usize>,
-    k: &Bound<'py, PyAny>,
+    n_features_to_select: &Bound<'py, PyAny>,
     alpha: f64,
     criterion: &str,
-    tol: Option<f64>,
+    min_improvement: Option<f64>,
     progress: Option<Py<PyAny>>,
     convention: &str,
-    max_memory: Option<u64>,
+    max_memory: Option<Bound<'py, PyAny>>,
 ) -> PyResult<GreedyOut<'py>> {
     let off = query_offsets(&offsets)?;
     let xv = x.as_array();
     let yv = y.as_slice()?;
     let crit = criterion_of(criterion, convention, yv)?;
-    let k = count_arg(k, "k")?;
-    // The binding keeps its argument names (`k`, `tol`); the core uses the public ones.
-    let opts = GreedyOptions { n_features_to_select: k, alpha, min_improvement: tol, max_memory };
+    let opts = greedy_options(n_features_to_select, alpha, min_improvement, max_memory)?;
     run_greedy(py, progress, |interrupt, report| kernel(xv, yv, &off, &opts, crit.as_ref(), interrupt, report))
+}
+
+/// The core's [`GreedyOptions`] from the arguments every greedy binding takes, named as in
+/// Python (integers checked by [`count_arg`], which names them).
+pub(crate) fn greedy_options(
+    n_features_to_select: &Bound<'_, PyAny>,
+    alpha: f64,
+    min_improvement: Option<f64>,
+    max_memory: Option<Bound<'_, PyAny>>,
+) -> PyResult<GreedyOptions> {
+    Ok(GreedyOptions {
+        n_features_to_select: count_arg(n_features_to_select, "n_features_to_select")?,
+        alpha,
+        min_improvement,
+        max_memory: opt_count_arg(max_memory.as_ref(), "max_memory")?.map(|v| v as u64),
+    })
 }
 
 /// What a greedy binding returns: `(selected, values, coef_path (steps, n), stop)`.
@@ -116,11 +134,10 @@ where
     Ok((path.selected.into_pyarray(py), path.lqo_scores.into_pyarray(py), path.coef_path.into_pyarray(py), stop))
 }
 
-/// Python name of a [`Stop`] reason (the binding's: `"tol"` for the `min_improvement` rule,
-/// which `rankselect` reports as `"min_improvement"`).
+/// Python name of a [`Stop`] reason: `stop_reason_` of `GreedyRankRLS` as is.
 pub(crate) fn stop_name(s: Stop) -> &'static str {
     match s {
-        Stop::MinImprovement => "tol",
+        Stop::MinImprovement => "min_improvement",
         Stop::Uninformative => "uninformative",
         Stop::Budget => "budget",
     }

@@ -53,9 +53,8 @@ pub(crate) fn check_params(x: ArrayView2<f64>, y: &[f64], offsets: &QueryOffsets
         return invalid!("alpha must be > 0 and finite, got {}", opts.alpha);
     }
     if let Some(t) = opts.min_improvement {
-        // The message names the binding's argument (`tol`), which Python code may match.
         if !(t.is_finite() && t >= 0.0) {
-            return invalid!("tol must be >= 0 and finite, got {t}");
+            return invalid!("min_improvement must be >= 0 and finite, got {t}");
         }
     }
     Ok(())
