@@ -39,7 +39,7 @@ from ._validation import check_finite, check_magnitude, check_qid
 from .exceptions import DegenerateDataWarning
 from .metrics import ndcg
 
-__all__ = ["RankingEstimator", "RankerMixin", "KernelMapBase", "warn_if_degenerate"]
+__all__ = ["RankingEstimator", "RankerMixin", "KernelMapBase", "warn_if_degenerate", "warn_degenerate"]
 
 
 def _named(name, fn, *args, **kwargs):
@@ -194,6 +194,13 @@ def warn_if_degenerate(estimator, X, y, qid, stacklevel: int = 3):
     Xg = X if order is None else X[order]
     varies = np.maximum.reduceat(Xg, starts, axis=0) > np.minimum.reduceat(Xg, starts, axis=0)
     informative = bool(varies.any())
+    warn_degenerate(estimator, has_pair, informative, stacklevel=stacklevel + 1)
+    return has_pair, informative
+
+
+def warn_degenerate(estimator, has_pair: bool, informative: bool, stacklevel: int = 3) -> None:
+    """The :class:`DegenerateDataWarning` of :func:`warn_if_degenerate`, from its two facts
+    (computed in memory, or over query shards by :mod:`rankselect.dask`)."""
     name = type(estimator).__name__
     if not has_pair:
         warnings.warn(
@@ -204,4 +211,3 @@ def warn_if_degenerate(estimator, X, y, qid, stacklevel: int = 3):
             f"{name}: the training data have no informative feature (every feature is constant "
             "inside every query); nothing can be learnt from them", DegenerateDataWarning,
             stacklevel=stacklevel)
-    return has_pair, informative

@@ -281,6 +281,14 @@ class GAS(SelectorMixin, RankingEstimator):
         imp = self._importance(X, y, qid, has_pair)
         e = self._similarity(X, qid, imp.directions)
         constant = constant_within_queries(X, qid)
+        self._select(imp, e, constant)
+        return self
+
+    def _select(self, imp: FeatureImportance, e: np.ndarray, constant: np.ndarray) -> None:
+        """The greedy search (:func:`gas_greedy`, with the costs and budget) on the importance,
+        the similarity and the features constant within every query; sets the fitted
+        attributes."""
+        n = e.shape[0]
         costs = budget = None
         if self.feature_costs is not None or self.budget is not None:
             costs, budget = check_costs_and_budget(self.feature_costs, self.budget, n)
@@ -294,7 +302,6 @@ class GAS(SelectorMixin, RankingEstimator):
         self.selected_features_ = selected
         self.selection_weights_ = weights
         self.constant_features_ = np.flatnonzero(constant)
-        return self
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

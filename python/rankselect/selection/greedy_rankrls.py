@@ -156,9 +156,10 @@ class GreedyRankRLS(RankerMixin, LinearPredictMixin, SelectorMixin, RankingEstim
         n = data.X.shape[1]
         if not 1 <= k <= n:
             raise ValueError(f"n_features_to_select must be in [1, n_features={n}], got {k}")
-        progress = _step_printer(k, self.criterion) if self.verbose else None
+        progress = self._progress()
 
         tol = None if self.min_improvement is None else float(self.min_improvement)
+        costs = None
         if self.feature_costs is None and self.budget is None:
             selected, values, path, stop = _core.greedy_rankrls(
                 data.X, data.y, data.offsets, int(k), float(self.alpha), self.criterion,
@@ -170,18 +171,28 @@ class GreedyRankRLS(RankerMixin, LinearPredictMixin, SelectorMixin, RankingEstim
                 data.X, data.y, data.offsets, int(k), float(self.alpha), costs, budget,
                 int(memory_limit()), self.criterion, tol, progress, str(self.convention),
             )
-            self.cost_path_ = np.cumsum(costs[np.asarray(selected, dtype=np.intp)])
+        self._set_path(selected, values, path, stop, n, costs)
+        return self
+
+    def _progress(self):
+        """The ``verbose`` progress callback (None when quiet)."""
+        return _step_printer(self.n_features_to_select, self.criterion) if self.verbose else None
+
+    def _set_path(self, selected, values, path, stop, n: int, costs) -> None:
+        """The fitted attributes from the core's path (``costs``: the feature costs used, or
+        None)."""
         self.selected_features_ = np.asarray(selected, dtype=np.intp)
         self.lqo_scores_ = np.asarray(values)
         self.coef_path_ = np.asarray(path).reshape(len(self.selected_features_), n)
         self.coef_ = self.coef_path_[-1].copy() if len(self.coef_path_) else np.zeros(n)
+        if costs is not None:
+            self.cost_path_ = np.cumsum(costs[self.selected_features_])
         self.stop_reason_ = {"tol": "min_improvement"}.get(stop, stop)
         if stop == "uninformative" and self.verbose:
             # the base layer has already warned (DegenerateDataWarning) when no feature varies
-            print(f"[GreedyRankRLS] stopped after {len(self.selected_features_)} of {k} features: every "
-                  "remaining feature is constant within every query, so none can change the model",
-                  file=sys.stderr, flush=True)
-        return self
+            print(f"[GreedyRankRLS] stopped after {len(self.selected_features_)} of "
+                  f"{self.n_features_to_select} features: every remaining feature is constant within "
+                  "every query, so none can change the model", file=sys.stderr, flush=True)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

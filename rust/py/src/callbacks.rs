@@ -13,7 +13,7 @@
 use std::sync::Mutex;
 
 use numpy::{PyArray1, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyFloat, PyTuple};
 use rankselect_core::shards::greedy_sharded::ShardCalls;
@@ -31,8 +31,19 @@ pub struct PySource {
 }
 
 impl PySource {
-    pub fn new(obj: Py<PyAny>, n: usize) -> Self {
-        PySource { obj, n, error: Mutex::new(None) }
+    /// A source for a solver on `n` coefficients whose own memory is about `n_vectors`
+    /// n-vectors and `n_matrices` n x n matrices: refused (MemoryError) beyond `max_memory`
+    /// bytes (None: no limit), before anything is allocated.
+    pub fn new(obj: Py<PyAny>, n: usize, n_vectors: u128, n_matrices: u128, max_memory: Option<u64>) -> PyResult<Self> {
+        let n128 = n as u128;
+        rankselect_core::check_memory(
+            &format!("the solver's state for {n} features"),
+            8 * (n_vectors * n128 + n_matrices * n128 * n128),
+            max_memory.unwrap_or(u64::MAX),
+            "use fewer features, or raise rankselect.set_config(max_memory=...)",
+        )
+        .map_err(to_py)?;
+        Ok(PySource { obj, n, error: Mutex::new(None) })
     }
 
     /// Calls `obj.<method>(*args)` with the GIL and converts the answer with `convert`; a
@@ -47,9 +58,12 @@ impl PySource {
             return Err(Error::Callback(format!("{method}: an earlier request failed")));
         }
         Python::attach(|py| {
-            let out = PyTuple::new(py, args(py))
-                .and_then(|a| self.obj.bind(py).call_method1(method, a))
-                .and_then(|v| convert(&v));
+            let obj = self.obj.bind(py);
+            let found = obj.getattr(method).map_err(|_| {
+                let kind = obj.get_type().name().map(|n| n.to_string()).unwrap_or_default();
+                PyTypeError::new_err(format!("the data source ({kind}) has no method {method}()"))
+            });
+            let out = found.and_then(|f| f.call1(PyTuple::new(py, args(py))?)).and_then(|v| convert(&v));
             out.map_err(|e| {
                 let msg = format!("{method}: {e}");
                 *self.error.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
@@ -89,10 +103,17 @@ fn flag(py: Python<'_>, v: bool) -> Bound<'_, PyAny> {
     PyBool::new(py, v).to_owned().into_any()
 }
 
+/// `v` as an aligned, C-contiguous NumPy array of `dtype` (arrays unpickled from a Dask
+/// worker's buffer may be misaligned; a list is converted).
+fn required<'py>(v: &Bound<'py, PyAny>, dtype: &str) -> PyResult<Bound<'py, PyAny>> {
+    v.py().import("numpy")?.call_method1("require", (v, dtype, ("C", "A")))
+}
+
 /// A float64 array of `n` entries as a `Vec` (a clear ValueError otherwise).
 pub fn vector_of(v: &Bound<'_, PyAny>, n: usize, what: &str) -> PyResult<Vec<f64>> {
-    let a: PyReadonlyArray1<'_, f64> =
-        v.extract().map_err(|_| PyValueError::new_err(format!("{what} must be a 1-D float64 array of {n} values")))?;
+    let a: PyReadonlyArray1<'_, f64> = required(v, "float64")
+        .and_then(|a| a.extract())
+        .map_err(|_| PyValueError::new_err(format!("{what} must be a 1-D float64 array of {n} values")))?;
     if a.len() != n {
         return Err(PyValueError::new_err(format!("{what} has {} values, expected {n}", a.len())));
     }
@@ -141,8 +162,9 @@ impl SecondOrder for PySource {
             "hessian_block",
             |py| vec![arr(py, w), PyArray1::from_slice(py, ws).into_any()],
             |v| {
-                let a: PyReadonlyArray2<'_, f64> =
-                    v.extract().map_err(|_| PyValueError::new_err("hessian_block must return a 2-D float64 array"))?;
+                let a: PyReadonlyArray2<'_, f64> = required(v, "float64")
+                    .and_then(|a| a.extract())
+                    .map_err(|_| PyValueError::new_err("hessian_block must return a 2-D float64 array"))?;
                 if a.shape() != [k, k] {
                     return Err(PyValueError::new_err(format!(
                         "hessian_block has shape {:?}, expected ({k}, {k})",
@@ -198,8 +220,9 @@ impl ShardCalls for PySource {
             |_| vec![],
             |v| {
                 per_shard(v, "informative", |a| {
-                    let a: PyReadonlyArray1<'_, bool> =
-                        a.extract().map_err(|_| PyValueError::new_err("informative must return bool arrays"))?;
+                    let a: PyReadonlyArray1<'_, bool> = required(a, "bool")
+                        .and_then(|a| a.extract())
+                        .map_err(|_| PyValueError::new_err("informative must return bool arrays"))?;
                     Ok(a.as_slice()?.to_vec())
                 })
             },
@@ -211,9 +234,10 @@ impl ShardCalls for PySource {
             |_| vec![],
             |v| {
                 per_shard(v, "gram", |p| {
-                    let (g, b): (PyReadonlyArray2<'_, f64>, Bound<'_, PyAny>) = p
-                        .extract()
-                        .map_err(|_| PyValueError::new_err("gram must return (G, b) pairs of float64 arrays"))?;
+                    let bad = || PyValueError::new_err("gram must return (G, b) pairs of float64 arrays");
+                    let (g, b): (Bound<'_, PyAny>, Bound<'_, PyAny>) = p.extract().map_err(|_| bad())?;
+                    let g: PyReadonlyArray2<'_, f64> =
+                        required(&g, "float64").and_then(|a| a.extract()).map_err(|_| bad())?;
                     Ok((g.as_array().iter().copied().collect(), any_vector(&b, "gram")?))
                 })
             },
@@ -267,7 +291,8 @@ pub fn per_shard<'py, T>(
 
 /// A 1-D array of any length (the core checks the lengths of per-shard answers).
 pub fn any_vector(v: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<f64>> {
-    let a: PyReadonlyArray1<'_, f64> =
-        v.extract().map_err(|_| PyValueError::new_err(format!("{what} must be 1-D float64 arrays")))?;
+    let a: PyReadonlyArray1<'_, f64> = required(v, "float64")
+        .and_then(|a| a.extract())
+        .map_err(|_| PyValueError::new_err(format!("{what} must be 1-D float64 arrays")))?;
     Ok(a.as_slice()?.to_vec())
 }

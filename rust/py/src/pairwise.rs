@@ -181,6 +181,7 @@ fn squared_hinge_lipschitz_bound<'py>(
     let (x, y) = (x.as_array(), y.as_slice()?);
     let offsets = query_offsets(&offsets)?;
     check_len("y", y.len(), x.nrows())?;
+    offsets.check_rows(x.nrows(), "X").py()?;
     Ok(py.detach(|| 2.0 * pair_sq_norm_sum(x, y, &offsets)))
 }
 

@@ -120,17 +120,19 @@ impl GreedyShard {
 
 /// greedy_rankrls_sharded(shards, n_features, n_queries, n_features_to_select, alpha,
 ///     criterion="squared", convention="standard", min_improvement=None, feature_costs=None,
-///     budget=None, progress=None) -> (selected, values, coef_path (steps, n), stop)
+///     budget=None, progress=None, max_memory=None) -> (selected, values, coef_path (steps, n), stop)
 ///
 /// Greedy RankRLS over query shards: the core's selection loop (ties, NaN, `min_improvement`,
 /// the uninformative stop, costs and budget) and arithmetic, with the shards' partial sums
 /// from `shards`, an object answering `informative()`, `gram()`, `baseline()`, `dots()`,
 /// `scan(c, d, skip)`, `cross(b)`, `add(b, c, d, t, skip)` with one entry per shard, in
 /// shard order (`rankselect_core::shards::greedy_sharded::ShardCalls`). An exception raised
-/// by `shards` or `progress` stops the run and is re-raised as is.
+/// by `shards` or `progress` stops the run and is re-raised as is. `max_memory` (bytes):
+/// MemoryError before the driver's n x n matrices would exceed it (the shards apply their own).
 #[pyfunction]
 #[pyo3(signature = (shards, n_features, n_queries, n_features_to_select, alpha, criterion="squared",
-                    convention="standard", min_improvement=None, feature_costs=None, budget=None, progress=None))]
+                    convention="standard", min_improvement=None, feature_costs=None, budget=None, progress=None,
+                    max_memory=None))]
 // A binding takes its Python signature as is: one argument per parameter.
 #[allow(clippy::too_many_arguments)]
 fn greedy_rankrls_sharded<'py>(
@@ -146,6 +148,7 @@ fn greedy_rankrls_sharded<'py>(
     feature_costs: Option<PyReadonlyArray1<'py, f64>>,
     budget: Option<f64>,
     progress: Option<Py<PyAny>>,
+    max_memory: Option<u64>,
 ) -> PyResult<GreedyOut<'py>> {
     let n = count_arg(n_features, "n_features")?;
     let n_queries = count_arg(n_queries, "n_queries")?;
@@ -162,7 +165,8 @@ fn greedy_rankrls_sharded<'py>(
         Some(feature_costs) => Choice::PerCost { feature_costs, budget },
         None => Choice::Best,
     };
-    let mut source = PySource::new(shards, n);
+    // The summed Gram matrix, the primal path's factor and the path itself: three n x n.
+    let mut source = PySource::new(shards, n, 16, 3, max_memory)?;
     let out = run_greedy(py, progress, |interrupt, report| {
         sharded_kernel(&mut source, n, n_queries, &opts, &choice, crit.as_ref(), interrupt, report)
     });

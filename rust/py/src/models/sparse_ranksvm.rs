@@ -87,9 +87,10 @@ fn sparse_c_min<'py>(
 /// `value(w)`, `value_grad(w) -> (L, grad)`, `hessian_block(w, ws) -> H[ws, ws]` and
 /// `lipschitz_bound()` (e.g. sums over Dask shards): the same solvers (proximal Newton,
 /// FISTA, reweighted L1 for the non-convex penalties). An exception raised by `loss` stops
-/// the fit and is re-raised as is; Ctrl-C interrupts.
+/// the fit and is re-raised as is; Ctrl-C interrupts. `max_memory` (bytes): MemoryError
+/// before the solver's state (up to two n x n matrices) would exceed it.
 #[pyfunction]
-#[pyo3(signature = (loss, n_features, c, penalty, p, epsilon, mcp_gamma, weights, w0, max_iter, max_reweightings, tol, solver="prox-newton"))]
+#[pyo3(signature = (loss, n_features, c, penalty, p, epsilon, mcp_gamma, weights, w0, max_iter, max_reweightings, tol, solver="prox-newton", max_memory=None))]
 // A binding takes its Python signature as is: one argument per parameter.
 #[allow(clippy::too_many_arguments)]
 fn sparse_ranksvm_with<'py>(
@@ -107,6 +108,7 @@ fn sparse_ranksvm_with<'py>(
     max_reweightings: &Bound<'py, PyAny>,
     tol: f64,
     solver: &str,
+    max_memory: Option<u64>,
 ) -> PyResult<(SolverResult, usize)> {
     let n = count_arg(n_features, "n_features")?;
     let max_iter = count_arg(max_iter, "max_iter")?;
@@ -116,7 +118,8 @@ fn sparse_ranksvm_with<'py>(
     let w0 = w0.map(|w| w.as_slice().map(|s| s.to_vec())).transpose()?;
     let penalty = SparsePenalty::by_name(penalty, c, p, epsilon, mcp_gamma, weights).py()?;
     let reweighting = ReweightedOptions { max_reweightings, tol };
-    let source = PySource::new(loss, n);
+    // Proximal Newton's working-set Hessian is up to n x n.
+    let source = PySource::new(loss, n, 16, 2, max_memory)?;
     let interrupt = python_interrupt();
     let result = py.detach(|| sparse_core::fit_with(&source, c, penalty, w0, &solver, &reweighting, &interrupt));
     let fit = source.finish(result)?;
