@@ -102,7 +102,9 @@ def test_signature_comparison_can_fail():
 
 def test_stub_all_is_the_extension_all():
     (node,) = [n for n in _stub_tree().body if isinstance(n, ast.Assign) and n.targets[0].id == "__all__"]
-    assert ast.literal_eval(node.value) == list(_core.__all__)
+    stub = ast.literal_eval(node.value)
+    assert sorted(stub) == sorted(_core.__all__)  # the same names (registration order is free)
+    assert len(stub) == len(set(stub))
 
 
 def test_public_api_is_importable():
