@@ -121,3 +121,57 @@ def test_a_source_error_is_re_raised_as_is():
         bad = FailingLoss(3)
         bad.value_grad = lambda w: (1.0, np.zeros(2))
         _core.ranksvm_fit_with(bad, 3, 1.0, 1e-6, 5, 5)
+
+
+def test_ctrl_c_stops_a_solver_fed_by_a_source():
+    """The solver runs with the GIL released; Ctrl-C while a request waits (here a sleep, on
+    a cluster a gather) is re-raised as KeyboardInterrupt at once."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import textwrap
+    import time
+    from pathlib import Path
+
+    code = """
+        import time, numpy as np
+        from rankselect import _core
+
+        class Slow:
+            def value_grad(self, w):
+                time.sleep(0.05)
+                return float(w @ w) - float(w.sum()), 2 * w - 1
+            def hessp(self, w, v):
+                time.sleep(0.05)
+                return 1e-9 * v
+            def line_derivatives(self, w, d, t, second):
+                time.sleep(0.05)
+                return float((2 * (w + t * d) - 1) @ d), 2e-9 * float(d @ d)
+            def n_pairs(self):
+                return 1
+
+        print("ready", flush=True)
+        try:
+            _core.ranksvm_fit_with(Slow(), 50, 1.0, 0.0, 10**6, 10**6)
+            print("finished", flush=True)
+        except KeyboardInterrupt:
+            print("interrupted", flush=True)
+        """
+    here = str(Path(rs.__file__).resolve().parents[1])
+    env = dict(os.environ, PYTHONPATH=here + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    p = subprocess.Popen([sys.executable, "-c", textwrap.dedent(code)], env=env, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    try:
+        assert p.stdout.readline().strip() == "ready"
+        time.sleep(1.0)
+        sent = time.perf_counter()
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=60)
+        delay = time.perf_counter() - sent
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    assert "interrupted" in out, (out, err[-2000:])
+    assert delay < 5.0, delay
