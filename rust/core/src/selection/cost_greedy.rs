@@ -1,5 +1,5 @@
 //! Greedy RankRLS under feature costs (ours, not in Pahikkala et al. 2010): the same exact
-//! leave-query-out (LQO) candidate scan as [`crate::selection::greedy_rls`] ([`GreedyState::pass`]),
+//! leave-query-out (LQO) candidate scan as [`crate::selection::greedy_rls`] ([`GreedyState::pass`](crate::selection::greedy_rls::GreedyState::pass)),
 //! with a different choice rule and a budget.
 //!
 //! With `v_i` the criterion after adding candidate `i`, `v_prev` the criterion of the

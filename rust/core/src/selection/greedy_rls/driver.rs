@@ -76,7 +76,7 @@ pub(crate) fn check_data(x: ArrayView2<f64>, y: &[f64], criterion: &dyn Criterio
     Ok(())
 }
 
-/// The memory rule for the caches of [`GreedyState`] on `m` rows and `n` features.
+/// The memory rule for the caches of [`GreedyState`](super::GreedyState) on `m` rows and `n` features.
 pub(crate) fn check_cache_memory(m: usize, n: usize, max_memory: Option<u64>, remedy: &str) -> Result<()> {
     match max_memory {
         Some(max_memory) => check_memory(
