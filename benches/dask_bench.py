@@ -27,6 +27,7 @@ import numpy as np
 
 import rankselect as rs
 import rankselect.dask as rd
+from rankselect.dask.greedy_rankrls import ShardActors
 
 
 def mslr_like(rows, n=136, docs=120, seed=0):
@@ -41,31 +42,38 @@ def mslr_like(rows, n=136, docs=120, seed=0):
     return X, y, qid
 
 
-class Measured(rd.GreedyRankRLS):
-    """Counts the payload of every actor call and samples worker memory at the last step."""
+class MeasuredActors(ShardActors):
+    """Counts the payload of every round (client <-> all actors) and samples worker memory at
+    the last ``add``; writes into ``Measured.log``."""
 
     def _call_all(self, method, *args):
         out = super()._call_all(method, *args)
+        log = Measured.log
         nbytes = len(pickle.dumps(args)) * len(self._actors) + sum(len(pickle.dumps(o)) for o in out)
-        self.payload_.append((method, nbytes))
-        if method == "add_and_coef":
-            self.step_end_.append(time.perf_counter())
-        if method == "add_and_coef" and len(args[5]) == self.n_features_to_select:
-            import psutil
+        log["payload"].append((method, nbytes))
+        if method == "add":
+            log["step_end"].append(time.perf_counter())
+            if len(self._history) == log["k"] - 2:  # the last add of the fit (recorded after the round)
+                import psutil
 
-            rss = self._client.run(lambda: psutil.Process().memory_info().rss)
-            self.worker_rss_ = max(rss.values())
+                rss = self._client.run(lambda: psutil.Process().memory_info().rss)
+                log["rss"] = max(rss.values())
         return out
 
+
+class Measured(rd.GreedyRankRLS):
+    """Greedy RankRLS on Dask with its rounds measured (``log``)."""
+
+    _actors_class = MeasuredActors
+    log: dict = {}
+
     def fit(self, X, y, qid=None):
-        self.payload_ = []
-        self.step_end_ = []
-        self.worker_rss_ = 0
+        Measured.log = {"payload": [], "step_end": [], "rss": 0, "k": self.n_features_to_select}
         return super().fit(X, y, qid)
 
 
 def step_payload(payload):
-    """Bytes of the second step (scan, cross, add_and_coef carrying the next step's dots)."""
+    """Bytes of the second step (scan, cross, add carrying the next step's dots)."""
     steps, cur = [], None
     for method, b in payload:
         if method == "scan":
@@ -105,13 +113,14 @@ def main():
                               dashboard_address=":0", silence_logs=50) as cluster, Client(cluster) as client:
                 Xd, yd, qd = rd.partition_by_query(X, y, qid, n_partitions=w)
                 Xd, yd, qd = client.persist([Xd, yd, qd])
-                times, est = [], None
+                times = []
                 for _ in range(args.repeat):
-                    est = Measured(n_features_to_select=args.k).fit(Xd, yd, qd)
-                    times.append(statistics.median(np.diff(est.step_end_)))
+                    Measured(n_features_to_select=args.k).fit(Xd, yd, qd)
+                    times.append(statistics.median(np.diff(Measured.log["step_end"])))
                 caches = 3 * (rows / w) * n * 8 / 2**20
                 print(f"| {rows} | {w} | {statistics.median(times):.3f} | {min(mem):.3f} | "
-                      f"{step_payload(est.payload_)} | {est.worker_rss_ / 2**20:.0f} | {caches:.0f} |", flush=True)
+                      f"{step_payload(Measured.log['payload'])} | {Measured.log['rss'] / 2**20:.0f} | {caches:.0f} |",
+                      flush=True)
 
 
 if __name__ == "__main__":

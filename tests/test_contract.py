@@ -317,3 +317,81 @@ def test_metrics_all_is_the_public_api():
         assert callable(getattr(metrics, name))
     with pytest.raises(ValueError, match="scores has 2 entries but y has 3 entries"):
         metrics.ndcg([1, 0, 1], [0.1, 0.2], [1, 1, 1])
+
+
+# -- the Dask estimators: the in-memory contract, plus client ------------------------------
+DASK = [("GreedyRankRLS", dict(n_features_to_select=2)), ("RankRLS", {}), ("RankSVM", {}),
+        ("SparseRankSVM", {}), ("GAS", dict(n_features_to_select=2))]
+BAD_PARAMS = [("GAS", dict(c=-1)), ("SparseRankSVM", dict(C=-1)), ("SparseRankSVM", dict(penalty="l2")),
+              ("SparseRankSVM", dict(weights=[1.0] * 4)), ("RankSVM", dict(C=0)), ("RankSVM", dict(kernel="rbf")),
+              ("RankRLS", dict(alpha=-1.0)), ("GreedyRankRLS", dict(n_features_to_select=0)),
+              ("GreedyRankRLS", dict(n_features_to_select=6)), ("GreedyRankRLS", dict(criterion="ndcg@0")),
+              ("GreedyRankRLS", dict(feature_costs=[1.0, -1.0, 1.0, 1.0, 1.0])), ("GAS", dict(budget=-1.0)),
+              ("GAS", dict(n_features_to_select=6)), ("GAS", dict(importance="nope"))]
+
+
+@pytest.fixture(scope="module")
+def dask_client():
+    pytest.importorskip("dask.array")
+    from conftest import dask_client as start
+
+    with start(processes=False) as client:
+        yield client
+
+
+def _dask(X, y, qid, parts=2):
+    import rankselect.dask as rd
+
+    return rd.partition_by_query(X, y, qid, n_partitions=parts)
+
+
+def _fitted(est):
+    return {k: v for k, v in vars(est).items() if k.endswith("_") and not k.startswith("_")}
+
+
+@pytest.mark.parametrize("name", [n for n, _ in DASK])
+def test_dask_signature_is_the_in_memory_one_plus_client(name):
+    import inspect
+
+    rd = pytest.importorskip("rankselect.dask")
+    mem, dis = getattr(rs, name), getattr(rd, name)
+    assert issubclass(dis, mem)
+    params = list(inspect.signature(dis).parameters.values())
+    assert params[:-1] == list(inspect.signature(mem).parameters.values())
+    client = params[-1]
+    assert (client.name, client.kind, client.default) == ("client", inspect.Parameter.KEYWORD_ONLY, None)
+    assert inspect.signature(dis.fit) == inspect.signature(mem.fit)
+
+
+@pytest.mark.parametrize("name, params", BAD_PARAMS, ids=repr)
+def test_dask_validation_is_the_in_memory_one(dask_client, name, params):
+    import rankselect.dask as rd
+
+    X, y, qid = data(16, n=5)
+    with pytest.raises((ValueError, TypeError)) as mem:
+        getattr(rs, name)(**params).fit(X, y, qid=qid)
+    with pytest.raises(type(mem.value)) as dis:
+        getattr(rd, name)(**params).fit(*_dask(X, y, qid))
+    assert str(dis.value) == str(mem.value)
+
+
+@pytest.mark.parametrize("kind", ["no preference pair", "no informative feature", None])
+@pytest.mark.parametrize("name, params", DASK, ids=repr)
+def test_dask_warnings_and_fitted_attributes_are_the_in_memory_ones(dask_client, name, params, kind):
+    import rankselect.dask as rd
+
+    X, y, qid = _degenerate(kind) if kind else data(17)
+    with warnings.catch_warnings(record=True) as mem_w:
+        warnings.simplefilter("always")
+        mem = getattr(rs, name)(**params).fit(X, y, qid=qid)
+    with warnings.catch_warnings(record=True) as dis_w:
+        warnings.simplefilter("always")
+        dis = getattr(rd, name)(**params).fit(*_dask(X, y, qid))
+    messages = [[str(w.message) for w in ws if w.category is DegenerateDataWarning] for ws in (mem_w, dis_w)]
+    assert messages[0] == messages[1] and bool(messages[0]) == bool(kind)
+    assert _fitted(dis).keys() == _fitted(mem).keys()
+    for key, value in _fitted(mem).items():
+        if isinstance(value, (float, np.ndarray)) and np.asarray(value).dtype.kind == "f":
+            np.testing.assert_allclose(getattr(dis, key), value, rtol=1e-10, atol=1e-12, err_msg=key)
+        else:
+            np.testing.assert_array_equal(getattr(dis, key), value, err_msg=key)

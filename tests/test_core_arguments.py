@@ -32,6 +32,13 @@ def _costs(x=X, y=Y, off=OFF, k=2, alpha=1.0, criterion="squared", mem=2**40, co
     trailing dict: keyword arguments)."""
     return (x, y, off, k, alpha, criterion, None, None, "standard", mem, {"feature_costs": costs, "budget": budget})
 
+
+class Source:
+    """A data source without the methods a solver asks for."""
+
+
+V3, S3, A2 = np.eye(3), np.ones(3), np.ones(2)
+
 CASES = {
     "group_queries": [(np.zeros((2, 2), np.int64),), (np.zeros(3),)],
     "load_letor": [("/nonexistent/rankselect/file.txt",), (123,), (__file__, 10**20), (__file__, -1),
@@ -135,6 +142,36 @@ CASES = {
         (X, Y[:3], OFF), (X, Y, u(0, 9)), (X, Y, u(4, 2, 6)), (X, Y, u()), (E2, E1, u(0)), (X, Y, OFF, np.ones(2)),
         (X, Y, OFF, -np.ones(3)), (X * np.nan, Y, OFF),
     ],
+    "rankrls_gram": [(X, Y[:3], OFF), (X, Y, u(0, 9)), (X, Y, u()), (X * np.nan, Y, OFF), (X, Y, OFFI)],
+    "rankrls_eigen": [(np.ones((2, 3)),), (np.full((2, 2), np.nan),), (np.ones(3),)],
+    "rankrls_projected_targets": [(X, Y, OFF, np.eye(2)), (X, Y[:3], OFF, V3), (X, Y, u(0, 9), V3), (X, Y, OFF, np.ones((3, 2)))],
+    "rankrls_path_weights": [(V3, S3, S3, E1), (V3, S3, S3, -A2), (V3, S3[:2], S3, A2), (np.eye(2), S3, S3, A2)],
+    "rankrls_lqo_errors": [
+        (X, Y, OFF, V3, S3, S3, E1), (X, Y, OFF, V3, S3, S3[:2], A2), (X, Y, OFF, np.eye(2), S3, S3, A2),
+        (X, Y[:3], OFF, V3, S3, S3, A2), (X, Y, u(0, 9), V3, S3, S3, A2), (X, Y, OFF, V3, S3, S3, -A2),
+    ],
+    "rankrls_solve": [(V3, S3[:2], 1.0), (V3, S3, -1.0), (-V3, S3, 1e-3), (np.ones((2, 3)), S3, 1.0)],
+    "squared_hinge_line_derivatives": [
+        (X, Y, OFF, S3, S3[:2], 1.0), (X, Y, OFF, S3[:2], S3, 1.0), (X, Y[:3], OFF, S3, S3, 1.0), (X, Y, u(0, 9), S3, S3, 1.0),
+    ],
+    "squared_hinge_hessian_block": [
+        (X, Y, OFF, S3, u(0, 3)), (X, Y, OFF, S3[:2], u(0)), (X, Y[:3], OFF, S3, u(0)), (X, Y, u(0, 9), S3, u(0)),
+    ],
+    "squared_hinge_lipschitz_bound": [(X, Y[:3], OFF), (X, Y, u(0, 9)), (X, Y, u(4, 2, 6))],
+    "ranksvm_fit_with": [
+        (Source(), 3, 1.0, 1e-4, 10, 10), (Source(), -1, 1.0, 1e-4, 10, 10), (Source(), 3, -1.0, 1e-4, 10, 10),
+        (Source(), 10**20, 1.0, 1e-4, 10, 10), (Source(), 3, 1.0, 1e-4, 10, 10, S3[:2]), (None, 3, 1.0, 1e-4, 10, 0),
+    ],
+    "sparse_ranksvm_with": [
+        (Source(), 3, *SPARSE, None, None, 10, 3, 1e-4), (Source(), 3, *SPARSE, np.ones(2), None, 10, 3, 1e-4),
+        (Source(), 3, -1.0, "l1", 0.5, 1e-3, 3.0, None, None, 10, 3, 1e-4), (Source(), 3, *SPARSE, None, None, 10, 3, 1e-4, "zz"),
+        (Source(), 10**10, *SPARSE, None, None, 10, 3, 1e-4), (Source(), 3, 1.0, "zz", 0.5, 1e-3, 3.0, None, None, 10, 3, 1e-4),
+    ],
+    "greedy_rankrls_sharded": [
+        (Source(), 3, 4, 2, 1.0), (Source(), 3, 1, 2, 1.0), (Source(), 3, 4, 5, 1.0), (Source(), 3, 4, 2, -1.0),
+        (Source(), 3, 4, 2, 1.0, "zz"), (Source(), 3, 4, 2, 1.0, "squared", None, None, "standard", None, {"feature_costs": A2}),
+        (Source(), 10**10, 4, 2, 1.0), (Source(), 3, 4, 2, 1.0, "squared", -1.0),
+    ],
     "greedy_rankrls_costs": [
         _costs(y=Y[:3]), _costs(off=u(0, 9)), _costs(off=u()), _costs(k=5), _costs(k=0), _costs(k=-1),
         _costs(alpha=-1.0), _costs(costs=np.ones(2)), _costs(costs=-C3), _costs(costs=C3 * np.nan),
@@ -225,7 +262,6 @@ def test_greedy_shard_methods_validate_their_arguments():
         lambda: shard.cross(3), lambda: shard.cross(-1), lambda: shard.cross(10**20),
         lambda: shard.add(5, 1.0, 1.0, np.ones(3), np.zeros(3, bool)), lambda: shard.add(-1, 1.0, 1.0, np.ones(3), np.zeros(3, bool)),
         lambda: shard.add(0, 1.0, 1.0, np.ones(2), np.zeros(3, bool)),
-        lambda: shard.coef_partial([7]), lambda: shard.coef_partial([-1]), lambda: shard.coef_partial([10**20]),
     ]
     for call in bad:
         with pytest.raises((ValueError, TypeError)):

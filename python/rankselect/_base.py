@@ -48,7 +48,7 @@ from .data.grouping import GroupedData, TrainingData
 from .exceptions import DegenerateDataWarning
 from .metrics import ndcg
 
-__all__ = ["RankingEstimator", "RankerMixin", "KernelMapBase", "warn_if_degenerate"]
+__all__ = ["RankingEstimator", "RankerMixin", "KernelMapBase", "warn_if_degenerate", "warn_degenerate"]
 
 
 def _named(name, fn, *args, **kwargs):
@@ -203,6 +203,13 @@ def warn_if_degenerate(estimator, data: GroupedData, stacklevel: int = 4) -> tup
     """
     has_pair = data.has_preference_pair()
     informative = bool((~data.constant_within_queries()).any())
+    warn_degenerate(estimator, has_pair, informative, stacklevel=stacklevel + 1)
+    return has_pair, informative
+
+
+def warn_degenerate(estimator, has_pair: bool, informative: bool, stacklevel: int = 3) -> None:
+    """The :class:`DegenerateDataWarning` of :func:`warn_if_degenerate`, from its two facts
+    (computed in memory, or over query shards by :mod:`rankselect.dask`)."""
     name = type(estimator).__name__
     if not has_pair:
         warnings.warn(
@@ -213,4 +220,3 @@ def warn_if_degenerate(estimator, data: GroupedData, stacklevel: int = 4) -> tup
             f"{name}: the training data have no informative feature (every feature is constant "
             "inside every query); nothing can be learnt from them", DegenerateDataWarning,
             stacklevel=stacklevel)
-    return has_pair, informative

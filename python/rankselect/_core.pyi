@@ -18,13 +18,24 @@ __all__ = [
     "preference_pairs",
     "squared_hinge_value_grad",
     "squared_hinge_hessp",
+    "squared_hinge_line_derivatives",
+    "squared_hinge_hessian_block",
+    "squared_hinge_lipschitz_bound",
     "explicit_squared_hinge_value_grad",
     "SolverResult",
+    "rankrls_gram",
+    "rankrls_eigen",
+    "rankrls_projected_targets",
+    "rankrls_path_weights",
+    "rankrls_lqo_errors",
+    "rankrls_solve",
     "rankrls_fit",
     "rankrls_lqo",
     "rankrls_alpha_path",
     "ranksvm_fit",
+    "ranksvm_fit_with",
     "sparse_ranksvm",
+    "sparse_ranksvm_with",
     "sparse_c_min",
     "kernel_matrix",
     "nystroem_normalization",
@@ -38,6 +49,7 @@ __all__ = [
     "metric_importance",
     "fsmrank",
     "GreedyShard",
+    "greedy_rankrls_sharded",
     "kendall_sums",
     "pairwise_counts",
 ]
@@ -103,6 +115,39 @@ def rankrls_alpha_path(
     offsets: npt.NDArray[np.uintp],
     alphas: npt.NDArray[np.float64],
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
+
+# The alpha path in per-shard pieces (Pahikkala et al. 2010, eq. 5, Theorem 3.1 / eq. 7):
+# (a) per shard Xc^T Xc, Xc^T yc; (b) eigendecomposition of the sum, per-shard (Xc V)^T yc,
+# weights per alpha; (c) per-shard LQO errors per alpha.
+def rankrls_gram(
+    x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], offsets: npt.NDArray[np.uintp]
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """(Xc^T Xc (n, n), Xc^T yc (n,)) of a shard of whole queries."""
+
+def rankrls_eigen(g: npt.NDArray[np.float64]) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """(s, V): G = V diag(s) V^T, s clamped at 0."""
+
+def rankrls_projected_targets(
+    x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], offsets: npt.NDArray[np.uintp],
+    v: npt.NDArray[np.float64],
+) -> npt.NDArray[np.float64]:
+    """(Xc V)^T yc of a shard."""
+
+def rankrls_path_weights(
+    v: npt.NDArray[np.float64], s: npt.NDArray[np.float64], zy: npt.NDArray[np.float64],
+    alphas: npt.NDArray[np.float64],
+) -> npt.NDArray[np.float64]:
+    """(n_alphas, n): V diag(1 / (s + alpha)) zy per alpha (eq. 5)."""
+
+def rankrls_lqo_errors(
+    x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], offsets: npt.NDArray[np.uintp],
+    v: npt.NDArray[np.float64], s: npt.NDArray[np.float64], zy: npt.NDArray[np.float64],
+    alphas: npt.NDArray[np.float64],
+) -> npt.NDArray[np.float64]:
+    """(n_alphas,): per alpha, the shard's sum of squared LQO residuals (eq. 7)."""
+
+def rankrls_solve(g: npt.NDArray[np.float64], b: npt.NDArray[np.float64], alpha: float) -> npt.NDArray[np.float64]:
+    """(G + alpha I)^-1 b (eq. 5, Cholesky)."""
 
 # greedy_rls
 # The two greedy bindings share their leading arguments, in this order; stop is None,
@@ -186,6 +231,30 @@ def squared_hinge_hessp(
     v: npt.NDArray[np.float64],
 ) -> npt.NDArray[np.float64]: ...
 
+def squared_hinge_line_derivatives(
+    x: npt.NDArray[np.float64],
+    y: npt.NDArray[np.float64],
+    offsets: npt.NDArray[np.uintp],
+    w: npt.NDArray[np.float64],
+    d: npt.NDArray[np.float64],
+    t: float,
+) -> tuple[float, float]:
+    """(grad L(w + t d) . d, d . H(w + t d) d) along a line (RankSVM's exact line search)."""
+
+def squared_hinge_hessian_block(
+    x: npt.NDArray[np.float64],
+    y: npt.NDArray[np.float64],
+    offsets: npt.NDArray[np.uintp],
+    w: npt.NDArray[np.float64],
+    ws: npt.NDArray[np.uintp],
+) -> npt.NDArray[np.float64]:
+    """H[ws, ws] (|ws|, |ws|), a block of the generalized Hessian at w (Chen et al. eqs. 24-25)."""
+
+def squared_hinge_lipschitz_bound(
+    x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], offsets: npt.NDArray[np.uintp]
+) -> float:
+    """2 sum_{(i,j) in P} ||x_i - x_j||^2 (Laporte et al. Proposition 1)."""
+
 def explicit_squared_hinge_value_grad(
     x: npt.NDArray[np.float64],
     offsets: npt.NDArray[np.uintp],
@@ -235,6 +304,21 @@ def ranksvm_fit(
 ) -> tuple[SolverResult, int, int]:
     """(result, n_cg_iter, n_pairs); result.kkt_residual is the relative gradient norm."""
 
+def ranksvm_fit_with(
+    loss: object,
+    n_features: int,
+    c: float,
+    tol: float,
+    max_iter: int,
+    max_cg_iter: int,
+    w0: npt.NDArray[np.float64] | None = None,
+    max_memory: int | None = None,
+) -> tuple[SolverResult, int, int]:
+    """``ranksvm_fit``'s truncated Newton with the pairwise loss answered by ``loss``:
+    ``value_grad(w) -> (L, grad)``, ``hessp(w, v) -> H v``,
+    ``line_derivatives(w, d, t, second) -> (grad L(w + t d) . d, d . H(w + t d) d)``,
+    ``n_pairs() -> int``. An exception raised by ``loss`` is re-raised as is."""
+
 # kernel_approx: Nystroem and random Fourier feature maps (float64, C-contiguous inputs).
 def kernel_matrix(
     x: npt.NDArray[np.float64],
@@ -279,6 +363,17 @@ def sparse_ranksvm(
 ) -> tuple[SolverResult, int]:
     """(result, n_reweightings)."""
 
+def sparse_ranksvm_with(
+    loss: object, n_features: int,
+    c: float, penalty: str, p: float, epsilon: float, mcp_gamma: float,
+    weights: npt.NDArray[np.float64] | None, w0: npt.NDArray[np.float64] | None,
+    max_iter: int, max_reweightings: int, tol: float, solver: str = "prox-newton",
+    max_memory: int | None = None,
+) -> tuple[SolverResult, int]:
+    """``sparse_ranksvm`` with the pairwise loss answered by ``loss``: ``value(w)``,
+    ``value_grad(w) -> (L, grad)``, ``hessian_block(w, ws) -> H[ws, ws]``,
+    ``lipschitz_bound()``. An exception raised by ``loss`` is re-raised as is."""
+
 def sparse_c_min(
     x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], offsets: npt.NDArray[np.uintp],
     weights: npt.NDArray[np.float64] | None = None,
@@ -315,7 +410,27 @@ class GreedyShard:
     def add(
         self, b: int, c: float, d: float, t: npt.NDArray[np.float64], skip: npt.NDArray[np.bool_]
     ) -> None: ...
-    def coef_partial(self, features: list[int]) -> npt.NDArray[np.float64]: ...
+    def gram(self) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
+    def baseline(self) -> float: ...
+
+def greedy_rankrls_sharded(
+    shards: object,
+    n_features: int,
+    n_queries: int,
+    n_features_to_select: int,
+    alpha: float,
+    criterion: str = "squared",
+    min_improvement: float | None = None,
+    progress: Callable[[int, int, float], object] | None = None,
+    convention: str = "standard",
+    max_memory: int | None = None,
+    *,
+    feature_costs: npt.NDArray[np.float64] | None = None,
+    budget: float | None = None,
+) -> tuple[npt.NDArray[np.uintp], npt.NDArray[np.float64], npt.NDArray[np.float64], str | None]:
+    """Greedy RankRLS over query shards: the core's selection loop; ``shards`` answers
+    ``informative()``, ``gram()``, ``baseline()``, ``dots()``, ``scan(c, d, skip)``,
+    ``cross(b)``, ``add(b, c, d, t, skip)`` with one entry per shard, in shard order."""
 
 def kendall_sums(
     x: npt.NDArray[np.float64], offsets: npt.NDArray[np.uintp], variant: str

@@ -9,21 +9,28 @@ not depend on scheduling) and finishes the computation.
 - data: :func:`partition_by_query` (in-memory arrays -> Dask arrays of whole-query
   chunks), :func:`read_letor` (a set of LETOR files, one chunk per file). A query split
   across chunks is a ValueError naming the qid.
-- selection and models: :class:`GreedyRankRLS` (exact: the greedy caches stay resident on
-  the workers, one Dask actor per shard; a step moves O(n) numbers per shard, never rows),
-  :class:`RankRLS` (sums of per-shard Gram matrices), :class:`RankSVM` and
-  :class:`SparseRankSVM` (l1) (the solvers' loss, gradient and Hessian products as sums over
-  shards), :class:`GAS` with :func:`kendall_similarity` and :func:`feature_importance`.
+- selection and models: :class:`GreedyRankRLS` (the greedy caches stay resident on the
+  workers, one Dask actor per shard; a step moves O(n) numbers per shard, never rows),
+  :class:`RankRLS`, :class:`RankSVM`, :class:`SparseRankSVM`, :class:`GAS` with
+  :func:`kendall_similarity` and :func:`feature_importance`.
 - evaluation: :func:`compute` and :func:`evaluate`, the metrics of
   :mod:`rankselect.metrics` on scores held in Dask arrays.
 
-Estimators take the parameters of their in-memory counterparts plus ``client=`` (default:
-the current client, :func:`distributed.default_client`), fit on Dask arrays and end with
-the same fitted attributes (NumPy arrays). Needs ``pip install 'rankselect[dask]'``.
+**The layer delegates.** Each estimator subclasses its in-memory class (as LightGBM's
+``DaskLGBMRanker(LGBMRanker)``): the same parameters plus ``client=`` (default: the current
+client, :func:`distributed.default_client`), the same validation
+(``_parameter_constraints``), the same :class:`~rankselect.exceptions.DegenerateDataWarning`
+and errors, the same fitted attributes (NumPy arrays). The fits run the Rust core's own
+solvers and selection rules (truncated Newton, proximal Newton / FISTA, the RankRLS alpha
+path, the greedy RankRLS loop, the GAS search), which ask for per-shard sums: the workers
+compute them with the core's per-shard kernels and this layer adds them in shard order. It
+moves data and adds sums; it decides nothing the core decides. Needs
+``pip install 'rankselect[dask]'``.
 
-Modules: :mod:`~rankselect.dask.partition` (data), :mod:`~rankselect.dask.shards` (shards and
-their ordered sums), :mod:`~rankselect.dask.metrics`, :mod:`~rankselect.dask.gas`,
-:mod:`~rankselect.dask.rankrls`, :mod:`~rankselect.dask.ranksvm`,
+Modules: :mod:`~rankselect.dask.partition` (data), :mod:`~rankselect.dask.shards` (shards, their
+ordered sums and facts), :mod:`~rankselect.dask.pairwise` (the pairwise loss as sums over
+shards, answering the core's solvers), :mod:`~rankselect.dask.metrics`,
+:mod:`~rankselect.dask.gas`, :mod:`~rankselect.dask.rankrls`, :mod:`~rankselect.dask.ranksvm`,
 :mod:`~rankselect.dask.sparse_ranksvm`, :mod:`~rankselect.dask.greedy_rankrls`.
 """
 try:

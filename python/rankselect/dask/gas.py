@@ -1,6 +1,6 @@
 """GAS on Dask arrays: the Kendall similarity and the feature importance as sums of
 per-shard terms (:func:`kendall_similarity`, :func:`feature_importance`), then the greedy
-search of :class:`rankselect.GAS`."""
+search of :class:`rankselect.GAS` itself."""
 from __future__ import annotations
 
 from typing import Literal, Optional, Union
@@ -10,12 +10,13 @@ import numpy.typing as npt
 from distributed import Client
 
 from .. import _core
+from .._validation import check_similarity
 from ..metrics.checks import Convention, check_convention, mean_over_queries
 from ..selection.gas import GAS as _GAS
-from ..selection.gas import gas_greedy
 from ..selection.importance import FeatureImportance, parse_measure, pick_directions
-from ..selection.similarity import VARIANTS, check_variant
-from .shards import _client, _grouped, _ordered_sum, _sh, _Shards
+from ..selection.similarity import check_variant
+from ._contract import CLIENT_CONSTRAINT, DaskEstimatorMixin
+from .shards import _client, _ordered_sum, _sh, _Shards
 
 __all__ = ["GAS", "kendall_similarity", "feature_importance"]
 
@@ -26,12 +27,14 @@ def _shard_kendall(shard, variant, directions):
     return _core.kendall_sums(X, shard["offsets"], variant)
 
 
-def _kendall(shards, variant, absolute, directions=None):
+def _kendall(shards, variant, absolute, directions=None, no_pairs="raise"):
     parts = shards.map(_shard_kendall, variant, directions)
     s = _ordered_sum([p[0] for p in parts])
     sn = _ordered_sum([p[1] for p in parts])
     q = sum(int(p[2]) for p in parts)
     if q == 0:
+        if no_pairs == "zeros":  # GAS on degenerate data (warned about): no pair to compare
+            return np.zeros_like(s)
         raise ValueError("qid: no query has at least 2 documents; Kendall's tau needs document pairs")
     if not absolute:
         return s / q
@@ -111,54 +114,47 @@ def feature_importance(X, y, qid, measure: str = "map", convention: str = "stand
     return _importance(shards, measure, convention)
 
 
-def _shard_constant(shard):
-    data = _grouped(shard)
-    if data.X.shape[0] == 0:
-        return np.ones(data.X.shape[1], dtype=bool)
-    return data.constant_within_queries()
+class GAS(DaskEstimatorMixin, _GAS):
+    """:class:`rankselect.GAS` on Dask arrays: importance and similarity from per-shard sums,
+    then the in-memory greedy search (``feature_costs`` and ``budget`` included).
 
-
-class GAS(_GAS):
-    """:class:`rankselect.GAS` on Dask arrays: importance and similarity from per-shard sums.
-
-    Same parameters and fitted attributes as :class:`rankselect.GAS`, plus ``client``.
+    Same parameters, validation, warnings and fitted attributes as :class:`rankselect.GAS`,
+    plus ``client``.
     """
 
-    def __init__(self, n_features_to_select: int = 10, *, c: float = 0.1,
+    _parameter_constraints = {**_GAS._parameter_constraints, **CLIENT_CONSTRAINT}
+
+    def __init__(self, n_features_to_select: int = 10, c: float = 0.1, *,
                  importance: Union[str, FeatureImportance, npt.ArrayLike] = "map",
                  similarity: Union[Literal["geng", "tau_b"], npt.ArrayLike] = "geng", absolute: bool = False,
-                 convention: Convention = "standard", client: Optional[Client] = None) -> None:
-        super().__init__(n_features_to_select, c=c, importance=importance, similarity=similarity,
-                         absolute=absolute, convention=convention)
+                 convention: Convention = "standard",
+                 feature_costs: Optional[npt.ArrayLike] = None, budget: Optional[float] = None,
+                 client: Optional[Client] = None) -> None:
+        super().__init__(n_features_to_select, c, importance=importance, similarity=similarity,
+                         absolute=absolute, convention=convention, feature_costs=feature_costs, budget=budget)
         self.client = client
 
     def fit(self, X, y, qid=None):
-        """Select features on Dask arrays ``X`` (m, n), ``y`` (m,), ``qid`` (m,)."""
-        shards = _Shards(_client(self.client), X, y, qid)
+        """Select features on Dask arrays ``X`` (m, n), ``y`` (m,), ``qid`` (m,) chunked by
+        whole queries."""
+        self._validate_params()
+        shards = self._shards(X, y, qid)
         n = shards.n_features
-        if n == 0:
-            raise ValueError("X has no features (0 columns)")
         self._check_params(n)
+        facts = self._warn_if_degenerate(shards)
         if isinstance(self.importance, str):
-            parse_measure(self.importance)
-            imp = _importance(shards, self.importance, self.convention)
+            kind, _ = parse_measure(self.importance)
+            if kind == "pairwise" and not facts.has_pair:
+                # no pair to order: every feature's pairwise accuracy is the tie value 1/2
+                imp = FeatureImportance(np.full(n, 0.5), np.ones(n, dtype=np.int64))
+            else:
+                imp = _importance(shards, self.importance, self.convention)
         else:
-            imp = self._importance(np.empty((0, n)), None, None)
+            imp = self._given_importance(n)
         if isinstance(self.similarity, str):
-            if self.similarity not in VARIANTS:
-                raise ValueError(f"similarity must be one of {VARIANTS} or an (n_features, n_features) array, "
-                                 f"got {self.similarity!r}")
-            e = _kendall(shards, self.similarity, bool(self.absolute), imp.directions.astype(np.float64))
+            e = _kendall(shards, self.similarity, bool(self.absolute), imp.directions.astype(np.float64),
+                         no_pairs="zeros")
         else:
-            e = self._similarity(np.empty((0, n)), None, None)
-        constant = np.logical_and.reduce(shards.map(_shard_constant))
-        selected, weights = gas_greedy(imp.importance, e, int(self.n_features_to_select), float(self.c),
-                                            last=constant)
-        self.importance_ = imp.importance
-        self.directions_ = imp.directions
-        self.similarity_ = e
-        self.selected_features_ = selected
-        self.selection_weights_ = weights
-        self.constant_features_ = np.flatnonzero(constant)
-        self.n_features_in_ = n
+            e = check_similarity(self.similarity, n)
+        self._select(imp, e, ~facts.varies)
         return self

@@ -1,103 +1,93 @@
-"""RankRLS on Dask arrays: sums of per-shard Gram matrices, exact leave-query-out errors
-per alpha summed over the shards."""
+"""RankRLS on Dask arrays: the core's alpha path in pieces that are sums over shards."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Optional, Union
+from typing import Union
 
 import numpy as np
-import scipy.linalg
 from distributed import Client
 
 from .. import _core
 from .._validation import check_alphas
 from ..models.rankrls import RankRLS as _RankRLS
-from .predict import predict_linear
-from .shards import _client, _ordered_sum, _sh, _Shards
+from ..models.rankrls import RankRLSPath
+from ._contract import CLIENT_CONSTRAINT, DaskEstimatorMixin, DaskPredictMixin, check_lqo_queries
+from .shards import _ordered_sum, _own, _sh, _Shards
 
 __all__ = ["RankRLS"]
 
 
-def _centred(shard):
-    """``Xc`` (m, n) and ``yc`` (m,): the shard's rows minus their query means, by the core's
-    one definition of per-query centring (``groups::center_rows``, as RankRLS)."""
-    shard = _sh(shard)
-    off = shard["offsets"]
-    return (np.asarray(_core.center_by_query(shard["X"], off)),
-            np.asarray(_core.center_by_query(shard["y"][:, None], off))[:, 0])
+def _gram(shard):
+    s = _sh(shard)
+    return _core.rankrls_gram(s["X"], s["y"], s["offsets"])
 
 
-def _shard_gram(shard):
-    Xc, yc = _centred(shard)
-    return Xc.T @ Xc, Xc.T @ yc
+def _targets(shard, V):
+    s = _sh(shard)
+    return _core.rankrls_projected_targets(s["X"], s["y"], s["offsets"], _own(V))
 
 
-def _shard_lqo_errors(shard, V, s, zy, alphas):
-    """Per alpha, this shard's sum over queries of ``||(I - H_qq)^-1 r_q||^2`` (eq. 7)."""
-    shard = _sh(shard)
-    Xc, yc = _centred(shard)
-    Z = Xc @ V
-    off = shard["offsets"]
-    out = np.zeros(len(alphas))
-    for a_i, alpha in enumerate(alphas):
-        d = 1.0 / (s + alpha)
-        beta = zy * d
-        r_all = yc - Z @ beta
-        total = 0.0
-        for q in range(len(off) - 1):
-            st, e = off[q], off[q + 1]
-            Zq = Z[st:e]
-            ih = np.eye(e - st) - (Zq * d) @ Zq.T
-            r = np.linalg.solve(ih, r_all[st:e])
-            total += float(r @ r)
-        out[a_i] = total
-    return out
+def _lqo_errors(shard, V, sv, zy, alphas):
+    s = _sh(shard)
+    return _core.rankrls_lqo_errors(s["X"], s["y"], s["offsets"], _own(V), _own(sv), _own(zy), _own(alphas))
 
 
-class RankRLS(_RankRLS):
+def _pieces(shards: _Shards, alphas: np.ndarray):
+    """``(G, b, path)``: the sums ``Xc^T Xc``, ``Xc^T yc`` and the alpha path (module
+    ``rankselect_core::models::rankrls::path``: (a) Gram sums, (b) eigendecomposition and
+    weights, (c) LQO errors, each per-shard part added in shard order)."""
+    parts = shards.map(_gram)
+    G, b = _ordered_sum([g for g, _ in parts]), _ordered_sum([v for _, v in parts])
+    sv, V = _core.rankrls_eigen(G)
+    zy = _ordered_sum(shards.map(_targets, V))
+    coefs = _core.rankrls_path_weights(V, sv, zy, alphas)
+    errors = _ordered_sum(shards.map(_lqo_errors, V, sv, zy, alphas))
+    return G, b, RankRLSPath(alphas=np.asarray(alphas, dtype=float), coefs=np.asarray(coefs), lqo_errors=errors)
+
+
+class RankRLS(DaskEstimatorMixin, DaskPredictMixin, _RankRLS):
     """:class:`rankselect.RankRLS` on Dask arrays (chunks of whole queries).
 
-    ``Xc^T Xc`` and ``Xc^T yc`` are sums of per-shard Gram matrices (centring is per query,
-    so per shard); the weights solve ``(Xc^T Xc + alpha I) w = Xc^T yc`` on the client; the
-    exact LQO error per alpha (Theorem 3.1, eq. 7) is a sum of per-query terms computed on
-    the shards from the broadcast eigendecomposition of ``Xc^T Xc``. Same attributes as
-    :class:`rankselect.RankRLS` (``coef_``, ``alpha_``, ``lqo_errors_``,
-    ``n_features_in_``); ``predict`` accepts NumPy or Dask arrays.
+    The alpha path of the core in its three pieces (Pahikkala et al. 2010, eq. 5 and
+    Theorem 3.1 / eq. 7): per-shard ``Xc^T Xc`` and ``Xc^T yc`` (centring is per query, so
+    per shard), one eigendecomposition of their sum, per-shard LQO errors per alpha, the
+    parts added in shard order; with one alpha, the weights by the core's Cholesky solve on
+    the summed ``(Xc^T Xc + alpha I, Xc^T yc)``. Same parameters, validation, warnings and
+    fitted attributes (``coef_``, ``alpha_``, ``lqo_errors_``, ``n_features_in_``) as
+    :class:`rankselect.RankRLS`, plus ``client``; :meth:`path` works on Dask arrays;
+    ``lqo_predict`` (one prediction per training row) is in-memory only.
     """
 
+    _parameter_constraints = {**_RankRLS._parameter_constraints, **CLIENT_CONSTRAINT}
+
     def __init__(self, alpha: Union[float, Sequence[float], np.ndarray] = 1.0, *,
-                 client: Optional[Client] = None) -> None:
+                 client: Union[Client, None] = None) -> None:
         super().__init__(alpha=alpha)
         self.client = client
 
     def fit(self, X, y, qid=None):
-        """Fit on Dask arrays ``X`` (m, n), ``y`` (m,), ``qid`` (m,)."""
+        """Fit on Dask arrays ``X`` (m, n), ``y`` (m,), ``qid`` (m,) chunked by whole queries."""
+        self._validate_params()
         alphas, is_list = check_alphas(self.alpha)
-        shards = _Shards(_client(self.client), X, y, qid)
-        if shards.n_queries < 2:
-            raise ValueError(f"qid must hold at least two queries for leave-query-out, got {shards.n_queries}")
-        parts = shards.map(_shard_gram)
-        G = _ordered_sum([p[0] for p in parts])
-        b = _ordered_sum([p[1] for p in parts])
-        s, V = np.linalg.eigh(G)
-        s = np.maximum(s, 0.0)
-        zy = V.T @ b
-        errors = _ordered_sum(shards.map(_shard_lqo_errors, V, s, zy, alphas))
-        best = int(np.argmin(errors))
-        self.lqo_errors_ = errors
+        shards = self._shards(X, y, qid)
+        self._warn_if_degenerate(shards)
+        check_lqo_queries(shards)
+        G, b, path = _pieces(shards, alphas)
+        best = path.best_index
+        self.lqo_errors_ = path.lqo_errors
         self.alpha_ = float(alphas[best])
-        if is_list:
-            self.coef_ = V @ (zy / (s + self.alpha_))
-        else:
-            n = G.shape[0]
-            self.coef_ = scipy.linalg.cho_solve(scipy.linalg.cho_factor(G + self.alpha_ * np.eye(n), lower=True), b)
-        self.n_features_in_ = shards.n_features
+        self.coef_ = path.coefs[best].copy() if is_list else np.asarray(_core.rankrls_solve(G, b, self.alpha_))
         return self
 
-    def lqo_predict(self):  # pragma: no cover - documented limitation
+    def path(self, X, y, qid=None, alphas=None) -> RankRLSPath:
+        """:meth:`rankselect.RankRLS.path` on Dask arrays (the estimator is not changed)."""
+        if alphas is None:
+            self._validate_params()
+            alphas = self.alpha
+        alphas, _ = check_alphas(alphas, "alphas")
+        return _pieces(check_lqo_queries(self._shards(X, y, qid, reset=False)), alphas)[2]
+
+    def lqo_predict(self, X, y, qid):
+        """Not on Dask arrays (NotImplementedError): use :class:`rankselect.RankRLS`."""
         raise NotImplementedError("lqo_predict is not available on rankselect.dask.RankRLS; "
                                   "use rankselect.RankRLS on data that fits in memory")
-
-    def predict(self, X):
-        """Scores ``X @ coef_``: a Dask array for a Dask input, else a NumPy array."""
-        return predict_linear(self, X)

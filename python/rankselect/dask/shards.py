@@ -2,17 +2,22 @@
 
 A shard travels as a dict of arrays (``X``, ``y``, ``offsets``, ``ids``: the
 :class:`~rankselect.data.GroupedData` of its rows); the client adds per-shard results **in
-shard order** (:func:`_ordered_sum`), so results do not depend on scheduling.
+shard order** (:func:`_ordered_sum`), so results do not depend on scheduling. The facts the
+estimator contract needs before a fit (a preference pair, an informative feature, the
+features constant within every query or zero everywhere) are shard reductions too
+(:meth:`_Shards.facts`).
 """
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import dask
 import dask.array as da
 import numpy as np
 from distributed import default_client
 
+from .. import _core
 from .._validation import check_ranking_data
 from ..data.grouping import GroupedData, QueryGroups
 
@@ -110,16 +115,55 @@ class _Shards:
         self.n_features = infos[0][1]
         _check_whole_queries([ids for _, _, ids in infos], [f"chunk {i}" for i in keep])
         self.n_queries = sum(len(ids) for _, _, ids in infos)
+        self._facts = None
 
     def map(self, fn, *args, **kwargs) -> list:
         """``fn(shard, *args, **kwargs)`` on every shard; results in shard order."""
         futs = [self.client.submit(fn, f, *args, pure=False, **kwargs) for f in self.futures]
         return self.client.gather(futs)
 
+    def facts(self) -> _Facts:
+        """The degenerate-data facts and the column facts over all shards (computed once)."""
+        if self._facts is None:
+            parts = self.map(_shard_facts)
+            varies = np.logical_or.reduce([p[1] for p in parts])
+            self._facts = _Facts(
+                has_pair=any(p[0] for p in parts), varies=varies,
+                low=np.minimum.reduce([p[2] for p in parts]), high=np.maximum.reduce([p[3] for p in parts]),
+                n_pairs=sum(p[4] for p in parts))
+        return self._facts
+
+
+@dataclass(frozen=True)
+class _Facts:
+    """Over all shards: a query with two different labels (``has_pair``), the features that
+    vary inside some query (``varies``), each column's min and max (``low``, ``high``), the
+    number of preference pairs."""
+
+    has_pair: bool
+    varies: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    n_pairs: int
+
+    @property
+    def informative(self) -> bool:
+        return bool(self.varies.any())
+
+
+def _shard_facts(shard):
+    data = _grouped(shard)
+    n = data.X.shape[1]
+    if data.X.shape[0] == 0:
+        return False, np.zeros(n, dtype=bool), np.full(n, np.inf), np.full(n, -np.inf), 0
+    counts = _core.query_pair_counts(data.y, data.offsets)
+    return (bool(counts.any()), ~data.constant_within_queries(), data.X.min(axis=0), data.X.max(axis=0),
+            int(counts.sum()))
+
 
 def _ordered_sum(parts):
-    """Sum in the given (shard) order, whatever the scheduling."""
+    """Sum in the given (shard) order, whatever the scheduling (arrays or floats)."""
     total = np.array(parts[0], dtype=np.float64, copy=True)
     for p in parts[1:]:
         total = total + p
-    return total
+    return total if total.ndim else float(total)

@@ -164,16 +164,24 @@ class RankSVM(RankerMixin, RankingEstimator):
             Z = check_matrix(self._fit_features(train.X), "features")
             data = train.grouped.with_features(train.grouped.gather(Z))
         if not (has_pair and informative):
-            # every pair difference is 0 (or there is no pair): the loss does not depend on w,
-            # the minimiser is w = 0 and each pair costs max(0, 1 - 0)^2 = 1
             n_pairs = int(np.sum(_core.query_pair_counts(data.y, data.offsets)))
-            objective = float(self.C) * n_pairs
-            result, n_cg = _core.SolverResult(np.zeros(data.X.shape[1]), objective, np.array([objective]),
-                                              0.0, 0, True), 0
+            result, n_cg = self._constant_loss(data.X.shape[1], n_pairs), 0
         else:
             result, n_cg, n_pairs = _core.ranksvm_fit(
                 data.X, data.y, data.offsets, float(self.C), float(self.tol),
                 int(self.max_iter), int(self.max_cg_iter))
+        self._set_result(result, n_cg, n_pairs)
+        return self
+
+    def _constant_loss(self, n: int, n_pairs: int):
+        """The fit when every pair difference is 0 (or there is no pair): the loss does not
+        depend on w, the minimiser is w = 0 and each pair costs max(0, 1 - 0)^2 = 1."""
+        objective = float(self.C) * n_pairs
+        return _core.SolverResult(np.zeros(n), objective, np.array([objective]), 0.0, 0, True)
+
+    def _set_result(self, result, n_cg: int, n_pairs: int) -> None:
+        """The fitted attributes from the core's result (a ConvergenceWarning when the
+        gradient criterion was not met)."""
         if not result.converged:
             warnings.warn(
                 f"RankSVM did not reach tol={self.tol} in {result.n_iter} Newton steps "
@@ -184,7 +192,6 @@ class RankSVM(RankerMixin, RankingEstimator):
         self.n_cg_iter_ = int(n_cg)
         self.objective_ = float(result.objective)
         self.n_pairs_ = int(n_pairs)
-        return self
 
     def decision_function(self, X):
         """Ranking scores, shape (m,). Rank documents of a query by decreasing score."""

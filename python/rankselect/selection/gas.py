@@ -228,6 +228,12 @@ class GAS(SelectorMixin, RankingEstimator):
                 # no pair to order: every feature's pairwise accuracy is the tie value 1/2
                 return FeatureImportance(np.full(n, 0.5), np.ones(n, dtype=np.int64))
             return _feature_importance_grouped(data, kind, k, self.convention)
+        return self._given_importance(n)
+
+    def _given_importance(self, n: int) -> FeatureImportance:
+        """The importance the user passed (a :class:`FeatureImportance` or an array of shape
+        (n,)), checked."""
+        imp = self.importance
         if isinstance(imp, FeatureImportance):
             values = np.asarray(imp.importance, dtype=np.float64)
             directions = np.asarray(imp.directions)
@@ -286,6 +292,14 @@ class GAS(SelectorMixin, RankingEstimator):
         imp = self._importance(data, has_pair)
         e = self._similarity(data, imp.directions)
         constant = data.constant_within_queries()
+        self._select(imp, e, constant)
+        return self
+
+    def _select(self, imp: FeatureImportance, e: np.ndarray, constant: np.ndarray) -> None:
+        """The greedy search (:func:`gas_greedy`, with the costs and budget) on the importance,
+        the similarity and the features constant within every query; sets the fitted
+        attributes."""
+        n = e.shape[0]
         costs = budget = None
         if self.feature_costs is not None or self.budget is not None:
             costs, budget = check_costs_and_budget(self.feature_costs, self.budget, n)
@@ -299,7 +313,6 @@ class GAS(SelectorMixin, RankingEstimator):
         self.selected_features_ = selected
         self.selection_weights_ = weights
         self.constant_features_ = np.flatnonzero(constant)
-        return self
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

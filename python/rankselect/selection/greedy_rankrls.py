@@ -158,28 +158,39 @@ class GreedyRankRLS(RankerMixin, LinearPredictMixin, SelectorMixin, RankingEstim
         warn_if_degenerate(self, train.grouped)
         data = check_lqo(train.grouped, gram=False)
         n = train.n_features
-        progress = _step_printer(k, self.criterion) if self.verbose else None
+        progress = self._progress()
 
         min_improvement = None if self.min_improvement is None else float(self.min_improvement)
         args = (data.X, data.y, data.offsets, int(k), float(self.alpha), self.criterion, min_improvement,
                 progress, str(self.convention), memory_limit())
+        costs = None
         if self.feature_costs is None and self.budget is None:
             selected, values, path, stop = _core.greedy_rankrls(*args)
         else:
             costs, budget = check_costs_and_budget(self.feature_costs, self.budget, n)
             selected, values, path, stop = _core.greedy_rankrls_costs(*args, feature_costs=costs, budget=budget)
-            self.cost_path_ = np.cumsum(costs[np.asarray(selected, dtype=np.intp)])
+        self._set_path(selected, values, path, stop, n, costs)
+        return self
+
+    def _progress(self):
+        """The ``verbose`` progress callback (None when quiet)."""
+        return _step_printer(self.n_features_to_select, self.criterion) if self.verbose else None
+
+    def _set_path(self, selected, values, path, stop, n: int, costs) -> None:
+        """The fitted attributes from the core's path (``costs``: the feature costs used, or
+        None)."""
         self.selected_features_ = np.asarray(selected, dtype=np.intp)
         self.lqo_scores_ = np.asarray(values)
         self.coef_path_ = np.asarray(path).reshape(len(self.selected_features_), n)
         self.coef_ = self.coef_path_[-1].copy() if len(self.coef_path_) else np.zeros(n)
+        if costs is not None:
+            self.cost_path_ = np.cumsum(costs[self.selected_features_])
         self.stop_reason_ = stop
         if stop == "uninformative" and self.verbose:
             # the base layer has already warned (DegenerateDataWarning) when no feature varies
-            print(f"[GreedyRankRLS] stopped after {len(self.selected_features_)} of {k} features: every "
-                  "remaining feature is constant within every query, so none can change the model",
-                  file=sys.stderr, flush=True)
-        return self
+            print(f"[GreedyRankRLS] stopped after {len(self.selected_features_)} of "
+                  f"{self.n_features_to_select} features: every remaining feature is constant within "
+                  "every query, so none can change the model", file=sys.stderr, flush=True)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -1,6 +1,7 @@
 //! Error type shared by every kernel. Bindings map it to Python exceptions:
 //! `InvalidInput` and `Parse` -> `ValueError`, `Io` -> `OSError`,
-//! `Memory` -> `MemoryError`, `Interrupted` -> `KeyboardInterrupt`.
+//! `Memory` -> `MemoryError`, `Interrupted` -> `KeyboardInterrupt`; `Callback`: the binding
+//! re-raises the exception of the caller-supplied data source as is.
 
 use thiserror::Error;
 
@@ -22,6 +23,10 @@ pub enum Error {
     /// The caller asked the computation to stop (Ctrl-C in Python).
     #[error("interrupted")]
     Interrupted,
+    /// A caller-supplied data source (a callback answering a solver's requests, e.g. sums over
+    /// Dask shards) failed; the caller holds its own error and reports it.
+    #[error("the data source failed: {0}")]
+    Callback(String),
 }
 
 pub type Result<T> = std::result::Result<T, Error>;

@@ -1,6 +1,6 @@
 //! Mapping of core errors to Python exceptions, and the Ctrl-C hook for long kernels.
 
-use pyo3::exceptions::{PyKeyboardInterrupt, PyMemoryError, PyOSError, PyValueError};
+use pyo3::exceptions::{PyKeyboardInterrupt, PyMemoryError, PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use rankselect_core::Error;
 
@@ -12,6 +12,8 @@ pub fn to_py(e: Error) -> PyErr {
         Error::Io(err) => PyOSError::new_err(err.to_string()),
         Error::Memory { .. } => PyMemoryError::new_err(e.to_string()),
         Error::Interrupted => PyKeyboardInterrupt::new_err("interrupted"),
+        // The adapters of `callbacks` re-raise the Python exception itself; this is the fallback.
+        Error::Callback(msg) => PyRuntimeError::new_err(msg),
     }
 }
 

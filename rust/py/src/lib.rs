@@ -8,6 +8,7 @@
 use pyo3::prelude::*;
 
 mod arrays;
+mod callbacks;
 mod data;
 mod errors;
 mod metrics;

@@ -5,8 +5,11 @@
 
 use numpy::{IntoPyArray, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
+use rankselect_core::models::ranksvm::InMemoryLoss;
 use rankselect_core::pairwise::pairs;
 use rankselect_core::pairwise::squared_hinge::{ExplicitSquaredHinge, SquaredHinge};
+use rankselect_core::solvers::datafit::pair_sq_norm_sum;
+use rankselect_core::solvers::truncated_newton::NewtonLoss;
 
 use crate::arrays::{PyMat, PyVec};
 use crate::data::groups::query_offsets;
@@ -111,6 +114,77 @@ fn squared_hinge_hessp<'py>(
     Ok(out.into_pyarray(py))
 }
 
+/// squared_hinge_line_derivatives(X, y, offsets, w, d, t) -> (grad L(w + t d) . d,
+/// d . H(w + t d) d): the derivatives of the loss along a line (RankSVM's exact line
+/// search), by the in-memory truncated Newton's own code.
+#[pyfunction]
+// A binding takes its Python signature as is: one argument per parameter.
+#[allow(clippy::too_many_arguments)]
+fn squared_hinge_line_derivatives<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray2<'py, f64>,
+    y: PyReadonlyArray1<'py, f64>,
+    offsets: PyReadonlyArray1<'py, usize>,
+    w: PyReadonlyArray1<'py, f64>,
+    d: PyReadonlyArray1<'py, f64>,
+    t: f64,
+) -> PyResult<(f64, f64)> {
+    let (x, y, w, d) = (x.as_array(), y.as_slice()?, w.as_slice()?, d.as_slice()?);
+    let offsets = query_offsets(&offsets)?;
+    check_len("w", w.len(), x.ncols())?;
+    check_len("d", d.len(), x.ncols())?;
+    py.detach(|| {
+        let loss = SquaredHinge::new(x, y, &offsets)?;
+        InMemoryLoss::new(&loss).line_derivatives(w, d, t, true)
+    })
+    .py()
+}
+
+/// squared_hinge_hessian_block(X, y, offsets, w, ws) -> H[ws, ws] (|ws|, |ws|): a block of
+/// the generalized Hessian of the loss at w (proximal Newton's working set).
+#[pyfunction]
+fn squared_hinge_hessian_block<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray2<'py, f64>,
+    y: PyReadonlyArray1<'py, f64>,
+    offsets: PyReadonlyArray1<'py, usize>,
+    w: PyReadonlyArray1<'py, f64>,
+    ws: PyReadonlyArray1<'py, usize>,
+) -> PyResult<PyMat<'py, f64>> {
+    let (x, y, w, ws) = (x.as_array(), y.as_slice()?, w.as_slice()?, ws.as_slice()?);
+    let offsets = query_offsets(&offsets)?;
+    check_len("w", w.len(), x.ncols())?;
+    if let Some(j) = ws.iter().find(|&&j| j >= x.ncols()) {
+        return Err(pyo3::exceptions::PyValueError::new_err(format!("ws: feature {j} out of range")));
+    }
+    let k = ws.len();
+    let out = py
+        .detach(|| -> rankselect_core::Result<Vec<f64>> {
+            let loss = SquaredHinge::new(x, y, &offsets)?;
+            let mut out = vec![0.0; k * k];
+            loss.hessian_block(w, ws, &mut out);
+            Ok(out)
+        })
+        .py()?;
+    Ok(ndarray::Array2::from_shape_vec((k, k), out).expect("k x k").into_pyarray(py))
+}
+
+/// squared_hinge_lipschitz_bound(X, y, offsets) -> float: `2 sum_{(i,j) in P} ||x_i - x_j||^2`,
+/// a bound on the Lipschitz constant of the loss gradient (Laporte et al. Proposition 1).
+#[pyfunction]
+fn squared_hinge_lipschitz_bound<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray2<'py, f64>,
+    y: PyReadonlyArray1<'py, f64>,
+    offsets: PyReadonlyArray1<'py, usize>,
+) -> PyResult<f64> {
+    let (x, y) = (x.as_array(), y.as_slice()?);
+    let offsets = query_offsets(&offsets)?;
+    check_len("y", y.len(), x.nrows())?;
+    offsets.check_rows(x.nrows(), "X").py()?;
+    Ok(py.detach(|| 2.0 * pair_sq_norm_sum(x, y, &offsets)))
+}
+
 /// explicit_squared_hinge_value_grad(X, offsets, i, j, pair_offsets, w) -> (value, grad).
 #[pyfunction]
 // A binding takes its Python signature as is: one argument per parameter.
@@ -150,6 +224,9 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(preference_pairs, m)?)?;
     m.add_function(wrap_pyfunction!(squared_hinge_value_grad, m)?)?;
     m.add_function(wrap_pyfunction!(squared_hinge_hessp, m)?)?;
+    m.add_function(wrap_pyfunction!(squared_hinge_line_derivatives, m)?)?;
+    m.add_function(wrap_pyfunction!(squared_hinge_hessian_block, m)?)?;
+    m.add_function(wrap_pyfunction!(squared_hinge_lipschitz_bound, m)?)?;
     m.add_function(wrap_pyfunction!(explicit_squared_hinge_value_grad, m)?)?;
     Ok(())
 }

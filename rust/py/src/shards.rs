@@ -1,18 +1,20 @@
 //! Bindings of the query-shard kernels (`rankselect_core::shards::{greedy_shard, shard_sums}`) used
 //! by `rankselect.dask`: each Dask worker calls them on its own block of whole queries.
 
-use numpy::{IntoPyArray, PyReadonlyArray1, PyReadonlyArray2};
+use numpy::{IntoPyArray, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use rankselect_core::metrics::MetricSpec;
+use rankselect_core::selection::greedy_rls::{Choice, Criterion, GreedyOptions};
 use rankselect_core::selection::kendall::{Variant, DEFAULT_SHORT_MAX};
 use rankselect_core::shards::greedy_shard::GreedyShard as Shard;
+use rankselect_core::shards::greedy_sharded::greedy_rankrls_sharded as sharded_kernel;
 use rankselect_core::shards::shard_sums;
 
 use crate::arrays::{PyMat, PyVec};
+use crate::callbacks::PySource;
 use crate::data::groups::query_offsets;
 use crate::errors::{count_arg, opt_count_arg, python_interrupt, IntoPyResult};
-use crate::selection::greedy_rls::criterion_spec;
+use crate::selection::greedy_rls::{criterion_of, run_greedy, GreedyOut};
 
 /// GreedyShard(X, y, offsets, alpha, criterion="squared", convention="standard", max_memory=None)
 ///
@@ -21,7 +23,7 @@ use crate::selection::greedy_rls::criterion_spec;
 #[pyclass(module = "rankselect._core")]
 pub struct GreedyShard {
     inner: Shard,
-    spec: Option<MetricSpec>,
+    criterion: Box<dyn Criterion + Send + Sync>,
 }
 
 #[pymethods]
@@ -43,8 +45,8 @@ impl GreedyShard {
         let max_memory = opt_count_arg(max_memory.as_ref(), "max_memory")?.map_or(u64::MAX, |v| v as u64);
         let off = query_offsets(&offsets)?;
         let (xv, yv) = (x.as_array(), y.as_slice()?);
-        let spec = criterion_spec(criterion, convention, yv)?;
-        if spec.is_some() {
+        let criterion = criterion_of(criterion, convention, yv)?;
+        if criterion.needs_grades() {
             if let Some((r, v)) = yv.iter().enumerate().find(|(_, v)| **v < 0.0) {
                 return Err(PyValueError::new_err(format!(
                     "y must be >= 0 (relevance grades) for a ranking-measure criterion (shard row {r}: {v})"
@@ -52,7 +54,7 @@ impl GreedyShard {
             }
         }
         let inner = py.detach(|| Shard::new(xv, yv, &off, alpha, max_memory)).py()?;
-        Ok(GreedyShard { inner, spec })
+        Ok(GreedyShard { inner, criterion })
     }
 
     /// informative() -> bool per feature: False where the feature is constant within every
@@ -76,7 +78,7 @@ impl GreedyShard {
         skip: PyReadonlyArray1<'py, bool>,
     ) -> PyResult<PyVec<'py, f64>> {
         let (c, d, skip) = (c.as_slice()?, d.as_slice()?, skip.as_slice()?);
-        let out = py.detach(|| self.inner.scan(c, d, skip, self.spec.as_ref())).py()?;
+        let out = py.detach(|| self.inner.scan(c, d, skip, self.criterion.as_ref())).py()?;
         Ok(out.into_pyarray(py))
     }
 
@@ -103,11 +105,75 @@ impl GreedyShard {
         py.detach(|| inner.add(b, c, d, t, skip)).py()
     }
 
-    /// coef_partial(features) -> partial sums `x_j^T a` for `j` in `features`.
-    fn coef_partial<'py>(&self, py: Python<'py>, features: Vec<Bound<'py, PyAny>>) -> PyResult<PyVec<'py, f64>> {
-        let features = features.iter().map(|f| count_arg(f, "features")).collect::<PyResult<Vec<usize>>>()?;
-        Ok(self.inner.coef_partial(&features).py()?.into_pyarray(py))
+    /// gram() -> (G (n, n), b (n,)): this shard's `Xc^T Xc` and `Xc^T yc`.
+    fn gram<'py>(&self, py: Python<'py>) -> PyResult<(PyMat<'py, f64>, PyVec<'py, f64>)> {
+        let n = self.inner.n_features();
+        let (g, b) = py.detach(|| self.inner.gram());
+        Ok((PyArray2::from_vec2(py, &g.chunks(n.max(1)).map(|r| r.to_vec()).collect::<Vec<_>>())?, b.into_pyarray(py)))
     }
+
+    /// baseline() -> this shard's part of the empty model's criterion.
+    fn baseline(&self, py: Python<'_>) -> f64 {
+        py.detach(|| self.inner.baseline(self.criterion.as_ref()))
+    }
+}
+
+/// greedy_rankrls_sharded(shards, n_features, n_queries, n_features_to_select, alpha,
+///     criterion="squared", min_improvement=None, progress=None, convention="standard",
+///     max_memory=None, *, feature_costs=None, budget=None) -> (selected, values, coef_path (steps, n), stop)
+///
+/// The arguments after `shards, n_features, n_queries` are `greedy_rankrls_costs`'s, in its order.
+///
+/// Greedy RankRLS over query shards: the core's selection loop (ties, NaN, `min_improvement`,
+/// the uninformative stop, costs and budget) and arithmetic, with the shards' partial sums
+/// from `shards`, an object answering `informative()`, `gram()`, `baseline()`, `dots()`,
+/// `scan(c, d, skip)`, `cross(b)`, `add(b, c, d, t, skip)` with one entry per shard, in
+/// shard order (`rankselect_core::shards::greedy_sharded::ShardCalls`). An exception raised
+/// by `shards` or `progress` stops the run and is re-raised as is. `max_memory` (bytes):
+/// MemoryError before the driver's n x n matrices would exceed it (the shards apply their own).
+#[pyfunction]
+#[pyo3(signature = (shards, n_features, n_queries, n_features_to_select, alpha, criterion="squared",
+                    min_improvement=None, progress=None, convention="standard", max_memory=None, *,
+                    feature_costs=None, budget=None))]
+// A binding takes its Python signature as is: one argument per parameter.
+#[allow(clippy::too_many_arguments)]
+fn greedy_rankrls_sharded<'py>(
+    py: Python<'py>,
+    shards: Py<PyAny>,
+    n_features: &Bound<'py, PyAny>,
+    n_queries: &Bound<'py, PyAny>,
+    n_features_to_select: &Bound<'py, PyAny>,
+    alpha: f64,
+    criterion: &str,
+    min_improvement: Option<f64>,
+    progress: Option<Py<PyAny>>,
+    convention: &str,
+    max_memory: Option<u64>,
+    feature_costs: Option<PyReadonlyArray1<'py, f64>>,
+    budget: Option<f64>,
+) -> PyResult<GreedyOut<'py>> {
+    let n = count_arg(n_features, "n_features")?;
+    let n_queries = count_arg(n_queries, "n_queries")?;
+    let k = count_arg(n_features_to_select, "n_features_to_select")?;
+    // The shards check their own labels against the criterion.
+    let crit = criterion_of(criterion, convention, &[])?;
+    let opts = GreedyOptions { n_features_to_select: k, alpha, min_improvement, max_memory: None };
+    let costs: Option<Vec<f64>> = match (&feature_costs, budget) {
+        (Some(c), _) => Some(c.as_slice()?.to_vec()),
+        (None, Some(_)) => Some(vec![1.0; n]),
+        (None, None) => None,
+    };
+    let choice = match &costs {
+        Some(feature_costs) => Choice::PerCost { feature_costs, budget },
+        None => Choice::Best,
+    };
+    // The summed Gram matrix, the primal path's factor and the path itself: three n x n.
+    let mut source = PySource::new(shards, n, 16, 3, max_memory)?;
+    let out = run_greedy(py, progress, |interrupt, report| {
+        sharded_kernel(&mut source, n, n_queries, &opts, &choice, crit.as_ref(), interrupt, report)
+    });
+    source.finish(Ok(()))?;
+    out
 }
 
 /// kendall_sums(x, offsets, variant) -> (S (n, n), S_neg (n, n), n_queries_used)
@@ -141,6 +207,7 @@ fn pairwise_counts<'py>(
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<GreedyShard>()?;
+    m.add_function(wrap_pyfunction!(greedy_rankrls_sharded, m)?)?;
     m.add_function(wrap_pyfunction!(kendall_sums, m)?)?;
     m.add_function(wrap_pyfunction!(pairwise_counts, m)?)?;
     Ok(())

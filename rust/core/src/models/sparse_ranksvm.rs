@@ -8,7 +8,7 @@ use crate::data::groups::QueryOffsets;
 use crate::error::Result;
 use crate::interrupt::Interrupt;
 use crate::invalid;
-use crate::solvers::datafit::{Datafit, PairwiseHinge, Scaled};
+use crate::solvers::datafit::{Datafit, PairwiseHinge, Scaled, SecondOrder};
 use crate::solvers::penalty::WeightedL1;
 use crate::solvers::reweighted::{reweighted_l1, Log, Lp, Mcp, NonConvex, ReweightedOptions};
 use crate::solvers::{Solver, SolverResult};
@@ -84,14 +84,38 @@ pub fn fit(
     interrupt: &dyn Interrupt,
 ) -> Result<SparseFit> {
     check_problem(x, y, offsets, c)?;
-    let n = x.ncols();
+    if let SparsePenalty::L1(Some(w)) = &penalty {
+        if w.len() != x.ncols() {
+            return invalid!("weights has {} entries but x has {} columns", w.len(), x.ncols());
+        }
+    }
+    fit_with(PairwiseHinge::new(x, y, offsets)?, c, penalty, w0, solver, reweighting, interrupt)
+}
+
+/// [`fit`] with the loss `L` from any source, a [`SecondOrder`] datafit: the in-memory
+/// [`PairwiseHinge`], or sums over query shards answered by a callback (`rankselect.dask`).
+/// Minimises `Ω(w) + c·L(w)` from `w0` (zeros when `None`) by `solver`, or by reweighted L1
+/// around it for a non-convex penalty.
+pub fn fit_with<D: SecondOrder>(
+    loss: D,
+    c: f64,
+    penalty: SparsePenalty,
+    w0: Option<Vec<f64>>,
+    solver: &Solver,
+    reweighting: &ReweightedOptions,
+    interrupt: &dyn Interrupt,
+) -> Result<SparseFit> {
+    if !(c.is_finite() && c > 0.0) {
+        return invalid!("C must be > 0, got {c}");
+    }
+    let n = loss.n_features();
     if let SparsePenalty::L1(Some(w)) = &penalty {
         if w.len() != n {
             return invalid!("weights has {} entries but x has {n} columns", w.len());
         }
     }
     let w0 = w0.unwrap_or_else(|| vec![0.0; n]);
-    let datafit = Scaled::new(PairwiseHinge::new(x, y, offsets)?, c)?;
+    let datafit = Scaled::new(loss, c)?;
     match penalty {
         SparsePenalty::L1(weights) => {
             let pen = WeightedL1::new(weights.unwrap_or_else(|| vec![1.0; n]))?;
@@ -132,7 +156,7 @@ pub fn c_min(x: ArrayView2<f64>, y: &[f64], offsets: &QueryOffsets, weights: Opt
     }
     let loss = PairwiseHinge::new(x, y, offsets)?;
     let mut grad = vec![0.0; n];
-    loss.value_grad(&vec![0.0; n], &mut grad);
+    loss.value_grad(&vec![0.0; n], &mut grad)?;
     let top = pen.alpha_max(&grad);
     if top.is_nan() || top <= 0.0 {
         return invalid!("y has no preference pair that the features can separate");

@@ -1,5 +1,5 @@
 //! Greedy RankRLS under feature costs (ours, not in Pahikkala et al. 2010): the same exact
-//! leave-query-out (LQO) candidate scan as [`crate::selection::greedy_rls`] ([`GreedyState::pass`]),
+//! leave-query-out (LQO) candidate scan as [`crate::selection::greedy_rls`] ([`GreedyState::pass`](crate::selection::greedy_rls::GreedyState::pass)),
 //! with a different choice rule and a budget.
 //!
 //! With `v_i` the criterion after adding candidate `i`, `v_prev` the criterion of the
@@ -23,59 +23,14 @@
 
 use ndarray::ArrayView2;
 
-use crate::data::groups::{center_vec, QueryOffsets};
+use crate::data::groups::QueryOffsets;
 use crate::error::Result;
 use crate::interrupt::Interrupt;
-use crate::invalid;
 use crate::selection::greedy_rls::{
-    below_min_improvement, better, check_cache_memory, check_data, check_params, Criterion, CriterionScratch,
-    GreedyOptions, GreedyPath, GreedyState, PrimalPath, Stop,
+    check_cache_memory, check_data, check_params, select, Choice, Criterion, GreedyOptions, GreedyPath, InMemory,
 };
 
-/// The cost-aware choice rule (module docs) over the candidates' criterion values
-/// (`None`: not a candidate). Returns `(feature, value)` or `None` when no candidate is
-/// affordable and finite.
-pub fn choose_per_cost(
-    values: &[Option<f64>],
-    feature_costs: &[f64],
-    prev: f64,
-    higher: bool,
-    spent: f64,
-    budget: Option<f64>,
-) -> Option<(usize, f64)> {
-    let affordable = |i: usize| budget.map_or(true, |b| spent + feature_costs[i] <= b);
-    let gain = |v: f64| if higher { v - prev } else { prev - v };
-    let candidates: Vec<(usize, f64)> = values
-        .iter()
-        .enumerate()
-        .filter_map(|(i, v)| v.filter(|v| v.is_finite()).map(|v| (i, v)))
-        .filter(|&(i, _)| affordable(i))
-        .collect();
-    if candidates.iter().any(|&(_, v)| gain(v) > 0.0) {
-        let ratio = |i: usize, v: f64| if feature_costs[i] > 0.0 { gain(v) / feature_costs[i] } else { f64::INFINITY };
-        let mut best: Option<(usize, f64, f64)> = None; // (feature, value, ratio)
-        for &(i, v) in candidates.iter().filter(|&&(_, v)| gain(v) > 0.0) {
-            let r = ratio(i, v);
-            let take = match best {
-                None => true,
-                Some((_, bv, br)) => {
-                    r > br || (r == br && (gain(v) > gain(bv) || (gain(v) == gain(bv) && better(v, bv, higher))))
-                }
-            };
-            if take {
-                best = Some((i, v, r));
-            }
-        }
-        return best.map(|(i, v, _)| (i, v));
-    }
-    let mut best: Option<(usize, f64)> = None;
-    for &(i, v) in &candidates {
-        if best.map_or(true, |(_, bv)| better(v, bv, higher)) {
-            best = Some((i, v));
-        }
-    }
-    best
-}
+pub use crate::selection::greedy_rls::choose_per_cost;
 
 /// Greedy RankRLS with feature costs and an optional budget, on grouped `x` (m x n).
 ///
@@ -83,7 +38,8 @@ pub fn choose_per_cost(
 /// costs of the selected features; `opts.max_memory` (bytes) bounds the caches
 /// ([`state_bytes`](crate::selection::greedy_rls::state_bytes)). The result may hold fewer
 /// than `opts.n_features_to_select` features (`stop`: budget, `min_improvement`, or only
-/// features constant within every query left, which are never candidates).
+/// features constant within every query left, which are never candidates). The loop is
+/// [`select`] with [`Choice::PerCost`].
 // A kernel entry point: one argument per parameter of the method.
 #[allow(clippy::too_many_arguments)]
 pub fn greedy_rankrls_costs(
@@ -99,17 +55,8 @@ pub fn greedy_rankrls_costs(
 ) -> Result<GreedyPath> {
     check_params(x, y, offsets, opts)?;
     let (m, n) = x.dim();
-    if feature_costs.len() != n {
-        return invalid!("feature_costs has {} entries but X has {n} features", feature_costs.len());
-    }
-    if let Some(j) = feature_costs.iter().position(|c| !(c.is_finite() && *c >= 0.0)) {
-        return invalid!("feature_costs must be finite and >= 0; feature {j} has {}", feature_costs[j]);
-    }
-    if let Some(b) = budget {
-        if !(b.is_finite() && b >= 0.0) {
-            return invalid!("budget must be finite and >= 0, got {b}");
-        }
-    }
+    let choice = Choice::PerCost { feature_costs, budget };
+    choice.check(n)?;
     check_data(x, y, criterion)?;
     check_cache_memory(
         m,
@@ -117,65 +64,9 @@ pub fn greedy_rankrls_costs(
         opts.max_memory,
         "select on fewer rows or features, or raise rankselect.set_config(max_memory=...)",
     )?;
-    let k = opts.n_features_to_select;
-
     interrupt.check()?;
-    let mut st = GreedyState::new(x, y, offsets, opts.alpha);
-    let higher = criterion.higher_is_better();
-    // The empty model predicts 0: its query-centred LQO residuals are the centred labels.
-    let mut yc = y.to_vec();
-    center_vec(&mut yc, offsets);
-    let mut scratch = CriterionScratch::default();
-    let total: f64 = offsets
-        .windows(2)
-        .map(|w| {
-            let q = &yc[w[0]..w[1]];
-            criterion.query_term(q, 0.0, q, q, &y[w[0]..w[1]], &mut scratch)
-        })
-        .fold(0.0, |a, b| a + b);
-    let mut prev = criterion.finish(total, offsets.n_queries());
-    let mut selected: Vec<usize> = Vec::with_capacity(k);
-    // Selected features and features that cannot change the model (constant within every
-    // query) are never candidates, as in the plain greedy.
-    let mut skip: Vec<bool> = st.informative().iter().map(|v| !v).collect();
-    let mut lqo_scores: Vec<f64> = Vec::with_capacity(k);
-    let mut coef_rows: Vec<Vec<f64>> = Vec::with_capacity(k);
-    let mut primal = PrimalPath::new(n);
-    let mut spent = 0.0;
-    let mut stop = None;
-    interrupt.check()?;
-    let mut values = st.pass(None, y, criterion, &skip);
-    for step in 0..k {
-        let Some((b, value)) = choose_per_cost(&values, feature_costs, prev, higher, spent, budget) else {
-            if values.iter().all(|v| v.is_none()) {
-                stop = Some(Stop::Uninformative);
-                break;
-            }
-            if values.iter().any(|v| v.is_some_and(|v| v.is_finite())) {
-                stop = Some(Stop::Budget); // nothing affordable is left
-                break;
-            }
-            return invalid!("no candidate feature gives a finite leave-query-out criterion");
-        };
-        // `prev` is the last selected step's value once there is one.
-        if below_min_improvement(opts.min_improvement, lqo_scores.last().copied(), value, higher) {
-            stop = Some(Stop::MinImprovement);
-            break;
-        }
-        coef_rows.push(primal.push(&st, &selected, b));
-        skip[b] = true;
-        selected.push(b);
-        lqo_scores.push(value);
-        spent += feature_costs[b];
-        prev = value;
-        progress(step, b, value)?;
-        if step + 1 < k {
-            interrupt.check()?;
-            let upd = st.select(b);
-            values = st.pass(Some(&upd), y, criterion, &skip);
-        }
-    }
-    Ok(GreedyPath::from_rows(selected, lqo_scores, coef_rows, n, stop))
+    let mut backend = InMemory::new(x, y, offsets, opts.alpha, criterion);
+    select(&mut backend, opts, &choice, interrupt, progress)
 }
 
 #[cfg(test)]

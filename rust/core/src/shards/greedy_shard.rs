@@ -8,18 +8,22 @@
 //!
 //! ```text
 //! 1. dots:   e_i = sum_s v_i^T C_i,  h_i = sum_s v_i^T a       c_i = 1/(1 + e_i), d_i = c_i h_i
-//! 2. scan:   err_i = sum_s sum_{q in s} ||p_q + g_q(c_i, d_i) z_q||^2   -> best feature b
+//! 2. scan:   err_i = sum_s sum_{q in s} term_q(p_q + g_q(c_i, d_i) z_q)   -> best feature b
 //! 3. cross:  t_i = c_b sum_s v_b^T C_i
 //! 4. add:    every shard applies the Sherman-Morrison update with (b, c_b, d_b, t)
 //! ```
 //!
-//! The formulas are those of the module docs of [`crate::selection::greedy_rls`], with the
-//! same per-query step (`update_residuals`) and the same four-lane sums ([`dot4`]); the
-//! in-memory kernel keeps `M = Xc^T G Xc` and `r` instead of `Xc`, so its per-feature sums are
-//! formed in another order and the two agree to rounding (the same selections). Each shard
-//! state is a pure function of its rows and of the broadcast history `(b, c_b, d_b, t)` of
-//! the steps so far, so a lost shard is rebuilt exactly by replaying that history.
+//! The arithmetic between the rounds (`c`, `d`, `t`, the sums in shard order) and the
+//! selection itself are the core's ([`crate::shards::greedy_sharded`]); a shard answers the
+//! rounds. The formulas are those of the module docs of [`crate::selection::greedy_rls`], with
+//! the same per-query step (`update_residuals`), the same criterion terms
+//! ([`Criterion::query_term`]) and the same four-lane sums ([`dot4`]); the in-memory kernel
+//! keeps `M = Xc^T G Xc` and `r` instead of `Xc`, so its per-feature sums are formed in
+//! another order and the two agree to rounding (the same selections). Each shard state is a
+//! pure function of its rows and of the broadcast history `(b, c_b, d_b, t)` of the steps so
+//! far, so a lost shard is rebuilt exactly by replaying that history.
 
+use faer::{Accum, MatRef, Par};
 use ndarray::ArrayView2;
 use rayon::prelude::*;
 
@@ -27,9 +31,8 @@ use crate::data::groups::center_exact;
 use crate::data::groups::QueryOffsets;
 use crate::error::{check_memory, Result};
 use crate::invalid;
-use crate::linalg::{axpy, dot4, sq_norm_axpy};
-use crate::metrics::{query_metric_with, MetricSpec, Scratch};
-use crate::selection::greedy_rls::update_residuals;
+use crate::linalg::{axpy, dot4};
+use crate::selection::greedy_rls::{update_residuals, Criterion, CriterionScratch};
 
 /// The caches of one shard (feature-major, as in [`crate::selection::greedy_rls::GreedyState`]).
 pub struct GreedyShard {
@@ -130,44 +133,61 @@ impl GreedyShard {
     }
 
     /// Per candidate `i` (not in `skip`), this shard's part of the criterion after adding
-    /// `i`, given the global `c_i`, `d_i`: the sum over its queries of `||p'_q||^2`
-    /// (`spec = None`) or of the ranking measure of the hold-out scores `yc_q - p'_q`.
-    /// Skipped candidates get NaN.
-    pub fn scan(&self, c: &[f64], d: &[f64], skip: &[bool], spec: Option<&MetricSpec>) -> Result<Vec<f64>> {
+    /// `i`, given the global `c_i`, `d_i`: the sum over its queries of the criterion's query
+    /// term ([`Criterion::query_term`]: `||p'_q||^2`, or the ranking measure of the hold-out
+    /// scores `yc_q - p'_q`). Skipped candidates get NaN.
+    pub fn scan(&self, c: &[f64], d: &[f64], skip: &[bool], criterion: &dyn Criterion) -> Result<Vec<f64>> {
         self.check_len("c", c.len())?;
         self.check_len("d", d.len())?;
         self.check_len("skip", skip.len())?;
         let off = &self.offsets;
         Ok((0..self.n)
             .into_par_iter()
-            .map_init(
-                || (Scratch::new(), Vec::<f64>::new()),
-                |(scratch, scores), i| {
-                    if skip[i] {
-                        return f64::NAN;
-                    }
-                    let (ci, di) = (c[i], d[i]);
-                    let cu = self.col(&self.c, i);
-                    let z = self.col(&self.u, i);
-                    let mut total = 0.0;
-                    for w in off.windows(2) {
-                        let (s, e) = (w[0], w[1]);
-                        let s1 = dot4(&cu[s..e], &z[s..e]);
-                        let s2 = dot4(&cu[s..e], &self.p[s..e]);
-                        let g = ci * (s2 - di * s1) / (1.0 - ci * s1) - di;
-                        match spec {
-                            None => total += sq_norm_axpy(&self.p[s..e], g, &z[s..e]),
-                            Some(spec) => {
-                                scores.clear();
-                                scores.extend((s..e).map(|r| self.yc[r] - (self.p[r] + g * z[r])));
-                                total += query_metric_with(spec, &self.y[s..e], scores, scratch);
-                            }
-                        }
-                    }
-                    total
-                },
-            )
+            .map_init(CriterionScratch::default, |scratch, i| {
+                if skip[i] {
+                    return f64::NAN;
+                }
+                let (ci, di) = (c[i], d[i]);
+                let cu = self.col(&self.c, i);
+                let z = self.col(&self.u, i);
+                let mut total = 0.0;
+                for w in off.windows(2) {
+                    let (s, e) = (w[0], w[1]);
+                    let s1 = dot4(&cu[s..e], &z[s..e]);
+                    let s2 = dot4(&cu[s..e], &self.p[s..e]);
+                    let g = ci * (s2 - di * s1) / (1.0 - ci * s1) - di;
+                    total += criterion.query_term(&self.p[s..e], g, &z[s..e], &self.yc[s..e], &self.y[s..e], scratch);
+                }
+                total
+            })
             .collect())
+    }
+
+    /// This shard's part of the empty model's criterion: the sum over its queries of the
+    /// query term of the centred labels (the LQO residuals of the model that predicts 0).
+    pub fn baseline(&self, criterion: &dyn Criterion) -> f64 {
+        let mut scratch = CriterionScratch::default();
+        self.offsets
+            .windows(2)
+            .map(|w| {
+                let q = &self.yc[w[0]..w[1]];
+                criterion.query_term(q, 0.0, q, q, &self.y[w[0]..w[1]], &mut scratch)
+            })
+            .fold(0.0, |a, b| a + b)
+    }
+
+    /// This shard's `Xc^T Xc` (n x n, row-major) and `Xc^T yc` (n): summed over the shards,
+    /// the Gram matrix of the primal weights of every prefix (eq. 5).
+    pub fn gram(&self) -> (Vec<f64>, Vec<f64>) {
+        let (m, n) = (self.m, self.n);
+        let mut g = vec![0.0; n * n];
+        if m > 0 && n > 0 {
+            let xt = MatRef::from_row_major_slice(&self.xt, n, m);
+            let out = faer::MatMut::from_row_major_slice_mut(&mut g, n, n);
+            faer::linalg::matmul::matmul(out, Accum::Replace, xt, xt.transpose(), 1.0, Par::Seq);
+        }
+        let xty = (0..n).map(|i| dot4(self.col(&self.xt, i), &self.yc)).collect();
+        (g, xty)
     }
 
     /// Partial sums `v_b^T C_i` over this shard's rows, for every feature `i`.
@@ -209,125 +229,13 @@ impl GreedyShard {
         });
         Ok(())
     }
-
-    /// Partial sums `x_j^T a` over this shard's rows for `j` in `features` (the weights of
-    /// the current model are their global sums, eq. 6).
-    pub fn coef_partial(&self, features: &[usize]) -> Result<Vec<f64>> {
-        if let Some(&j) = features.iter().find(|&&j| j >= self.n) {
-            return invalid!("feature {j} out of range for {} features", self.n);
-        }
-        Ok(features.iter().map(|&j| dot4(self.col(&self.xt, j), &self.a)).collect())
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::interrupt::NoInterrupt;
-    use crate::selection::greedy_rls::{greedy_rankrls, GreedyOptions, Squared};
+    use crate::selection::greedy_rls::Squared;
     use crate::testing::problem;
-
-    /// Drives shards the way the Python client does; returns (selected, errors, coef).
-    fn run_sharded(shards: &mut [GreedyShard], k: usize) -> (Vec<usize>, Vec<f64>, Vec<f64>) {
-        let n = shards[0].n_features();
-        // Features constant within every query of every shard are never candidates.
-        let mut skip: Vec<bool> = (0..n).map(|i| shards.iter().all(|s| !s.informative()[i])).collect();
-        let mut sel = Vec::new();
-        let mut errs = Vec::new();
-        for _ in 0..k {
-            let mut e = vec![0.0; n];
-            let mut h = vec![0.0; n];
-            for s in shards.iter() {
-                let (es, hs) = s.dots();
-                for i in 0..n {
-                    e[i] += es[i];
-                    h[i] += hs[i];
-                }
-            }
-            let c: Vec<f64> = e.iter().map(|v| 1.0 / (1.0 + v)).collect();
-            let d: Vec<f64> = c.iter().zip(&h).map(|(c, h)| c * h).collect();
-            let mut err = vec![0.0; n];
-            for s in shards.iter() {
-                for (t, v) in err.iter_mut().zip(s.scan(&c, &d, &skip, None).unwrap()) {
-                    *t += v;
-                }
-            }
-            let (b, v) = err
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| !skip[*i])
-                .fold(None, |best: Option<(usize, f64)>, (i, &v)| match best {
-                    Some((_, bv)) if bv <= v => best,
-                    _ => Some((i, v)),
-                })
-                .unwrap();
-            let mut t = vec![0.0; n];
-            for s in shards.iter() {
-                for (ti, v) in t.iter_mut().zip(s.cross(b).unwrap()) {
-                    *ti += v;
-                }
-            }
-            t.iter_mut().for_each(|v| *v *= c[b]);
-            for s in shards.iter_mut() {
-                s.add(b, c[b], d[b], &t, &skip).unwrap();
-            }
-            skip[b] = true;
-            sel.push(b);
-            errs.push(v);
-        }
-        let mut w = vec![0.0; n];
-        for s in shards.iter() {
-            for (j, v) in sel.iter().zip(s.coef_partial(&sel).unwrap()) {
-                w[*j] += v;
-            }
-        }
-        (sel, errs, w)
-    }
-
-    #[test]
-    fn shards_match_in_memory() {
-        let sizes = [5, 1, 7, 3, 4, 6, 2, 5];
-        let (x, y, off) = problem(3, &sizes, 6);
-        let opts = GreedyOptions { n_features_to_select: 5, alpha: 0.7, min_improvement: None, max_memory: None };
-        let path = greedy_rankrls(
-            x.view(),
-            &y,
-            &QueryOffsets::new(off.clone()).unwrap(),
-            &opts,
-            &Squared,
-            &NoInterrupt,
-            &mut |_, _, _| Ok(()),
-        )
-        .unwrap();
-        // One shard and three uneven shards: same selection, close numbers (the in-memory kernel
-        // keeps M = Xc^T G Xc instead of Xc, so the sums are not formed in the same order).
-        for cuts in [vec![0, sizes.len()], vec![0, 1, 5, sizes.len()]] {
-            let mut shards: Vec<GreedyShard> = cuts
-                .windows(2)
-                .map(|w| {
-                    let (r0, r1) = (off[w[0]], off[w[1]]);
-                    let so: Vec<usize> = off[w[0]..=w[1]].iter().map(|o| o - r0).collect();
-                    GreedyShard::new(
-                        x.slice(ndarray::s![r0..r1, ..]),
-                        &y[r0..r1],
-                        &QueryOffsets::new(so).unwrap(),
-                        0.7,
-                        u64::MAX,
-                    )
-                    .unwrap()
-                })
-                .collect();
-            let (sel, errs, w) = run_sharded(&mut shards, 5);
-            assert_eq!(sel, path.selected);
-            for (a, b) in errs.iter().zip(&path.lqo_scores) {
-                assert!((a - b).abs() <= 1e-10 * b.abs(), "{a} vs {b}");
-            }
-            let last = path.coef_path.row(4);
-            for j in 0..6 {
-                assert!((w[j] - last[j]).abs() <= 1e-10 * (1.0 + last[j].abs()));
-            }
-        }
-    }
 
     #[test]
     fn memory_rule_and_bad_input() {
@@ -337,6 +245,6 @@ mod tests {
         assert!(GreedyShard::new(x.view(), &y, &off, 0.0, u64::MAX).is_err());
         let s = GreedyShard::new(x.view(), &y, &off, 1.0, u64::MAX).unwrap();
         assert!(s.cross(3).is_err());
-        assert!(s.scan(&[1.0], &[1.0], &[false], None).is_err());
+        assert!(s.scan(&[1.0], &[1.0], &[false], &Squared).is_err());
     }
 }

@@ -96,7 +96,7 @@ pub fn fista<D: Datafit + ?Sized, P: Penalty + ?Sized>(
     if !(opts.eta > 1.0 && opts.eta.is_finite()) {
         return invalid!("the line-search factor must be > 1, got {}", opts.eta);
     }
-    let bound = datafit.lipschitz_bound();
+    let bound = datafit.lipschitz_bound()?;
     let mut lip = match opts.lipschitz_init {
         Some(l) => l,
         None => bound / 1024.0,
@@ -110,7 +110,7 @@ pub fn fista<D: Datafit + ?Sized, P: Penalty + ?Sized>(
     let mut w = w0.to_vec();
     penalty.prox(&mut w, 0.0);
     let mut grad_w = vec![0.0; n];
-    let f_w = datafit.value_grad(&w, &mut grad_w);
+    let f_w = datafit.value_grad(&w, &mut grad_w)?;
     let mut obj = f_w + penalty.value(&w);
     let scale0 = inf_norm(&grad_w);
     let mut kkt = penalty.subdiff_distance(&w, &grad_w);
@@ -119,7 +119,7 @@ pub fn fista<D: Datafit + ?Sized, P: Penalty + ?Sized>(
         // taking a huge first step (L only grows afterwards, so a low start costs little).
         let probe: Vec<f64> = w.iter().zip(&grad_w).map(|(x, g)| x - g / bound).collect();
         let mut g1 = vec![0.0; n];
-        datafit.value_grad(&probe, &mut g1);
+        datafit.value_grad(&probe, &mut g1)?;
         let num: f64 = g1.iter().zip(&grad_w).map(|(a, b)| (a - b) * (a - b)).sum::<f64>().sqrt();
         let den = norm(&grad_w) / bound;
         if den > 0.0 && (num / den).is_finite() {
@@ -146,7 +146,7 @@ pub fn fista<D: Datafit + ?Sized, P: Penalty + ?Sized>(
                 w_new[j] = z[j] - grad_z[j] / lip;
             }
             penalty.prox(&mut w_new, 1.0 / lip);
-            let f_new = datafit.value_grad(&w_new, &mut grad_new);
+            let f_new = datafit.value_grad(&w_new, &mut grad_new)?;
             let mut lin = 0.0;
             let mut sq = 0.0;
             for j in 0..n {
@@ -201,7 +201,7 @@ pub fn fista<D: Datafit + ?Sized, P: Penalty + ?Sized>(
             f_z = f_new;
             grad_z.copy_from_slice(&grad_new);
         } else {
-            f_z = datafit.value_grad(&z, &mut grad_z);
+            f_z = datafit.value_grad(&z, &mut grad_z)?;
         }
     }
     let (_, w_best, kkt_best) = best;
@@ -223,11 +223,11 @@ mod tests {
         fn n_features(&self) -> usize {
             self.m[0].len()
         }
-        fn value(&self, w: &[f64]) -> f64 {
+        fn value(&self, w: &[f64]) -> Result<f64> {
             let mut g = vec![0.0; w.len()];
             self.value_grad(w, &mut g)
         }
-        fn value_grad(&self, w: &[f64], grad: &mut [f64]) -> f64 {
+        fn value_grad(&self, w: &[f64], grad: &mut [f64]) -> Result<f64> {
             grad.iter_mut().for_each(|g| *g = 0.0);
             let mut v = 0.0;
             for (row, &b) in self.m.iter().zip(&self.b) {
@@ -235,10 +235,10 @@ mod tests {
                 v += 0.5 * r * r;
                 grad.iter_mut().zip(row).for_each(|(g, a)| *g += r * a);
             }
-            v
+            Ok(v)
         }
-        fn lipschitz_bound(&self) -> f64 {
-            self.m.iter().map(|r| r.iter().map(|a| a * a).sum::<f64>()).sum()
+        fn lipschitz_bound(&self) -> Result<f64> {
+            Ok(self.m.iter().map(|r| r.iter().map(|a| a * a).sum::<f64>()).sum())
         }
     }
 
@@ -257,7 +257,7 @@ mod tests {
         let r = fista(&ls, &pen, &[0.0; 3], &opts, &NoInterrupt).unwrap();
         assert!(r.converged);
         let mut g = vec![0.0; 3];
-        ls.value_grad(&r.w, &mut g);
+        ls.value_grad(&r.w, &mut g).unwrap();
         assert!(pen.subdiff_distance(&r.w, &g) < 1e-8);
     }
 

@@ -5,13 +5,17 @@
 //!
 //! Datafits ([`datafit`]) and penalties ([`penalty`]) are apart, skglm-style; the solvers are
 //! [`fista`](mod@fista), [`prox_newton`](mod@prox_newton) and the reweighted-L1 outer loop
-//! for non-convex penalties ([`reweighted`]).
+//! for non-convex penalties ([`reweighted`]); RankSVM's [`truncated_newton`](mod@truncated_newton)
+//! takes its loss through [`truncated_newton::NewtonLoss`]. Every solver reads its data only
+//! through a fallible trait (a datafit or a loss), so the same solver runs on in-memory rows or
+//! on sums over query shards supplied by a callback (`rankselect.dask`).
 
 pub mod datafit;
 pub mod fista;
 pub mod penalty;
 pub mod prox_newton;
 pub mod reweighted;
+pub mod truncated_newton;
 
 use crate::error::Result;
 use crate::interrupt::Interrupt;

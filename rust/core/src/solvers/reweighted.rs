@@ -191,7 +191,7 @@ pub fn reweighted_l1<D: Datafit + ?Sized>(
         let pen = WeightedL1::new(beta.clone())?;
         let (w_new, iters) = solve(&pen, &w)?;
         n_iter += iters;
-        let obj = g.value(&w_new) + datafit.value(&w_new);
+        let obj = g.value(&w_new) + datafit.value(&w_new)?;
         let dw = w_new.iter().zip(&w).fold(0.0_f64, |m, (a, b)| m.max((a - b).abs()));
         let wmax = inf_norm(&w_new);
         let small_obj = objective.last().is_some_and(|&prev: &f64| (obj - prev).abs() <= opts.tol * prev.abs());

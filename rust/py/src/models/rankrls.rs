@@ -1,6 +1,7 @@
 //! Bindings of `rankselect_core::models::rankrls`: RankRLS, exact LQO predictions, alpha paths.
 
-use numpy::{IntoPyArray, PyReadonlyArray1, PyReadonlyArray2};
+use faer::Mat;
+use numpy::{IntoPyArray, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
 use rankselect_core::models::rankrls;
 
@@ -68,7 +69,124 @@ fn rankrls_alpha_path<'py>(
     Ok((r.lqo_errors.into_pyarray(py), r.coefs.into_pyarray(py)))
 }
 
+/// A (n, n) NumPy array as a faer matrix (square, checked).
+fn square(a: &PyReadonlyArray2<'_, f64>, what: &str) -> PyResult<Mat<f64>> {
+    let a = a.as_array();
+    if a.nrows() != a.ncols() {
+        return Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "{what} must be square, got {} x {}",
+            a.nrows(),
+            a.ncols()
+        )));
+    }
+    Ok(Mat::from_fn(a.nrows(), a.ncols(), |i, j| a[(i, j)]))
+}
+
+fn to_numpy<'py>(py: Python<'py>, m: &Mat<f64>) -> PyMat<'py, f64> {
+    let rows: Vec<Vec<f64>> = (0..m.nrows()).map(|i| (0..m.ncols()).map(|j| m[(i, j)]).collect()).collect();
+    PyArray2::from_vec2(py, &rows).expect("rows of equal length")
+}
+
+/// rankrls_gram(X, y, offsets) -> (G (n, n), b (n,)): `Xc^T Xc` and `Xc^T yc` of a shard of
+/// whole queries (the alpha path's piece (a); sums over shards give the data's).
+#[pyfunction]
+fn rankrls_gram<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray2<'py, f64>,
+    y: PyReadonlyArray1<'py, f64>,
+    offsets: PyReadonlyArray1<'py, usize>,
+) -> PyResult<(PyMat<'py, f64>, PyVec<'py, f64>)> {
+    let (off, xv, yv) = (query_offsets(&offsets)?, x.as_array(), y.as_slice()?);
+    let interrupt = python_interrupt();
+    let (g, b) = py.detach(|| rankrls::gram_sums(xv, yv, &off, &interrupt)).py()?;
+    Ok((to_numpy(py, &g), b.into_pyarray(py)))
+}
+
+/// rankrls_eigen(G) -> (s (n,), V (n, n)): `G = V diag(s) V^T`, eigenvalues clamped at 0.
+#[pyfunction]
+fn rankrls_eigen<'py>(py: Python<'py>, g: PyReadonlyArray2<'py, f64>) -> PyResult<(PyVec<'py, f64>, PyMat<'py, f64>)> {
+    let g = square(&g, "G")?;
+    let interrupt = python_interrupt();
+    let (s, v) = py.detach(|| rankrls::eigen(g, &interrupt)).py()?;
+    Ok((s.into_pyarray(py), to_numpy(py, &v)))
+}
+
+/// rankrls_projected_targets(X, y, offsets, V) -> zy (n,): `(Xc V)^T yc` of a shard.
+#[pyfunction]
+fn rankrls_projected_targets<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray2<'py, f64>,
+    y: PyReadonlyArray1<'py, f64>,
+    offsets: PyReadonlyArray1<'py, usize>,
+    v: PyReadonlyArray2<'py, f64>,
+) -> PyResult<PyVec<'py, f64>> {
+    let (off, xv, yv, v) = (query_offsets(&offsets)?, x.as_array(), y.as_slice()?, square(&v, "V")?);
+    let interrupt = python_interrupt();
+    let zy = py.detach(|| rankrls::projected_targets(xv, yv, &off, v.as_ref(), &interrupt)).py()?;
+    Ok(zy.into_pyarray(py))
+}
+
+/// rankrls_path_weights(V, s, zy, alphas) -> coefs (n_alphas, n): eq. 5 per alpha.
+#[pyfunction]
+fn rankrls_path_weights<'py>(
+    py: Python<'py>,
+    v: PyReadonlyArray2<'py, f64>,
+    s: PyReadonlyArray1<'py, f64>,
+    zy: PyReadonlyArray1<'py, f64>,
+    alphas: PyReadonlyArray1<'py, f64>,
+) -> PyResult<PyMat<'py, f64>> {
+    let v = square(&v, "V")?;
+    let c = rankrls::path_weights(v.as_ref(), s.as_slice()?, zy.as_slice()?, alphas.as_slice()?).py()?;
+    Ok(c.into_pyarray(py))
+}
+
+/// rankrls_lqo_errors(X, y, offsets, V, s, zy, alphas) -> (n_alphas,): per alpha, the sum
+/// over the shard's queries of the squared LQO residuals (eq. 7).
+#[pyfunction]
+// A binding takes its Python signature as is: one argument per parameter.
+#[allow(clippy::too_many_arguments)]
+fn rankrls_lqo_errors<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray2<'py, f64>,
+    y: PyReadonlyArray1<'py, f64>,
+    offsets: PyReadonlyArray1<'py, usize>,
+    v: PyReadonlyArray2<'py, f64>,
+    s: PyReadonlyArray1<'py, f64>,
+    zy: PyReadonlyArray1<'py, f64>,
+    alphas: PyReadonlyArray1<'py, f64>,
+) -> PyResult<PyVec<'py, f64>> {
+    let (off, xv, yv, v) = (query_offsets(&offsets)?, x.as_array(), y.as_slice()?, square(&v, "V")?);
+    let (s, zy, al) = (s.as_slice()?, zy.as_slice()?, alphas.as_slice()?);
+    let interrupt = python_interrupt();
+    let e = py.detach(|| rankrls::lqo_errors(xv, yv, &off, v.as_ref(), s, zy, al, &interrupt)).py()?;
+    Ok(e.into_pyarray(py))
+}
+
+/// rankrls_solve(G, b, alpha) -> coef: `(G + alpha I)^-1 b` (eq. 5, Cholesky).
+#[pyfunction]
+fn rankrls_solve<'py>(
+    py: Python<'py>,
+    g: PyReadonlyArray2<'py, f64>,
+    b: PyReadonlyArray1<'py, f64>,
+    alpha: f64,
+) -> PyResult<PyVec<'py, f64>> {
+    let (g, b) = (square(&g, "G")?, b.as_slice()?);
+    let interrupt = python_interrupt();
+    let w = py.detach(|| rankrls::solve_gram(&g, b, alpha, &interrupt)).py()?;
+    Ok(w.into_pyarray(py))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    for f in [
+        wrap_pyfunction!(rankrls_gram, m)?,
+        wrap_pyfunction!(rankrls_eigen, m)?,
+        wrap_pyfunction!(rankrls_projected_targets, m)?,
+        wrap_pyfunction!(rankrls_path_weights, m)?,
+        wrap_pyfunction!(rankrls_lqo_errors, m)?,
+        wrap_pyfunction!(rankrls_solve, m)?,
+    ] {
+        m.add_function(f)?;
+    }
     m.add_function(wrap_pyfunction!(rankrls_fit, m)?)?;
     m.add_function(wrap_pyfunction!(rankrls_lqo, m)?)?;
     m.add_function(wrap_pyfunction!(rankrls_alpha_path, m)?)?;

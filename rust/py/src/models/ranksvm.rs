@@ -3,8 +3,10 @@
 use numpy::{PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
 use rankselect_core::models::ranksvm::{fit, RankSvmParams};
+use rankselect_core::solvers::truncated_newton::truncated_newton;
 use rankselect_core::solvers::SolverResult as CoreResult;
 
+use crate::callbacks::PySource;
 use crate::data::groups::query_offsets;
 use crate::errors::{count_arg, python_interrupt, IntoPyResult};
 use crate::solvers::SolverResult;
@@ -58,7 +60,47 @@ fn ranksvm_fit<'py>(
     Ok((SolverResult::from_core(py, CoreResult::from(&f)), n_cg_iter, n_pairs))
 }
 
+/// ranksvm_fit_with(loss, n_features, C, tol, max_iter, max_cg_iter, w0=None)
+///     -> (SolverResult, n_cg_iter, n_pairs)
+///
+/// The truncated Newton of `ranksvm_fit` with the pairwise loss `L` answered by `loss`, an
+/// object with `value_grad(w) -> (L, grad)`, `hessp(w, v) -> H v`,
+/// `line_derivatives(w, d, t, second) -> (grad L(w + t d) . d, d . H(w + t d) d)` and
+/// `n_pairs()` (e.g. sums over Dask shards). Runs with the GIL released; an exception raised
+/// by `loss` stops the fit and is re-raised as is; Ctrl-C interrupts. `max_memory` (bytes):
+/// MemoryError before the solver's n-vectors would exceed it.
+#[pyfunction]
+#[pyo3(signature = (loss, n_features, c, tol, max_iter, max_cg_iter, w0=None, max_memory=None))]
+// A binding takes its Python signature as is: one argument per parameter.
+#[allow(clippy::too_many_arguments)]
+fn ranksvm_fit_with<'py>(
+    py: Python<'py>,
+    loss: Py<PyAny>,
+    n_features: &Bound<'py, PyAny>,
+    c: f64,
+    tol: f64,
+    max_iter: &Bound<'py, PyAny>,
+    max_cg_iter: &Bound<'py, PyAny>,
+    w0: Option<PyReadonlyArray1<'py, f64>>,
+    max_memory: Option<u64>,
+) -> PyResult<(SolverResult, usize, usize)> {
+    let n = count_arg(n_features, "n_features")?;
+    let max_iter = count_arg(max_iter, "max_iter")?;
+    let max_cg_iter = count_arg(max_cg_iter, "max_cg_iter")?;
+    let w0 = w0.map(|a| a.as_slice().map(|s| s.to_vec())).transpose()?;
+    let params = RankSvmParams { c, tol, max_iter, max_cg_iter };
+    let mut source = PySource::new(loss, n, 16, 0, max_memory)?;
+    let result = py.detach(|| {
+        let interrupt = python_interrupt();
+        truncated_newton(&mut source, &params, w0.as_deref(), &interrupt)
+    });
+    let f = source.finish(result)?;
+    let (n_cg_iter, n_pairs) = (f.n_cg_iter, f.n_pairs);
+    Ok((SolverResult::from_core(py, CoreResult::from(&f)), n_cg_iter, n_pairs))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(ranksvm_fit, m)?)?;
+    m.add_function(wrap_pyfunction!(ranksvm_fit_with, m)?)?;
     Ok(())
 }

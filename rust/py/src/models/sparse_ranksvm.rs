@@ -10,6 +10,7 @@ use rankselect_core::models::sparse_ranksvm::{self as sparse_core, SparsePenalty
 use rankselect_core::solvers::reweighted::ReweightedOptions;
 use rankselect_core::solvers::Solver;
 
+use crate::callbacks::PySource;
 use crate::data::groups::query_offsets;
 use crate::errors::{count_arg, python_interrupt, IntoPyResult};
 use crate::solvers::SolverResult;
@@ -78,8 +79,55 @@ fn sparse_c_min<'py>(
     py.detach(|| sparse_core::c_min(xv, y, &offsets, weights)).py()
 }
 
+/// sparse_ranksvm_with(loss, n_features, c, penalty, p, epsilon, mcp_gamma, weights, w0,
+///     max_iter, max_reweightings, tol, solver="prox-newton") -> (SolverResult, n_reweightings)
+///
+/// `sparse_ranksvm` with the pairwise loss `L` answered by `loss`, an object with
+/// `value(w)`, `value_grad(w) -> (L, grad)`, `hessian_block(w, ws) -> H[ws, ws]` and
+/// `lipschitz_bound()` (e.g. sums over Dask shards): the same solvers (proximal Newton,
+/// FISTA, reweighted L1 for the non-convex penalties). An exception raised by `loss` stops
+/// the fit and is re-raised as is; Ctrl-C interrupts. `max_memory` (bytes): MemoryError
+/// before the solver's state (up to two n x n matrices) would exceed it.
+#[pyfunction]
+#[pyo3(signature = (loss, n_features, c, penalty, p, epsilon, mcp_gamma, weights, w0, max_iter, max_reweightings, tol, solver="prox-newton", max_memory=None))]
+// A binding takes its Python signature as is: one argument per parameter.
+#[allow(clippy::too_many_arguments)]
+fn sparse_ranksvm_with<'py>(
+    py: Python<'py>,
+    loss: Py<PyAny>,
+    n_features: &Bound<'py, PyAny>,
+    c: f64,
+    penalty: &str,
+    p: f64,
+    epsilon: f64,
+    mcp_gamma: f64,
+    weights: Option<PyReadonlyArray1<'py, f64>>,
+    w0: Option<PyReadonlyArray1<'py, f64>>,
+    max_iter: &Bound<'py, PyAny>,
+    max_reweightings: &Bound<'py, PyAny>,
+    tol: f64,
+    solver: &str,
+    max_memory: Option<u64>,
+) -> PyResult<(SolverResult, usize)> {
+    let n = count_arg(n_features, "n_features")?;
+    let max_iter = count_arg(max_iter, "max_iter")?;
+    let max_reweightings = count_arg(max_reweightings, "max_reweightings")?;
+    let solver = Solver::by_name(solver, max_iter, tol).py()?;
+    let weights = weights.map(|w| w.as_slice().map(|s| s.to_vec())).transpose()?;
+    let w0 = w0.map(|w| w.as_slice().map(|s| s.to_vec())).transpose()?;
+    let penalty = SparsePenalty::by_name(penalty, c, p, epsilon, mcp_gamma, weights).py()?;
+    let reweighting = ReweightedOptions { max_reweightings, tol };
+    // Proximal Newton's working-set Hessian is up to n x n.
+    let source = PySource::new(loss, n, 16, 2, max_memory)?;
+    let interrupt = python_interrupt();
+    let result = py.detach(|| sparse_core::fit_with(&source, c, penalty, w0, &solver, &reweighting, &interrupt));
+    let fit = source.finish(result)?;
+    Ok((SolverResult::from_core(py, fit.result), fit.n_reweightings))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sparse_ranksvm, m)?)?;
+    m.add_function(wrap_pyfunction!(sparse_ranksvm_with, m)?)?;
     m.add_function(wrap_pyfunction!(sparse_c_min, m)?)?;
     Ok(())
 }

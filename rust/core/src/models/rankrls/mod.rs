@@ -21,24 +21,26 @@
 //!
 //! All dense products use fixed row blocks reduced in order and sequential faer kernels, so
 //! results are bit-identical for any number of threads.
-//! Module `blocked` holds those products and the Cholesky helpers.
+//! Module `blocked` holds those products and the Cholesky helpers; module `path` the alpha
+//! path in pieces that are sums over query shards (the same pieces in memory and on Dask).
 
-use faer::diag::Diag;
-use faer::dyn_stack::{MemBuffer, MemStack};
-use faer::linalg::evd::ComputeEigenvectors;
 use faer::{Accum, Mat, Par};
-use ndarray::{Array2, ArrayView2};
+use ndarray::ArrayView2;
 use rayon::prelude::*;
 
 use crate::data::groups::QueryOffsets;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::interrupt::{run_interruptible, Interrupt, NoInterrupt};
 use crate::invalid;
 
 use self::blocked::{as_faer, chol_solve, cholesky, rows_times, with_ridge, xt_vec};
 pub use self::blocked::{center, gram, gram_checked, spd_solve};
+pub use self::path::{
+    eigen, gram_sums, lqo_alpha_path, lqo_errors, path_weights, projected_targets, solve_gram, AlphaPath,
+};
 
 mod blocked;
+mod path;
 #[cfg(test)]
 mod tests;
 
@@ -90,9 +92,7 @@ pub fn fit_checked(
     let (xc, yc) = center(x, y, offsets);
     let g = gram_checked(&xc, interrupt)?;
     interrupt.check()?;
-    let (a, b) = (with_ridge(&g, alpha), xt_vec(&xc, &yc));
-    // One faer call: on a helper thread while this thread polls `interrupt`.
-    run_interruptible(interrupt, "Cholesky factorisation", move || spd_solve(a, &b, "Xc^T Xc + alpha I"))?
+    solve_gram(&g, &xt_vec(&xc, &yc), alpha, interrupt)
 }
 
 /// Full fit with exact leave-query-out results (Theorem 3.1, primal form).
@@ -182,92 +182,4 @@ pub fn fit_lqo(
         residuals.extend(res);
     }
     Ok(Lqo { coef, predictions, residuals, lqo_error })
-}
-
-/// LQO error and weights for several `alphas` from one eigendecomposition of `Xc^T Xc`.
-#[derive(Clone, Debug)]
-pub struct AlphaPath {
-    /// LQO error (eq. 7) per alpha (`lqo_errors_` in Python).
-    pub lqo_errors: Vec<f64>,
-    /// Weights per alpha, shape (n_alphas, n).
-    pub coefs: Array2<f64>,
-}
-
-/// With `Xc^T Xc = V diag(s) V^T` and `Z = Xc V`: `w(alpha) = V diag(1/(s+alpha)) Z^T yc` and
-/// `H_qq(alpha) = Z_q diag(1/(s+alpha)) Z_q^T`, so each alpha costs O(m n + sum_q n_q^2 n).
-pub fn lqo_alpha_path(
-    x: ArrayView2<f64>,
-    y: &[f64],
-    offsets: &QueryOffsets,
-    alphas: &[f64],
-    interrupt: &dyn Interrupt,
-) -> Result<AlphaPath> {
-    if alphas.is_empty() {
-        return invalid!("alpha must hold at least one value");
-    }
-    check_problem(x, y, offsets, alphas)?;
-    let (_m, n) = x.dim();
-    let (xc, yc) = center(x, y, offsets);
-    let g = gram_checked(&xc, interrupt)?;
-    // faer's eigendecomposition is one call: run it on a helper thread, polling `interrupt`.
-    let (s, v) = run_interruptible(interrupt, "eigendecomposition", move || {
-        let mut s = Diag::<f64>::zeros(n);
-        let mut v = Mat::<f64>::zeros(n, n);
-        let mut mem = MemBuffer::new(faer::linalg::evd::self_adjoint_evd_scratch::<f64>(
-            n,
-            ComputeEigenvectors::Yes,
-            Par::Seq,
-            Default::default(),
-        ));
-        faer::linalg::evd::self_adjoint_evd(
-            g.as_ref(),
-            s.as_mut(),
-            Some(v.as_mut()),
-            Par::Seq,
-            MemStack::new(&mut mem),
-            Default::default(),
-        )
-        .map(|_| (s, v))
-        .map_err(|_| Error::InvalidInput("eigendecomposition of Xc^T Xc did not converge".into()))
-    })??;
-    let sv: Vec<f64> = (0..n).map(|i| s[i].max(0.0)).collect();
-    interrupt.check()?;
-    let z = rows_times(&xc, v.as_ref(), interrupt)?;
-    let zy = xt_vec(&z, &yc);
-    let zf = as_faer(&z);
-    let mut lqo_errors = Vec::with_capacity(alphas.len());
-    let mut coefs = Array2::<f64>::zeros((alphas.len(), n));
-    for (ai, &alpha) in alphas.iter().enumerate() {
-        interrupt.check()?;
-        let d: Vec<f64> = sv.iter().map(|&si| 1.0 / (si + alpha)).collect();
-        let beta: Vec<f64> = zy.iter().zip(&d).map(|(a, b)| a * b).collect();
-        for j in 0..n {
-            coefs[(ai, j)] = (0..n).map(|l| v[(j, l)] * beta[l]).sum();
-        }
-        let per_query: Vec<Result<f64>> = offsets
-            .par_windows(2)
-            .map(|wq| {
-                let (st, e) = (wq[0], wq[1]);
-                let nq = e - st;
-                let zq = zf.subrows(st, nq);
-                let zd = Mat::<f64>::from_fn(nq, n, |i, l| zq[(i, l)] * d[l]);
-                let mut ih = Mat::<f64>::zeros(nq, nq);
-                faer::linalg::matmul::matmul(ih.as_mut(), Accum::Replace, zd.as_ref(), zq.transpose(), -1.0, Par::Seq);
-                let mut r = Mat::<f64>::zeros(nq, 1);
-                for i in 0..nq {
-                    ih[(i, i)] += 1.0;
-                    r[(i, 0)] = yc[st + i] - (0..n).map(|l| zq[(i, l)] * beta[l]).sum::<f64>();
-                }
-                let lq = cholesky(ih, "I - H_qq")?;
-                chol_solve(lq.as_ref(), r.as_mut());
-                Ok((0..nq).map(|i| r[(i, 0)] * r[(i, 0)]).sum())
-            })
-            .collect();
-        let mut err = 0.0;
-        for e in per_query {
-            err += e?;
-        }
-        lqo_errors.push(err);
-    }
-    Ok(AlphaPath { lqo_errors, coefs })
 }

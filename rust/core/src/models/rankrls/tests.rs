@@ -1,6 +1,8 @@
 use super::blocked::{gram_waves, rows_times_waves, BLOCK};
 use super::*;
+use crate::error::Error;
 use crate::testing::{naive_lqo, naive_ridge, problem, qo, Rng};
+use ndarray::Array2;
 
 fn close(a: f64, b: f64, tol: f64) -> bool {
     (a - b).abs() <= tol * (1.0 + a.abs().max(b.abs()))

@@ -1,10 +1,13 @@
-//! Greedy RankRLS: options, argument checks and the selection loop (Algorithm 1).
+//! Greedy RankRLS: options, argument checks and the selection loop (Algorithm 1), written
+//! once over a [`GreedyBackend`] (in memory or query shards) and a [`Choice`] rule.
 
 use ndarray::ArrayView2;
 
+use super::backend::{GreedyBackend, InMemory};
+use super::choice::{choose_best, choose_per_cost, Choice};
 use super::criterion::Criterion;
 use super::path::{GreedyPath, PrimalPath, Stop};
-use super::state::{state_bytes, GreedyState};
+use super::state::state_bytes;
 use crate::data::groups::QueryOffsets;
 use crate::error::{check_memory, Result};
 use crate::interrupt::Interrupt;
@@ -25,15 +28,6 @@ pub struct GreedyOptions {
     pub max_memory: Option<u64>,
 }
 
-/// `true` when `new` is better than `best` (NaN is never better).
-pub(crate) fn better(new: f64, best: f64, higher: bool) -> bool {
-    if higher {
-        new > best
-    } else {
-        new < best
-    }
-}
-
 /// The checks of the arguments every greedy run shares (shapes, queries,
 /// `n_features_to_select`, `alpha`, `min_improvement`), before any pass over the data.
 pub(crate) fn check_params(x: ArrayView2<f64>, y: &[f64], offsets: &QueryOffsets, opts: &GreedyOptions) -> Result<()> {
@@ -42,8 +36,14 @@ pub(crate) fn check_params(x: ArrayView2<f64>, y: &[f64], offsets: &QueryOffsets
         return invalid!("y has {} entries but X has {m} rows", y.len());
     }
     offsets.check_rows(m, "X")?;
-    if offsets.len() < 3 {
-        return invalid!("leave-query-out needs at least two queries (qid), got {}", offsets.len() - 1);
+    check_options(n, offsets.len() - 1, opts)
+}
+
+/// The checks of the options on `n` features and `n_queries` queries (in memory or over
+/// query shards).
+pub fn check_options(n: usize, n_queries: usize, opts: &GreedyOptions) -> Result<()> {
+    if n_queries < 2 {
+        return invalid!("leave-query-out needs at least two queries (qid), got {n_queries}");
     }
     let k = opts.n_features_to_select;
     if k < 1 || k > n {
@@ -75,7 +75,7 @@ pub(crate) fn check_data(x: ArrayView2<f64>, y: &[f64], criterion: &dyn Criterio
     Ok(())
 }
 
-/// The memory rule for the caches of [`GreedyState`] on `m` rows and `n` features.
+/// The memory rule for the caches of [`GreedyState`](super::GreedyState) on `m` rows and `n` features.
 pub(crate) fn check_cache_memory(m: usize, n: usize, max_memory: Option<u64>, remedy: &str) -> Result<()> {
     match max_memory {
         Some(max_memory) => check_memory(
@@ -116,7 +116,6 @@ pub fn greedy_rankrls(
     check_params(x, y, offsets, opts)?;
     check_data(x, y, criterion)?;
     let (m, n) = x.dim();
-    let (alpha, k) = (opts.alpha, opts.n_features_to_select);
     check_cache_memory(
         m,
         n,
@@ -124,54 +123,78 @@ pub fn greedy_rankrls(
         "select on fewer rows or features (e.g. a sample of the queries), or raise the limit with \
          rankselect.set_config(max_memory=...)",
     )?;
-
     interrupt.check()?;
-    let mut st = GreedyState::new(x, y, offsets, alpha);
-    let higher = criterion.higher_is_better();
-    let mut selected: Vec<usize> = Vec::with_capacity(k);
+    let mut backend = InMemory::new(x, y, offsets, opts.alpha, criterion);
+    select(&mut backend, opts, &Choice::Best, interrupt, progress)
+}
+
+/// The selection loop of Algorithm 1 on any backend: each step takes the candidate that
+/// `choice` picks (features constant within every query and selected features are never
+/// candidates), stops early by the `min_improvement` rule ([`Stop::MinImprovement`]), when
+/// only uninformative features are left ([`Stop::Uninformative`]) or nothing affordable is
+/// ([`Stop::Budget`]), and solves the primal weights of every prefix (eq. 5).
+/// `progress(step, feature, value)` is called after every step.
+pub fn select<B: GreedyBackend + ?Sized>(
+    backend: &mut B,
+    opts: &GreedyOptions,
+    choice: &Choice,
+    interrupt: &dyn Interrupt,
+    progress: &mut dyn FnMut(usize, usize, f64) -> Result<()>,
+) -> Result<GreedyPath> {
+    let n = backend.n_features();
+    let k = opts.n_features_to_select;
+    let higher = backend.higher_is_better();
+    // The criterion of the current model: the empty model's first (the cost-aware rule).
+    let mut prev = match choice {
+        Choice::PerCost { .. } => backend.baseline()?,
+        Choice::Best => f64::NAN,
+    };
     // Selected features and features that cannot change the model are never candidates.
-    let mut skip: Vec<bool> = st.informative().iter().map(|v| !v).collect();
+    let mut skip: Vec<bool> = backend.informative()?.iter().map(|v| !v).collect();
+    let mut selected: Vec<usize> = Vec::with_capacity(k);
     let mut lqo_scores: Vec<f64> = Vec::with_capacity(k);
     let mut coef_rows: Vec<Vec<f64>> = Vec::with_capacity(k);
     let mut primal = PrimalPath::new(n);
+    let mut spent = 0.0;
     let mut stop = None;
     interrupt.check()?;
-    let mut values = st.pass(None, y, criterion, &skip);
+    let mut values = backend.scan(&skip)?;
     for step in 0..k {
-        // Best candidate, ties to the lowest index; NaN values never win.
-        let mut best: Option<(usize, f64)> = None;
-        let mut any = false;
-        for (i, v) in values.iter().enumerate() {
-            if let Some(v) = *v {
-                any = true;
-                match best {
-                    None if !v.is_nan() => best = Some((i, v)),
-                    Some((_, bv)) if better(v, bv, higher) => best = Some((i, v)),
-                    _ => {}
-                }
+        let picked = match *choice {
+            Choice::Best => choose_best(&values, higher),
+            Choice::PerCost { feature_costs, budget } => {
+                choose_per_cost(&values, feature_costs, prev, higher, spent, budget)
             }
-        }
-        if !any {
-            stop = Some(Stop::Uninformative);
-            break;
-        }
-        let Some((b, value)) = best else {
+        };
+        let Some((b, value)) = picked else {
+            if values.iter().all(|v| v.is_none()) {
+                stop = Some(Stop::Uninformative);
+                break;
+            }
+            if matches!(choice, Choice::PerCost { .. }) && values.iter().any(|v| v.is_some_and(|v| v.is_finite())) {
+                stop = Some(Stop::Budget); // nothing affordable is left
+                break;
+            }
             return invalid!("no candidate feature gives a finite leave-query-out criterion");
         };
         if below_min_improvement(opts.min_improvement, lqo_scores.last().copied(), value, higher) {
             stop = Some(Stop::MinImprovement);
             break;
         }
-        coef_rows.push(primal.push(&st, &selected, b));
+        let (gram, xty) = backend.gram();
+        coef_rows.push(primal.push(gram, xty, opts.alpha, &selected, b));
         selected.push(b);
         lqo_scores.push(value);
         skip[b] = true;
+        if let Choice::PerCost { feature_costs, .. } = *choice {
+            spent += feature_costs[b];
+        }
+        prev = value;
         progress(step, b, value)?;
         if step + 1 < k {
             interrupt.check()?;
-            // The update of this step fused with the candidate scan of the next.
-            let upd = st.select(b);
-            values = st.pass(Some(&upd), y, criterion, &skip);
+            backend.add(b, &skip)?;
+            values = backend.scan(&skip)?;
         }
     }
     Ok(GreedyPath::from_rows(selected, lqo_scores, coef_rows, n, stop))

@@ -54,9 +54,13 @@
 //! they are never candidates, and the path stops when only such features are left.
 //!
 //! Modules: `criterion` (how candidates compare), `state` (the caches and the fused
-//! update-and-scan pass), `path` (the selected prefix's weights and the result), `driver`
-//! (options, checks and the selection loop).
+//! update-and-scan pass), `path` (the selected prefix's weights and the result), `choice`
+//! (the best candidate, or the best per unit cost), `backend` (where the candidates' values
+//! come from: the in-memory caches, or query shards in [`crate::shards::greedy_sharded`]),
+//! `driver` (options, checks and the selection loop, once for every backend and rule).
 
+mod backend;
+mod choice;
 mod criterion;
 mod driver;
 mod path;
@@ -64,10 +68,11 @@ mod state;
 #[cfg(test)]
 mod tests;
 
+pub use self::backend::{GreedyBackend, InMemory};
+pub use self::choice::{choose_best, choose_per_cost, Choice};
 pub use self::criterion::{Criterion, CriterionScratch, MetricCriterion, Squared};
-pub(crate) use self::driver::{below_min_improvement, better, check_cache_memory, check_data, check_params};
-pub use self::driver::{greedy_rankrls, GreedyOptions};
-pub(crate) use self::path::PrimalPath;
+pub(crate) use self::driver::{check_cache_memory, check_data, check_params};
+pub use self::driver::{check_options, greedy_rankrls, select, GreedyOptions};
 pub use self::path::{GreedyPath, Stop};
 pub(crate) use self::state::update_residuals;
 pub use self::state::{state_bytes, GreedyState, Step, CHUNK_ROWS};

@@ -3,8 +3,6 @@
 use faer::{Mat, Par};
 use ndarray::Array2;
 
-use super::state::GreedyState;
-
 /// Why a path has fewer than `n_features_to_select` steps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stop {
@@ -57,19 +55,20 @@ impl PrimalPath {
         PrimalPath { l: Mat::zeros(n, n), k: 0 }
     }
 
-    /// Appends feature `b` (after `selected`) and returns the weights on `selected + [b]`.
-    pub(crate) fn push(&mut self, st: &GreedyState, selected: &[usize], b: usize) -> Vec<f64> {
+    /// Appends feature `b` (after `selected`) and returns the weights on `selected + [b]`,
+    /// from `gram = Xc^T Xc` and `xty = Xc^T yc` (n x n, n) and the ridge `alpha`.
+    pub(crate) fn push(&mut self, gram: &Mat<f64>, xty: &[f64], alpha: f64, selected: &[usize], b: usize) -> Vec<f64> {
         let k = self.k;
         // Row k of L: solve L_kk l = Gram[S, b]; pivot = Gram_bb + alpha - l^T l (>= alpha
         // in exact arithmetic).
-        let mut l = Mat::<f64>::from_fn(k, 1, |j, _| st.gram[(selected[j], b)]);
+        let mut l = Mat::<f64>::from_fn(k, 1, |j, _| gram[(selected[j], b)]);
         faer::linalg::triangular_solve::solve_lower_triangular_in_place(
             self.l.as_ref().submatrix(0, 0, k, k),
             l.as_mut(),
             Par::Seq,
         );
         let ll: f64 = (0..k).map(|j| l[(j, 0)] * l[(j, 0)]).sum();
-        let pivot = (st.gram[(b, b)] + st.alpha - ll).max(st.alpha);
+        let pivot = (gram[(b, b)] + alpha - ll).max(alpha);
         for j in 0..k {
             self.l[(k, j)] = l[(j, 0)];
         }
@@ -78,11 +77,11 @@ impl PrimalPath {
         let lk = self.l.as_ref().submatrix(0, 0, k + 1, k + 1);
         let mut w = Mat::<f64>::from_fn(k + 1, 1, |j, _| {
             let f = if j < k { selected[j] } else { b };
-            st.xty[f]
+            xty[f]
         });
         faer::linalg::triangular_solve::solve_lower_triangular_in_place(lk, w.as_mut(), Par::Seq);
         faer::linalg::triangular_solve::solve_upper_triangular_in_place(lk.transpose(), w.as_mut(), Par::Seq);
-        let mut out = vec![0.0; st.n];
+        let mut out = vec![0.0; xty.len()];
         for j in 0..=k {
             out[if j < k { selected[j] } else { b }] = w[(j, 0)];
         }

@@ -79,7 +79,6 @@ pub struct GreedyState {
     r: Vec<f64>,
     /// `false` for features constant within every query.
     informative: Vec<bool>,
-    pub(super) alpha: f64,
 }
 
 /// Bytes [`GreedyState::new`] allocates for `m` rows and `n` features.
@@ -174,7 +173,7 @@ impl GreedyState {
         let mm = Mat::<f64>::from_fn(n, n, |i, j| gram[(i, j)] * inv);
         let r = xty.iter().map(|v| v * inv).collect();
         let p = yc.clone();
-        GreedyState { n, offsets: offsets.to_vec(), chunks, c, u, p, yc, gram, xty, mm, r, informative, alpha }
+        GreedyState { n, offsets: offsets.to_vec(), chunks, c, u, p, yc, gram, xty, mm, r, informative }
     }
 
     /// `false` for the features constant within every query (zero centred column).

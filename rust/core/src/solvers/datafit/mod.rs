@@ -27,30 +27,32 @@ mod quadratic;
 #[cfg(test)]
 mod tests;
 
-/// A smooth (gradient-Lipschitz) term of an objective.
+/// A smooth (gradient-Lipschitz) term of an objective. Fallible: a datafit may be answered
+/// by a data source that can fail (sums over Dask shards through a Python callback), and the
+/// solvers pass its error on.
 pub trait Datafit: Sync {
     /// Number of coefficients `w` has.
     fn n_features(&self) -> usize;
     /// `f(w)`.
-    fn value(&self, w: &[f64]) -> f64;
+    fn value(&self, w: &[f64]) -> Result<f64>;
     /// Writes `∇f(w)` into `grad` (length `n_features`) and returns `f(w)`.
-    fn value_grad(&self, w: &[f64], grad: &mut [f64]) -> f64;
+    fn value_grad(&self, w: &[f64], grad: &mut [f64]) -> Result<f64>;
     /// An upper bound `L0` on the Lipschitz constant of `∇f` (Lai et al. Theorem 1; Laporte
     /// et al. Proposition 1). Solvers start their line search below it.
-    fn lipschitz_bound(&self) -> f64;
+    fn lipschitz_bound(&self) -> Result<f64>;
 }
 
 impl<D: Datafit + ?Sized> Datafit for &D {
     fn n_features(&self) -> usize {
         (**self).n_features()
     }
-    fn value(&self, w: &[f64]) -> f64 {
+    fn value(&self, w: &[f64]) -> Result<f64> {
         (**self).value(w)
     }
-    fn value_grad(&self, w: &[f64], grad: &mut [f64]) -> f64 {
+    fn value_grad(&self, w: &[f64], grad: &mut [f64]) -> Result<f64> {
         (**self).value_grad(w, grad)
     }
-    fn lipschitz_bound(&self) -> f64 {
+    fn lipschitz_bound(&self) -> Result<f64> {
         (**self).lipschitz_bound()
     }
 }
@@ -70,11 +72,11 @@ pub(crate) fn check_initial_point(w0: &[f64], n: usize) -> Result<()> {
 pub trait SecondOrder: Datafit {
     /// Writes the block `H[ws, ws]` of the (generalised) Hessian `∇²f(w)` into `out`
     /// (`|ws| × |ws|`, row-major, symmetric). Indices in `ws` may repeat.
-    fn hessian_block(&self, w: &[f64], ws: &[usize], out: &mut [f64]);
+    fn hessian_block(&self, w: &[f64], ws: &[usize], out: &mut [f64]) -> Result<()>;
 }
 
 impl<D: SecondOrder + ?Sized> SecondOrder for &D {
-    fn hessian_block(&self, w: &[f64], ws: &[usize], out: &mut [f64]) {
+    fn hessian_block(&self, w: &[f64], ws: &[usize], out: &mut [f64]) -> Result<()> {
         (**self).hessian_block(w, ws, out)
     }
 }
@@ -98,23 +100,24 @@ impl<F: Datafit> Datafit for Scaled<F> {
     fn n_features(&self) -> usize {
         self.inner.n_features()
     }
-    fn value(&self, w: &[f64]) -> f64 {
-        self.scale * self.inner.value(w)
+    fn value(&self, w: &[f64]) -> Result<f64> {
+        Ok(self.scale * self.inner.value(w)?)
     }
-    fn value_grad(&self, w: &[f64], grad: &mut [f64]) -> f64 {
-        let v = self.inner.value_grad(w, grad);
+    fn value_grad(&self, w: &[f64], grad: &mut [f64]) -> Result<f64> {
+        let v = self.inner.value_grad(w, grad)?;
         grad.iter_mut().for_each(|g| *g *= self.scale);
-        self.scale * v
+        Ok(self.scale * v)
     }
-    fn lipschitz_bound(&self) -> f64 {
-        self.scale * self.inner.lipschitz_bound()
+    fn lipschitz_bound(&self) -> Result<f64> {
+        Ok(self.scale * self.inner.lipschitz_bound()?)
     }
 }
 
 impl<F: SecondOrder> SecondOrder for Scaled<F> {
-    fn hessian_block(&self, w: &[f64], ws: &[usize], out: &mut [f64]) {
-        self.inner.hessian_block(w, ws, out);
+    fn hessian_block(&self, w: &[f64], ws: &[usize], out: &mut [f64]) -> Result<()> {
+        self.inner.hessian_block(w, ws, out)?;
         out.iter_mut().for_each(|h| *h *= self.scale);
+        Ok(())
     }
 }
 
@@ -141,27 +144,28 @@ impl<F: Datafit, G: Datafit> Datafit for Sum<F, G> {
     fn n_features(&self) -> usize {
         self.first.n_features()
     }
-    fn value(&self, w: &[f64]) -> f64 {
-        self.first.value(w) + self.second.value(w)
+    fn value(&self, w: &[f64]) -> Result<f64> {
+        Ok(self.first.value(w)? + self.second.value(w)?)
     }
-    fn value_grad(&self, w: &[f64], grad: &mut [f64]) -> f64 {
-        let v = self.first.value_grad(w, grad);
+    fn value_grad(&self, w: &[f64], grad: &mut [f64]) -> Result<f64> {
+        let v = self.first.value_grad(w, grad)?;
         let mut g2 = vec![0.0; grad.len()];
-        let v2 = self.second.value_grad(w, &mut g2);
+        let v2 = self.second.value_grad(w, &mut g2)?;
         grad.iter_mut().zip(&g2).for_each(|(a, b)| *a += b);
-        v + v2
+        Ok(v + v2)
     }
-    fn lipschitz_bound(&self) -> f64 {
-        self.first.lipschitz_bound() + self.second.lipschitz_bound()
+    fn lipschitz_bound(&self) -> Result<f64> {
+        Ok(self.first.lipschitz_bound()? + self.second.lipschitz_bound()?)
     }
 }
 
 impl<F: SecondOrder, G: SecondOrder> SecondOrder for Sum<F, G> {
-    fn hessian_block(&self, w: &[f64], ws: &[usize], out: &mut [f64]) {
-        self.first.hessian_block(w, ws, out);
+    fn hessian_block(&self, w: &[f64], ws: &[usize], out: &mut [f64]) -> Result<()> {
+        self.first.hessian_block(w, ws, out)?;
         let mut other = vec![0.0; out.len()];
-        self.second.hessian_block(w, ws, &mut other);
+        self.second.hessian_block(w, ws, &mut other)?;
         out.iter_mut().zip(&other).for_each(|(a, b)| *a += b);
+        Ok(())
     }
 }
 
@@ -183,27 +187,27 @@ impl<F: Datafit> Datafit for Doubled<F> {
     fn n_features(&self) -> usize {
         2 * self.inner.n_features()
     }
-    fn value(&self, w: &[f64]) -> f64 {
+    fn value(&self, w: &[f64]) -> Result<f64> {
         self.inner.value(&self.fold(w))
     }
-    fn value_grad(&self, w: &[f64], grad: &mut [f64]) -> f64 {
+    fn value_grad(&self, w: &[f64], grad: &mut [f64]) -> Result<f64> {
         let n = self.inner.n_features();
         let (gp, gm) = grad.split_at_mut(n);
-        let v = self.inner.value_grad(&self.fold(w), gp);
+        let v = self.inner.value_grad(&self.fold(w), gp)?;
         gm.iter_mut().zip(gp.iter()).for_each(|(m, p)| *m = -p);
-        v
+        Ok(v)
     }
-    fn lipschitz_bound(&self) -> f64 {
-        2.0 * self.inner.lipschitz_bound()
+    fn lipschitz_bound(&self) -> Result<f64> {
+        Ok(2.0 * self.inner.lipschitz_bound()?)
     }
 }
 
 impl<F: SecondOrder> SecondOrder for Doubled<F> {
     /// `∇² = [[H, −H], [−H, H]]` with `H = ∇²f(w⁺ − w⁻)`.
-    fn hessian_block(&self, w: &[f64], ws: &[usize], out: &mut [f64]) {
+    fn hessian_block(&self, w: &[f64], ws: &[usize], out: &mut [f64]) -> Result<()> {
         let n = self.inner.n_features();
         let folded: Vec<usize> = ws.iter().map(|&j| j % n).collect();
-        self.inner.hessian_block(&self.fold(w), &folded, out);
+        self.inner.hessian_block(&self.fold(w), &folded, out)?;
         let k = ws.len();
         for a in 0..k {
             for b in 0..k {
@@ -212,5 +216,6 @@ impl<F: SecondOrder> SecondOrder for Doubled<F> {
                 }
             }
         }
+        Ok(())
     }
 }

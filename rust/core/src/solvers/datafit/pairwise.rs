@@ -1,7 +1,5 @@
 //! The pairwise squared hinge as a datafit, with its Lipschitz bound and Hessian blocks.
 
-use faer::linalg::matmul::matmul;
-use faer::{Accum, Mat, MatRef, Par};
 use ndarray::ArrayView2;
 use rayon::prelude::*;
 
@@ -85,49 +83,21 @@ impl Datafit for PairwiseHinge<'_> {
     fn n_features(&self) -> usize {
         self.loss.n_features()
     }
-    fn value(&self, w: &[f64]) -> f64 {
-        self.loss.value(w)
+    fn value(&self, w: &[f64]) -> Result<f64> {
+        Ok(self.loss.value(w))
     }
-    fn value_grad(&self, w: &[f64], grad: &mut [f64]) -> f64 {
-        self.loss.value_grad(w, grad)
+    fn value_grad(&self, w: &[f64], grad: &mut [f64]) -> Result<f64> {
+        Ok(self.loss.value_grad(w, grad))
     }
-    fn lipschitz_bound(&self) -> f64 {
-        self.lipschitz
+    fn lipschitz_bound(&self) -> Result<f64> {
+        Ok(self.lipschitz)
     }
 }
 
 impl SecondOrder for PairwiseHinge<'_> {
-    /// `H[ws, ws] = 2 X_Wᵀ AᵀDA X_W` (Chen et al. eq. 24-25) at the active pairs of `w`: the
-    /// active set is sorted out once, one implicit product `AᵀDA u` per column of `X_W`, then
-    /// one dense product `X_Wᵀ R` (sequential GEMM: the same bits for any thread count).
-    /// O(|ws| · m log n_q + m |ws|²) time, O(m |ws|) memory.
-    fn hessian_block(&self, w: &[f64], ws: &[usize], out: &mut [f64]) {
-        let k = ws.len();
-        assert_eq!(out.len(), k * k, "out must hold |ws|² entries");
-        if k == 0 {
-            return;
-        }
-        let x = self.loss.x();
-        let m = x.nrows();
-        let hess = self.loss.hessian(w);
-        // X_W and R = AᵀDA X_W, column-major (m × k).
-        let mut xw = vec![0.0; m * k];
-        for (col, &j) in xw.chunks_mut(m).zip(ws) {
-            col.iter_mut().zip(x.column(j)).for_each(|(o, v)| *o = *v);
-        }
-        let mut r = vec![0.0; m * k];
-        for (u, rc) in xw.chunks(m).zip(r.chunks_mut(m)) {
-            hess.apply_scores(u, rc);
-        }
-        let xw = MatRef::from_column_major_slice(&xw, m, k);
-        let r = MatRef::from_column_major_slice(&r, m, k);
-        let mut h = Mat::<f64>::zeros(k, k);
-        matmul(h.as_mut(), Accum::Replace, xw.transpose(), r, 2.0, Par::Seq);
-        // Symmetrise the round-off.
-        for a in 0..k {
-            for b in 0..k {
-                out[a * k + b] = 0.5 * (h[(a, b)] + h[(b, a)]);
-            }
-        }
+    /// [`SquaredHinge::hessian_block`] (Chen et al. eq. 24-25).
+    fn hessian_block(&self, w: &[f64], ws: &[usize], out: &mut [f64]) -> Result<()> {
+        self.loss.hessian_block(w, ws, out);
+        Ok(())
     }
 }

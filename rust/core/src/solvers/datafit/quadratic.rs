@@ -44,31 +44,32 @@ impl Datafit for Quadratic {
     fn n_features(&self) -> usize {
         self.a.nrows()
     }
-    fn value(&self, w: &[f64]) -> f64 {
+    fn value(&self, w: &[f64]) -> Result<f64> {
         let mut g = vec![0.0; w.len()];
         self.value_grad(w, &mut g)
     }
-    fn value_grad(&self, w: &[f64], grad: &mut [f64]) -> f64 {
+    fn value_grad(&self, w: &[f64], grad: &mut [f64]) -> Result<f64> {
         let mut v = 0.0;
         for (i, g) in grad.iter_mut().enumerate() {
             let aw: f64 = self.a.row(i).iter().zip(w).map(|(a, x)| a * x).sum();
             v += w[i] * aw;
             *g = 2.0 * self.scale * aw;
         }
-        self.scale * v
+        Ok(self.scale * v)
     }
-    fn lipschitz_bound(&self) -> f64 {
-        self.lipschitz
+    fn lipschitz_bound(&self) -> Result<f64> {
+        Ok(self.lipschitz)
     }
 }
 
 impl SecondOrder for Quadratic {
-    fn hessian_block(&self, _w: &[f64], ws: &[usize], out: &mut [f64]) {
+    fn hessian_block(&self, _w: &[f64], ws: &[usize], out: &mut [f64]) -> Result<()> {
         let k = ws.len();
         for (a, &i) in ws.iter().enumerate() {
             for (b, &j) in ws.iter().enumerate() {
                 out[a * k + b] = 2.0 * self.scale * self.a[[i, j]];
             }
         }
+        Ok(())
     }
 }

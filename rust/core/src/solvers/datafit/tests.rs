@@ -27,7 +27,7 @@ fn doubled_quadratic_gradients() {
     let d = Doubled { inner: q };
     let w = [1.0, 0.0, 0.25, 2.0];
     let mut g = [0.0; 4];
-    let v = d.value_grad(&w, &mut g);
+    let v = d.value_grad(&w, &mut g).unwrap();
     // u = [0.75, -2]; 0.5 uᵀAu
     let u = [0.75, -2.0];
     let expect = 0.5 * (2.0 * u[0] * u[0] + 2.0 * 0.5 * u[0] * u[1] + u[1] * u[1]);
@@ -35,7 +35,7 @@ fn doubled_quadratic_gradients() {
     for k in 0..4 {
         let mut wp = w;
         wp[k] += 1e-6;
-        let fd = (d.value(&wp) - v) / 1e-6;
+        let fd = (d.value(&wp).unwrap() - v) / 1e-6;
         assert!((fd - g[k]).abs() < 1e-4, "{k}: {fd} vs {}", g[k]);
     }
 }

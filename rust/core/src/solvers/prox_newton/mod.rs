@@ -198,7 +198,7 @@ pub fn prox_newton<D: SecondOrder + ?Sized, P: Penalty + ?Sized>(
     let mut w = w0.to_vec();
     penalty.prox(&mut w, 0.0);
     let mut grad = vec![0.0; n];
-    let f = datafit.value_grad(&w, &mut grad);
+    let f = datafit.value_grad(&w, &mut grad)?;
     let mut obj = f + penalty.value(&w);
     if !obj.is_finite() || grad.iter().any(|g| !g.is_finite()) {
         return invalid!("the objective is not finite at the initial point (non-finite values in X?)");
@@ -209,7 +209,7 @@ pub fn prox_newton<D: SecondOrder + ?Sized, P: Penalty + ?Sized>(
         inf_norm(&grad)
     } else {
         let mut g0 = vec![0.0; n];
-        datafit.value_grad(&vec![0.0; n], &mut g0);
+        datafit.value_grad(&vec![0.0; n], &mut g0)?;
         inf_norm(&g0)
     };
     let mut history = vec![obj];
@@ -246,7 +246,7 @@ pub fn prox_newton<D: SecondOrder + ?Sized, P: Penalty + ?Sized>(
         let kw = ws.len();
 
         let mut h = vec![0.0; kw * kw];
-        datafit.hessian_block(&w, &ws, &mut h);
+        datafit.hessian_block(&w, &ws, &mut h)?;
         let diag_max = (0..kw).map(|a| h[a * kw + a]).fold(0.0, f64::max);
         let nu = 1e-12 * diag_max;
         for a in 0..kw {
@@ -293,7 +293,7 @@ pub fn prox_newton<D: SecondOrder + ?Sized, P: Penalty + ?Sized>(
             for (a, &j) in ws.iter().enumerate() {
                 trial[j] = w[j] + t * d[a];
             }
-            let obj_t = datafit.value_grad(&trial, &mut grad_trial) + penalty.value(&trial);
+            let obj_t = datafit.value_grad(&trial, &mut grad_trial)? + penalty.value(&trial);
             // Near the solution the decrease drowns in rounding: a full Newton step that
             // changes F by rounding only is still taken (at most a few times in a row).
             let slack = if t == 1.0 { ROUNDING * obj.abs() } else { 0.0 };

@@ -28,7 +28,7 @@ fn hessian_block_matches_gradient_differences() {
     let w = [0.3, -0.2, 0.1, 0.0, 0.05];
     let ws = [0, 2, 4];
     let mut h = vec![0.0; 9];
-    loss.hessian_block(&w, &ws, &mut h);
+    loss.hessian_block(&w, &ws, &mut h).unwrap();
     // The loss is piecewise quadratic: a tiny central difference is exact on the piece.
     let eps = 1e-7;
     for (b, &j) in ws.iter().enumerate() {
@@ -36,8 +36,8 @@ fn hessian_block_matches_gradient_differences() {
         wp[j] += eps;
         wm[j] -= eps;
         let (mut gp, mut gm) = (vec![0.0; 5], vec![0.0; 5]);
-        loss.value_grad(&wp, &mut gp);
-        loss.value_grad(&wm, &mut gm);
+        loss.value_grad(&wp, &mut gp).unwrap();
+        loss.value_grad(&wm, &mut gm).unwrap();
         for (a, &i) in ws.iter().enumerate() {
             let fd = (gp[i] - gm[i]) / (2.0 * eps);
             assert!((fd - h[a * 3 + b]).abs() < 1e-5 * (1.0 + fd.abs()), "H[{i},{j}]: {fd} vs {}", h[a * 3 + b]);
