@@ -116,7 +116,7 @@ class RankRLS(RankerMixin, LinearPredictMixin, RankingEstimator):
         Exact LQO error (sum over queries of squared query-centred hold-out residuals) per
         alpha, in the order given (lower is better).
     n_features_in_ : int
-    feature_names_in_ : ndarray of str, shape (n_features_in_,)
+    feature_names_in_ : ndarray of str, shape (n_features,)
         Column names, when X was a DataFrame with string column names.
 
     Notes

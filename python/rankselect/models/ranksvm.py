@@ -66,7 +66,7 @@ class RankSVM(RankerMixin, RankingEstimator):
     n_pairs_ : int
         Number of preference pairs in the training data.
     n_features_in_ : int
-    feature_names_in_ : ndarray of str, shape (n_features_in_,)
+    feature_names_in_ : ndarray of str, shape (n_features,)
         Column names, when X was a DataFrame with string column names.
     kernel_map_ : Nystroem or RandomFourierFeatures
         The fitted map (only when ``kernel`` is set); ``coef_`` lives in its output space.

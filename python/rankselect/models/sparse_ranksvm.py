@@ -113,7 +113,7 @@ class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, SelectorMixin, Ranking
         Per-iteration objective (l1) or per-outer-step objective (non-convex).
     converged_ : bool
     n_features_in_ : int
-    feature_names_in_ : ndarray of str, shape (n_features_in_,)
+    feature_names_in_ : ndarray of str, shape (n_features,)
         Column names, when X was a DataFrame with string column names.
 
     Notes

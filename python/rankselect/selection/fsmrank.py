@@ -81,7 +81,7 @@ class FSMRank(RankerMixin, SparseLinearRankerMixin, SelectorMixin, RankingEstima
     importance : "pearson" or array-like of shape (n_features,)
         Non-negative importance ``s`` (e.g. GAS importance); ``"pearson"``: ``|Pearson(x_j, y)|``.
     similarity : "pearson" or array-like of shape (n_features, n_features)
-        Symmetric non-negative similarity ``A`` (e.g. a |Kendall tau| matrix);
+        Symmetric non-negative similarity ``A`` (e.g. absolute Kendall tau values);
         ``"pearson"``: ``|Pearson(x_i, x_j)|``. Signed matrices are taken in absolute value
         (as the doubling to ``[X, -X]`` requires).
     max_iter : int, default=400
@@ -104,12 +104,12 @@ class FSMRank(RankerMixin, SparseLinearRankerMixin, SelectorMixin, RankingEstima
     n_iter_ : int
     objective_ : float
         Final value of eq. (2).
-    objective_history_ : ndarray of shape (n_iter_ + 1,)
+    objective_history_ : ndarray of shape (n_iter + 1,)
         Objective at ``w0 = 0`` and after each iteration.
     converged_ : bool
     n_pairs_ : int
     n_features_in_ : int
-    feature_names_in_ : ndarray of str, shape (n_features_in_,)
+    feature_names_in_ : ndarray of str, shape (n_features,)
         Column names, when X was a DataFrame with string column names.
 
     Notes
@@ -260,7 +260,7 @@ class FSMSVM(RankerMixin, LinearPredictMixin, SelectorMixin, RankingEstimator):
     n_iter_ : int
         Iterations of the FSMRank stage (the one ``max_iter`` bounds).
     n_features_in_ : int
-    feature_names_in_ : ndarray of str, shape (n_features_in_,)
+    feature_names_in_ : ndarray of str, shape (n_features,)
         Column names, when X was a DataFrame with string column names.
 
     Notes

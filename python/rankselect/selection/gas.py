@@ -163,7 +163,7 @@ class GAS(SelectorMixin, RankingEstimator):
     constant_features_ : ndarray of int
         Features constant within every training query; selected only after all others.
     n_features_in_ : int
-    feature_names_in_ : ndarray of str, shape (n_features_in_,)
+    feature_names_in_ : ndarray of str, shape (n_features,)
         Column names, when X was a DataFrame with string column names.
 
     Notes

@@ -105,7 +105,7 @@ class GreedyRankRLS(RankerMixin, LinearPredictMixin, SelectorMixin, RankingEstim
         (every remaining feature is constant within every query) or ``"budget"`` (no
         remaining candidate fits the budget).
     n_features_in_ : int
-    feature_names_in_ : ndarray of str, shape (n_features_in_,)
+    feature_names_in_ : ndarray of str, shape (n_features,)
         Column names, when X was a DataFrame with string column names.
 
     Notes

@@ -1,0 +1,112 @@
+"""Sphinx directives of the rankselect documentation.
+
+``.. rankselect-run::``
+    Shows a block of Python and runs it at build time; what it prints is shown below it,
+    so the numbers on a page are computed by the build, never typed by hand (warnings
+    are shown in the output too). The blocks of
+    one page share one namespace and run in order, in a temporary working directory. A
+    failing block fails the build. ``tests/test_docs_examples.py`` runs the same blocks.
+
+``.. rankselect-cli::``
+    The command-line reference, rendered from ``rankselect.cli``'s argument parser: the
+    main ``--help``, then one section per subcommand with its ``--help``.
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import os
+import tempfile
+import traceback
+import warnings
+
+from docutils import nodes
+from docutils.parsers.rst import Directive, directives
+from sphinx.application import Sphinx
+
+_NAMESPACES: dict[str, dict] = {}
+
+
+class RunDirective(Directive):
+    """Show the code, run it, show its standard output."""
+
+    has_content = True
+    option_spec = {"hide-output": directives.flag}
+
+    def run(self):
+        env = self.state.document.settings.env
+        code = "\n".join(self.content)
+        ns = _NAMESPACES.setdefault(env.docname, {"__name__": "__main__"})
+        out = io.StringIO()
+        cwd = os.getcwd()
+        workdir = ns.setdefault("__workdir__", tempfile.mkdtemp(prefix="rankselect-docs-"))
+        try:
+            os.chdir(workdir)
+            with contextlib.redirect_stdout(out), warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                exec(compile(code, f"{env.docname}.rst (rankselect-run)", "exec"), ns)
+            for w in caught:  # shown as the reader would see them
+                print(f"{w.category.__name__}: {w.message}", file=out)
+        except Exception:
+            # an error of the document: the build goes on and fails at the end (-W)
+            error = self.state_machine.reporter.error(
+                f"a rankselect-run block failed:\n{traceback.format_exc()}", line=self.lineno)
+            return [error]
+        finally:
+            os.chdir(cwd)
+        source = nodes.literal_block(code, code, language="python")
+        result = [source]
+        text = out.getvalue().rstrip()
+        if text and "hide-output" not in self.options:
+            output = nodes.literal_block(text, text, language="none")
+            output["classes"].append("rankselect-output")
+            result.append(output)
+        return result
+
+
+def _subcommands(parser: argparse.ArgumentParser) -> list[tuple[str, argparse.ArgumentParser]]:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return list(action.choices.items())
+    return []
+
+
+class CliDirective(Directive):
+    """The help of ``rankselect`` and of each subcommand, from the parser itself."""
+
+    has_content = False
+
+    def run(self):
+        from rankselect.cli.app import _build_parser
+
+        parser = _build_parser()
+        parser.formatter_class = argparse.HelpFormatter
+        result: list[nodes.Node] = []
+        text = _help(parser, "rankselect")
+        result.append(nodes.literal_block(text, text, language="none"))
+        for name, sub in _subcommands(parser):
+            section = nodes.section(ids=[f"cli-{name}"], names=[f"rankselect {name}"])
+            section += nodes.title(text=f"rankselect {name}")
+            help_text = _help(sub, f"rankselect {name}")
+            section += nodes.literal_block(help_text, help_text, language="none")
+            self.state.document.note_implicit_target(section)
+            result.append(section)
+        return result
+
+
+def _help(parser: argparse.ArgumentParser, prog: str) -> str:
+    parser.prog = prog
+    os.environ["COLUMNS"] = "90"  # a fixed width, whatever the terminal of the build
+    return parser.format_help().rstrip()
+
+
+def _forget(app: Sphinx, env, docname: str) -> None:
+    _NAMESPACES.pop(docname, None)
+
+
+def setup(app: Sphinx) -> dict:
+    app.add_directive("rankselect-run", RunDirective)
+    app.add_directive("rankselect-cli", CliDirective)
+    app.connect("env-purge-doc", _forget)
+    return {"parallel_read_safe": False, "parallel_write_safe": True, "version": "1"}

@@ -1,0 +1,93 @@
+"""Sphinx configuration of the rankselect documentation.
+
+Build (warnings are errors): ``sphinx-build -W -b html docs docs/_build/html`` or
+``make -C docs html``. How the site is organised and how to add a page or a gallery
+example: ``docs/contributing.rst``.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")  # the gallery and the executed blocks draw off screen
+
+import rankselect  # noqa: E402
+
+DOCS = Path(__file__).resolve().parent
+sys.path.insert(0, str(DOCS / "_ext"))
+
+project = "rankselect"
+author = "the rankselect developers"
+copyright = "the rankselect developers"  # noqa: A001 (Sphinx's name)
+release = rankselect.__version__
+version = ".".join(release.split(".")[:2])
+
+extensions = [
+    "sphinx.ext.autodoc",
+    "sphinx.ext.autosummary",
+    "sphinx.ext.mathjax",
+    "sphinx.ext.viewcode",
+    "numpydoc",
+    "myst_parser",
+    "sphinx_copybutton",
+    "sphinx_gallery.gen_gallery",
+    "rankselect_docs",  # docs/_ext: executed examples, the CLI reference
+]
+
+source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
+root_doc = "index"
+exclude_patterns = ["_build", "gallery", "**/README.md", "Thumbs.db", ".DS_Store"]
+templates_path = ["_templates"]
+html_static_path = ["_static"]
+
+# ---------------------------------------------------------------- API reference
+autosummary_generate = True
+autosummary_imported_members = True
+autodoc_default_options = {"members": True, "inherited-members": False, "show-inheritance": False}
+autodoc_typehints = "none"  # numpydoc's Parameters sections give the types
+numpydoc_show_class_members = False  # autosummary lists the members
+numpydoc_class_members_toctree = False
+numpydoc_xref_param_type = False
+add_module_names = False
+
+# No intersphinx: the build runs offline (CI reaches only the package registries).
+
+# ---------------------------------------------------------------- markdown (CHANGELOG, reproduction)
+myst_heading_anchors = 3
+myst_enable_extensions = ["colon_fence"]
+# docs/reproduction.md is a generated report that embeds the experiment's own report (an H1
+# followed by H3 sections): its heading levels are the generator's, not this site's
+suppress_warnings = ["myst.header"]
+
+# ---------------------------------------------------------------- gallery
+sphinx_gallery_conf = {
+    "examples_dirs": "gallery",
+    "gallery_dirs": "auto_examples",
+    "filename_pattern": r"/plot_",  # every plot_*.py runs at build time
+    "download_all_examples": False,
+    "remove_config_comments": True,
+    "within_subsection_order": "FileNameSortKey",
+    "reset_modules": ("matplotlib", "seaborn"),
+    "capture_repr": ("_repr_html_", "__repr__"),
+    "abort_on_example_error": True,
+    "show_memory": False,
+    # the "Examples in the gallery" of each API page
+    "backreferences_dir": "api/generated/backreferences",
+    "doc_module": ("rankselect",),
+}
+
+# ---------------------------------------------------------------- HTML
+html_theme = "pydata_sphinx_theme"
+html_title = f"rankselect {version}"
+html_theme_options = {
+    "navigation_with_keys": False,
+    "show_toc_level": 2,
+    "header_links_before_dropdown": 7,
+    "secondary_sidebar_items": ["page-toc"],
+}
+html_sidebars = {"changelog": [], "reproduction": []}
+html_show_sourcelink = False
+os.environ.setdefault("RAYON_NUM_THREADS", "2")
