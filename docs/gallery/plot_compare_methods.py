@@ -8,7 +8,6 @@ with confidence intervals (:func:`rankselect.stats.compare`).
 """
 
 import matplotlib.pyplot as plt
-import numpy as np
 
 import rankselect as rs
 from rankselect import metrics, stats

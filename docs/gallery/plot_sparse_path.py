@@ -8,7 +8,6 @@ enter one by one; a non-convex penalty (log) keeps fewer of them at the same qua
 """
 
 import matplotlib.pyplot as plt
-import numpy as np
 
 import rankselect as rs
 from rankselect.datasets import load_example
