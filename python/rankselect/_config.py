@@ -23,7 +23,14 @@ _config: dict[str, Any] = {"max_memory": None}
 
 
 def get_config() -> dict[str, Any]:
-    """A copy of the current settings (``{"max_memory": int bytes or None}``)."""
+    """A copy of the current settings (``{"max_memory": int bytes or None}``).
+
+    Examples
+    --------
+    >>> import rankselect as rs
+    >>> sorted(rs.get_config())
+    ['max_memory']
+    """
     with _lock:
         return dict(_config)
 
@@ -36,6 +43,14 @@ def set_config(*, max_memory: Optional[int] = None) -> None:
     max_memory : int or None
         Largest single data-sized allocation, in bytes, that rankselect may make; None (default)
         means the memory available on the machine at the time of the check.
+
+    Examples
+    --------
+    >>> import rankselect as rs
+    >>> rs.set_config(max_memory=2**30)  # refuse allocations above 1 GiB
+    >>> rs.get_config()["max_memory"]
+    1073741824
+    >>> rs.set_config(max_memory=None)  # back to the available memory
     """
     if max_memory is not None:
         if isinstance(max_memory, bool) or not isinstance(max_memory, int) or max_memory <= 0:
@@ -46,7 +61,18 @@ def set_config(*, max_memory: Optional[int] = None) -> None:
 
 @contextmanager
 def config_context(*, max_memory: Optional[int] = None) -> Iterator[None]:
-    """Temporarily change the settings (``with rankselect.config_context(max_memory=2**30): ...``)."""
+    """Temporarily change the settings (``with rankselect.config_context(max_memory=2**30): ...``).
+
+    Examples
+    --------
+    >>> import rankselect as rs
+    >>> with rs.config_context(max_memory=10**6):
+    ...     print(rs.get_config()["max_memory"])
+    ...
+    1000000
+    >>> rs.get_config()["max_memory"] is None
+    True
+    """
     old = get_config()
     set_config(max_memory=max_memory)
     try:

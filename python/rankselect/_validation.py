@@ -218,7 +218,14 @@ def as_generator(random_state) -> np.random.Generator:
 
 def check_costs(feature_costs, n_features: int) -> np.ndarray:
     """``feature_costs`` as a float64 array of shape (n_features,), finite and >= 0
-    (``None``: 1 per feature)."""
+    (``None``: 1 per feature).
+
+    Examples
+    --------
+    >>> from rankselect.costs import check_costs
+    >>> check_costs([1, 2.5, 0], n_features=3)
+    array([1. , 2.5, 0. ])
+    """
     if feature_costs is None:
         return np.ones(n_features)
     c = check_vector(feature_costs, "feature_costs", allow_nan=True)
@@ -232,7 +239,14 @@ def check_costs(feature_costs, n_features: int) -> np.ndarray:
 
 
 def check_budget(budget) -> Optional[float]:
-    """``budget`` as a finite float >= 0, or None."""
+    """``budget`` as a finite float >= 0, or None.
+
+    Examples
+    --------
+    >>> from rankselect.costs import check_budget
+    >>> check_budget(3), check_budget(None)
+    (3.0, None)
+    """
     if budget is None:
         return None
     if (isinstance(budget, bool) or not isinstance(budget, numbers.Real)
@@ -243,7 +257,14 @@ def check_budget(budget) -> Optional[float]:
 
 def check_costs_and_budget(feature_costs, budget, n_features: int) -> tuple[np.ndarray, Optional[float]]:
     """:func:`check_costs` and :func:`check_budget` together, for a greedy selector: costs of
-    shape (n_features,) and the budget (or None), which must admit the cheapest feature."""
+    shape (n_features,) and the budget (or None), which must admit the cheapest feature.
+
+    Examples
+    --------
+    >>> from rankselect.costs import check_costs_and_budget
+    >>> check_costs_and_budget(None, 2.0, n_features=3)  # a budget alone: unit costs
+    (array([1., 1., 1.]), 2.0)
+    """
     costs, budget = check_costs(feature_costs, n_features), check_budget(budget)
     if budget is not None and costs.min() > budget:
         raise ValueError(f"budget={budget} is below the cheapest feature's cost ({costs.min()}): "

@@ -20,4 +20,19 @@ __all__ = ["DegenerateDataWarning"]
 
 
 class DegenerateDataWarning(UserWarning):
-    """The training data have no preference pair or no informative feature."""
+    """The training data have no preference pair or no informative feature.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import numpy as np
+    >>> import rankselect as rs
+    >>> from rankselect.exceptions import DegenerateDataWarning
+    >>> X = np.random.default_rng(0).normal(size=(4, 2))
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     _ = rs.RankRLS().fit(X, [1, 1, 0, 0], qid=[1, 2, 3, 4])  # one document per query
+    ...
+    >>> any(issubclass(w.category, DegenerateDataWarning) for w in caught)
+    True
+    """

@@ -27,7 +27,15 @@ POW2 = [2.0 ** e for e in range(-10, 11)]
 
 @dataclass(frozen=True)
 class Param:
-    """A parameter a user may set: the estimator's keyword ``name``, its CLI ``flag``."""
+    """A parameter a user may set: the estimator's keyword ``name``, its CLI ``flag``.
+
+    Examples
+    --------
+    >>> from rankselect.methods import METHODS
+    >>> p = METHODS["greedy-rankrls"].params[0]
+    >>> type(p).__name__, p.name
+    ('Param', 'alpha')
+    """
 
     name: str
     help: str
@@ -64,6 +72,13 @@ class Method:
         named after the fitted criterion (``"LQO squared"``: lower is better, ``"LQO
         ndcg@10"``: higher is better; see :meth:`score_label`).
     options : fixed experiment options (not grid parameters), with their defaults.
+
+    Examples
+    --------
+    >>> from rankselect.methods import METHODS
+    >>> m = METHODS["gas"]
+    >>> m.estimator.__name__, [p.name for p in m.params]
+    ('GAS', ['c', 'importance', 'similarity'])
     """
 
     name: str
@@ -174,7 +189,14 @@ SELECTORS = tuple(name for name, m in METHODS.items() if m.k is not None)
 
 
 def method_table() -> str:
-    """The README's method table (Markdown), from :data:`METHODS`."""
+    """The README's method table (Markdown), from :data:`METHODS`.
+
+    Examples
+    --------
+    >>> from rankselect.methods import method_table
+    >>> print(method_table().splitlines()[0])
+    | method | estimator | selects | parameters (CLI) |
+    """
     rows = ["| method | estimator | selects | parameters (CLI) |", "|---|---|---|---|"]
     for m in METHODS.values():
         cls = m.estimator.__name__

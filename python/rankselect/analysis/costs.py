@@ -47,7 +47,16 @@ __all__ = [
 def read_costs(path, n_features: int) -> np.ndarray:
     """Feature costs from a CSV file: either one cost per line in column order, or lines
     ``feature,cost`` with 1-based feature numbers (as in LETOR files) covering every
-    feature; an optional header line and ``#`` comments are skipped."""
+    feature; an optional header line and ``#`` comments are skipped.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rankselect.costs import read_costs
+    >>> np.savetxt("costs.csv", [0.5, 3.0, 1.0])  # one cost per line (or lines "feature,cost", 1-based)
+    >>> read_costs("costs.csv", n_features=3)
+    array([0.5, 3. , 1. ])
+    """
     rows: list[list[str]] = []
     for lineno, line in enumerate(Path(path).read_text().splitlines(), 1):
         line = line.split("#", 1)[0].strip()
@@ -81,7 +90,15 @@ def read_costs(path, n_features: int) -> np.ndarray:
 
 
 def total_cost(costs: np.ndarray, features) -> float:
-    """Sum of the costs of ``features`` in order (sequential, as the selectors add them)."""
+    """Sum of the costs of ``features`` in order (sequential, as the selectors add them).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rankselect.costs import total_cost
+    >>> total_cost(np.array([0.5, 1.0, 2.0]), features=[0, 2])
+    2.5
+    """
     f = np.asarray(features, dtype=np.intp)
     return float(np.cumsum(costs[f])[-1]) if f.size else 0.0
 
@@ -89,7 +106,14 @@ def total_cost(costs: np.ndarray, features) -> float:
 def pareto_front(total_cost, score) -> np.ndarray:
     """Indices of the Pareto-optimal points (lower cost and higher score are better), by
     increasing cost: a point is kept unless another costs no more and scores at least as
-    much, one of them strictly."""
+    much, one of them strictly.
+
+    Examples
+    --------
+    >>> from rankselect.costs import pareto_front
+    >>> pareto_front(total_cost=[1.0, 2.0, 3.0, 4.0], score=[0.5, 0.7, 0.6, 0.8])
+    array([0, 1, 3])
+    """
     c = check_vector(total_cost, "total_cost")
     s = check_vector(score, "score", n=c.shape[0])
     order = np.lexsort((-s, c))  # by cost, best score first among equal costs
@@ -113,6 +137,17 @@ class CostQualityPath:
     features : list of ndarray
         Columns each model uses (0-based).
     scoring : str
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import rankselect as rs
+    >>> train, vali = rs.datasets.load_example("train"), rs.datasets.load_example("vali")
+    >>> from rankselect.costs import cost_quality_path
+    >>> costs = np.ones(train.n_features)
+    >>> path = cost_quality_path(rs.GreedyRankRLS(n_features_to_select=5).fit(*train), vali, costs)
+    >>> path.pareto, path.best_within(3.0)
+    (array([0, 1, 2, 4]), 2)
     """
 
     total_cost: np.ndarray
@@ -163,6 +198,18 @@ def cost_quality_path(model, vali, feature_costs, *, scoring: str = "ndcg@10", c
     CostQualityPath
         Models without any feature (e.g. the all-zero end of a sparse path, which ranks
         by file order) are left out.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import rankselect as rs
+    >>> train, vali = rs.datasets.load_example("train"), rs.datasets.load_example("vali")
+    >>> from rankselect.costs import cost_quality_path
+    >>> costs = np.linspace(0.1, 2.2, train.n_features)
+    >>> sel = rs.GreedyRankRLS(n_features_to_select=4, feature_costs=costs).fit(*train)
+    >>> path = cost_quality_path(sel, vali, costs, scoring="ndcg@10")
+    >>> path.total_cost.round(2), path.score.round(3)
+    (array([0.1, 0.5, 0.8, 1.6]), array([0.58 , 0.694, 0.787, 0.893]))
     """
     Xv, yv, qv = vali
     n = Xv.shape[1]

@@ -89,6 +89,31 @@ def export_selection(selection, format: str = "json", *, n_features: Optional[in
     Returns
     -------
     str
+
+    Examples
+    --------
+    >>> import rankselect as rs
+    >>> from rankselect.export import export_selection
+    >>> X, y, qid = rs.datasets.load_example("train")
+    >>> sel = rs.GreedyRankRLS(n_features_to_select=3).fit(X, y, qid=qid)
+    >>> print(export_selection(sel, "ranklib"))
+    8
+    4
+    12
+    >>> print(export_selection(sel, "xgboost"))
+    {
+      "library": "xgboost",
+      "columns": [
+        7,
+        3,
+        11
+      ],
+      "feature_names": [
+        "f7",
+        "f3",
+        "f11"
+      ]
+    }
     """
     if format not in FORMATS:
         raise ValueError(f"format must be one of {FORMATS}, got {format!r}")
@@ -114,7 +139,19 @@ def export_selection(selection, format: str = "json", *, n_features: Optional[in
 
 
 def write_selection(path: Union[str, os.PathLike[str]], selection, format: str = "json", **kwargs) -> Path:
-    """Write :func:`export_selection` to ``path``; returns the path."""
+    """Write :func:`export_selection` to ``path``; returns the path.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from rankselect.export import write_selection
+    >>> path = write_selection(Path(tempfile.mkdtemp()) / "features.txt", [7, 3, 11], "ranklib", n_features=22)
+    >>> print(path.read_text())
+    8
+    4
+    12
+    """
     p = Path(path)
     p.write_text(export_selection(selection, format, **kwargs))
     return p

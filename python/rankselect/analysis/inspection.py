@@ -82,6 +82,17 @@ class PermutationImportance:
     query_ids : ndarray of shape (n_queries,)
     scoring, ci_method : str
     confidence : float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import rankselect as rs
+    >>> train, vali = rs.datasets.load_example("train"), rs.datasets.load_example("vali")
+    >>> from rankselect.inspection import permutation_importance
+    >>> model = rs.RankRLS().fit(*train)
+    >>> imp = permutation_importance(model, *vali, n_repeats=2, random_state=0, features=[7])
+    >>> type(imp).__name__, imp.importances.shape
+    ('PermutationImportance', (1, 2))
     """
 
     importances_mean: np.ndarray
@@ -146,6 +157,17 @@ def permutation_importance(ranker, X, y, qid, *, scoring: str = "ndcg@10", n_rep
     Returns
     -------
     PermutationImportance
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import rankselect as rs
+    >>> train, vali = rs.datasets.load_example("train"), rs.datasets.load_example("vali")
+    >>> from rankselect.inspection import permutation_importance
+    >>> model = rs.RankRLS(alpha=1.0).fit(*train)
+    >>> imp = permutation_importance(model, *vali, scoring="ndcg@10", n_repeats=3, random_state=0, features=[7, 0])
+    >>> imp.importances_mean.round(3)
+    array([ 0.106, -0.001])
     """
     if not hasattr(ranker, "predict"):
         raise TypeError(f"ranker must be a fitted object with predict(X), got {type(ranker).__name__}")
@@ -218,6 +240,16 @@ def fit_ranker(estimator, X, y, qid, **fit_params):
     ``qid=`` when the estimator takes it (rankselect, XGBoost's ``XGBRanker``), else as
     ``group=`` query sizes (LightGBM's ``LGBMRanker``), else not at all (a pointwise
     regressor).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import rankselect as rs
+    >>> train, vali = rs.datasets.load_example("train"), rs.datasets.load_example("vali")
+    >>> from rankselect.inspection import fit_ranker
+    >>> model = fit_ranker(rs.RankRLS(), *train)  # qid= for rankselect and XGBoost, group= for LightGBM
+    >>> model.coef_.shape
+    (22,)
     """
     qid = check_qid(qid, _n_rows_cols(X)[0])
     groups = QueryGroups.from_qid(qid)
@@ -249,6 +281,16 @@ class PathCurve:
     scoring : str
     best_n_features : int
         The k of the best validation score (the smallest such k on ties).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import rankselect as rs
+    >>> train, vali = rs.datasets.load_example("train"), rs.datasets.load_example("vali")
+    >>> from rankselect.inspection import evaluate_path
+    >>> curve = evaluate_path([7, 3, 11], rs.RankRLS(), train, vali)
+    >>> type(curve).__name__, curve.per_query.shape
+    ('PathCurve', (3, 15))
     """
 
     n_features: np.ndarray
@@ -296,6 +338,17 @@ def evaluate_path(order, ranker, train, vali, *, scoring: str = "ndcg@10", n_fea
     Returns
     -------
     PathCurve
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import rankselect as rs
+    >>> train, vali = rs.datasets.load_example("train"), rs.datasets.load_example("vali")
+    >>> from rankselect.inspection import evaluate_path
+    >>> order = rs.GreedyRankRLS(n_features_to_select=4).fit(*train).selected_features_
+    >>> curve = evaluate_path(order, rs.RankRLS(alpha=1.0), train, vali, scoring="ndcg@10")
+    >>> curve.n_features, curve.scores.round(3), curve.best_n_features
+    (array([1, 2, 3, 4]), array([0.726, 0.803, 0.905, 0.898]), 3)
     """
     order = np.asarray(order)
     if order.ndim != 1 or order.size == 0 or not np.issubdtype(order.dtype, np.integer):

@@ -47,7 +47,14 @@ _ZERO_BASED = re.compile(r"0-based (?:columns?|features?) \[([0-9, ]*)\]")
 
 def cli_wording(message: str, command: str = "") -> str:
     """A library message worded for the command line: 0-based column lists become the
-    1-based feature numbers of the file, and Python keyword hints become CLI hints."""
+    1-based feature numbers of the file, and Python keyword hints become CLI hints.
+
+    Examples
+    --------
+    >>> from rankselect.cli import cli_wording
+    >>> cli_wording("0-based columns [0, 4] are constant")
+    'features 1, 5 as numbered in the file are constant'
+    """
     def one_based(m: re.Match[str]) -> str:
         nums = [int(s) + 1 for s in m.group(1).split(",") if s.strip()]
         word = "feature" if len(nums) == 1 else "features"
@@ -83,6 +90,22 @@ def _quiet_broken_pipe() -> int:
 
 
 def main(argv: Optional[list[str]] = None) -> int:
+    """Run ``rankselect`` with the arguments ``argv`` (default: the command line); returns
+    the exit code: 0, 2 for bad input, 130 on Ctrl-C, 141 on a broken pipe.
+
+    Examples
+    --------
+    >>> import shutil
+    >>> from rankselect.cli import main
+    >>> from rankselect.datasets import example_path
+    >>> _ = shutil.copy(example_path("train"), "train.txt")
+    >>> main(["select", "--method", "gas", "-k", "2", "train.txt"])
+    # gas on train.txt: 2 features (numbered as in the file)
+            step       feature    gas weight
+               1            10      0.737614
+               2             4      0.612827
+    0
+    """
     command = "?"
     try:
         parser = _build_parser()

@@ -52,6 +52,19 @@ def kendall_similarity(X, qid, variant: str = "geng", absolute: bool = False, *,
     Returns
     -------
     ndarray of shape (n_features, n_features)
+
+    Examples
+    --------
+    >>> from distributed import Client, LocalCluster
+    >>> import rankselect as rs
+    >>> import rankselect.dask as rd
+    >>> cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None)
+    >>> client = Client(cluster)
+    >>> X, y, qid = rd.partition_by_query(*rs.datasets.load_example("train"), n_partitions=2)
+    >>> rd.kendall_similarity(X, qid).shape
+    (22, 22)
+    >>> client.close()
+    >>> cluster.close()
     """
     variant = check_variant(variant)
     if not isinstance(absolute, (bool, np.bool_)):
@@ -108,6 +121,20 @@ def feature_importance(X, y, qid, measure: str = "map", convention: str = "stand
     -------
     FeatureImportance
         ``(importance, directions)``, both of shape (n_features,).
+
+    Examples
+    --------
+    >>> from distributed import Client, LocalCluster
+    >>> import rankselect as rs
+    >>> import rankselect.dask as rd
+    >>> cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None)
+    >>> client = Client(cluster)
+    >>> X, y, qid = rd.partition_by_query(*rs.datasets.load_example("train"), n_partitions=2)
+    >>> imp = rd.feature_importance(X, y, qid, measure="map")
+    >>> int(imp.importance.argmax())
+    9
+    >>> client.close()
+    >>> cluster.close()
     """
     parse_measure(measure)
     shards = _Shards(_client(client), X, y, qid)
@@ -120,6 +147,20 @@ class GAS(DaskEstimatorMixin, _GAS):
 
     Same parameters, validation, warnings and fitted attributes as :class:`rankselect.GAS`,
     plus ``client``.
+
+    Examples
+    --------
+    >>> from distributed import Client, LocalCluster
+    >>> import rankselect as rs
+    >>> import rankselect.dask as rd
+    >>> cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None)
+    >>> client = Client(cluster)
+    >>> X, y, qid = rd.partition_by_query(*rs.datasets.load_example("train"), n_partitions=2)
+    >>> gas = rd.GAS(3, 0.1).fit(X, y, qid)
+    >>> gas.selected_features_
+    array([9, 3, 2])
+    >>> client.close()
+    >>> cluster.close()
     """
 
     _parameter_constraints = {**_GAS._parameter_constraints, **CLIENT_CONSTRAINT}

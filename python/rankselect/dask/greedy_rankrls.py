@@ -156,6 +156,20 @@ class GreedyRankRLS(DaskEstimatorMixin, DaskPredictMixin, _GreedyRankRLS):
     :class:`rankselect.GreedyRankRLS` (``selected_features_``, ``lqo_scores_``,
     ``coef_path_``, ``coef_``, ``cost_path_``, ``stop_reason_``, ``n_features_in_``), plus
     ``client``.
+
+    Examples
+    --------
+    >>> from distributed import Client, LocalCluster
+    >>> import rankselect as rs
+    >>> import rankselect.dask as rd
+    >>> cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None)
+    >>> client = Client(cluster)
+    >>> X, y, qid = rd.partition_by_query(*rs.datasets.load_example("train"), n_partitions=2)
+    >>> sel = rd.GreedyRankRLS(n_features_to_select=3).fit(X, y, qid)
+    >>> sel.selected_features_
+    array([ 7,  3, 11])
+    >>> client.close()
+    >>> cluster.close()
     """
 
     #: Lost workers survived per fit (class attribute; set it on a subclass or an instance).

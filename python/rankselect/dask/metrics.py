@@ -49,6 +49,19 @@ def compute(metric: str, y, scores, qid, *, convention: str = "standard", ties: 
 
     Returns the mean over queries (per-query values concatenated in chunk order with
     ``per_query=True``).
+
+    Examples
+    --------
+    >>> from distributed import Client, LocalCluster
+    >>> import rankselect as rs
+    >>> import rankselect.dask as rd
+    >>> cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None)
+    >>> client = Client(cluster)
+    >>> X, y, qid = rd.partition_by_query(*rs.datasets.load_example("train"), n_partitions=2)
+    >>> round(rd.compute("ndcg@10", y, X[:, 7], qid), 4)
+    0.347
+    >>> client.close()
+    >>> cluster.close()
     """
     if not isinstance(metric, str):
         raise ValueError(f"metric must be a metric name such as 'ndcg@10' or 'map', got {metric!r}")
@@ -61,7 +74,21 @@ def compute(metric: str, y, scores, qid, *, convention: str = "standard", ties: 
 
 def evaluate(y, scores, qid, *, convention: str = "standard", ties: str = "stable", ks=range(1, 11),
              max_grade: Optional[float] = None, per_query: bool = False, client=None):
-    """:func:`rankselect.metrics.evaluate` (MAP, NDCG@k, P@k, MeanNDCG, ERR) on Dask arrays."""
+    """:func:`rankselect.metrics.evaluate` (MAP, NDCG@k, P@k, MeanNDCG, ERR) on Dask arrays.
+
+    Examples
+    --------
+    >>> from distributed import Client, LocalCluster
+    >>> import rankselect as rs
+    >>> import rankselect.dask as rd
+    >>> cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None)
+    >>> client = Client(cluster)
+    >>> X, y, qid = rd.partition_by_query(*rs.datasets.load_example("train"), n_partitions=2)
+    >>> round(rd.evaluate(y, X[:, 7], qid, ks=[10])["NDCG@10"], 4)
+    0.347
+    >>> client.close()
+    >>> cluster.close()
+    """
     convention = check_choice(convention, "convention", CONVENTIONS)
     ties = check_choice(ties, "ties", TIES)
     ks = [check_k(k, "ks", allow_none=False) for k in ks]

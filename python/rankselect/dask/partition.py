@@ -41,6 +41,19 @@ def partition_by_query(X, y, qid, *, n_partitions: Optional[int] = None,
     -------
     X, y, qid : dask.array.Array
         Shapes (m, n), (m,), (m,), rows in grouped order, chunked along rows only.
+
+    Examples
+    --------
+    >>> from distributed import Client, LocalCluster
+    >>> import rankselect as rs
+    >>> import rankselect.dask as rd
+    >>> cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None)
+    >>> client = Client(cluster)
+    >>> X, y, qid = rd.partition_by_query(*rs.datasets.load_example("train"), n_partitions=2)
+    >>> X.chunks[0], X.shape
+    ((302, 281), (583, 22))
+    >>> client.close()
+    >>> cluster.close()
     """
     X, y, qid = check_ranking_data(X, y, qid)
     groups = QueryGroups.from_qid(qid)
@@ -108,6 +121,20 @@ def read_letor(paths: Sequence, *, n_features: Optional[int] = None, dtype=np.fl
     -------
     X, y, qid : dask.array.Array
         Shapes (m, n), (m,), (m,), chunked by file, data held on the workers.
+
+    Examples
+    --------
+    >>> from distributed import Client, LocalCluster
+    >>> import rankselect as rs
+    >>> import rankselect.dask as rd
+    >>> cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None)
+    >>> client = Client(cluster)
+    >>> paths = [str(rs.datasets.example_path(s)) for s in ("train", "vali")]  # one chunk per file
+    >>> X, y, qid = rd.read_letor(paths)
+    >>> X.chunks[0], X.shape[1]
+    ((583, 234), 22)
+    >>> client.close()
+    >>> cluster.close()
     """
     client = _client(client)
     if isinstance(paths, (str, bytes)) or not isinstance(paths, Sequence) or len(paths) == 0:

@@ -56,6 +56,20 @@ class RankRLS(DaskEstimatorMixin, DaskPredictMixin, _RankRLS):
     fitted attributes (``coef_``, ``alpha_``, ``lqo_errors_``, ``n_features_in_``) as
     :class:`rankselect.RankRLS`, plus ``client``; :meth:`path` works on Dask arrays;
     ``lqo_predict`` (one prediction per training row) is in-memory only.
+
+    Examples
+    --------
+    >>> from distributed import Client, LocalCluster
+    >>> import rankselect as rs
+    >>> import rankselect.dask as rd
+    >>> cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None)
+    >>> client = Client(cluster)
+    >>> X, y, qid = rd.partition_by_query(*rs.datasets.load_example("train"), n_partitions=2)
+    >>> model = rd.RankRLS(alpha=1.0).fit(X, y, qid)
+    >>> model.coef_.shape
+    (22,)
+    >>> client.close()
+    >>> cluster.close()
     """
 
     _parameter_constraints = {**_RankRLS._parameter_constraints, **CLIENT_CONSTRAINT}

@@ -28,6 +28,20 @@ class RankSVM(DaskEstimatorMixin, DaskPredictMixin, _RankSVM):
     (``kernel="nystroem"`` / ``"rff"``) are refused: apply the map to the Dask array first.
     The optimum is the in-memory one; the sums are taken in another order, so floats agree
     to rounding.
+
+    Examples
+    --------
+    >>> from distributed import Client, LocalCluster
+    >>> import rankselect as rs
+    >>> import rankselect.dask as rd
+    >>> cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None)
+    >>> client = Client(cluster)
+    >>> X, y, qid = rd.partition_by_query(*rs.datasets.load_example("train"), n_partitions=2)
+    >>> model = rd.RankSVM(C=1.0).fit(X, y, qid)
+    >>> model.coef_.shape
+    (22,)
+    >>> client.close()
+    >>> cluster.close()
     """
 
     _parameter_constraints = {**_RankSVM._parameter_constraints, **CLIENT_CONSTRAINT}

@@ -28,6 +28,20 @@ class SparseRankSVM(DaskEstimatorMixin, DaskPredictMixin, _SparseRankSVM):
     Same parameters (``weights`` and ``feature_costs`` included), validation, warnings and
     fitted attributes as :class:`rankselect.SparseRankSVM`, plus ``client``; ``fit`` takes
     ``coef_init``. The regularisation path (:meth:`path`, :meth:`c_min`) is in-memory only.
+
+    Examples
+    --------
+    >>> from distributed import Client, LocalCluster
+    >>> import rankselect as rs
+    >>> import rankselect.dask as rd
+    >>> cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None)
+    >>> client = Client(cluster)
+    >>> X, y, qid = rd.partition_by_query(*rs.datasets.load_example("train"), n_partitions=2)
+    >>> model = rd.SparseRankSVM(C=0.05).fit(X, y, qid)
+    >>> model.selected_features_[:3]
+    array([ 3, 11,  7])
+    >>> client.close()
+    >>> cluster.close()
     """
 
     _parameter_constraints = {**_SparseRankSVM._parameter_constraints, **CLIENT_CONSTRAINT}

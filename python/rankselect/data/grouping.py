@@ -37,6 +37,15 @@ class QueryGroups:
     offsets : ndarray of shape (n_queries + 1,), dtype ``np.uintp``
     ids : ndarray of shape (n_queries,)
         qid of each query, in order of first appearance.
+
+    Examples
+    --------
+    >>> import rankselect as rs
+    >>> groups = rs.QueryGroups.from_qid([7, 7, 3, 7, 3])
+    >>> groups.n_queries
+    2
+    >>> groups.offsets.tolist()
+    [0, 3, 5]
     """
 
     perm: np.ndarray
@@ -101,6 +110,14 @@ class GroupedData:
         Labels in grouped order, float64.
     groups : QueryGroups
         The grouping (``perm``, ``offsets``, ``ids``); :meth:`scatter` maps grouped rows back.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rankselect.data import GroupedData
+    >>> g = GroupedData.from_arrays(np.arange(8.).reshape(4, 2), np.array([1., 0., 2., 0.]), np.array([5, 9, 5, 9]))
+    >>> g.offsets.tolist(), g.y.tolist()
+    ([0, 2, 4], [1.0, 2.0, 0.0, 0.0])
     """
 
     X: np.ndarray
@@ -178,6 +195,15 @@ class TrainingData:
         int64, input order.
     grouped : GroupedData
         The same rows grouped by query (what the kernels take).
+
+    Examples
+    --------
+    >>> import rankselect as rs
+    >>> X, y, qid = rs.datasets.load_example("train")
+    >>> sel = rs.GreedyRankRLS(n_features_to_select=2)
+    >>> data = sel._validate_training_data(X, y, qid)  # what every fit builds once
+    >>> type(data).__name__, data.grouped.offsets.shape
+    ('TrainingData', (41,))
     """
 
     X: np.ndarray
@@ -204,6 +230,16 @@ def center_by_query(a, qid) -> np.ndarray:
 
     Returns a new array in input row order. The centring itself is the core's (the one
     RankRLS uses, ``groups::center_rows``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import rankselect as rs
+    >>> rs.center_by_query(np.array([[1.], [3.], [10.], [20.]]), qid=[1, 1, 2, 2])
+    array([[-1.],
+           [ 1.],
+           [-5.],
+           [ 5.]])
     """
     if sp.issparse(a):
         raise TypeError(

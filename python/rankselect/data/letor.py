@@ -19,7 +19,6 @@ usually means files were concatenated by mistake, ``load_letor`` warns once per 
 from __future__ import annotations
 
 import os
-import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +29,7 @@ import numpy as np
 from .. import _core
 from .._config import memory_limit
 from .._validation import check_qid, check_ranking_data
+from .contiguity import _warn_split_queries, split_queries
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -54,6 +54,14 @@ class RankingData:
 
     ``X, y, qid = data`` unpacks the arrays. ``n_split_queries`` counts the queries whose
     rows are not contiguous (merged by qid; in a LETOR file usually a concatenation mistake).
+
+    Examples
+    --------
+    >>> import rankselect as rs
+    >>> data = rs.load_letor(rs.datasets.example_path("train"))
+    >>> X, y, qid = data
+    >>> data.n_features, data.n_queries, X.shape
+    (22, 40, (583, 22))
     """
 
     X: np.ndarray
@@ -103,7 +111,16 @@ class RankingData:
 
 @dataclass(eq=False)
 class Fold:
-    """One LETOR fold: ``train``, ``vali`` and ``test`` with the same n_features."""
+    """One LETOR fold: ``train``, ``vali`` and ``test`` with the same n_features.
+
+    Examples
+    --------
+    >>> import rankselect as rs
+    >>> fold = rs.Fold("example", *(rs.datasets.load_example(s) for s in ("train", "vali", "test")))
+    >>> train, vali, test = fold
+    >>> train.n_queries, vali.n_queries, test.n_queries
+    (40, 15, 15)
+    """
 
     name: str
     train: RankingData
@@ -112,43 +129,6 @@ class Fold:
 
     def __iter__(self) -> Iterator[RankingData]:
         return iter((self.train, self.vali, self.test))
-
-
-def split_queries(qid) -> tuple[int, Optional[int], Optional[int]]:
-    """``(n, qid, row)``: how many queries have rows in more than one contiguous run, and,
-    for the first of them in file order, its qid and the 0-based row where it starts again
-    (None, None when no query is split).
-
-    Parameters
-    ----------
-    qid : array-like of shape (n_samples,)
-    """
-    qid = np.asarray(qid)
-    if qid.shape[0] < 2:
-        return 0, None, None
-    starts = np.flatnonzero(np.r_[True, qid[1:] != qid[:-1]])  # first row of every run
-    run_qid = qid[starts]
-    _, n_runs = np.unique(run_qid, return_counts=True)
-    split = n_runs > 1
-    if not split.any():
-        return 0, None, None
-    # a run whose qid occurred in an earlier run starts a query again
-    order = np.argsort(run_qid, kind="stable")  # runs grouped by qid, each group in file order
-    repeated = np.ones(run_qid.shape[0], dtype=bool)
-    repeated[order[np.cumsum(n_runs) - n_runs]] = False  # the first run of every qid
-    again = int(np.flatnonzero(repeated)[0])
-    return int(split.sum()), int(run_qid[again]), int(starts[again])
-
-
-def _warn_split_queries(path: str, qid: np.ndarray) -> None:
-    n, first, row = split_queries(qid)
-    if n:
-        assert row is not None
-        queries = "query has" if n == 1 else "queries have"
-        warnings.warn(
-            f"{path}: {n} {queries} rows that are not contiguous in the file (the first: qid {first}, "
-            f"which starts again at data row {row + 1}); they are merged by qid (in a LETOR file "
-            f"this usually means files were concatenated by mistake)", UserWarning, stacklevel=3)
 
 
 def _check_n_features(n_features) -> Optional[int]:
@@ -223,6 +203,13 @@ def load_letor(
     FileNotFoundError, OSError
         The file cannot be read, or its gzip data is corrupt or truncated
         (``"<path>: corrupt or truncated gzip data: ..."``).
+
+    Examples
+    --------
+    >>> import rankselect as rs
+    >>> data = rs.load_letor(rs.datasets.example_path("train"))
+    >>> data.X.shape, data.y[:3], data.qid[:3]
+    ((583, 22), array([2., 1., 1.]), array([1, 1, 1]))
     """
     n_features = _check_n_features(n_features)
     dt = np.dtype(dtype)
@@ -285,6 +272,20 @@ def load_letor_folds(
         ``root`` or a fold directory or file is missing (the message names it).
     ValueError
         A file is malformed (``"<file>: line N: ..."``).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import rankselect as rs
+    >>> root = tempfile.mkdtemp()
+    >>> for k in range(1, 6):  # five folds (here five copies of the shipped example)
+    ...     os.makedirs(f"{root}/Fold{k}")
+    ...     for split in ("train", "vali", "test"):
+    ...         rs.save_letor(f"{root}/Fold{k}/{split}.txt", rs.datasets.load_example(split))
+    ...
+    >>> folds = rs.load_letor_folds(root)
+    >>> len(folds), folds[0].name, folds[0].train.X.shape
+    (5, 'Fold1', (583, 22))
     """
     n_features = _check_n_features(n_features)
     root = Path(os.fspath(root))
@@ -332,6 +333,17 @@ def save_letor(path: PathLike, data, *, digits: Optional[int] = None) -> None:
     digits : int, optional
         Significant digits of the values (``%.<digits>g``). Default: the shortest text that
         reads back to the same float64 (``repr``), so ``load_letor`` round-trips exactly.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> import rankselect as rs
+    >>> path = os.path.join(tempfile.mkdtemp(), "train.txt")
+    >>> rs.save_letor(path, (np.array([[0.5, 1.0], [0.0, 2.0]]), np.array([1, 0]), np.array([3, 3])))
+    >>> print(open(path).read())
+    1 qid:3 1:0.5 2:1.0
+    0 qid:3 1:0.0 2:2.0
     """
     comments = getattr(data, "comments", None)
     X, y, qid = data

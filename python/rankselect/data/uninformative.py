@@ -34,13 +34,29 @@ __all__ = ["zero_features", "constant_within_queries", "constant_columns"]
 
 
 def zero_features(X) -> np.ndarray:
-    """(n_features,) bool: the column is 0 on every (training) row of ``X`` (m, n)."""
+    """(n_features,) bool: the column is 0 on every (training) row of ``X`` (m, n).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rankselect.data import zero_features
+    >>> zero_features(np.array([[0., 1., 0.], [0., 2., 0.]]))
+    array([ True, False,  True])
+    """
     return ~np.any(np.asarray(X) != 0, axis=0)
 
 
 def constant_columns(X: np.ndarray) -> np.ndarray:
     """(n_features,) bool: the column of ``X`` (m, n) is constant over all rows (every column
-    of an empty ``X``)."""
+    of an empty ``X``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rankselect.data import constant_columns
+    >>> constant_columns(np.array([[1., 0., 3.], [2., 0., 3.]]))
+    array([False,  True,  True])
+    """
     return np.all(X == X[:1], axis=0)
 
 
@@ -50,6 +66,14 @@ def constant_within_queries(X, qid, *, tol: float = 0.0) -> Union[np.ndarray, bo
     ``X`` may also be a score vector (m,), then the result is a scalar bool. ``tol``: values
     within ``tol * max(1, max|X|)`` of each other count as equal (the experiment uses 1e-12
     for scores, to absorb round-off).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rankselect.data import constant_within_queries
+    >>> X = np.array([[1., 5.], [1., 6.], [2., 7.], [2., 7.]])
+    >>> constant_within_queries(X, qid=[1, 1, 2, 2])
+    array([ True, False])
     """
     a = np.asarray(X, dtype=float)
     vector = a.ndim == 1

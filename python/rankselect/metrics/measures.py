@@ -75,6 +75,18 @@ def ndcg(y, scores, qid, k: Optional[int] = None, *, convention: str = "standard
     ties : {"stable", "pessimistic"}
     per_query : bool
         Return the array of shape (n_queries,) instead of the mean.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import rankselect as rs
+    >>> y = np.array([2, 0, 1, 1, 0])
+    >>> scores = np.array([0.9, 0.8, 0.3, 0.5, 0.1])
+    >>> qid = np.array([1, 1, 1, 2, 2])
+    >>> round(rs.metrics.ndcg(y, scores, qid, k=3), 4)
+    0.982
+    >>> rs.metrics.ndcg(y, scores, qid, k=3, convention="letor", per_query=True).round(4)
+    array([0.9077, 0.    ])
     """
     k = check_k(k)
     return _one("ndcg" if k is None else f"ndcg@{k}", y, scores, qid, convention, ties, per_query)
@@ -88,6 +100,16 @@ def precision(y, scores, qid, k: int, *, convention: str = "standard", ties: str
     a short query count as non-relevant (division by ``k`` in both conventions).
     Shapes as :func:`ndcg`; returns the mean over queries or, with ``per_query=True``,
     an array of shape (n_queries,).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import rankselect as rs
+    >>> y = np.array([2, 0, 1, 1, 0])
+    >>> scores = np.array([0.9, 0.8, 0.3, 0.5, 0.1])
+    >>> qid = np.array([1, 1, 1, 2, 2])
+    >>> rs.metrics.precision(y, scores, qid, k=2, per_query=True)
+    array([0.5, 0.5])
     """
     cutoff = check_k(k, allow_none=False)
     return _one(f"p@{cutoff}", y, scores, qid, convention, ties, per_query)
@@ -98,20 +120,52 @@ def average_precision(y, scores, qid, *, convention: str = "standard", ties: str
 
     ``AP = (1 / R) sum_{i: r_i relevant} P@i`` with ``R`` the number of relevant documents
     of the query; 0 for a query without relevant documents.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import rankselect as rs
+    >>> y = np.array([2, 0, 1, 1, 0])
+    >>> scores = np.array([0.9, 0.8, 0.3, 0.5, 0.1])
+    >>> qid = np.array([1, 1, 1, 2, 2])
+    >>> rs.metrics.average_precision(y, scores, qid).round(4)
+    array([0.8333, 1.    ])
     """
     return _one("ap", y, scores, qid, convention, ties, True)
 
 
 def mean_average_precision(y, scores, qid, *, convention: str = "standard", ties: str = "stable",
                            per_query: bool = False):
-    """MAP: the mean over queries of :func:`average_precision`."""
+    """MAP: the mean over queries of :func:`average_precision`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import rankselect as rs
+    >>> y = np.array([2, 0, 1, 1, 0])
+    >>> scores = np.array([0.9, 0.8, 0.3, 0.5, 0.1])
+    >>> qid = np.array([1, 1, 1, 2, 2])
+    >>> round(rs.metrics.mean_average_precision(y, scores, qid), 4)
+    0.9167
+    """
     return _one("ap", y, scores, qid, convention, ties, per_query)
 
 
 def mean_ndcg(y, scores, qid, *, convention: str = "standard", ties: str = "stable",
               per_query: bool = False):
     """LETOR's MeanNDCG: ``(1 / n) sum_{k=1}^{n} NDCG@k`` per query, then the mean over
-    queries (NDCG@k in the chosen convention; 0 for a query without relevant documents)."""
+    queries (NDCG@k in the chosen convention; 0 for a query without relevant documents).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import rankselect as rs
+    >>> y = np.array([2, 0, 1, 1, 0])
+    >>> scores = np.array([0.9, 0.8, 0.3, 0.5, 0.1])
+    >>> qid = np.array([1, 1, 1, 2, 2])
+    >>> round(rs.metrics.mean_ndcg(y, scores, qid), 4)
+    0.965
+    """
     return _one("meanndcg", y, scores, qid, convention, ties, per_query)
 
 
@@ -123,6 +177,16 @@ def err(y, scores, qid, k: Optional[int] = None, *, max_grade: Optional[float] =
     ``R_i = (2**r_i - 1) / 2**max_grade``; ``max_grade`` defaults to the largest label in
     ``y`` (over all queries) and must not be below it. ``convention`` has no effect
     (LETOR's script has no ERR); it is accepted for uniformity.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import rankselect as rs
+    >>> y = np.array([2, 0, 1, 1, 0])
+    >>> scores = np.array([0.9, 0.8, 0.3, 0.5, 0.1])
+    >>> qid = np.array([1, 1, 1, 2, 2])
+    >>> round(rs.metrics.err(y, scores, qid, k=3), 4)
+    0.5104
     """
     k = check_k(k)
     return _one("err" if k is None else f"err@{k}", y, scores, qid, convention, ties, per_query, max_grade)
@@ -134,6 +198,18 @@ def compute(metric: str, y, scores, qid, *, convention: str = "standard", ties: 
     ``"map"`` / ``"ap"``, ``"meanndcg"``, ``"err"``, ``"err@10"`` (case-insensitive).
 
     Returns the mean over queries, or the per-query array with ``per_query=True``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import rankselect as rs
+    >>> y = np.array([2, 0, 1, 1, 0])
+    >>> scores = np.array([0.9, 0.8, 0.3, 0.5, 0.1])
+    >>> qid = np.array([1, 1, 1, 2, 2])
+    >>> round(rs.metrics.compute("ndcg@3", y, scores, qid), 4)
+    0.982
+    >>> rs.metrics.compute("p@1", y, scores, qid, per_query=True)
+    array([1., 1.])
     """
     if not isinstance(metric, str):
         raise ValueError(f"metric must be a metric name such as 'ndcg@10' or 'map', got {metric!r}")
@@ -147,6 +223,17 @@ def evaluate(y, scores, qid, *, convention: str = "standard", ties: str = "stabl
 
     Returns a dict ``{"MAP", "NDCG@k" for k in ks, "P@k" for k in ks, "MeanNDCG", "ERR"}``
     of means over queries (arrays of shape (n_queries,) with ``per_query=True``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import rankselect as rs
+    >>> y = np.array([2, 0, 1, 1, 0])
+    >>> scores = np.array([0.9, 0.8, 0.3, 0.5, 0.1])
+    >>> qid = np.array([1, 1, 1, 2, 2])
+    >>> table = rs.metrics.evaluate(y, scores, qid, ks=[1, 3])
+    >>> {name: round(value, 4) for name, value in table.items()}
+    {'MAP': 0.9167, 'NDCG@1': 1.0, 'NDCG@3': 0.982, 'P@1': 1.0, 'P@3': 0.5, 'MeanNDCG': 0.965, 'ERR': 0.5104}
     """
     convention = check_choice(convention, "convention", CONVENTIONS)
     ties = check_choice(ties, "ties", TIES)

@@ -38,7 +38,15 @@ class _RankingMeasure:
 
 class RankingScorer(_Scorer):
     """A scikit-learn scorer of a ranking measure (:func:`make_scorer`); requests ``qid``
-    by default under metadata routing."""
+    by default under metadata routing.
+
+    Examples
+    --------
+    >>> import rankselect as rs
+    >>> scorer = rs.metrics.make_scorer("ndcg@10")
+    >>> type(scorer).__name__
+    'RankingScorer'
+    """
 
     __metadata_request__score = {"qid": True}
 
@@ -76,6 +84,19 @@ def make_scorer(measure: str, *, convention: str = "standard", ties: str = "stab
     Returns
     -------
     scorer : callable ``scorer(estimator, X, y, **metadata) -> float``
+
+    Examples
+    --------
+    >>> import rankselect as rs
+    >>> from rankselect.metrics import make_scorer
+    >>> X, y, qid = rs.datasets.load_example("train")
+    >>> scorer = make_scorer("map", convention="letor")
+    >>> model = rs.RankRLS().fit(X, y, qid=qid)
+    >>> import sklearn
+    >>> with sklearn.config_context(enable_metadata_routing=True):  # the scorer requests qid
+    ...     print(round(scorer(model, X, y, qid=qid), 4))
+    ...
+    0.9068
     """
     if not isinstance(measure, str):
         raise ValueError(f"measure must be a measure name such as 'ndcg@10' or 'map', got {measure!r}")

@@ -81,6 +81,14 @@ def kernel_matrix(X, Y=None, *, kernel="rbf", gamma=None, coef0=None, degree=Non
     Returns
     -------
     K : ndarray of shape (n_samples_X, n_samples_Y)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rankselect.models import kernel_matrix
+    >>> kernel_matrix(np.array([[0., 0.], [1., 0.]]), gamma=1.0).round(4)
+    array([[1.    , 0.3679],
+           [0.3679, 1.    ]])
     """
     X = check_matrix(X, "X")
     Y = X if Y is None else check_matrix(Y, "Y")
@@ -137,6 +145,15 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, KernelMapBase)
         Their indices in the training data.
     normalization_ : ndarray of shape (c, c) or (rank, c)
     n_features_in_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import rankselect as rs
+    >>> X = np.random.default_rng(0).normal(size=(100, 5))
+    >>> phi = rs.Nystroem(n_components=20, gamma=0.2, random_state=0).fit(X)
+    >>> phi.transform(X).shape
+    (100, 20)
     """
 
     components_: np.ndarray
@@ -267,6 +284,15 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, K
     random_weights_ : ndarray of shape (n_features, n_components)
     random_offset_ : ndarray of shape (n_components,)
     n_features_in_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import rankselect as rs
+    >>> X = np.random.default_rng(0).normal(size=(100, 5))
+    >>> phi = rs.RandomFourierFeatures(n_components=64, gamma=0.2, random_state=0).fit(X)
+    >>> phi.transform(X).shape
+    (100, 64)
     """
 
     random_weights_: np.ndarray

@@ -64,7 +64,14 @@ def _check_max_pairs(max_pairs):
 
 
 def count_pairs(y, qid) -> int:
-    """Number of preference pairs ``|P|`` of labels ``y`` (m,) grouped by ``qid`` (m,)."""
+    """Number of preference pairs ``|P|`` of labels ``y`` (m,) grouped by ``qid`` (m,).
+
+    Examples
+    --------
+    >>> from rankselect.pairwise import count_pairs
+    >>> count_pairs(y=[2, 0, 1, 1], qid=[1, 1, 1, 2])
+    3
+    """
     g, yg = _grouped_labels(y, qid)
     return int(_core.query_pair_counts(yg, g.offsets).sum())
 
@@ -89,6 +96,12 @@ def preference_pairs(y, qid, max_pairs: Optional[int] = DEFAULT_MAX_PAIRS) -> tu
     i, j : ndarray of shape (p,), dtype intp
         Input row indices. Order: queries in order of first appearance, then ``i`` in input
         order, then ``j`` in input order.
+
+    Examples
+    --------
+    >>> import rankselect as rs
+    >>> rs.preference_pairs(y=[2, 0, 1, 1], qid=[1, 1, 1, 2])
+    (array([0, 0, 2]), array([1, 2, 1]))
     """
     return _pairs(y, qid, max_pairs, _PAIR_BYTES, "preference_pairs")
 
@@ -122,6 +135,14 @@ def preference_pair_matrix(y, qid, max_pairs: Optional[int] = DEFAULT_MAX_PAIRS)
     ``A @ X`` are the pairwise difference vectors ``x_i - x_j`` (rows in the order of
     :func:`preference_pairs`). ``max_pairs`` and the memory rule as in
     :func:`preference_pairs`.
+
+    Examples
+    --------
+    >>> import rankselect as rs
+    >>> rs.preference_pair_matrix(y=[2, 0, 1], qid=[1, 1, 1]).toarray()
+    array([[ 1., -1.,  0.],
+           [ 1.,  0., -1.],
+           [ 0., -1.,  1.]])
     """
     i, j = _pairs(y, qid, max_pairs, _PAIR_MATRIX_BYTES, "preference_pair_matrix")
     m = np.asarray(y).shape[0]
@@ -166,6 +187,15 @@ def squared_hinge(X, y, qid, w) -> tuple[float, np.ndarray]:
         ``L(w) = sum_{(i,j) in P} max(0, 1 - w·(x_i - x_j))^2``.
     grad : ndarray of shape (n,)
         ``dL/dw``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rankselect.pairwise import squared_hinge
+    >>> X = np.array([[1., 0.], [0., 1.], [0., 0.]])
+    >>> loss, grad = squared_hinge(X, y=[2, 1, 0], qid=[1, 1, 1], w=np.zeros(2))
+    >>> loss, grad
+    (3.0, array([-4.,  0.]))
     """
     data, w = _grouped_problem(X, y, qid, w)
     value, grad = _core.squared_hinge_value_grad(data.X, data.y, data.offsets, w)
@@ -185,6 +215,14 @@ def squared_hinge_hessp(X, y, qid, w, v) -> np.ndarray:
     Returns
     -------
     ndarray of the shape of ``v``
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rankselect.pairwise import squared_hinge_hessp
+    >>> X = np.array([[1., 0.], [0., 1.], [0., 0.]])
+    >>> squared_hinge_hessp(X, y=[2, 1, 0], qid=[1, 1, 1], w=np.zeros(2), v=np.array([1., 0.]))
+    array([ 4., -2.])
     """
     data, w = _grouped_problem(X, y, qid, w)
     v = np.asarray(v)

@@ -66,6 +66,16 @@ class RankRLSPath:
     lqo_errors : ndarray of shape (n_alphas,)
         Exact leave-query-out error of each model (Theorem 3.1, eq. 7: sum over queries of
         squared query-centred hold-out residuals; lower is better).
+
+    Examples
+    --------
+    >>> import rankselect as rs
+    >>> X, y, qid = rs.datasets.load_example("train")
+    >>> path = rs.RankRLS().path(X, y, qid, alphas=[0.1, 1.0, 10.0])
+    >>> path.coefs.shape
+    (3, 22)
+    >>> path.lqo_errors.round(2)
+    array([199.51, 199.44, 199.21])
     """
 
     alphas: np.ndarray
@@ -126,6 +136,18 @@ class RankRLS(RankerMixin, LinearPredictMixin, RankingEstimator):
     NDCG@10 (standard convention). Training data without a preference pair or without a
     feature that varies inside a query warn with
     :class:`~rankselect.exceptions.DegenerateDataWarning` (the weights are then zero).
+
+    Examples
+    --------
+    >>> import rankselect as rs
+    >>> X, y, qid = rs.datasets.load_example("train")
+    >>> model = rs.RankRLS(alpha=[0.1, 1.0, 10.0]).fit(X, y, qid=qid)
+    >>> model.alpha_
+    10.0
+    >>> model.lqo_errors_.round(2)
+    array([199.51, 199.44, 199.21])
+    >>> round(model.score(X, y, qid=qid), 4)
+    0.9101
     """
 
     coef_: np.ndarray

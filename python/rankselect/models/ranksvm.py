@@ -80,6 +80,19 @@ class RankSVM(RankerMixin, RankingEstimator):
     :class:`~rankselect.exceptions.DegenerateDataWarning` (the model is then all zeros).
     scikit-learn's ``LinearSVC(loss='squared_hinge', fit_intercept=False)`` trained on the
     pair differences in both orientations with ``C / 2`` minimises the same objective.
+
+    Examples
+    --------
+    >>> import rankselect as rs
+    >>> X, y, qid = rs.datasets.load_example("train")
+    >>> model = rs.RankSVM(C=1.0).fit(X, y, qid=qid)
+    >>> model.coef_.shape
+    (22,)
+    >>> round(model.score(X, y, qid=qid), 4)
+    0.9106
+    >>> rbf = rs.RankSVM(kernel="nystroem", n_components=50, gamma=0.05, random_state=0).fit(X, y, qid=qid)
+    >>> rbf.predict(X[:3]).shape
+    (3,)
     """
 
     coef_: np.ndarray

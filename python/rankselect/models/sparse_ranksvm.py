@@ -52,6 +52,16 @@ class SparsePath:
         Final objective value of each model.
     n_iter : ndarray of shape (n_Cs,)
         Solver iterations of each model (warm-started from the previous one).
+
+    Examples
+    --------
+    >>> import rankselect as rs
+    >>> X, y, qid = rs.datasets.load_example("train")
+    >>> path = rs.sparse_path(X, y, qid, Cs=[0.01, 0.05, 0.5])
+    >>> path.n_selected
+    array([13, 17, 20])
+    >>> path.coefs.shape
+    (3, 22)
     """
 
     Cs: np.ndarray
@@ -121,6 +131,16 @@ class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, SelectorMixin, Ranking
     Training data without a preference pair or without a feature that varies inside a
     query warn with :class:`~rankselect.exceptions.DegenerateDataWarning`; the model is
     then all zeros (no feature selected).
+
+    Examples
+    --------
+    >>> import rankselect as rs
+    >>> X, y, qid = rs.datasets.load_example("train")
+    >>> svm = rs.SparseRankSVM(C=0.05, penalty="l1").fit(X, y, qid=qid)
+    >>> svm.selected_features_
+    array([ 3, 11,  7,  4, 16, 20,  9, 19, 18,  5,  6, 10, 12, 13, 14,  1, 15])
+    >>> svm.sparsity_ratio_
+    0.7727272727272727
     """
 
     coef_: np.ndarray
@@ -301,6 +321,14 @@ def sparse_path(X, y, qid, Cs=None, penalty="l1", **params) -> SparsePath:
     -------
     SparsePath
         ``Cs``, ``coefs`` (n_Cs, n), ``n_selected``, ``objectives``, ``n_iter``.
+
+    Examples
+    --------
+    >>> import rankselect as rs
+    >>> X, y, qid = rs.datasets.load_example("train")
+    >>> path = rs.sparse_path(X, y, qid, penalty="log")
+    >>> path.Cs.shape, int(path.n_selected.max())
+    ((10,), 16)
     """
     path_kw = {k: params.pop(k) for k in ("n_Cs", "ratio") if k in params}
     est = SparseRankSVM(penalty=penalty, **params)

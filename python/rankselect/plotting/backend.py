@@ -5,7 +5,15 @@ __all__ = ["require_matplotlib", "new_axes", "new_figure"]
 
 
 def require_matplotlib():
-    """Import matplotlib or raise an ImportError that says how to install it."""
+    """Import matplotlib or raise an ImportError that says how to install it.
+
+    Examples
+    --------
+    >>> from rankselect.plotting import require_matplotlib
+    >>> mpl = require_matplotlib()  # matplotlib, or an ImportError that says how to install it
+    >>> mpl.__name__
+    'matplotlib'
+    """
     try:
         import matplotlib  # noqa: F401
     except ImportError as exc:

@@ -61,6 +61,23 @@ def feature_curves(result, metric: str = "MAP", select: Optional[str] = None) ->
 
     Returns ``{method: {"n": (p,), "vali": (p,), "test": (p,), "kind": "path" | "grid" |
     "single", "varying": names of the grid parameters with more than one value}}``.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import rankselect as rs
+    >>> root = tempfile.mkdtemp()
+    >>> for k in range(1, 6):  # a fold layout (here five copies of the shipped example)
+    ...     os.makedirs(f"{root}/Fold{k}")
+    ...     for split in ("train", "vali", "test"):
+    ...         rs.save_letor(f"{root}/Fold{k}/{split}.txt", rs.datasets.load_example(split))
+    ...
+    >>> grid = {"rankrls": {"alpha": [1.0]}, "greedy-rankrls": {"alpha": [1.0]}}
+    >>> result = rs.protocol.run(root, ["rankrls", "greedy-rankrls"], grid=grid, progress=False)
+    >>> from rankselect.plotting import feature_curves
+    >>> curves = feature_curves(result, metric="MAP")
+    >>> sorted(curves)
+    ['greedy-rankrls', 'rankrls']
     """
     if metric not in ("MAP", "NDCG@10"):
         raise ValueError(f"metric must be 'MAP' or 'NDCG@10', got {metric!r}")
@@ -113,6 +130,23 @@ def plot_feature_curves(result, metric: str = "MAP"):
     panel, a star marks the model the protocol chose by validation (the results table's row:
     mean #features and mean test score). The legend sits below the panels.
     ``result`` is an ExperimentResult, its ``to_dict()`` or the path of its JSON.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import rankselect as rs
+    >>> root = tempfile.mkdtemp()
+    >>> for k in range(1, 6):  # a fold layout (here five copies of the shipped example)
+    ...     os.makedirs(f"{root}/Fold{k}")
+    ...     for split in ("train", "vali", "test"):
+    ...         rs.save_letor(f"{root}/Fold{k}/{split}.txt", rs.datasets.load_example(split))
+    ...
+    >>> grid = {"rankrls": {"alpha": [1.0]}, "greedy-rankrls": {"alpha": [1.0]}}
+    >>> result = rs.protocol.run(root, ["rankrls", "greedy-rankrls"], grid=grid, progress=False)
+    >>> from rankselect.plotting import plot_feature_curves
+    >>> fig = plot_feature_curves(result, metric="MAP")
+    >>> type(fig).__name__
+    'Figure'
     """
     d = as_result_dict(result)
     curves = feature_curves(d, metric)
@@ -171,7 +205,25 @@ def plot_regularization_curves(result, method: str = "greedy-rankrls", metric: s
     """Fold mean of the validation (or test) ``metric`` against the number of features in
     use, one line per value of ``param``, coloured by log2 of the value with a colour bar
     (greedy RankRLS paper, Figs 1-4: average validation MAP / MeanNDCG per lambda).
-    ``result`` is an ExperimentResult, its ``to_dict()`` or the path of its JSON."""
+    ``result`` is an ExperimentResult, its ``to_dict()`` or the path of its JSON.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import rankselect as rs
+    >>> root = tempfile.mkdtemp()
+    >>> for k in range(1, 6):  # a fold layout (here five copies of the shipped example)
+    ...     os.makedirs(f"{root}/Fold{k}")
+    ...     for split in ("train", "vali", "test"):
+    ...         rs.save_letor(f"{root}/Fold{k}/{split}.txt", rs.datasets.load_example(split))
+    ...
+    >>> grid = {"rankrls": {"alpha": [1.0]}, "greedy-rankrls": {"alpha": [1.0]}}
+    >>> result = rs.protocol.run(root, ["rankrls", "greedy-rankrls"], grid=grid, progress=False)
+    >>> from rankselect.plotting import plot_regularization_curves
+    >>> fig = plot_regularization_curves(result, method="greedy-rankrls", metric="MAP", param="alpha")
+    >>> type(fig).__name__
+    'Figure'
+    """
     d = as_result_dict(result)
     if method not in d["methods"]:
         raise ValueError(f"method {method!r} is not in this result (methods: {', '.join(d['methods'])})")

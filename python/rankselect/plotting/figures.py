@@ -26,6 +26,23 @@ def save_experiment_figures(result, out_dir, *, fold: Optional[int] = None) -> l
     ``fold`` (1-based) defaults to the first fold of the result.
     ``result`` is an ExperimentResult, its ``to_dict()`` or the path of its JSON (the last
     two figures read the data again from its ``data_dir``).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import rankselect as rs
+    >>> root = tempfile.mkdtemp()
+    >>> for k in range(1, 6):  # a fold layout (here five copies of the shipped example)
+    ...     os.makedirs(f"{root}/Fold{k}")
+    ...     for split in ("train", "vali", "test"):
+    ...         rs.save_letor(f"{root}/Fold{k}/{split}.txt", rs.datasets.load_example(split))
+    ...
+    >>> grid = {"rankrls": {"alpha": [1.0]}, "greedy-rankrls": {"alpha": [1.0]}}
+    >>> result = rs.protocol.run(root, ["rankrls", "greedy-rankrls"], grid=grid, progress=False)
+    >>> from rankselect.plotting import save_experiment_figures
+    >>> paths = save_experiment_figures(result, tempfile.mkdtemp())
+    >>> len(paths) > 0, paths[0].suffix
+    (True, '.png')
     """
     d = as_result_dict(result)
     out = Path(out_dir)

@@ -24,6 +24,19 @@ def plot_cost_quality(paths, ax=None, *, title=None):
     Returns
     -------
     matplotlib Axes
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import rankselect as rs
+    >>> train, vali = rs.datasets.load_example("train"), rs.datasets.load_example("vali")
+    >>> from rankselect.costs import cost_quality_path
+    >>> from rankselect.plotting import plot_cost_quality
+    >>> costs = np.linspace(0.1, 2.2, train.n_features)
+    >>> path = cost_quality_path(rs.GreedyRankRLS(n_features_to_select=5).fit(*train), vali, costs)
+    >>> ax = plot_cost_quality({"greedy RankRLS": path})
+    >>> ax.get_xlabel()
+    'total feature cost'
     """
     if not isinstance(paths, dict):
         paths = {"": paths}
@@ -65,6 +78,15 @@ def plot_selection_frequencies(frequencies, ax=None, *, feature_numbers=None, ti
     Returns
     -------
     matplotlib Axes
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rankselect.plotting import plot_selection_frequencies
+    >>> ax = plot_selection_frequencies({"greedy": np.array([1.0, 0.2, 0.9]), "GAS": np.array([0.8, 0.5, 0.1])},
+    ...                                 threshold=0.6)
+    >>> type(ax).__name__
+    'Axes'
     """
     if not isinstance(frequencies, dict):
         frequencies = {"": frequencies}

@@ -40,6 +40,15 @@ def plot_similarity(sim, ax=None, *, labels=None, title=None, cmap=None, vmin=No
     Returns
     -------
     matplotlib Axes
+
+    Examples
+    --------
+    >>> import rankselect as rs
+    >>> from rankselect.plotting import plot_similarity
+    >>> X, y, qid = rs.datasets.load_example("train")
+    >>> ax = plot_similarity(rs.kendall_similarity(X[:, :5], qid), title="Kendall similarity")
+    >>> ax.get_title()
+    'Kendall similarity'
     """
     sim = np.asarray(sim, dtype=float)
     if sim.ndim != 2 or sim.shape[0] != sim.shape[1]:

@@ -75,6 +75,17 @@ def plot_single_feature_scores(train_scores: npt.ArrayLike, test_scores: npt.Arr
     Features at the same point share one label (``"7, 8, 9"``); ``constant`` (1-based
     numbers) marks the features constant on the training set, which rank by file order
     only (grey crosses). ``title`` names the data and fold, e.g. ``"MQ2008 Fold1"``.
+
+    Examples
+    --------
+    >>> import rankselect as rs
+    >>> from rankselect.plotting import plot_single_feature_scores
+    >>> train, test = rs.datasets.load_example("train"), rs.datasets.load_example("test")
+    >>> a = rs.protocol.single_feature_scores(*train)
+    >>> b = rs.protocol.single_feature_scores(*test)
+    >>> fig = plot_single_feature_scores(a, b, title="example")
+    >>> type(fig).__name__
+    'Figure'
     """
     a = np.asarray(train_scores, dtype=float)
     b = np.asarray(test_scores, dtype=float)

@@ -19,7 +19,24 @@ from .scoring import CUTOFFS, TEST_KEYS
 
 @dataclass
 class MethodFold:
-    """The outcome of one method on one fold."""
+    """The outcome of one method on one fold.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import rankselect as rs
+    >>> root = tempfile.mkdtemp()
+    >>> for k in range(1, 6):  # a fold layout (here five copies of the shipped example)
+    ...     os.makedirs(f"{root}/Fold{k}")
+    ...     for split in ("train", "vali", "test"):
+    ...         rs.save_letor(f"{root}/Fold{k}/{split}.txt", rs.datasets.load_example(split))
+    ...
+    >>> grid = {"rankrls": {"alpha": [1.0]}, "greedy-rankrls": {"alpha": [1.0]}}
+    >>> result = rs.protocol.run(root, ["rankrls", "greedy-rankrls"], grid=grid, progress=False)
+    >>> fold = result.folds[0]["greedy-rankrls"]
+    >>> type(fold).__name__, fold.params
+    ('MethodFold', {'alpha': 1.0, 'k': 5})
+    """
 
     method: str
     fold: str
@@ -77,7 +94,23 @@ def _fmt_param(v) -> str:
 
 @dataclass
 class ExperimentResult:
-    """Per-fold results (``folds[i][method]`` -> :class:`MethodFold`) and their summaries."""
+    """Per-fold results (``folds[i][method]`` -> :class:`MethodFold`) and their summaries.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import rankselect as rs
+    >>> root = tempfile.mkdtemp()
+    >>> for k in range(1, 6):  # a fold layout (here five copies of the shipped example)
+    ...     os.makedirs(f"{root}/Fold{k}")
+    ...     for split in ("train", "vali", "test"):
+    ...         rs.save_letor(f"{root}/Fold{k}/{split}.txt", rs.datasets.load_example(split))
+    ...
+    >>> grid = {"rankrls": {"alpha": [1.0]}, "greedy-rankrls": {"alpha": [1.0]}}
+    >>> result = rs.protocol.run(root, ["rankrls", "greedy-rankrls"], grid=grid, progress=False)
+    >>> type(result).__name__, len(result.folds)
+    ('ExperimentResult', 5)
+    """
 
     data_dir: str
     methods: list[str]

@@ -51,5 +51,13 @@ def single_feature_scores(X, y, qid, *, k: int = 10, convention: str = "letor") 
     the better of the two orders is reported. Computed once, in the core, by
     :func:`rankselect.feature_importance` (pessimistic ties: a tie in a feature carries no
     order, so file order never helps a feature).
+
+    Examples
+    --------
+    >>> import rankselect as rs
+    >>> X, y, qid = rs.datasets.load_example("train")
+    >>> scores = rs.protocol.single_feature_scores(X, y, qid, k=10)
+    >>> scores.shape, int(scores.argmax())
+    ((22,), 7)
     """
     return np.asarray(feature_importance(X, y, qid, measure=f"ndcg@{k}", convention=convention).importance)

@@ -20,7 +20,14 @@ from ..selection import GAS, FSMRank, GreedyRankRLS, feature_importance, kendall
 
 @dataclass
 class Candidate:
-    """One fitted grid point: hyperparameters and a linear model over all n features."""
+    """One fitted grid point: hyperparameters and a linear model over all n features.
+
+    Examples
+    --------
+    >>> from rankselect.protocol import Candidate
+    >>> Candidate.__dataclass_fields__.keys()
+    dict_keys(['params', 'coef', 'selected'])
+    """
 
     params: dict[str, Any]
     coef: np.ndarray
@@ -34,6 +41,13 @@ class MethodSpec:
     ``candidates(train, grid, options, cache)`` yields, per fitting unit (one progress-bar
     step), a list of :class:`Candidate`; ``n_units(grid)`` counts the units;
     ``unused(options)`` names the grid parameters these options make irrelevant (dropped).
+
+    Examples
+    --------
+    >>> from rankselect.protocol import METHODS
+    >>> spec = METHODS["greedy-rankrls"]
+    >>> type(spec).__name__
+    'MethodSpec'
     """
 
     name: str

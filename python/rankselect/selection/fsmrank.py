@@ -117,6 +117,16 @@ class FSMRank(RankerMixin, SparseLinearRankerMixin, SelectorMixin, RankingEstima
     Training data without a preference pair or without a feature that varies inside a
     query warn with :class:`~rankselect.exceptions.DegenerateDataWarning`; the model is
     then all zeros (no feature selected, ``n_iter_ = 0``).
+
+    Examples
+    --------
+    >>> import rankselect as rs
+    >>> X, y, qid = rs.datasets.load_example("train")
+    >>> fsm = rs.FSMRank(lambda1=0.1, lambda2=0.01).fit(X, y, qid=qid)
+    >>> fsm.selected_features_
+    array([ 3, 11,  7,  4, 16,  9,  2, 14])
+    >>> fsm.converged_
+    True
     """
 
     coef_: np.ndarray
@@ -268,6 +278,16 @@ class FSMSVM(RankerMixin, LinearPredictMixin, SelectorMixin, RankingEstimator):
     Training data without a preference pair or without a feature that varies inside a
     query warn with :class:`~rankselect.exceptions.DegenerateDataWarning` (from the FSMRank
     stage); nothing is then selected and the model is all zeros.
+
+    Examples
+    --------
+    >>> import rankselect as rs
+    >>> X, y, qid = rs.datasets.load_example("train")
+    >>> sel = rs.FSMSVM(n_features_to_select=3).fit(X, y, qid=qid)
+    >>> sel.selected_features_
+    array([ 3, 11,  7])
+    >>> sel.coef_.shape
+    (22,)
     """
 
     fsmrank_: FSMRank

@@ -78,6 +78,16 @@ def gas_greedy(importance, similarity, n_features_to_select: int, c: float, last
         Feature indices in order of selection.
     weights : ndarray of shape (n_features_to_select,)
         The current (penalised) weight of each feature when it was selected.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rankselect.selection import gas_greedy
+    >>> importance = np.array([0.9, 0.85, 0.5])
+    >>> similarity = np.array([[1., .9, 0.], [.9, 1., 0.], [0., 0., 1.]])
+    >>> selected, weights = gas_greedy(importance, similarity, n_features_to_select=2, c=0.5)
+    >>> selected, weights.round(2)  # feature 1, a near-copy of feature 0, is passed over
+    (array([0, 2]), array([0.9, 0.5]))
     """
     w = np.array(importance, dtype=np.float64)
     if costs is not None or budget is not None:

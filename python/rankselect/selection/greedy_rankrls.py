@@ -114,6 +114,18 @@ class GreedyRankRLS(RankerMixin, LinearPredictMixin, SelectorMixin, RankingEstim
     query warn with :class:`~rankselect.exceptions.DegenerateDataWarning`. Features constant
     within every query cannot change the model: they are never selected, and the path stops
     (``stop_reason_ = "uninformative"``) when only such features are left.
+
+    Examples
+    --------
+    >>> import rankselect as rs
+    >>> X, y, qid = rs.datasets.load_example("train")
+    >>> sel = rs.GreedyRankRLS(n_features_to_select=3, alpha=1.0).fit(X, y, qid=qid)
+    >>> sel.selected_features_
+    array([ 7,  3, 11])
+    >>> sel.lqo_scores_.round(2)
+    array([344.55, 292.13, 251.19])
+    >>> sel.transform(X).shape
+    (583, 3)
     """
 
     selected_features_: np.ndarray

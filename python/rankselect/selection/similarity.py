@@ -81,6 +81,16 @@ def kendall_similarity(X, qid, variant: str = "geng", absolute: bool = False, *,
     ------
     ValueError
         On bad shapes, NaN/inf, an unknown variant, or when no query has 2 documents.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import rankselect as rs
+    >>> X = np.array([[1., 2., 3.], [2., 1., 2.], [3., 0., 1.]])
+    >>> rs.kendall_similarity(X, qid=[1, 1, 1], variant="tau_b")
+    array([[ 1., -1., -1.],
+           [-1.,  1.,  1.],
+           [-1.,  1.,  1.]])
     """
     variant = check_variant(variant)
     if not isinstance(absolute, (bool, np.bool_)):

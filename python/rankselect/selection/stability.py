@@ -41,6 +41,17 @@ def nogueira_stability(supports) -> float:
     Returns
     -------
     float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rankselect.selection import nogueira_stability
+    >>> same = np.array([[True, True, False, False]] * 3)
+    >>> round(nogueira_stability(same), 4)
+    1.0
+    >>> varied = np.array([[True, True, False, False], [False, True, True, False], [False, False, True, True]])
+    >>> round(nogueira_stability(varied), 4)
+    -0.3333
     """
     Z = np.asarray(supports, dtype=bool)
     if Z.ndim != 2 or Z.shape[0] < 2:
@@ -93,6 +104,18 @@ class StabilitySelection(SelectorMixin, BaseEstimator):
     subsamples_ : list of ndarray
         The qids of every subsample.
     n_features_in_ : int
+
+    Examples
+    --------
+    >>> import rankselect as rs
+    >>> X, y, qid = rs.datasets.load_example("train")
+    >>> st = rs.StabilitySelection(rs.GreedyRankRLS(n_features_to_select=3), n_resamples=10, random_state=0)
+    >>> st = st.fit(X, y, qid=qid)
+    >>> st.selection_frequencies_.round(1)
+    array([0. , 0. , 0. , 0.9, 0.3, 0. , 0. , 0.9, 0. , 0.1, 0. , 0.6, 0. ,
+           0. , 0. , 0. , 0.2, 0. , 0. , 0. , 0. , 0. ])
+    >>> st.selected_features_
+    array([ 7,  3, 11])
     """
 
     selection_frequencies_: np.ndarray
@@ -194,6 +217,23 @@ def fold_selection_frequencies(result) -> dict[str, np.ndarray]:
     -------
     dict method -> ndarray of shape (n_features,)
         Fraction of the folds whose chosen model selected the feature (0-based columns).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import rankselect as rs
+    >>> root = tempfile.mkdtemp()
+    >>> for k in range(1, 6):  # a fold layout (here five copies of the shipped example)
+    ...     os.makedirs(f"{root}/Fold{k}")
+    ...     for split in ("train", "vali", "test"):
+    ...         rs.save_letor(f"{root}/Fold{k}/{split}.txt", rs.datasets.load_example(split))
+    ...
+    >>> grid = {"rankrls": {"alpha": [1.0]}, "greedy-rankrls": {"alpha": [1.0]}}
+    >>> result = rs.protocol.run(root, ["rankrls", "greedy-rankrls"], grid=grid, progress=False)
+    >>> from rankselect.selection import fold_selection_frequencies
+    >>> freq = fold_selection_frequencies(result)
+    >>> sorted(freq), freq["greedy-rankrls"].shape
+    (['greedy-rankrls', 'rankrls'], (22,))
     """
     out = {}
     n = int(result.n_features)

@@ -19,7 +19,20 @@ __all__ = ["Comparison", "compare", "experiment_per_query", "compare_experiment"
 class Comparison:
     """Every method against ``baseline``: one row (dict) per method in ``rows`` with
     ``method, mean, baseline_mean, mean_diff, diff_ci, d_z, d_z_ci, statistic, pvalue,
-    pvalue_adjusted, significant``."""
+    pvalue_adjusted, significant``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rankselect import stats
+    >>> rng = np.random.default_rng(0)
+    >>> base = rng.uniform(size=40)
+    >>> cmp = stats.compare({"base": base, "new": base + 0.05}, baseline="base", random_state=0)
+    >>> type(cmp).__name__
+    'Comparison'
+    >>> print(cmp.to_markdown().splitlines()[0])
+    randomization test against base, 40 queries, alpha 0.05
+    """
 
     baseline: str
     test: str
@@ -67,6 +80,17 @@ def compare(per_query: Mapping[str, npt.ArrayLike], baseline: str, *, test: str 
     Returns
     -------
     Comparison
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rankselect import stats
+    >>> rng = np.random.default_rng(0)
+    >>> base = rng.uniform(size=40)
+    >>> per_query = {"base": base, "better": base + rng.normal(0.05, 0.02, 40), "same": base + rng.normal(0, 0.02, 40)}
+    >>> result = stats.compare(per_query, baseline="base", test="randomization", random_state=0)
+    >>> [(row["method"], bool(row["significant"])) for row in result.rows]
+    [('better', True), ('same', False)]
     """
     if baseline not in per_query:
         raise ValueError(f"baseline {baseline!r} is not among the methods ({', '.join(per_query)})")
@@ -97,7 +121,24 @@ _EXPERIMENT_KEYS = {"map": "AP", "ap": "AP", "ndcg@10": "NDCG@10"}
 
 def experiment_per_query(result, metric: str = "MAP") -> dict[str, np.ndarray]:
     """Per-query test scores of every method of a LETOR protocol run, folds concatenated
-    (``metric``: ``"MAP"`` (per-query AP) or ``"NDCG@10"``). Returns ``{method: (q,)}``."""
+    (``metric``: ``"MAP"`` (per-query AP) or ``"NDCG@10"``). Returns ``{method: (q,)}``.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import rankselect as rs
+    >>> root = tempfile.mkdtemp()
+    >>> for k in range(1, 6):  # a fold layout (here five copies of the shipped example)
+    ...     os.makedirs(f"{root}/Fold{k}")
+    ...     for split in ("train", "vali", "test"):
+    ...         rs.save_letor(f"{root}/Fold{k}/{split}.txt", rs.datasets.load_example(split))
+    ...
+    >>> grid = {"rankrls": {"alpha": [1.0]}, "greedy-rankrls": {"alpha": [1.0]}}
+    >>> result = rs.protocol.run(root, ["rankrls", "greedy-rankrls"], grid=grid, progress=False)
+    >>> per_query = rs.stats.experiment_per_query(result, metric="MAP")
+    >>> {name: v.shape for name, v in per_query.items()}
+    {'rankrls': (75,), 'greedy-rankrls': (75,)}
+    """
     key = _EXPERIMENT_KEYS.get(str(metric).lower())
     if key is None:
         raise ValueError(f"metric must be 'MAP' or 'NDCG@10', got {metric!r}")
@@ -106,5 +147,22 @@ def experiment_per_query(result, metric: str = "MAP") -> dict[str, np.ndarray]:
 
 def compare_experiment(result, baseline: str, metric: str = "MAP", **kwargs) -> Comparison:
     """:func:`compare` on a :class:`rankselect.experiment.ExperimentResult`: the per-query
-    test scores of every fold pooled (each test query once)."""
+    test scores of every fold pooled (each test query once).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import rankselect as rs
+    >>> root = tempfile.mkdtemp()
+    >>> for k in range(1, 6):  # a fold layout (here five copies of the shipped example)
+    ...     os.makedirs(f"{root}/Fold{k}")
+    ...     for split in ("train", "vali", "test"):
+    ...         rs.save_letor(f"{root}/Fold{k}/{split}.txt", rs.datasets.load_example(split))
+    ...
+    >>> grid = {"rankrls": {"alpha": [1.0]}, "greedy-rankrls": {"alpha": [1.0]}}
+    >>> result = rs.protocol.run(root, ["rankrls", "greedy-rankrls"], grid=grid, progress=False)
+    >>> table = rs.stats.compare_experiment(result, baseline="rankrls", metric="MAP", random_state=0)
+    >>> type(table).__name__
+    'Comparison'
+    """
     return compare(experiment_per_query(result, metric), baseline, **kwargs)

@@ -41,7 +41,17 @@ def _pair(a, b):
 
 @dataclass(frozen=True)
 class TestResult:
-    """``statistic`` and ``pvalue`` of a paired test over ``n`` queries."""
+    """``statistic`` and ``pvalue`` of a paired test over ``n`` queries.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rankselect import stats
+    >>> a, b = np.array([0.5, 0.7, 0.9, 0.6]), np.array([0.4, 0.6, 0.9, 0.5])
+    >>> res = stats.paired_test(a, b, test="t")
+    >>> type(res).__name__, round(res.pvalue, 4)
+    ('TestResult', 0.0577)
+    """
 
     __test__ = False  # not a pytest class
 
@@ -74,6 +84,19 @@ def paired_test(a, b, test: str = "randomization", *, alternative: str = "two-si
     Returns
     -------
     TestResult
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rankselect import stats
+    >>> rng = np.random.default_rng(0)
+    >>> a = rng.uniform(size=50)
+    >>> b = a - 0.05 + rng.normal(scale=0.05, size=50)
+    >>> res = stats.paired_test(a, b, test="randomization", random_state=0)
+    >>> round(res.pvalue, 4)
+    0.0002
+    >>> stats.paired_test(a, b, test="wilcoxon").pvalue < 0.05
+    True
     """
     if test not in TESTS:
         raise ValueError(f"test must be one of {TESTS}, got {test!r}")
@@ -104,6 +127,12 @@ def holm(pvalues) -> np.ndarray:
 
     With ``p_(1) <= ... <= p_(m)`` sorted: ``adj_(i) = max_{j <= i} min(1, (m - j + 1) p_(j))``.
     Rejecting where ``adj <= alpha`` controls the family-wise error rate at ``alpha``.
+
+    Examples
+    --------
+    >>> from rankselect import stats
+    >>> stats.holm([0.01, 0.04, 0.03])
+    array([0.03, 0.06, 0.06])
     """
     p = check_vector(pvalues, "pvalues")
     if ((p < 0) | (p > 1)).any():
@@ -124,6 +153,14 @@ def mean_confidence_interval(values, confidence: float = 0.95, method: str = "t"
     ``"bootstrap"``: the BCa bootstrap over queries (:func:`scipy.stats.bootstrap`,
     ``n_resamples`` resamples). Returns ``(low, high)``; ``(mean, mean)`` when all values
     are equal.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rankselect import stats
+    >>> low, high = stats.mean_confidence_interval(np.array([0.5, 0.6, 0.7, 0.8]))
+    >>> round(low, 4), round(high, 4)
+    (0.4446, 0.8554)
     """
     from scipy import stats
 
@@ -148,7 +185,16 @@ def mean_confidence_interval(values, confidence: float = 0.95, method: str = "t"
 @dataclass(frozen=True)
 class EffectSize:
     """Effect of ``a`` over ``b``: ``mean_diff`` with its interval ``diff_ci``, and the
-    paired standardised mean difference ``d_z`` with its interval ``d_z_ci``."""
+    paired standardised mean difference ``d_z`` with its interval ``d_z_ci``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rankselect import stats
+    >>> es = stats.effect_size(np.array([0.5, 0.7, 0.9, 0.6]), np.array([0.4, 0.6, 0.85, 0.5]), random_state=0)
+    >>> type(es).__name__, round(es.mean_diff, 4)
+    ('EffectSize', 0.0875)
+    """
 
     mean_diff: float
     diff_ci: tuple
@@ -169,6 +215,16 @@ def effect_size(a, b, *, confidence: float = 0.95, n_resamples: int = 2000, rand
     ``mean_diff = mean(d)``, ``d = a - b``, with the t-interval of the mean; ``d_z =
     mean(d) / sd(d)`` (Cohen's d for paired samples, ``sd`` with ``ddof=1``; 0 when all
     differences are equal) with a BCa bootstrap interval over queries.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rankselect import stats
+    >>> rng = np.random.default_rng(0)
+    >>> a = rng.uniform(size=30)
+    >>> es = stats.effect_size(a, a - 0.1 + rng.normal(scale=0.05, size=30), random_state=0)
+    >>> round(es.mean_diff, 3), es.diff_ci[0] > 0
+    (0.086, True)
     """
     a, b = _pair(a, b)
     d = a - b

@@ -26,7 +26,14 @@ PathLike = Union[str, "os.PathLike[str]"]
 
 def docnos_from_comments(comments: Sequence[str]) -> list[str]:
     """Document ids from LETOR comments (``docid = GX000-00-0000000 inc = ...``): the token
-    after ``docid =``. Raises ValueError naming the row when a comment has none."""
+    after ``docid =``. Raises ValueError naming the row when a comment has none.
+
+    Examples
+    --------
+    >>> from rankselect import stats
+    >>> stats.docnos_from_comments(["docid = GX001-23 inc = 1", "docid = GX002-11 inc = 0.5"])
+    ['GX001-23', 'GX002-11']
+    """
     out = []
     for i, c in enumerate(comments):
         tokens = str(c).replace("=", " = ").split()
@@ -69,6 +76,15 @@ def write_trec_run(path: PathLike, qid, scores, docnos=None, *, run_name: str = 
         Document ids (default ``"d<row>"``, the 0-based input row; use
         :func:`docnos_from_comments` for LETOR's ``docid``); unique within a query.
     run_name : str
+
+    Examples
+    --------
+    >>> from rankselect import stats
+    >>> path = stats.write_trec_run("run.txt", qid=[1, 1, 2], scores=[0.2, 0.9, 0.5])
+    >>> print(path.read_text())
+    1 Q0 d1 1 0.9 rankselect
+    1 Q0 d0 2 0.2 rankselect
+    2 Q0 d2 1 0.5 rankselect
     """
     qid = check_qid(qid)
     scores = check_vector(scores, "scores", n=qid.shape[0])
@@ -94,7 +110,17 @@ def write_trec_run(path: PathLike, qid, scores, docnos=None, *, run_name: str = 
 def write_trec_qrels(path: PathLike, qid, y, docnos=None) -> Path:
     """Write TREC qrels: ``qid 0 docno label`` (integer labels), queries in order of first
     appearance, documents in input order. Loads in ranx (``ranx.Qrels.from_file(path,
-    kind="trec")``), trec_eval and pytrec_eval; use the same ``docnos`` as the run."""
+    kind="trec")``), trec_eval and pytrec_eval; use the same ``docnos`` as the run.
+
+    Examples
+    --------
+    >>> from rankselect import stats
+    >>> path = stats.write_trec_qrels("qrels.txt", qid=[1, 1, 2], y=[0, 2, 1])
+    >>> print(path.read_text())
+    1 0 d0 0
+    1 0 d1 2
+    2 0 d2 1
+    """
     qid = check_qid(qid)
     y = check_vector(y, "y", n=qid.shape[0])
     if (y != np.round(y)).any() or (y < 0).any():
@@ -121,6 +147,17 @@ def write_per_query(path: PathLike, per_query: Mapping[str, Mapping[str, Sequenc
     query_ids : array-like of shape (n_queries,)
         The qid of each position (e.g. :attr:`PermutationImportance.query_ids` or a
         :class:`~rankselect.QueryGroups`' ``ids``).
+
+    Examples
+    --------
+    >>> from rankselect import stats
+    >>> per_query = {"run": {"ndcg_cut_10": [0.5, 1.0]}}
+    >>> path = stats.write_per_query("per_query.tsv", per_query, query_ids=[1, 2])
+    >>> print(path.read_text())
+    run  measure  qid  value
+    run  ndcg_cut_10  1  0.5
+    run  ndcg_cut_10  2  1.0
+    run  ndcg_cut_10  all  0.75
     """
     qids = np.asarray(query_ids)
     lines = ["run\tmeasure\tqid\tvalue"]
@@ -140,7 +177,24 @@ def write_per_query(path: PathLike, per_query: Mapping[str, Mapping[str, Sequenc
 
 def experiment_per_query_rows(result) -> tuple[dict[str, dict[str, np.ndarray]], np.ndarray]:
     """Per-query test scores of a LETOR protocol run, folds concatenated, ready for
-    :func:`write_per_query`: returns ``({method: {"AP": (q,), "NDCG@10": (q,)}}, qids (q,))``."""
+    :func:`write_per_query`: returns ``({method: {"AP": (q,), "NDCG@10": (q,)}}, qids (q,))``.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import rankselect as rs
+    >>> root = tempfile.mkdtemp()
+    >>> for k in range(1, 6):  # a fold layout (here five copies of the shipped example)
+    ...     os.makedirs(f"{root}/Fold{k}")
+    ...     for split in ("train", "vali", "test"):
+    ...         rs.save_letor(f"{root}/Fold{k}/{split}.txt", rs.datasets.load_example(split))
+    ...
+    >>> grid = {"rankrls": {"alpha": [1.0]}, "greedy-rankrls": {"alpha": [1.0]}}
+    >>> result = rs.protocol.run(root, ["rankrls", "greedy-rankrls"], grid=grid, progress=False)
+    >>> per, query_ids = rs.stats.experiment_per_query_rows(result)
+    >>> sorted(per), sorted(per["rankrls"]), query_ids.shape
+    (['greedy-rankrls', 'rankrls'], ['AP', 'NDCG@10'], (75,))
+    """
     per = {m: {k: np.concatenate([f[m].per_query[k] for f in result.folds]) for k in ("AP", "NDCG@10")}
            for m in result.methods}
     qids = np.concatenate([result.folds[i][result.methods[0]].test_qids for i in range(len(result.folds))])

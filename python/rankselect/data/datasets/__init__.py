@@ -73,6 +73,13 @@ class GroundTruth:
         Pure noise columns.
     constant : ndarray of int
         Constant columns.
+
+    Examples
+    --------
+    >>> from rankselect.datasets import example_truth
+    >>> truth = example_truth()
+    >>> truth.informative, truth.noise[:3]
+    (array([ 7,  3, 11,  4, 16]), array([1, 5, 6]))
     """
 
     informative: np.ndarray
@@ -90,7 +97,15 @@ class GroundTruth:
 @dataclass(repr=False, eq=False)
 class SyntheticRanking(RankingData):
     """A :class:`~rankselect.RankingData` from :func:`make_ranking`, with its ``truth``
-    (:class:`GroundTruth`) and the ``latent`` relevance score of each row (n_samples,)."""
+    (:class:`GroundTruth`) and the ``latent`` relevance score of each row (n_samples,).
+
+    Examples
+    --------
+    >>> from rankselect.datasets import make_ranking
+    >>> data = make_ranking(n_queries=10, random_state=0)
+    >>> type(data).__name__, data.X.shape, data.truth.informative
+    ('SyntheticRanking', (200, 20), array([ 5, 17,  3,  4,  8]))
+    """
 
     truth: Optional[GroundTruth] = None
     latent: Optional[np.ndarray] = field(default=None)
@@ -169,6 +184,15 @@ def make_ranking(
         ``X`` (n_samples, n_features), ``y`` (n_samples,) in ``0 .. label_levels - 1``,
         ``qid`` (n_samples,), ``truth`` (:class:`GroundTruth`), ``latent`` (n_samples,).
         Unpacks as ``X, y, qid``.
+
+    Examples
+    --------
+    >>> from rankselect.datasets import make_ranking
+    >>> data = make_ranking(n_queries=20, docs_per_query=10, n_informative=3, n_redundant=2, n_noise=5, random_state=0)
+    >>> data.X.shape, data.n_queries
+    ((200, 10), 20)
+    >>> data.truth.informative, data.truth.redundant
+    (array([3, 5, 0]), array([2, 7]))
     """
     n_queries = _count(n_queries, "n_queries", 1)
     n_informative = _count(n_informative, "n_informative", 1)
@@ -262,12 +286,27 @@ def _check_split(split: str) -> str:
 
 
 def example_path(split: str = "train") -> Path:
-    """Path of the shipped example file ``example_<split>.txt`` (split: train, vali, test)."""
+    """Path of the shipped example file ``example_<split>.txt`` (split: train, vali, test).
+
+    Examples
+    --------
+    >>> from rankselect.datasets import example_path
+    >>> example_path("vali").name
+    'example_vali.txt'
+    """
     return _DATA_DIR / f"example_{_check_split(split)}.txt"
 
 
 def load_example(split: str = "train", **kwargs) -> RankingData:
-    """Load the shipped example split with :func:`rankselect.load_letor` (kwargs passed on)."""
+    """Load the shipped example split with :func:`rankselect.load_letor` (kwargs passed on).
+
+    Examples
+    --------
+    >>> from rankselect.datasets import load_example
+    >>> train = load_example("train")
+    >>> train.X.shape, train.n_queries
+    ((583, 22), 40)
+    """
     kwargs.setdefault("n_features", _example_n_features())
     return load_letor(example_path(split), **kwargs)
 
@@ -278,7 +317,14 @@ def _example_n_features() -> int:
 
 
 def example_truth() -> GroundTruth:
-    """Ground truth (0-based columns) of the shipped example."""
+    """Ground truth (0-based columns) of the shipped example.
+
+    Examples
+    --------
+    >>> from rankselect.datasets import example_truth
+    >>> example_truth().informative
+    array([ 7,  3, 11,  4, 16])
+    """
     truth = make_ranking(**EXAMPLE_PARAMS).truth
     assert truth is not None
     return truth
@@ -295,7 +341,15 @@ def example_splits() -> dict[str, RankingData]:
 
 
 def write_example(directory: Optional[Union[str, Path]] = None) -> Sequence[Path]:
-    """(Re)write the example files into ``directory`` (default: the package's data dir)."""
+    """(Re)write the example files into ``directory`` (default: the package's data dir).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from rankselect.datasets import write_example
+    >>> [p.name for p in write_example(tempfile.mkdtemp())]
+    ['example_train.txt', 'example_vali.txt', 'example_test.txt']
+    """
     directory = Path(directory) if directory is not None else _DATA_DIR
     directory.mkdir(parents=True, exist_ok=True)
     paths = []
