@@ -39,14 +39,16 @@ extensions = [
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 root_doc = "index"
-exclude_patterns = ["_build", "gallery", "**/README.md", "Thumbs.db", ".DS_Store"]
+# reproduction.md (written by benches/reproduce_mq2008.py) is included by reproducing.md
+exclude_patterns = ["_build", "gallery", "**/README.md", "reproduction.md", "Thumbs.db", ".DS_Store"]
 templates_path = ["_templates"]
 html_static_path = ["_static"]
+html_css_files = ["rankselect.css"]
 
 # ---------------------------------------------------------------- API reference
 autosummary_generate = True
 autosummary_imported_members = True
-autodoc_default_options = {"members": True, "inherited-members": False, "show-inheritance": False}
+autodoc_default_options = {"members": True}
 autodoc_typehints = "none"  # numpydoc's Parameters sections give the types
 numpydoc_show_class_members = False  # autosummary lists the members
 numpydoc_class_members_toctree = False
@@ -86,8 +88,9 @@ html_theme_options = {
     "navigation_with_keys": False,
     "show_toc_level": 2,
     "header_links_before_dropdown": 7,
-    "secondary_sidebar_items": ["page-toc"],
+    # the wide tables of the metric conventions get the whole width
+    "secondary_sidebar_items": {"**": ["page-toc"], "user_guide/metrics": []},
 }
-html_sidebars = {"changelog": [], "reproduction": []}
+html_sidebars = {"changelog": [], "reproducing": []}
 html_show_sourcelink = False
 os.environ.setdefault("RAYON_NUM_THREADS", "2")

@@ -7,6 +7,8 @@
     one page share one namespace and run in order, in a temporary working directory. A
     failing block fails the build. ``tests/test_docs_examples.py`` runs the same blocks.
 
+(``NDCG@10`` in prose stays text: docutils would make it an e-mail link.)
+
 ``.. rankselect-cli::``
     The command-line reference, rendered from ``rankselect.cli``'s argument parser: the
     main ``--help``, then one section per subcommand with its ``--help``.
@@ -17,6 +19,7 @@ import argparse
 import contextlib
 import io
 import os
+import re
 import tempfile
 import traceback
 import warnings
@@ -101,6 +104,17 @@ def _help(parser: argparse.ArgumentParser, prog: str) -> str:
     return parser.format_help().rstrip()
 
 
+_CUTOFF = re.compile(r"[A-Za-z]+@[0-9.]+[A-Za-z]*")
+
+
+def _unlink_cutoffs(app: Sphinx, doctree: nodes.document) -> None:
+    """``NDCG@10`` in prose is a measure, not an e-mail address: docutils' standalone
+    e-mail links are turned back into text when they look like a measure at a cutoff."""
+    for ref in list(doctree.findall(nodes.reference)):
+        if ref.get("refuri", "").startswith("mailto:") and _CUTOFF.fullmatch(ref.astext()):
+            ref.replace_self(nodes.Text(ref.astext()))
+
+
 def _forget(app: Sphinx, env, docname: str) -> None:
     _NAMESPACES.pop(docname, None)
 
@@ -109,4 +123,5 @@ def setup(app: Sphinx) -> dict:
     app.add_directive("rankselect-run", RunDirective)
     app.add_directive("rankselect-cli", CliDirective)
     app.connect("env-purge-doc", _forget)
+    app.connect("doctree-read", _unlink_cutoffs)
     return {"parallel_read_safe": False, "parallel_write_safe": True, "version": "1"}

@@ -35,7 +35,7 @@ result = stats.compare(per_query, baseline="RankRLS (all)", test="randomization"
 print(result.to_markdown())
 
 # %%
-# Mean NDCG@10 per method with 95% confidence intervals over the test queries.
+# Mean ``NDCG@10`` per method with 95% confidence intervals over the test queries.
 names = list(per_query)
 means, lows, highs = [], [], []
 for name in names:

@@ -4,7 +4,7 @@ Greedy RankRLS: the path, and k chosen on validation
 
 Greedy RankRLS (Pahikkala et al. 2010) adds one feature at a time, the one with the best
 exact leave-query-out (LQO) error, and keeps the model of every prefix in ``coef_path_``.
-The LQO error on the training data and the NDCG@10 of each prefix on the validation data
+The LQO error on the training data and the ``NDCG@10`` of each prefix on the validation data
 tell how many features to keep, with no refit.
 """
 
@@ -29,7 +29,7 @@ print("k chosen on validation:", best_k)
 
 # %%
 # The LQO criterion falls while informative features are added (filled markers) and
-# flattens once only copies and noise are left; validation NDCG@10 peaks at ``best_k``.
+# flattens once only copies and noise are left; validation ``NDCG@10`` peaks at ``best_k``.
 ks = np.arange(1, len(sel.selected_features_) + 1)
 filled = np.array([f in informative for f in sel.selected_features_])
 fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(9, 3.5), layout="constrained")
