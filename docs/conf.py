@@ -91,6 +91,7 @@ html_theme_options = {
     # the wide tables of the metric conventions get the whole width
     "secondary_sidebar_items": {"**": ["page-toc"], "user_guide/metrics": []},
 }
-html_sidebars = {"changelog": [], "reproducing": []}
+# pages without sub-pages: no empty navigation column
+html_sidebars = {page: [] for page in ("index", "getting_started", "cli", "changelog", "reproducing", "contributing")}
 html_show_sourcelink = False
 os.environ.setdefault("RAYON_NUM_THREADS", "2")

@@ -100,7 +100,7 @@ class CliDirective(Directive):
 
 def _help(parser: argparse.ArgumentParser, prog: str) -> str:
     parser.prog = prog
-    os.environ["COLUMNS"] = "90"  # a fixed width, whatever the terminal of the build
+    os.environ["COLUMNS"] = "88"  # a fixed width, whatever the terminal of the build
     return parser.format_help().rstrip()
 
 
