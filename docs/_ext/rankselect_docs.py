@@ -5,7 +5,7 @@
     so the numbers on a page are computed by the build, never typed by hand (warnings
     are shown in the output too). The blocks of
     one page share one namespace and run in order, in a temporary working directory. A
-    failing block fails the build. ``tests/test_docs_examples.py`` runs the same blocks.
+    failing block fails the build. ``tests/docs/test_docs_examples.py`` runs the same blocks.
 
 (``NDCG@10`` in prose stays text: docutils would make it an e-mail link.)
 

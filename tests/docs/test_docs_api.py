@@ -2,6 +2,8 @@
 ``__all__`` of the public modules (read from the sources, no build needed)."""
 from __future__ import annotations
 
+import importlib
+import pkgutil
 import types
 
 import pytest
@@ -16,6 +18,23 @@ DOCUMENTED = {name for names in ENTRIES.values() for name in names}
 def test_every_api_module_has_a_page():
     assert set(API_MODULES) - {"rankselect"} <= automodules()
     assert "rankselect" in automodules()
+
+
+def test_every_public_subpackage_and_top_level_module_is_an_api_module():
+    """A new public folder (``rankselect/<name>/``) or top-level module needs its API page:
+    it is one of API_MODULES, or the same module object as one of them (``rankselect.stats``
+    is ``rankselect.analysis.stats``). Modules inside a folder are its implementation: their
+public names are documented through the folder's ``__all__``; the command line's
+subcommand modules through the CLI reference."""
+    api_objects = {id(importlib.import_module(m)) for m in API_MODULES}
+    missing = []
+    for info in pkgutil.walk_packages(rankselect.__path__, "rankselect."):
+        parts = info.name.split(".")
+        if any(p.startswith("_") for p in parts) or not (info.ispkg or len(parts) == 2):
+            continue
+        if id(importlib.import_module(info.name)) not in api_objects:
+            missing.append(info.name)
+    assert not missing, f"public modules without an API page (add them to API_MODULES and docs/api): {missing}"
 
 
 def test_every_module_in_a_public_all_has_a_page():
