@@ -94,4 +94,5 @@ html_theme_options = {
 # pages without sub-pages: no empty navigation column
 html_sidebars = {page: [] for page in ("index", "getting_started", "cli", "changelog", "reproducing", "contributing")}
 html_show_sourcelink = False
+# the executed examples run on two threads unless told otherwise (results do not depend on it)
 os.environ.setdefault("RAYON_NUM_THREADS", "2")
