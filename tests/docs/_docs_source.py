@@ -132,6 +132,25 @@ def public_names() -> list[tuple[str, str, object]]:
     return out
 
 
+def implementation_callables() -> list[tuple[str, object]]:
+    """Classes and functions in the ``__all__`` of the package's other public modules (the
+    implementation: helpers shared across folders), each once, not already public above."""
+    import pkgutil
+
+    api = {id(obj) for _, obj in public_callables()}
+    seen: dict[int, tuple[str, object]] = {}
+    for info in pkgutil.walk_packages(rankselect.__path__, "rankselect."):
+        if any(part.startswith("_") for part in info.name.split(".")):
+            continue
+        mod = importlib.import_module(info.name)
+        for name in getattr(mod, "__all__", []):
+            obj = getattr(mod, name)
+            if (inspect.isclass(obj) or inspect.isfunction(obj)) and id(obj) not in api \
+                    and obj.__module__.startswith("rankselect"):
+                seen.setdefault(id(obj), (f"{info.name}.{name}", obj))
+    return sorted(seen.values(), key=lambda t: t[0])
+
+
 def public_callables() -> list[tuple[str, object]]:
     """Every public class and function once: (the name it is documented under, object)."""
     seen: dict[int, tuple[str, object]] = {}

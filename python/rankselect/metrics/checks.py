@@ -27,7 +27,14 @@ Ties = Literal["stable", "pessimistic"]
 
 def check_choice(value, name: str, choices: Sequence[str]) -> str:
     """``value`` trimmed and lower-cased when it is one of ``choices`` (case-insensitive);
-    ValueError naming ``name``."""
+    ValueError naming ``name``.
+
+    Examples
+    --------
+    >>> from rankselect.metrics.checks import check_choice
+    >>> check_choice(" LETOR ", "convention", ("standard", "letor"))
+    'letor'
+    """
     if not isinstance(value, str) or value.strip().lower() not in choices:
         allowed = ", ".join(repr(c) for c in choices)
         raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
@@ -35,12 +42,26 @@ def check_choice(value, name: str, choices: Sequence[str]) -> str:
 
 
 def check_convention(convention) -> str:
-    """A metric convention, one of :data:`CONVENTIONS` (case-insensitive), lower-cased."""
+    """A metric convention, one of :data:`CONVENTIONS` (case-insensitive), lower-cased.
+
+    Examples
+    --------
+    >>> from rankselect.metrics.checks import check_convention
+    >>> check_convention("Standard")
+    'standard'
+    """
     return check_choice(convention, "convention", CONVENTIONS)
 
 
 def check_k(k, name: str = "k", *, allow_none: bool = True) -> Optional[int]:
-    """A cutoff ``k``: a positive int (or None when ``allow_none``); ValueError naming ``name``."""
+    """A cutoff ``k``: a positive int (or None when ``allow_none``); ValueError naming ``name``.
+
+    Examples
+    --------
+    >>> from rankselect.metrics.checks import check_k
+    >>> check_k(10), check_k(None)
+    (10, None)
+    """
     if k is None and allow_none:
         return None
     if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
@@ -50,7 +71,14 @@ def check_k(k, name: str = "k", *, allow_none: bool = True) -> Optional[int]:
 
 
 def check_max_grade(max_grade) -> Optional[float]:
-    """ERR's ``max_grade``: a finite float or None."""
+    """ERR's ``max_grade``: a finite float or None.
+
+    Examples
+    --------
+    >>> from rankselect.metrics.checks import check_max_grade
+    >>> check_max_grade(4), check_max_grade(None)
+    (4.0, None)
+    """
     if max_grade is None:
         return None
     if (isinstance(max_grade, bool) or not isinstance(max_grade, numbers.Real)
@@ -60,7 +88,15 @@ def check_max_grade(max_grade) -> Optional[float]:
 
 
 def mean_over_queries(values: np.ndarray) -> float:
-    """Sequential sum in query order over the number of queries (as the Rust `mean`)."""
+    """Sequential sum in query order over the number of queries (as the Rust `mean`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rankselect.metrics.checks import mean_over_queries
+    >>> mean_over_queries(np.array([0.5, 1.0, 0.0]))
+    0.5
+    """
     total = 0.0
     for v in values.tolist():
         total += v

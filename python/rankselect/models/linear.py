@@ -9,7 +9,17 @@ __all__ = ["LinearPredictMixin", "SparseLinearRankerMixin"]
 
 class LinearPredictMixin:
     """``predict(X)`` = ``X @ coef_`` after validating X against the fitted width (and, for a
-    DataFrame, the fitted column names)."""
+    DataFrame, the fitted column names).
+
+    Examples
+    --------
+    >>> import rankselect as rs
+    >>> from rankselect.models.linear import LinearPredictMixin
+    >>> X, y, qid = rs.datasets.load_example("train")
+    >>> model = rs.RankRLS().fit(X, y, qid=qid)
+    >>> isinstance(model, LinearPredictMixin), model.predict(X[:2]).shape  # predict is X @ coef_
+    (True, (2,))
+    """
 
     def predict(self, X):
         """Scores ``X @ coef_``, shape (m,)."""
@@ -20,7 +30,17 @@ class LinearPredictMixin:
 
 class SparseLinearRankerMixin(LinearPredictMixin):
     """A linear ranker whose support and ``selected_features_`` come from the non-zero
-    coefficients (``support_``), ordered by decreasing ``|coef_|``."""
+    coefficients (``support_``), ordered by decreasing ``|coef_|``.
+
+    Examples
+    --------
+    >>> import rankselect as rs
+    >>> from rankselect.models.linear import SparseLinearRankerMixin
+    >>> X, y, qid = rs.datasets.load_example("train")
+    >>> svm = rs.SparseRankSVM(C=0.01).fit(X, y, qid=qid)
+    >>> isinstance(svm, SparseLinearRankerMixin), int(svm.get_support().sum()) == len(svm.selected_features_)
+    (True, True)
+    """
 
     def _get_support_mask(self):
         check_is_fitted(self, "support_")

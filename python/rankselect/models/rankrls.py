@@ -33,7 +33,21 @@ __all__ = ["RankRLS", "RankRLSPath", "group_for_lqo", "check_lqo"]
 
 def check_lqo(data: GroupedData, *, gram: bool = True) -> GroupedData:
     """``data`` when leave-query-out applies (at least two queries); ``gram``: also check
-    the memory of RankRLS's solve (greedy RankRLS checks its own caches in the core)."""
+    the memory of RankRLS's solve (greedy RankRLS checks its own caches in the core).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rankselect.data import GroupedData
+    >>> from rankselect.models.rankrls import check_lqo
+    >>> one_query = GroupedData.from_arrays(np.eye(3), np.array([1., 0., 2.]), np.array([7, 7, 7]))
+    >>> try:
+    ...     check_lqo(one_query)
+    ... except ValueError as exc:
+    ...     print("ValueError:", str(exc).split(";")[0])
+    ...
+    ValueError: qid must hold at least two queries for leave-query-out, got 1 (n_samples=3)
+    """
     m, n = data.X.shape
     if gram:
         # The grouped and the query-centred copies of X, the Gram matrix and its eigenvectors.
@@ -48,7 +62,16 @@ def check_lqo(data: GroupedData, *, gram: bool = True) -> GroupedData:
 
 
 def group_for_lqo(X, y, qid, *, gram: bool = True) -> GroupedData:
-    """Validate ``(X, y, qid)``, group the rows by query and :func:`check_lqo` them."""
+    """Validate ``(X, y, qid)``, group the rows by query and :func:`check_lqo` them.
+
+    Examples
+    --------
+    >>> import rankselect as rs
+    >>> from rankselect.models.rankrls import group_for_lqo
+    >>> data = group_for_lqo(*rs.datasets.load_example("train"))
+    >>> data.offsets.shape  # 40 queries: 41 offsets
+    (41,)
+    """
     return check_lqo(GroupedData.from_arrays(*check_ranking_data(X, y, qid)), gram=gram)
 
 

@@ -23,7 +23,15 @@ def require_matplotlib():
 
 
 def new_axes(figsize):
-    """A new figure's only Axes (``figsize`` in inches); ImportError without matplotlib."""
+    """A new figure's only Axes (``figsize`` in inches); ImportError without matplotlib.
+
+    Examples
+    --------
+    >>> from rankselect.plotting.backend import new_axes
+    >>> ax = new_axes((4, 3))
+    >>> type(ax).__name__, ax.figure.get_size_inches().tolist()
+    ('Axes', [4.0, 3.0])
+    """
     require_matplotlib()
     from matplotlib.figure import Figure
 
@@ -31,7 +39,15 @@ def new_axes(figsize):
 
 
 def new_figure(figsize=(6.4, 4.4)):
-    """A new constrained-layout Figure (``figsize`` in inches); ImportError without matplotlib."""
+    """A new constrained-layout Figure (``figsize`` in inches); ImportError without matplotlib.
+
+    Examples
+    --------
+    >>> from rankselect.plotting.backend import new_figure
+    >>> fig = new_figure()
+    >>> type(fig).__name__
+    'Figure'
+    """
     try:
         from matplotlib.figure import Figure
     except ImportError as exc:  # pragma: no cover - exercised only without matplotlib

@@ -16,7 +16,23 @@ __all__ = ["as_result_dict", "feature_curves", "plot_feature_curves", "plot_regu
 
 def as_result_dict(result) -> dict:
     """An experiment result as the dict of ``ExperimentResult.to_dict()``: accepts an
-    ExperimentResult, that dict, or the path of its ``experiment.json``."""
+    ExperimentResult, that dict, or the path of its ``experiment.json``.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import rankselect as rs
+    >>> from rankselect.plotting.curves import as_result_dict
+    >>> root = tempfile.mkdtemp()
+    >>> for k in range(1, 6):  # a fold layout (here five copies of the shipped example)
+    ...     os.makedirs(f"{root}/Fold{k}")
+    ...     for split in ("train", "vali", "test"):
+    ...         rs.save_letor(f"{root}/Fold{k}/{split}.txt", rs.datasets.load_example(split))
+    ...
+    >>> result = rs.protocol.run(root, ["rankrls"], grid={"rankrls": {"alpha": [1.0]}}, progress=False)
+    >>> sorted(as_result_dict(result))[:3]
+    ['averages', 'convention', 'data_dir']
+    """
     if isinstance(result, (str, Path)):
         import json
 

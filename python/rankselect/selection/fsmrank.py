@@ -35,7 +35,16 @@ __all__ = ["FSMRank", "FSMSVM", "pearson_importance", "pearson_similarity"]
 
 
 def pearson_importance(X: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """``s_j = |Pearson(X[:, j], y)|`` over all rows (0 for a constant column or constant y)."""
+    """``s_j = |Pearson(X[:, j], y)|`` over all rows (0 for a constant column or constant y).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rankselect.selection.fsmrank import pearson_importance
+    >>> X = np.array([[1., 0.], [2., 1.], [3., 0.]])
+    >>> pearson_importance(X, np.array([0., 1., 2.]))
+    array([1., 0.])
+    """
     Xc = X - X.mean(axis=0)
     yc = y - y.mean()
     num = Xc.T @ yc
@@ -46,7 +55,18 @@ def pearson_importance(X: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def pearson_similarity(X: np.ndarray) -> np.ndarray:
-    """``A_ij = |Pearson(X[:, i], X[:, j])|`` over all rows (``A_ii = 1``; 0 against a constant column)."""
+    """``A_ij = |Pearson(X[:, i], X[:, j])|`` over all rows (``A_ii = 1``; 0 against a constant column).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rankselect.selection.fsmrank import pearson_similarity
+    >>> X = np.array([[1., 3., 0.], [2., 2., 1.], [3., 1., 0.]])
+    >>> pearson_similarity(X).round(3)
+    array([[1., 1., 0.],
+           [1., 1., 0.],
+           [0., 0., 1.]])
+    """
     Xc = X - X.mean(axis=0)
     norms = np.sqrt((Xc * Xc).sum(axis=0))
     safe = np.where(norms > 0, norms, 1.0)

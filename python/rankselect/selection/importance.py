@@ -64,7 +64,14 @@ _MEASURES = "'map', 'ndcg', 'ndcg@k', 'p@k', 'meanndcg', 'err', 'err@k' or 'pair
 def parse_measure(measure):
     """Return ``(kind, k)``; raises naming ``measure`` on anything unknown. Measure names are
     parsed in one place, the core's ``metrics::Measure`` parser (``"pairwise"``, GAS-L's
-    pairwise accuracy, is not a ranking measure and is recognised here)."""
+    pairwise accuracy, is not a ranking measure and is recognised here).
+
+    Examples
+    --------
+    >>> from rankselect.selection.importance import parse_measure
+    >>> parse_measure("ndcg@10"), parse_measure("pairwise")
+    (('ndcg', 10), ('pairwise', None))
+    """
     if not isinstance(measure, str):
         raise TypeError(f"measure must be a string such as 'map', 'ndcg@10' or 'pairwise', got {measure!r}")
     name = measure.strip().lower()
@@ -81,7 +88,16 @@ _TIE_RTOL = 1e-12
 
 def pick_directions(ascending: np.ndarray, descending: np.ndarray) -> FeatureImportance:
     """Per feature, the better of the scores by ``x`` (``ascending``) and by ``-x``
-    (``descending``), both of shape (n_features,), and its direction (+1 / -1)."""
+    (``descending``), both of shape (n_features,), and its direction (+1 / -1).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rankselect.selection.importance import pick_directions
+    >>> imp = pick_directions(ascending=np.array([0.8, 0.3]), descending=np.array([0.2, 0.6]))
+    >>> imp.importance, imp.directions
+    (array([0.8, 0.6]), array([ 1, -1]))
+    """
     ascending = np.asarray(ascending, dtype=np.float64)
     descending = np.asarray(descending, dtype=np.float64)
     # Equal scores (within rounding: the two directions sum per-query values in different
@@ -96,6 +112,14 @@ def pairwise_accuracy(X, y, qid) -> tuple:
 
     Returns ``(ascending, descending)``, two arrays of shape (n_features,): one minus the
     fraction of misordered preference pairs (ties count half).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rankselect.selection.importance import pairwise_accuracy
+    >>> X = np.array([[1.], [2.], [3.]])
+    >>> pairwise_accuracy(X, y=np.array([0., 1., 2.]), qid=np.array([1, 1, 1]))
+    (array([1.]), array([0.]))
     """
     return _pairwise_accuracy(GroupedData.from_arrays(*check_ranking_data(X, y, qid)))
 

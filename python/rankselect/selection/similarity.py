@@ -43,7 +43,14 @@ _ALGORITHMS = {"auto": None, "bitset": np.iinfo(np.int64).max, "merge": 0}
 
 
 def check_variant(variant) -> str:
-    """``variant`` when it is one of :data:`VARIANTS`; ValueError otherwise."""
+    """``variant`` when it is one of :data:`VARIANTS`; ValueError otherwise.
+
+    Examples
+    --------
+    >>> from rankselect.selection.similarity import check_variant
+    >>> check_variant("tau_b")
+    'tau_b'
+    """
     if not isinstance(variant, str) or variant not in VARIANTS:
         raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
     return variant
