@@ -75,4 +75,6 @@ pub(crate) use self::driver::{check_cache_memory, check_data, check_params};
 pub use self::driver::{check_options, greedy_rankrls, select, GreedyOptions};
 pub use self::path::{GreedyPath, Stop};
 pub(crate) use self::state::update_residuals;
+#[cfg(test)]
+pub(crate) use self::state::{fused_update, update_residuals_body};
 pub use self::state::{state_bytes, GreedyState, Step, CHUNK_ROWS};

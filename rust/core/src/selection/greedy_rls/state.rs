@@ -7,7 +7,7 @@ use rayon::prelude::*;
 
 use super::criterion::{Criterion, CriterionScratch};
 use crate::data::groups::{center_exact, QueryOffsets};
-use crate::linalg::{axpy, dot4};
+use crate::linalg::{axpy, dot4, sq_norm_axpy4};
 
 /// Target number of rows per chunk (whole queries; a longer query is a chunk of its own).
 pub const CHUNK_ROWS: usize = 2048;
@@ -233,39 +233,17 @@ impl GreedyState {
         let (offsets, p, yc) = (&self.offsets, &self.p, &self.yc);
         let cb = chunks.split(&mut self.c, n);
         let ubl = chunks.split(&mut self.u, n);
+        let squared = criterion.is_squared();
         let parts: Vec<Vec<f64>> = cb
             .into_par_iter()
             .zip(ubl)
             .enumerate()
             .map_init(CriterionScratch::default, |scratch, (k, (cc, uu))| {
-                let r0 = chunks.rows[k];
-                let len = chunks.rows[k + 1] - r0;
-                let mut out = vec![0.0; n];
-                for i in (0..n).filter(|&i| !skip[i]) {
-                    let ci_ = &mut cc[i * len..(i + 1) * len];
-                    let ui_ = &mut uu[i * len..(i + 1) * len];
-                    let (cf, df) = coefs[i];
-                    let mut total = 0.0;
-                    for q in chunks.queries[k]..chunks.queries[k + 1] {
-                        let (s, e) = (offsets[q], offsets[q + 1]);
-                        let cq = &mut ci_[s - r0..e - r0];
-                        let uq = &mut ui_[s - r0..e - r0];
-                        let pq = &p[s..e];
-                        let (s1, s2) = match step {
-                            Some(st) => {
-                                let (ubq, zbq) = (&st.ub[s..e], &st.zb[s..e]);
-                                let t = st.t[i];
-                                let h = st.f[q] * (dot4(zbq, cq) - t * st.s1[q]) - t;
-                                fused_update(cq, uq, ubq, zbq, pq, t, h)
-                            }
-                            None => (dot4(cq, uq), dot4(cq, pq)),
-                        };
-                        let g = cf * (s2 - df * s1) / (1.0 - cf * s1) - df;
-                        total += criterion.query_term(pq, g, uq, &yc[s..e], &y[s..e], scratch);
-                    }
-                    out[i] = total;
-                }
-                out
+                let pass = ChunkPass { chunks, offsets, p, yc, y, step, coefs: &coefs, skip, squared, criterion };
+                crate::simd::dispatch(
+                    #[inline(always)]
+                    || pass.run(k, cc, uu, scratch),
+                )
             })
             .collect();
         let nq = offsets.len() - 1;
@@ -281,12 +259,84 @@ impl GreedyState {
     }
 }
 
+/// What one chunk's share of [`GreedyState::pass`] reads.
+struct ChunkPass<'a> {
+    chunks: &'a Chunks,
+    offsets: &'a [usize],
+    p: &'a [f64],
+    yc: &'a [f64],
+    y: &'a [f64],
+    step: Option<&'a Step>,
+    coefs: &'a [(f64, f64)],
+    skip: &'a [bool],
+    /// The criterion is [`super::criterion::Squared`]: its term is inlined (SIMD level).
+    squared: bool,
+    criterion: &'a dyn Criterion,
+}
+
+impl ChunkPass<'_> {
+    /// Chunk `k` (its blocks `cc` of `C` and `uu` of `U`): applies the step and returns each
+    /// feature's sum of query terms. Compiled at the SIMD level ([`crate::simd::dispatch`]).
+    #[inline(always)]
+    fn run(&self, k: usize, cc: &mut [f64], uu: &mut [f64], scratch: &mut CriterionScratch) -> Vec<f64> {
+        let (chunks, offsets, p) = (self.chunks, self.offsets, self.p);
+        let r0 = chunks.rows[k];
+        let len = chunks.rows[k + 1] - r0;
+        let n = self.coefs.len();
+        let mut out = vec![0.0; n];
+        for i in (0..n).filter(|&i| !self.skip[i]) {
+            let ci_ = &mut cc[i * len..(i + 1) * len];
+            let ui_ = &mut uu[i * len..(i + 1) * len];
+            let (cf, df) = self.coefs[i];
+            let mut total = 0.0;
+            for q in chunks.queries[k]..chunks.queries[k + 1] {
+                let (s, e) = (offsets[q], offsets[q + 1]);
+                let cq = &mut ci_[s - r0..e - r0];
+                let uq = &mut ui_[s - r0..e - r0];
+                let pq = &p[s..e];
+                let (s1, s2) = match self.step {
+                    Some(st) => {
+                        let (ubq, zbq) = (&st.ub[s..e], &st.zb[s..e]);
+                        let t = st.t[i];
+                        let h = st.f[q] * (dot4(zbq, cq) - t * st.s1[q]) - t;
+                        fused_update(cq, uq, ubq, zbq, pq, t, h)
+                    }
+                    None => (dot4(cq, uq), dot4(cq, pq)),
+                };
+                let g = cf * (s2 - df * s1) / (1.0 - cf * s1) - df;
+                total += if self.squared {
+                    sq_norm_axpy4(pq, g, uq)
+                } else {
+                    self.criterion.query_term(pq, g, uq, &self.yc[s..e], &self.y[s..e], scratch)
+                };
+            }
+            out[i] = total;
+        }
+        out
+    }
+}
+
 /// The per-query part of adding feature `b` (module docs of [`super`]): with `u = C_b`,
 /// `z = U_b`, `c = 1/(1 + M_bb)` and `d = c r_b`, per query `s1_q = u_q^T z_q`,
 /// `f_q = c / (1 - c s1_q)` and `p_q += (f_q (u_q^T p_q - d s1_q) - d) z_q`. Returns the
 /// `s1_q` and `f_q`. The one definition for the in-memory kernel and the query shards
 /// ([`crate::shards::greedy_shard`]).
 pub(crate) fn update_residuals(
+    ub: &[f64],
+    zb: &[f64],
+    p: &mut [f64],
+    offsets: &[usize],
+    c: f64,
+    d: f64,
+) -> (Vec<f64>, Vec<f64>) {
+    crate::simd::dispatch(
+        #[inline(always)]
+        || update_residuals_body(ub, zb, p, offsets, c, d),
+    )
+}
+
+#[inline(always)]
+pub(crate) fn update_residuals_body(
     ub: &[f64],
     zb: &[f64],
     p: &mut [f64],
@@ -316,8 +366,16 @@ fn n_off(n: usize, r0: usize) -> usize {
 
 /// `C_q -= t u_q`, `U_q += h z_q`, returning `(C'_q^T U'_q, C'_q^T p_q)` in the lane order
 /// of [`dot4`].
-#[inline]
-fn fused_update(c: &mut [f64], u: &mut [f64], ub: &[f64], zb: &[f64], p: &[f64], t: f64, h: f64) -> (f64, f64) {
+#[inline(always)]
+pub(crate) fn fused_update(
+    c: &mut [f64],
+    u: &mut [f64],
+    ub: &[f64],
+    zb: &[f64],
+    p: &[f64],
+    t: f64,
+    h: f64,
+) -> (f64, f64) {
     let n4 = c.len() - c.len() % 4;
     let (mut a1, mut a2) = ([0.0f64; 4], [0.0f64; 4]);
     let (c4, cr) = c.split_at_mut(n4);
