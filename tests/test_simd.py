@@ -58,3 +58,8 @@ def test_unknown_level_is_a_clear_error():
     assert r.returncode != 0
     assert "ValueError" in r.stderr and 'RANKSELECT_SIMD="sse9"' in r.stderr
     assert "baseline, avx2, avx512" in r.stderr
+
+
+def test_version_names_the_level():
+    r = subprocess.run([sys.executable, "-m", "rankselect", "--version"], capture_output=True, text=True)
+    assert r.returncode == 0 and f"(SIMD: {_core.simd_level()})" in r.stdout
