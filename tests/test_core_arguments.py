@@ -41,6 +41,8 @@ V3, S3, A2 = np.eye(3), np.ones(3), np.ones(2)
 
 CASES = {
     "group_queries": [(np.zeros((2, 2), np.int64),), (np.zeros(3),)],
+    "simd_level": [(1,)],  # no arguments
+    "simd_levels": [("avx2",)],
     "load_letor": [("/nonexistent/rankselect/file.txt",), (123,), (__file__, 10**20), (__file__, -1),
                    (__file__, True), (__file__, None, False, False, False, -5)],
     "metrics_per_query": [

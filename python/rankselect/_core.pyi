@@ -7,6 +7,8 @@ import numpy.typing as npt
 __all__ = [
     "__version__",
     "THREAD_POOL_FALLBACK",
+    "simd_level",
+    "simd_levels",
     "group_queries",
     "center_by_query",
     "load_letor",
@@ -57,6 +59,12 @@ __all__ = [
 __version__: str
 #: None, or why rayon's thread pool fell back to one thread at import.
 THREAD_POOL_FALLBACK: str | None
+
+def simd_level() -> str:
+    """The SIMD level the kernels run at (``RANKSELECT_SIMD``'s, else the CPU's best)."""
+
+def simd_levels() -> list[str]:
+    """The SIMD levels this CPU runs, from the narrowest."""
 
 def group_queries(
     qid: npt.NDArray[np.int64],

@@ -16,7 +16,7 @@ import sys
 import warnings
 from typing import Optional
 
-from .._core import __version__
+from .._core import __version__, simd_level
 from . import demo, evaluate, experiment, export, info, select, similarity, train
 
 __all__ = ["main", "cli_wording", "EXIT_INTERRUPTED", "EXIT_BROKEN_PIPE"]
@@ -34,7 +34,7 @@ def _build_parser() -> argparse.ArgumentParser:
         prog="rankselect",
         description="Feature selection for learning to rank (LETOR / SVMlight data).",
     )
-    parser.add_argument("--version", action="version", version=f"rankselect {__version__}")
+    parser.add_argument("--version", action="version", version=f"rankselect {__version__} (SIMD: {simd_level()})")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for command in _COMMANDS:

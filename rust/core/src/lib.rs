@@ -16,6 +16,7 @@
 //!   single-feature importance, FSMRank;
 //! - [`shards`]: per-shard pieces of the kernels for query shards (Dask);
 //! - [`linalg`]: `dot`, `axpy`, `X v`, `Xᵀ c` and the like, each with its reduction order;
+//! - [`simd`]: run-time SIMD dispatch, the same results at every level;
 //! - [`error`], [`interrupt`]: the error type and cooperative cancellation.
 
 pub mod data;
@@ -27,6 +28,7 @@ pub mod models;
 pub mod pairwise;
 pub mod selection;
 pub mod shards;
+pub mod simd;
 pub mod solvers;
 #[cfg(test)]
 pub(crate) mod testing;

@@ -17,13 +17,13 @@ use ndarray::{ArrayView1, ArrayView2, Axis};
 use rayon::prelude::*;
 
 /// `Σ_i a_i b_i`, summed left to right.
-#[inline]
+#[inline(always)]
 pub fn dot(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
 /// `||a||₂ = sqrt(dot(a, a))`.
-#[inline]
+#[inline(always)]
 pub fn norm(a: &[f64]) -> f64 {
     dot(a, a).sqrt()
 }
@@ -35,7 +35,7 @@ pub fn inf_norm(v: &[f64]) -> f64 {
 }
 
 /// `Σ_i a_i b_i` with four accumulators (module docs: the lane order of [`dot4`]).
-#[inline]
+#[inline(always)]
 pub fn dot4(a: &[f64], b: &[f64]) -> f64 {
     let mut acc = [0.0f64; 4];
     let (ca, ra) = a.split_at(a.len() - a.len() % 4);
@@ -53,7 +53,7 @@ pub fn dot4(a: &[f64], b: &[f64]) -> f64 {
 }
 
 /// `||p + g z||²` in the lane order of [`dot4`].
-#[inline]
+#[inline(always)]
 pub fn sq_norm_axpy4(p: &[f64], g: f64, z: &[f64]) -> f64 {
     let mut acc = [0.0f64; 4];
     let n4 = p.len() - p.len() % 4;
@@ -72,7 +72,7 @@ pub fn sq_norm_axpy4(p: &[f64], g: f64, z: &[f64]) -> f64 {
 }
 
 /// `||p + g z||²`, summed left to right.
-#[inline]
+#[inline(always)]
 pub fn sq_norm_axpy(p: &[f64], g: f64, z: &[f64]) -> f64 {
     let mut s = 0.0;
     for (pv, zv) in p.iter().zip(z) {
@@ -83,7 +83,7 @@ pub fn sq_norm_axpy(p: &[f64], g: f64, z: &[f64]) -> f64 {
 }
 
 /// `y_i += alpha x_i`.
-#[inline]
+#[inline(always)]
 pub fn axpy(alpha: f64, x: &[f64], y: &mut [f64]) {
     y.iter_mut().zip(x).for_each(|(yi, xi)| *yi += alpha * xi);
 }

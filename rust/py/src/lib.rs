@@ -19,9 +19,26 @@ mod shards;
 mod solvers;
 mod threads;
 
+/// The SIMD level the kernels run at (`baseline`, `avx2`, `avx512`): `RANKSELECT_SIMD`'s,
+/// else the best the CPU has; fixed at import.
+#[pyfunction]
+fn simd_level() -> PyResult<&'static str> {
+    rankselect_core::simd::active_level().map(|l| l.name()).map_err(errors::to_py)
+}
+
+/// The SIMD levels this CPU runs, from the narrowest (values of `RANKSELECT_SIMD`).
+#[pyfunction]
+fn simd_levels() -> Vec<&'static str> {
+    rankselect_core::simd::SimdLevel::available().into_iter().map(|l| l.name()).collect()
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    // The SIMD level is fixed for the process here: a bad RANKSELECT_SIMD fails the import.
+    rankselect_core::simd::active_level().map_err(errors::to_py)?;
+    m.add_function(wrap_pyfunction!(simd_level, m)?)?;
+    m.add_function(wrap_pyfunction!(simd_levels, m)?)?;
     // rayon's pool must start before any kernel runs: a failed start would otherwise panic in
     // every call (PanicException). Fall back to one thread, with a RuntimeWarning.
     let py = m.py();

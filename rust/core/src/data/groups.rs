@@ -173,6 +173,14 @@ pub fn check_offsets(offsets: &[usize], m: usize) -> Result<()> {
 
 /// Per-query centring of a vector: `v_i <- v_i - mean_{j in q(i)} v_j`.
 pub fn center_vec(v: &mut [f64], offsets: &[usize]) {
+    crate::simd::dispatch(
+        #[inline(always)]
+        || center_vec_body(v, offsets),
+    )
+}
+
+#[inline(always)]
+pub(crate) fn center_vec_body(v: &mut [f64], offsets: &[usize]) {
     for w in offsets.windows(2) {
         let s = &mut v[w[0]..w[1]];
         if s.is_empty() {
@@ -200,6 +208,14 @@ pub fn center_rows(mut x: ArrayViewMut2<f64>, offsets: &[usize]) {
 /// so a feature constant within a query is recognised as such). Returns whether any value is
 /// non-zero.
 pub fn center_exact(col: &mut [f64], local: &[(usize, usize)]) -> bool {
+    crate::simd::dispatch(
+        #[inline(always)]
+        || center_exact_body(col, local),
+    )
+}
+
+#[inline(always)]
+pub(crate) fn center_exact_body(col: &mut [f64], local: &[(usize, usize)]) -> bool {
     let mut any = false;
     for &(s, e) in local {
         let q = &mut col[s..e];

@@ -31,7 +31,7 @@ use crate::data::groups::center_exact;
 use crate::data::groups::QueryOffsets;
 use crate::error::{check_memory, Result};
 use crate::invalid;
-use crate::linalg::{axpy, dot4};
+use crate::linalg::{axpy, dot4, sq_norm_axpy4};
 use crate::selection::greedy_rls::{update_residuals, Criterion, CriterionScratch};
 
 /// The caches of one shard (feature-major, as in [`crate::selection::greedy_rls::GreedyState`]).
@@ -150,15 +150,26 @@ impl GreedyShard {
                 let (ci, di) = (c[i], d[i]);
                 let cu = self.col(&self.c, i);
                 let z = self.col(&self.u, i);
-                let mut total = 0.0;
-                for w in off.windows(2) {
-                    let (s, e) = (w[0], w[1]);
-                    let s1 = dot4(&cu[s..e], &z[s..e]);
-                    let s2 = dot4(&cu[s..e], &self.p[s..e]);
-                    let g = ci * (s2 - di * s1) / (1.0 - ci * s1) - di;
-                    total += criterion.query_term(&self.p[s..e], g, &z[s..e], &self.yc[s..e], &self.y[s..e], scratch);
-                }
-                total
+                let squared = criterion.is_squared();
+                crate::simd::dispatch(
+                    #[inline(always)]
+                    || {
+                        let mut total = 0.0;
+                        for w in off.windows(2) {
+                            let (s, e) = (w[0], w[1]);
+                            let (pq, zq) = (&self.p[s..e], &z[s..e]);
+                            let s1 = dot4(&cu[s..e], zq);
+                            let s2 = dot4(&cu[s..e], pq);
+                            let g = ci * (s2 - di * s1) / (1.0 - ci * s1) - di;
+                            total += if squared {
+                                sq_norm_axpy4(pq, g, zq)
+                            } else {
+                                criterion.query_term(pq, g, zq, &self.yc[s..e], &self.y[s..e], scratch)
+                            };
+                        }
+                        total
+                    },
+                )
             })
             .collect())
     }
@@ -219,13 +230,18 @@ impl GreedyShard {
                 return;
             }
             let ti = t[i];
-            for (q, w) in offsets.windows(2).enumerate() {
-                let (s, e) = (w[0], w[1]);
-                let zc = dot4(&zb[s..e], &ci[s..e]);
-                let h = f[q] * (zc - ti * s1[q]) - ti;
-                axpy(h, &zb[s..e], &mut ui[s..e]);
-                axpy(-ti, &ub[s..e], &mut ci[s..e]);
-            }
+            crate::simd::dispatch(
+                #[inline(always)]
+                || {
+                    for (q, w) in offsets.windows(2).enumerate() {
+                        let (s, e) = (w[0], w[1]);
+                        let zc = dot4(&zb[s..e], &ci[s..e]);
+                        let h = f[q] * (zc - ti * s1[q]) - ti;
+                        axpy(h, &zb[s..e], &mut ui[s..e]);
+                        axpy(-ti, &ub[s..e], &mut ci[s..e]);
+                    }
+                },
+            )
         });
         Ok(())
     }

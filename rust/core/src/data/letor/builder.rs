@@ -167,7 +167,7 @@ impl<'a, T: Element> Builder<'a, T> {
     fn reserve_rows(&mut self, rows: usize, m: usize) -> Result<()> {
         let ok = self.y.try_reserve(rows).is_ok()
             && self.qid.try_reserve(rows).is_ok()
-            && self.comments.as_mut().map_or(true, |c| c.try_reserve(rows).is_ok());
+            && self.comments.as_mut().is_none_or(|c| c.try_reserve(rows).is_ok());
         if !ok {
             return Err(self.alloc_error(m, self.stride));
         }

@@ -81,39 +81,16 @@ fn cos_kernel(x: f64) -> f64 {
 }
 
 #[inline(always)]
-fn exp_body(v: &mut [f64]) {
+pub(crate) fn exp_body(v: &mut [f64]) {
     for x in v.iter_mut() {
         *x = exp_kernel(*x);
     }
 }
 
 #[inline(always)]
-fn cos_body(v: &mut [f64], b: &[f64], scale: f64) {
+pub(crate) fn cos_body(v: &mut [f64], b: &[f64], scale: f64) {
     for (x, &bj) in v.iter_mut().zip(b) {
         *x = cos_kernel(*x + bj) * scale;
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-mod avx2 {
-    #[target_feature(enable = "avx2,fma")]
-    pub(super) unsafe fn exp_body(v: &mut [f64]) {
-        super::exp_body(v)
-    }
-    #[target_feature(enable = "avx2,fma")]
-    pub(super) unsafe fn cos_body(v: &mut [f64], b: &[f64], scale: f64) {
-        super::cos_body(v, b, scale)
-    }
-}
-
-fn has_avx2() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
     }
 }
 
@@ -123,13 +100,11 @@ pub(super) fn exp_in_place(v: &mut [f64]) {
         v.iter_mut().for_each(|x| *x = x.exp());
         return;
     }
-    #[cfg(target_arch = "x86_64")]
-    if has_avx2() {
-        // SAFETY: the CPU supports the enabled features (checked at run time).
-        unsafe { avx2::exp_body(v) };
-        return;
-    }
-    exp_body(v)
+    // At the SIMD level (no `mul_add` here: the same bits at every level).
+    crate::simd::dispatch(
+        #[inline(always)]
+        || exp_body(v),
+    )
 }
 
 /// `v[i] = cos(v[i] + b[i]) * scale`.
@@ -138,13 +113,10 @@ pub(super) fn cos_shift_scale_in_place(v: &mut [f64], b: &[f64], scale: f64) {
         v.iter_mut().zip(b).for_each(|(x, &bj)| *x = (*x + bj).cos() * scale);
         return;
     }
-    #[cfg(target_arch = "x86_64")]
-    if has_avx2() {
-        // SAFETY: the CPU supports the enabled features (checked at run time).
-        unsafe { avx2::cos_body(v, b, scale) };
-        return;
-    }
-    cos_body(v, b, scale)
+    crate::simd::dispatch(
+        #[inline(always)]
+        || cos_body(v, b, scale),
+    )
 }
 
 #[cfg(test)]

@@ -36,6 +36,8 @@ pub use self::nystroem::{nystroem_normalization, nystroem_transform, SKLEARN_SIN
 pub use self::rff::random_fourier_transform;
 
 mod fastmath;
+#[cfg(test)]
+pub(crate) use fastmath::{cos_body, exp_body};
 mod nystroem;
 mod rff;
 #[cfg(test)]

@@ -44,6 +44,7 @@ impl Fenwick {
 /// decreasing score (ties by row); for the preferred row `desc[t]`, its candidate partners
 /// are `desc[..hi[t]]`; for the less relevant row `asc[t] = desc[n-1-t]`, its candidate
 /// partners are `asc[..lo[t]]`. Candidates with the right relevance are exactly the active ones.
+#[inline(always)]
 pub(super) fn build_active(s: &[f64], desc: &mut [u32], hi: &mut [u32], lo: &mut [u32]) {
     let n = s.len();
     for (k, d) in desc.iter_mut().enumerate() {
@@ -73,6 +74,7 @@ pub(super) fn build_active(s: &[f64], desc: &mut [u32], hi: &mut [u32], lo: &mut
 /// `lower(k, cnt, sum, sumsq)` those over the active partners above it.
 // The cached active-set arrays of one query, its values and the two callbacks.
 #[allow(clippy::too_many_arguments)]
+#[inline(always)]
 pub(super) fn sweep(
     desc: &[u32],
     hi: &[u32],

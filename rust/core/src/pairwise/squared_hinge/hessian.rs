@@ -26,7 +26,7 @@ impl Hessian<'_, '_> {
         let off = lf.offsets;
         assert_eq!(u.len(), lf.y.len(), "one entry per row");
         assert_eq!(r.len(), lf.y.len(), "one entry per row");
-        split_by_offsets(r, off).into_par_iter().enumerate().for_each(|(q, rq)| {
+        let per_query = |q: usize, rq: &mut [f64]| {
             let (a, b) = (off[q], off[q + 1]);
             rq.iter_mut().for_each(|v| *v = 0.0);
             let uq = &u[a..b];
@@ -44,6 +44,12 @@ impl Hessian<'_, '_> {
             for (o, v) in rq.iter_mut().zip(&up) {
                 *o += v;
             }
+        };
+        split_by_offsets(r, off).into_par_iter().enumerate().for_each(|(q, rq)| {
+            crate::simd::dispatch(
+                #[inline(always)]
+                || per_query(q, rq),
+            )
         });
     }
 

@@ -193,13 +193,26 @@ impl<'a> SquaredHinge<'a> {
             loss
         };
         let losses: Vec<f64> = match coef {
-            None => (0..self.n_levels.len()).into_par_iter().map(|q| per_query(q, None)).collect(),
+            None => (0..self.n_levels.len())
+                .into_par_iter()
+                .map(|q| {
+                    crate::simd::dispatch(
+                        #[inline(always)]
+                        || per_query(q, None),
+                    )
+                })
+                .collect(),
             Some(coef) => {
                 assert_eq!(coef.len(), s.len(), "one coefficient per row");
                 split_by_offsets(coef, offsets)
                     .into_par_iter()
                     .enumerate()
-                    .map(|(q, cq)| per_query(q, Some(cq)))
+                    .map(|(q, cq)| {
+                        crate::simd::dispatch(
+                            #[inline(always)]
+                            || per_query(q, Some(cq)),
+                        )
+                    })
                     .collect()
             }
         };

@@ -72,7 +72,7 @@ pub fn choose_per_cost(
     spent: f64,
     budget: Option<f64>,
 ) -> Option<(usize, f64)> {
-    let affordable = |i: usize| budget.map_or(true, |b| spent + feature_costs[i] <= b);
+    let affordable = |i: usize| budget.is_none_or(|b| spent + feature_costs[i] <= b);
     let gain = |v: f64| if higher { v - prev } else { prev - v };
     let candidates: Vec<(usize, f64)> = values
         .iter()
@@ -99,7 +99,7 @@ pub fn choose_per_cost(
     }
     let mut best: Option<(usize, f64)> = None;
     for &(i, v) in &candidates {
-        if best.map_or(true, |(_, bv)| better(v, bv, higher)) {
+        if best.is_none_or(|(_, bv)| better(v, bv, higher)) {
             best = Some((i, v));
         }
     }

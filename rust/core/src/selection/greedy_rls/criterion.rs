@@ -24,6 +24,11 @@ pub trait Criterion: Sync {
     fn needs_grades(&self) -> bool {
         false
     }
+    /// `true` for [`Squared`] alone: the greedy pass then inlines its term
+    /// ([`sq_norm_axpy4`]) into the pass compiled at the SIMD level.
+    fn is_squared(&self) -> bool {
+        false
+    }
 }
 
 /// The paper's criterion: the sum of squared query-centred hold-out residuals (eq. 7).
@@ -39,6 +44,9 @@ impl Criterion for Squared {
     }
     fn higher_is_better(&self) -> bool {
         false
+    }
+    fn is_squared(&self) -> bool {
+        true
     }
 }
 

@@ -63,6 +63,7 @@ mod backend;
 mod choice;
 mod criterion;
 mod driver;
+mod fused;
 mod path;
 mod state;
 #[cfg(test)]
@@ -73,6 +74,10 @@ pub use self::choice::{choose_best, choose_per_cost, Choice};
 pub use self::criterion::{Criterion, CriterionScratch, MetricCriterion, Squared};
 pub(crate) use self::driver::{check_cache_memory, check_data, check_params};
 pub use self::driver::{check_options, greedy_rankrls, select, GreedyOptions};
+#[cfg(test)]
+pub(crate) use self::fused::fused_update;
 pub use self::path::{GreedyPath, Stop};
 pub(crate) use self::state::update_residuals;
+#[cfg(test)]
+pub(crate) use self::state::update_residuals_body;
 pub use self::state::{state_bytes, GreedyState, Step, CHUNK_ROWS};

@@ -6,6 +6,7 @@ use ndarray::ArrayView2;
 use rayon::prelude::*;
 
 use super::criterion::{Criterion, CriterionScratch};
+use super::fused::ChunkPass;
 use crate::data::groups::{center_exact, QueryOffsets};
 use crate::linalg::{axpy, dot4};
 
@@ -15,11 +16,11 @@ pub const CHUNK_ROWS: usize = 2048;
 const SETUP_GROUPS: usize = 16;
 
 /// Query-aligned row chunks, fixed by the offsets alone.
-struct Chunks {
+pub(super) struct Chunks {
     /// Row starts, length `n_chunks + 1`.
-    rows: Vec<usize>,
+    pub(super) rows: Vec<usize>,
     /// Query index starts, length `n_chunks + 1`.
-    queries: Vec<usize>,
+    pub(super) queries: Vec<usize>,
 }
 
 impl Chunks {
@@ -53,11 +54,11 @@ impl Chunks {
 
 /// The effect of adding feature `b` on every other feature (module docs).
 pub struct Step {
-    t: Vec<f64>,
-    s1: Vec<f64>,
-    f: Vec<f64>,
-    ub: Vec<f64>,
-    zb: Vec<f64>,
+    pub(super) t: Vec<f64>,
+    pub(super) s1: Vec<f64>,
+    pub(super) f: Vec<f64>,
+    pub(super) ub: Vec<f64>,
+    pub(super) zb: Vec<f64>,
 }
 
 /// The caches of Algorithm 1 (module docs).
@@ -233,39 +234,17 @@ impl GreedyState {
         let (offsets, p, yc) = (&self.offsets, &self.p, &self.yc);
         let cb = chunks.split(&mut self.c, n);
         let ubl = chunks.split(&mut self.u, n);
+        let squared = criterion.is_squared();
         let parts: Vec<Vec<f64>> = cb
             .into_par_iter()
             .zip(ubl)
             .enumerate()
             .map_init(CriterionScratch::default, |scratch, (k, (cc, uu))| {
-                let r0 = chunks.rows[k];
-                let len = chunks.rows[k + 1] - r0;
-                let mut out = vec![0.0; n];
-                for i in (0..n).filter(|&i| !skip[i]) {
-                    let ci_ = &mut cc[i * len..(i + 1) * len];
-                    let ui_ = &mut uu[i * len..(i + 1) * len];
-                    let (cf, df) = coefs[i];
-                    let mut total = 0.0;
-                    for q in chunks.queries[k]..chunks.queries[k + 1] {
-                        let (s, e) = (offsets[q], offsets[q + 1]);
-                        let cq = &mut ci_[s - r0..e - r0];
-                        let uq = &mut ui_[s - r0..e - r0];
-                        let pq = &p[s..e];
-                        let (s1, s2) = match step {
-                            Some(st) => {
-                                let (ubq, zbq) = (&st.ub[s..e], &st.zb[s..e]);
-                                let t = st.t[i];
-                                let h = st.f[q] * (dot4(zbq, cq) - t * st.s1[q]) - t;
-                                fused_update(cq, uq, ubq, zbq, pq, t, h)
-                            }
-                            None => (dot4(cq, uq), dot4(cq, pq)),
-                        };
-                        let g = cf * (s2 - df * s1) / (1.0 - cf * s1) - df;
-                        total += criterion.query_term(pq, g, uq, &yc[s..e], &y[s..e], scratch);
-                    }
-                    out[i] = total;
-                }
-                out
+                let pass = ChunkPass { chunks, offsets, p, yc, y, step, coefs: &coefs, skip, squared, criterion };
+                crate::simd::dispatch(
+                    #[inline(always)]
+                    || pass.run(k, cc, uu, scratch),
+                )
             })
             .collect();
         let nq = offsets.len() - 1;
@@ -294,6 +273,21 @@ pub(crate) fn update_residuals(
     c: f64,
     d: f64,
 ) -> (Vec<f64>, Vec<f64>) {
+    crate::simd::dispatch(
+        #[inline(always)]
+        || update_residuals_body(ub, zb, p, offsets, c, d),
+    )
+}
+
+#[inline(always)]
+pub(crate) fn update_residuals_body(
+    ub: &[f64],
+    zb: &[f64],
+    p: &mut [f64],
+    offsets: &[usize],
+    c: f64,
+    d: f64,
+) -> (Vec<f64>, Vec<f64>) {
     let nq = offsets.len() - 1;
     let (mut s1, mut f) = (Vec::with_capacity(nq), Vec::with_capacity(nq));
     for w in offsets.windows(2) {
@@ -312,40 +306,4 @@ pub(crate) fn update_residuals(
 /// Offset of row `r0`'s chunk block in a chunk-major cache.
 fn n_off(n: usize, r0: usize) -> usize {
     n * r0
-}
-
-/// `C_q -= t u_q`, `U_q += h z_q`, returning `(C'_q^T U'_q, C'_q^T p_q)` in the lane order
-/// of [`dot4`].
-#[inline]
-fn fused_update(c: &mut [f64], u: &mut [f64], ub: &[f64], zb: &[f64], p: &[f64], t: f64, h: f64) -> (f64, f64) {
-    let n4 = c.len() - c.len() % 4;
-    let (mut a1, mut a2) = ([0.0f64; 4], [0.0f64; 4]);
-    let (c4, cr) = c.split_at_mut(n4);
-    let (u4, ur) = u.split_at_mut(n4);
-    for ((((cv, uv), ubv), zbv), pv) in c4
-        .chunks_exact_mut(4)
-        .zip(u4.chunks_exact_mut(4))
-        .zip(ub.chunks_exact(4))
-        .zip(zb.chunks_exact(4))
-        .zip(p.chunks_exact(4))
-    {
-        for l in 0..4 {
-            let cn = cv[l] - t * ubv[l];
-            let un = uv[l] + h * zbv[l];
-            cv[l] = cn;
-            uv[l] = un;
-            a1[l] += cn * un;
-            a2[l] += cn * pv[l];
-        }
-    }
-    let mut s1 = (a1[0] + a1[1]) + (a1[2] + a1[3]);
-    let mut s2 = (a2[0] + a2[1]) + (a2[2] + a2[3]);
-    for (j, (cv, uv)) in cr.iter_mut().zip(ur.iter_mut()).enumerate() {
-        let k = n4 + j;
-        *cv -= t * ub[k];
-        *uv += h * zb[k];
-        s1 += *cv * *uv;
-        s2 += *cv * p[k];
-    }
-    (s1, s2)
 }

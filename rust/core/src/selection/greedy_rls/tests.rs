@@ -25,7 +25,7 @@ fn naive_greedy(x: &Array2<f64>, y: &[f64], off: &[usize], k: usize, alpha: f64)
             let mut feats = sel.clone();
             feats.push(i);
             let (e, _) = naive_lqo(x, y, off, &feats, alpha);
-            if best.map_or(true, |(_, be)| e < be * (1.0 - 1e-12)) {
+            if best.is_none_or(|(_, be)| e < be * (1.0 - 1e-12)) {
                 best = Some((i, e));
             }
         }
@@ -131,7 +131,7 @@ fn metric_criterion_matches_brute_force() {
             let (_, preds) = naive_lqo(&x, &y, &off, &feats, 0.5);
             let v: f64 = off.windows(2).map(|w| query_metric(&spec, &y[w[0]..w[1]], &preds[w[0]..w[1]])).sum::<f64>()
                 / (off.len() - 1) as f64;
-            if best.map_or(true, |(_, bv)| v > bv + 1e-12) {
+            if best.is_none_or(|(_, bv)| v > bv + 1e-12) {
                 best = Some((i, v));
             }
         }

@@ -116,6 +116,7 @@ unsafe fn build_column_avx2(col: &[f64], n: usize, untied: &mut [u64], gt: &mut 
 }
 
 /// Longest query whose bitsets are built from ranks ([`build_column_ranked_avx2`]).
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // used by the x86-64 kernels
 pub(super) const RANKED_MAX: usize = 128;
 
 /// The same bitsets through ranks, for `n <= RANKED_MAX` (`col.len() >= n + 3`).
@@ -206,6 +207,7 @@ unsafe fn build_column_ranked_avx2(col: &[f64], n: usize, untied: &mut [u64], gt
 /// same pairs). Every unordered pair appears once; a pair with `i + d >= n` is oriented
 /// from the larger index, the same way for every feature, which leaves `U` and `D` as they
 /// are.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // used by the x86-64 kernels
 pub(super) fn circular_diagonals(n: usize) -> impl Iterator<Item = (usize, usize)> {
     (1..=n / 2).map(move |d| (d, if 2 * d == n { d } else { n }))
 }

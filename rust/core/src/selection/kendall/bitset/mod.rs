@@ -35,16 +35,10 @@ pub(super) fn pair_words(n: usize) -> usize {
     (choose2(n) as usize).div_ceil(64)
 }
 
-/// Whether the CPU has AVX2 and POPCNT.
+/// Whether the AVX2 kernels run: the SIMD level ([`crate::simd::level`]) is AVX2 or wider
+/// (x86-64-v3 includes POPCNT). Both kernels give the same counts and sums.
 pub(super) fn has_avx2() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("popcnt")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
+    crate::simd::level() >= crate::simd::SimdLevel::Avx2
 }
 
 /// Lanes of one vector of feature words ([`BitBatch`] pads the features to a multiple).

@@ -1,0 +1,135 @@
+use super::*;
+
+#[test]
+fn levels_parse_and_refuse() {
+    assert_eq!(SimdLevel::parse("baseline").unwrap(), SimdLevel::Baseline);
+    let err = SimdLevel::parse("sse9").unwrap_err().to_string();
+    assert!(err.contains("RANKSELECT_SIMD") && err.contains("sse9") && err.contains("baseline"), "{err}");
+    for level in SimdLevel::ALL {
+        match SimdLevel::parse(level.name()) {
+            Ok(l) => assert!(l.is_available() && l == level),
+            Err(e) => assert!(!level.is_available() && e.to_string().contains("lacks"), "{e}"),
+        }
+    }
+    assert_eq!(SimdLevel::available()[0], SimdLevel::Baseline);
+    assert!(SimdLevel::best().is_available());
+}
+
+// Each kernel body run at every level this CPU has, compared bit for bit with a scalar
+// reference that spells out its lanes and reduction order.
+mod kernels {
+    use proptest::prelude::*;
+
+    use super::super::{dispatch_at, SimdLevel};
+    use crate::data::groups::{center_exact_body, center_vec_body};
+    use crate::linalg::{axpy, dot4, sq_norm_axpy4};
+    use crate::models::kernel_approx::{cos_body, exp_body};
+    use crate::selection::greedy_rls::{fused_update, update_residuals_body};
+
+    /// `Σ a_i b_i` over the lanes `i % 4` of the first `len - len % 4` terms, combined as
+    /// `(l0 + l1) + (l2 + l3)`, then the tail left to right.
+    fn lanes4(a: &[f64], b: &[f64]) -> f64 {
+        let n4 = a.len() - a.len() % 4;
+        let mut acc = [0.0f64; 4];
+        for i in 0..n4 {
+            acc[i % 4] += a[i] * b[i];
+        }
+        (n4..a.len()).fold((acc[0] + acc[1]) + (acc[2] + acc[3]), |s, i| s + a[i] * b[i])
+    }
+
+    fn bits(v: &[f64]) -> Vec<u64> {
+        v.iter().map(|x| x.to_bits()).collect()
+    }
+
+    fn vecs() -> impl Strategy<Value = (Vec<f64>, Vec<f64>, Vec<f64>)> {
+        (0usize..70).prop_flat_map(|n| {
+            let v = || proptest::collection::vec(-1e3f64..1e3, n);
+            (v(), v(), v())
+        })
+    }
+
+    fn offsets(m: usize, cuts: &[usize]) -> Vec<usize> {
+        let mut o: Vec<usize> = cuts.iter().map(|c| c % (m + 1)).collect();
+        o.push(0);
+        o.push(m);
+        o.sort_unstable();
+        o
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        #[test]
+        fn sums_and_updates((a, b, p) in vecs(), g in -3.0f64..3.0, t in -2.0f64..2.0) {
+            let r: Vec<f64> = p.iter().zip(&b).map(|(p, z)| p + g * z).collect();
+            let mut c_ref = a.clone();
+            let mut u_ref = b.clone();
+            c_ref.iter_mut().zip(&p).for_each(|(c, u)| *c -= t * u);
+            u_ref.iter_mut().zip(&a).for_each(|(u, z)| *u += g * z);
+            let want = (lanes4(&c_ref, &u_ref), lanes4(&c_ref, &b));
+            for level in SimdLevel::available() {
+                prop_assert_eq!(dispatch_at(level, || dot4(&a, &b)).to_bits(), lanes4(&a, &b).to_bits());
+                prop_assert_eq!(dispatch_at(level, || sq_norm_axpy4(&p, g, &b)).to_bits(), lanes4(&r, &r).to_bits());
+                let mut y = p.clone();
+                dispatch_at(level, || axpy(g, &b, &mut y));
+                prop_assert_eq!(bits(&y), bits(&r));
+                // fused_update(c, u, ub, zb, p): C -= t ub, U += h zb, then (C'U', C'p).
+                let (mut c, mut u) = (a.clone(), b.clone());
+                let got = dispatch_at(level, || fused_update(&mut c, &mut u, &p, &a, &b, t, g));
+                prop_assert_eq!((got.0.to_bits(), got.1.to_bits()), (want.0.to_bits(), want.1.to_bits()));
+                prop_assert_eq!((bits(&c), bits(&u)), (bits(&c_ref), bits(&u_ref)));
+            }
+        }
+
+        #[test]
+        fn per_query_kernels((a, b, p) in vecs(), cuts in proptest::collection::vec(0usize..80, 0..6),
+                             c in 0.01f64..1.0, d in -1.0f64..1.0) {
+            let m = a.len();
+            let off = offsets(m, &cuts);
+            let local: Vec<(usize, usize)> = off.windows(2).map(|w| (w[0], w[1])).collect();
+            // References: the scalar formulas, query by query.
+            let mut cv_ref = a.clone();
+            for &(s, e) in &local {
+                if e > s {
+                    let mean = cv_ref[s..e].iter().sum::<f64>() / (e - s) as f64;
+                    cv_ref[s..e].iter_mut().for_each(|x| *x -= mean);
+                }
+            }
+            let (mut p_ref, mut s1_ref, mut f_ref) = (p.clone(), vec![], vec![]);
+            for &(s, e) in &local {
+                let s1 = lanes4(&a[s..e], &b[s..e]);
+                let f = c / (1.0 - c * s1);
+                let g = f * (lanes4(&a[s..e], &p_ref[s..e]) - d * s1) - d;
+                for i in s..e {
+                    p_ref[i] += g * b[i];
+                }
+                s1_ref.push(s1);
+                f_ref.push(f);
+            }
+            let bound: Vec<f64> = a.iter().map(|x| -x.abs() / 1e3 * 700.0).collect();
+            let mut exp_ref = bound.clone();
+            exp_body(&mut exp_ref);
+            let mut cos_ref = a.clone();
+            cos_body(&mut cos_ref, &b, 0.5);
+            for level in SimdLevel::available() {
+                let mut cv = a.clone();
+                dispatch_at(level, || center_vec_body(&mut cv, &off));
+                prop_assert_eq!(bits(&cv), bits(&cv_ref));
+                let mut ce = a.clone();
+                dispatch_at(level, || center_exact_body(&mut ce, &local));
+                let mut ce_base = a.clone();
+                center_exact_body(&mut ce_base, &local);
+                prop_assert_eq!(bits(&ce), bits(&ce_base));
+                let mut pl = p.clone();
+                let (s1, f) = dispatch_at(level, || update_residuals_body(&a, &b, &mut pl, &off, c, d));
+                prop_assert_eq!((bits(&pl), bits(&s1), bits(&f)), (bits(&p_ref), bits(&s1_ref), bits(&f_ref)));
+                let mut e = bound.clone();
+                dispatch_at(level, || exp_body(&mut e));
+                prop_assert_eq!(bits(&e), bits(&exp_ref));
+                let mut co = a.clone();
+                dispatch_at(level, || cos_body(&mut co, &b, 0.5));
+                prop_assert_eq!(bits(&co), bits(&cos_ref));
+            }
+        }
+    }
+}
