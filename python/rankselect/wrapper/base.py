@@ -188,7 +188,8 @@ class RankerLoopSelector(MetaEstimatorMixin, SelectorMixin, RankingEstimator):
         splitter: Any = GroupKFold(n_splits=cv) if isinstance(cv, numbers.Integral) else cv
         n_queries = train.sizes.size
         if isinstance(cv, numbers.Integral) and n_queries < int(cv):
-            raise ValueError(f"cv={cv} query folds need at least {cv} queries, the training data has {n_queries}")
+            raise ValueError(f"cv={cv} query folds need at least {cv} queries, the training data has {n_queries} "
+                             f"(n_samples={train.y.size})")
         query_index = np.repeat(np.arange(n_queries), train.sizes)
         splits = []
         for tr_rows, te_rows in splitter.split(train.X, train.y, groups=query_index):
