@@ -128,7 +128,11 @@ _LOOP = (Param("ranker", "the ranker in the loop (LightGBM, XGBoost, CatBoost: i
          Param("selection_rule", "without -k: the best subset or the smallest within one standard error",
                type=str, choices=("best", "one-standard-error")),
          Param("random_state", "seed of the rankers and shuffles", type=int, flag="--seed"))
-_LOOP_GRID = lambda n: {"alpha": [1.0], "k": list(range(1, n + 1))}  # noqa: E731 - the protocol's RankRLS
+
+
+def _loop_grid(n: int) -> dict[str, list[Any]]:
+    """The protocol's grid of rfe / forward (RankRLS in the loop): alpha 1, every k."""
+    return {"alpha": [1.0], "k": list(range(1, n + 1))}
 _C_SVM = Param("C", "loss weight C > 0", flag="--C")
 
 METHODS: dict[str, Method] = {
@@ -172,13 +176,13 @@ METHODS: dict[str, Method] = {
         "k features, removing the least important (permutation, refit or the ranker's own) each round",
         (*_LOOP, Param("step", "features removed per round: a count or a fraction", type=count_or_fraction),
          Param("drop_by", "importance of a round", type=str, choices=IMPORTANCES)),
-        _LOOP_GRID, k="n_features_to_select", make=recursive_elimination, options={"importance": "permutation"}),
+        _loop_grid, k="n_features_to_select", make=recursive_elimination, options={"importance": "permutation"}),
     "forward": Method(
         "forward", ForwardSelection,
         "forward selection with the deployed ranker in the loop, scored on validation queries",
         "k features, adding the one of best validation score each round (optionally floating)",
         (*_LOOP, Param("floating", "after an addition, drop a feature when that helps (yes/no)", type=boolean)),
-        _LOOP_GRID, k="n_features_to_select", make=forward_selection),
+        _loop_grid, k="n_features_to_select", make=forward_selection),
     "rankrls": Method(
         "rankrls", RankRLS,
         "RankRLS on all features (WAF baseline); one eigendecomposition per fold gives every alpha",

@@ -146,6 +146,14 @@ def _validation_rows(est, selected, Xv, yv, qv, Xt, yt, qt):
     return rows
 
 
+def _reported_params(method, est, params: dict, k: Optional[int]) -> dict:
+    """The parameters ``--json`` reports: the user's (by name, as given, for a method built from
+    names such as ``--ranker``), else the estimator's."""
+    if method.make:
+        return {**params, **({method.k: k} if k is not None else {})}
+    return {name: v for name, v in est.get_params().items() if name in params or name == method.k}
+
+
 def run(args: argparse.Namespace) -> int:
     method = METHODS[args.method]
     params = _given_params(args, method)
@@ -180,8 +188,7 @@ def run(args: argparse.Namespace) -> int:
         out = {
             "method": args.method,
             "train": args.train,
-            "params": ({**params, **({method.k: args.k} if args.k is not None else {})} if method.make else
-                       {k: v for k, v in est.get_params().items() if k in params or k == method.k}),
+            "params": _reported_params(method, est, params, args.k),
             "selected_features": [j + 1 for j in selected],
             "score_name": method.score_label(est),
             "scores": None if step_scores is None else [float(s) for s in step_scores],

@@ -6,6 +6,7 @@ this module adds, per method, the generator of fitted grid points.
 """
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -152,7 +153,7 @@ def _fsmrank_candidates(train, grid, options, cache):
 
 # -- rfe, forward: RankRLS in the loop (the protocol's candidates are linear models), scored on
 # 3 query folds of the training set; one path per alpha gives every k
-def _loop_candidates(train, grid, options, cache, forward: bool):
+def _loop_candidates(forward: bool, train, grid, options, cache):
     X, y, q = train.X, train.y, train.qid
     n = X.shape[1]
     ks = sorted({int(k) for k in grid["k"] if 1 <= int(k) <= n})
@@ -187,6 +188,6 @@ METHODS: dict[str, MethodSpec] = {
                  unused=lambda o: ("C",) if o.get("ranker") == "rankrls" else ("alpha",)),
     "sparse-ranksvm": _spec("sparse-ranksvm", _sparse_candidates, lambda g: 1),
     "fsmrank": _spec("fsmrank", _fsmrank_candidates, lambda g: len(g["lambda1"]) * len(g["lambda2"])),
-    "rfe": _spec("rfe", lambda *a: _loop_candidates(*a, forward=False), lambda g: len(g["alpha"])),
-    "forward": _spec("forward", lambda *a: _loop_candidates(*a, forward=True), lambda g: len(g["alpha"])),
+    "rfe": _spec("rfe", functools.partial(_loop_candidates, False), lambda g: len(g["alpha"])),
+    "forward": _spec("forward", functools.partial(_loop_candidates, True), lambda g: len(g["alpha"])),
 }
