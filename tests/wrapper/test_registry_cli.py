@@ -34,8 +34,8 @@ def test_registry_entries():
 
 
 def test_select_rfe_with_lightgbm_on_vali(capsys):
-    assert main(["select", "--method", "rfe", "--ranker", "lightgbm", "-k", "4", "--step", "0.3",
-                 "--candidates", "greedy-rankrls", "--n-candidates", "8", "--vali", VALI, TRAIN]) == 0
+    assert main(["select", "--method", "rfe", "--ranker", "lightgbm", "-k", "4", "--step", "0.5",
+                 "--candidates", "greedy-rankrls", "--n-candidates", "6", "--vali", VALI, TRAIN]) == 0
     out = capsys.readouterr().out
     assert len(_selected(out)) == 4 and "vali NDCG@10" in out
 

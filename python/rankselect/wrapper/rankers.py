@@ -23,8 +23,9 @@ _INSTALL = {"lightgbm": "lightgbm", "xgboost": "xgboost", "catboost": "catboost"
 def make_ranker(name: str, random_state: Optional[int] = None) -> Any:
     """An unfitted ranker by name: LightGBM's ``LGBMRanker`` (100 trees), XGBoost's
     ``XGBRanker`` (100 trees), CatBoost's ``CatBoostRanker`` (200 iterations), or
-    rankselect's ``RankRLS`` / ``RankSVM``. A missing library is an ImportError that says
-    what to install."""
+    rankselect's ``RankRLS`` / ``RankSVM``. The boosting libraries run on one thread each: a
+    selection fits many small models, which the selector's ``n_jobs`` runs side by side. A
+    missing library is an ImportError that says what to install."""
     if name not in RANKERS:
         raise ValueError(f"unknown ranker {name!r}; choose one of {', '.join(RANKERS)}")
     if name == "rankrls":
@@ -35,14 +36,14 @@ def make_ranker(name: str, random_state: Optional[int] = None) -> Any:
         if name == "lightgbm":
             import lightgbm
 
-            return lightgbm.LGBMRanker(n_estimators=100, verbose=-1, random_state=random_state)
+            return lightgbm.LGBMRanker(n_estimators=100, n_jobs=1, verbose=-1, random_state=random_state)
         if name == "xgboost":
             import xgboost
 
-            return xgboost.XGBRanker(n_estimators=100, random_state=random_state)
+            return xgboost.XGBRanker(n_estimators=100, n_jobs=1, random_state=random_state)
         import catboost
 
-        return catboost.CatBoostRanker(iterations=200, random_seed=random_state, verbose=False,
+        return catboost.CatBoostRanker(iterations=200, thread_count=1, random_seed=random_state, verbose=False,
                                        allow_writing_files=False)
     except ImportError as exc:
         raise ImportError(f"--ranker {name} needs the {name} package, which is not installed: "
