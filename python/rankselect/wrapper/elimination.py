@@ -79,8 +79,8 @@ class RecursiveElimination(RankerLoopSelector):
         Only subsets whose total cost is within the budget may be selected (costs default
         to 1 per feature).
     n_jobs : int, optional
-        Threads for the fits of one round (``importance="refit"``) and the folds of ``cv``;
-        results are the same for any ``n_jobs``.
+        Threads for the refits of one round (``importance="refit"``); the folds of ``cv``
+        run one after the other. Results are the same for any ``n_jobs``.
     random_state : int, optional
         Seeds the rankers (``random_state`` / ``random_seed`` when unset) and the shuffles.
     verbose : bool, default=False
