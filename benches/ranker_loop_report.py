@@ -126,7 +126,7 @@ def markdown(res: dict) -> str:
             sizes = sorted({s for v in r["fsa"].values() for s in v})
             nf = r["n"]
             kept = ", ".join(f"{s} = {100 * s / nf:.0f} %" for s in sizes)
-            out.append(f"FSA grid ({name}): test NDCG@10 by number of features kept ({kept})\n")
+            out.append(f"k and the FSA grid ({name}): test NDCG@10 by number of features kept ({kept})\n")
             out.append("| method | " + " | ".join(map(str, sizes)) + " |")
             out.append("|---|" + "---|" * len(sizes))
             for m, v in r["fsa"].items():
