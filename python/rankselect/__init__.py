@@ -28,6 +28,9 @@ Public API (re-exported here):
 - sparse rankers: :class:`SparseRankSVM` (l1, weighted l1, log, MCP, lp), :func:`sparse_path`,
   :class:`FSMRank`, :class:`FSMSVM`
 - stability: :class:`StabilitySelection` (selection frequencies over query subsamples)
+- the deployed ranker in the loop (:mod:`rankselect.wrapper`): :class:`RecursiveElimination`,
+  :class:`ForwardSelection` for LightGBM, XGBoost, CatBoost or rankselect rankers, seeded by
+  a fast selector's order (``candidates=``)
 """
 from . import exceptions, metrics
 from ._aliases import register_moved_modules
@@ -58,6 +61,7 @@ from .selection import (
     feature_importance,
     kendall_similarity,
 )
+from .wrapper import ForwardSelection, RecursiveElimination, SelectionPath
 
 # The module paths of the flat layout (rankselect.gas, rankselect.rankrls, ...) stay
 # importable, and models pickled with them unpickle (the table: rankselect._aliases.MOVED).
@@ -103,4 +107,7 @@ __all__ = [
     "FSMRank",
     "FSMSVM",
     "StabilitySelection",
+    "RecursiveElimination",
+    "ForwardSelection",
+    "SelectionPath",
 ]

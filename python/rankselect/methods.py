@@ -18,6 +18,9 @@ import numpy as np
 
 from .models import RankRLS, RankSVM, SparseRankSVM
 from .selection import GAS, FSMRank, GreedyRankRLS
+from .wrapper import ForwardSelection, RecursiveElimination
+from .wrapper.elimination import IMPORTANCES
+from .wrapper.rankers import CANDIDATES, RANKERS, boolean, count_or_fraction, forward_selection, recursive_elimination
 
 __all__ = ["Param", "Method", "METHODS", "POW2", "SELECTORS", "method_table"]
 
@@ -72,6 +75,8 @@ class Method:
         named after the fitted criterion (``"LQO squared"``: lower is better, ``"LQO
         ndcg@10"``: higher is better; see :meth:`score_label`).
     options : fixed experiment options (not grid parameters), with their defaults.
+    make : builds the estimator from the user parameters (default: the class itself); its
+        signature gives the defaults (the ranker-in-the-loop selectors take ``--ranker`` by name).
 
     Examples
     --------
@@ -91,6 +96,7 @@ class Method:
     path_param: Optional[str] = None
     score_name: Optional[str] = None
     options: dict[str, Any] = field(default_factory=dict)
+    make: Optional[Callable[..., Any]] = None
 
     @property
     def estimator_class(self) -> type[Any]:
@@ -99,7 +105,7 @@ class Method:
 
     def defaults(self) -> dict[str, Any]:
         """The estimator's own defaults of :attr:`params` (one source of defaults)."""
-        sig = inspect.signature(self.estimator_class.__init__).parameters
+        sig = inspect.signature(self.make or self.estimator_class.__init__).parameters
         return {p.name: sig[p.name].default for p in self.params}
 
     def build(self, **params):
@@ -108,7 +114,7 @@ class Method:
         bad = sorted(set(params) - known)
         if bad:
             raise ValueError(f"{self.name} has no parameter {bad[0]!r} (parameters: {', '.join(sorted(known))})")
-        return self.estimator_class(**params)
+        return (self.make or self.estimator_class)(**params)
 
     def score_label(self, est) -> Optional[str]:
         """The column title of the per-step score for the fitted ``est``."""
@@ -128,6 +134,20 @@ class Method:
 _SCORE_ATTRS = {"LQO": "lqo_scores_", "gas weight": "selection_weights_"}
 
 _ALPHA = Param("alpha", "ridge parameter (the paper's lambda), > 0")
+_LOOP = (Param("ranker", "the ranker in the loop (LightGBM, XGBoost, CatBoost: installed separately)", type=str,
+               choices=RANKERS),
+         Param("scoring", "validation measure of each subset (--vali, else 3 query folds of TRAIN)", type=str),
+         Param("candidates", "seed: start from this selector's top --n-candidates features", type=str,
+               choices=CANDIDATES),
+         Param("n_candidates", "how many seed features to start from", type=int),
+         Param("selection_rule", "without -k: the best subset or the smallest within one standard error",
+               type=str, choices=("best", "one-standard-error")),
+         Param("random_state", "seed of the rankers and shuffles", type=int, flag="--seed"))
+
+
+def _loop_grid(n: int) -> dict[str, list[Any]]:
+    """The protocol's grid of rfe / forward (RankRLS in the loop): alpha 1, every k."""
+    return {"alpha": [1.0], "k": list(range(1, n + 1))}
 _C_SVM = Param("C", "loss weight C > 0", flag="--C")
 
 METHODS: dict[str, Method] = {
@@ -165,6 +185,19 @@ METHODS: dict[str, Method] = {
         (Param("lambda1", "similarity weight"), Param("lambda2", "importance-weighted L1 weight")),
         lambda n: {"lambda1": [1e-3, 1e-2, 0.1, 1.0], "lambda2": [1e-6, 1e-5, 1e-4, 1e-3]},
         k="path", path_param="lambda2", score_name="|coef|"),
+    "rfe": Method(
+        "rfe", RecursiveElimination,
+        "recursive elimination with the deployed ranker in the loop, scored on validation queries",
+        "k features, removing the least important (permutation, refit or the ranker's own) each round",
+        (*_LOOP, Param("step", "features removed per round: a count or a fraction", type=count_or_fraction),
+         Param("drop_by", "importance of a round", type=str, choices=IMPORTANCES)),
+        _loop_grid, k="n_features_to_select", make=recursive_elimination, options={"importance": "permutation"}),
+    "forward": Method(
+        "forward", ForwardSelection,
+        "forward selection with the deployed ranker in the loop, scored on validation queries",
+        "k features, adding the one of best validation score each round (optionally floating)",
+        (*_LOOP, Param("floating", "after an addition, drop a feature when that helps (yes/no)", type=boolean)),
+        _loop_grid, k="n_features_to_select", make=forward_selection),
     "rankrls": Method(
         "rankrls", RankRLS,
         "RankRLS on all features (WAF baseline); one eigendecomposition per fold gives every alpha",

@@ -121,7 +121,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         return _quiet_broken_pipe()
-    except (ValueError, TypeError, OSError, MemoryError) as exc:
+    except (ValueError, TypeError, OSError, MemoryError, ImportError) as exc:  # ImportError: an optional ranker
         text = cli_wording(str(exc), command) or "out of memory"  # a bare MemoryError has no message
         print(f"rankselect {command}: error: {text}", file=sys.stderr)
         return 2

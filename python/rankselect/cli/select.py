@@ -12,7 +12,10 @@ prefix. ``--json`` prints the same as a JSON object.
 sparse methods (sparse-ranksvm, fsmrank) walk their regularisation path and keep the
 weakest regularisation on it (largest C / smallest lambda2) whose model has at most k
 features, and say which. A flag of another method is an error. Methods, their flags and
-defaults come from the registry :mod:`rankselect.methods`.
+defaults come from the registry :mod:`rankselect.methods`. The ranker-in-the-loop
+selectors (rfe, forward: ``--ranker lightgbm|xgboost|catboost|rankrls|ranksvm``) score every
+subset on ``--vali`` when given, else on 3 query folds of TRAIN; without ``-k`` they pick the
+size by ``--selection-rule``.
 """
 from __future__ import annotations
 
@@ -143,6 +146,14 @@ def _validation_rows(est, selected, Xv, yv, qv, Xt, yt, qt):
     return rows
 
 
+def _reported_params(method, est, params: dict, k: Optional[int]) -> dict:
+    """The parameters ``--json`` reports: the user's (by name, as given, for a method built from
+    names such as ``--ranker``), else the estimator's."""
+    if method.make:
+        return {**params, **({method.k: k} if k is not None else {})}
+    return {name: v for name, v in est.get_params().items() if name in params or name == method.k}
+
+
 def run(args: argparse.Namespace) -> int:
     method = METHODS[args.method]
     params = _given_params(args, method)
@@ -163,6 +174,9 @@ def run(args: argparse.Namespace) -> int:
             params[method.k] = args.k
         est = method.build(**params)
         costs = apply_costs(est, args, train.X.shape[1])
+        if args.vali and "validation" in est.get_params():  # a ranker in the loop scores on --vali
+            v = load_letor(args.vali, n_features=train.X.shape[1])
+            est.set_params(validation=(v.X, v.y, v.qid))
         est.fit(train.X, train.y, qid=train.qid)
     selected = [int(j) for j in est.selected_features_]
     step_scores = method.step_scores(est)
@@ -174,7 +188,7 @@ def run(args: argparse.Namespace) -> int:
         out = {
             "method": args.method,
             "train": args.train,
-            "params": {k: v for k, v in est.get_params().items() if k in params or k == method.k},
+            "params": _reported_params(method, est, params, args.k),
             "selected_features": [j + 1 for j in selected],
             "score_name": method.score_label(est),
             "scores": None if step_scores is None else [float(s) for s in step_scores],

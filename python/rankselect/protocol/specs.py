@@ -6,6 +6,7 @@ this module adds, per method, the generator of fitted grid points.
 """
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -16,6 +17,7 @@ import numpy as np
 from ..methods import METHODS as REGISTRY
 from ..models import RankRLS, RankSVM, SparseRankSVM
 from ..selection import GAS, FSMRank, GreedyRankRLS, feature_importance, kendall_similarity
+from ..wrapper import ForwardSelection, RecursiveElimination
 
 
 @dataclass
@@ -163,6 +165,29 @@ def _fsmrank_candidates(train, grid, options, cache):
         yield [Candidate({"lambda1": l1, "lambda2": l2}, w, _nonzero_order(w))]
 
 
+# -- rfe, forward: RankRLS in the loop (the protocol's candidates are linear models), scored on
+# 3 query folds of the training set; one path per alpha gives every k
+def _loop_candidates(forward: bool, train, grid, options, cache):
+    X, y, q = train.X, train.y, train.qid
+    n = X.shape[1]
+    ks = sorted({int(k) for k in grid["k"] if 1 <= int(k) <= n})
+    for a in grid["alpha"]:
+        if forward:
+            sel = ForwardSelection(RankRLS(alpha=a), n_features_to_select=max(ks), cv=3, random_state=0)
+        else:
+            sel = RecursiveElimination(RankRLS(alpha=a), n_features_to_select=min(ks), importance=options["importance"],
+                                       cv=3, random_state=0)
+        path = sel.fit(X, y, qid=q).path_
+        out, seen = [], set()
+        for i in np.flatnonzero(path.eligible):
+            k, cols = int(path.n_features[i]), [int(j) for j in path.features[i]]
+            if k in ks and k not in seen:
+                seen.add(k)
+                w = np.asarray(RankRLS(alpha=a).fit(X[:, cols], y, qid=q).coef_, dtype=float)
+                out.append(Candidate({"alpha": a, "k": k}, _full(w, cols, n), cols))
+        yield out
+
+
 def _spec(name, candidates, n_units, unused=lambda options: ()) -> MethodSpec:
     m = REGISTRY[name]
     return MethodSpec(name, m.description, m.grid, candidates, n_units, options=dict(m.options), unused=unused)
@@ -177,4 +202,6 @@ METHODS: dict[str, MethodSpec] = {
                  unused=lambda o: ("C",) if o.get("ranker") == "rankrls" else ("alpha",)),
     "sparse-ranksvm": _spec("sparse-ranksvm", _sparse_candidates, lambda g: 1),
     "fsmrank": _spec("fsmrank", _fsmrank_candidates, lambda g: len(g["lambda1"]) * len(g["lambda2"])),
+    "rfe": _spec("rfe", functools.partial(_loop_candidates, False), lambda g: len(g["alpha"])),
+    "forward": _spec("forward", functools.partial(_loop_candidates, True), lambda g: len(g["alpha"])),
 }

@@ -1,0 +1,131 @@
+"""Forward selection for any ranker: add the feature whose addition scores best on the
+validation queries, optionally floating (drop a feature when that beats the best subset of
+the smaller size)."""
+from __future__ import annotations
+
+from typing import Any, Optional, Union
+
+import numpy as np
+import numpy.typing as npt
+
+from ..metrics.checks import Convention
+from .base import RankerLoopSelector
+
+__all__ = ["ForwardSelection"]
+
+
+class ForwardSelection(RankerLoopSelector):
+    """Forward feature selection with the ranker you deploy in the loop.
+
+    Each round fits ``estimator`` once per remaining candidate (the current subset plus
+    that feature; early-stopped on the validation queries for LightGBM, XGBoost and
+    CatBoost) and adds the candidate of the best validation score (with ``feature_costs``:
+    the largest gain per unit cost over the current subset's score, an empty subset scoring
+    0). The candidates are all features or the top ``n_candidates`` of ``candidates`` (a
+    rankselect selector's order: the linear path proposes, the ranker decides).
+
+    With ``floating=True`` (sequential floating forward selection, Pudil et al. 1994), after
+    each addition the features of the subset other than the one just added are tried for
+    removal, and one is removed when the smaller subset scores better than the best subset
+    of that size found so far; repeated while it helps. A subset is never scored twice.
+
+    Every subset scored is a step of :attr:`path_`; the selection is the best subset of size
+    ``n_features_to_select`` or, with ``"auto"`` (walk up to all candidates), the step chosen by
+    ``selection_rule`` among the best subset of each size.
+
+    Parameters
+    ----------
+    estimator : unfitted ranker
+        As :class:`~rankselect.wrapper.RecursiveElimination`'s.
+    n_features_to_select : "auto", int or float in (0, 1), default="auto"
+        Stop at this many features and select the best subset of that size; ``"auto"``:
+        add every candidate and select by ``selection_rule``.
+    floating : bool, default=False
+        Try removals after each addition (see above).
+    scoring, validation, cv, candidates, n_candidates, selection_rule, early_stopping_rounds, \
+convention, feature_costs, budget, n_jobs, random_state, verbose
+        As :class:`~rankselect.wrapper.RecursiveElimination`'s; ``budget``: candidates that
+        would exceed it are not tried. ``n_jobs`` threads fit the candidates of a round.
+
+    Attributes
+    ----------
+    selected_features_ : ndarray of shape (n_features_,)
+        The selected features in order of addition.
+    support_, n_features_, path_, candidates_, estimator_
+        As :class:`~rankselect.wrapper.RecursiveElimination`'s (``path_`` records
+        additions and, with ``floating``, removals; ``path_.eligible`` marks the best
+        subset of each size).
+    """
+
+    _parameter_constraints: dict = {**RankerLoopSelector._parameter_constraints, "floating": ["boolean"]}
+
+    def __init__(self, estimator, *, n_features_to_select: Union[str, int, float] = "auto",
+                 floating: bool = False, scoring: str = "ndcg@10", validation: Optional[tuple] = None,
+                 cv: Any = None, candidates: Any = None, n_candidates: Optional[int] = None,
+                 selection_rule: str = "best", early_stopping_rounds: Optional[int] = 20,
+                 convention: Convention = "standard", feature_costs: Optional[npt.ArrayLike] = None,
+                 budget: Optional[float] = None, n_jobs: Optional[int] = None, random_state: Any = None,
+                 verbose: Union[bool, int] = False) -> None:
+        super().__init__(estimator, n_features_to_select=n_features_to_select, scoring=scoring,
+                         validation=validation, cv=cv, candidates=candidates, n_candidates=n_candidates,
+                         selection_rule=selection_rule, early_stopping_rounds=early_stopping_rounds,
+                         convention=convention, feature_costs=feature_costs, budget=budget, n_jobs=n_jobs,
+                         random_state=random_state, verbose=verbose)
+        self.floating = floating
+
+    def _run(self, target: Optional[int]) -> None:
+        pool = [int(j) for j in self.candidates_]
+        stop_at = len(pool) if target is None else target
+        costs, budget = self._costs, self._budget
+        selected: list[int] = []
+        score = 0.0
+        visited: set = set()
+        best_of_size: dict[int, float] = {}
+
+        def fits(subset) -> bool:
+            return budget is None or float(costs[subset].sum()) <= budget + 1e-12
+
+        while len(selected) < stop_at:
+            tries = [j for j in pool if j not in selected and fits(selected + [j])
+                     and frozenset(selected + [j]) not in visited]
+            if not tries:
+                break
+            results = self._map(lambda s: self._evaluate(np.asarray(s))[0], [selected + [j] for j in tries])
+            means = np.array([float(pq.mean()) for pq in results])
+            if self._has_costs:
+                c = costs[tries]
+                gain = means - score
+                value = np.where(c > 0, gain / np.where(c > 0, c, 1), np.where(gain > 0, np.inf, gain))
+            else:
+                value = means
+            a = int(np.lexsort((np.asarray(tries), -value))[0])  # best value, then the lowest index
+            added = tries[a]
+            selected = selected + [added]
+            score = float(means[a])
+            visited.add(frozenset(selected))
+            best_of_size[len(selected)] = max(best_of_size.get(len(selected), -np.inf), score)
+            self._record(selected, results[a], added=(added,), eligible=False)
+            while self.floating and len(selected) >= 3:
+                removable = [i for i in selected[:-1] if frozenset(selected) - {i} not in visited]
+                if not removable:
+                    break
+                smaller = [[j for j in selected if j != i] for i in removable]
+                res = self._map(lambda s: self._evaluate(np.asarray(s))[0], smaller)
+                for s in smaller:
+                    visited.add(frozenset(s))
+                m = np.array([float(pq.mean()) for pq in res])
+                b = int(np.argmax(m))
+                if m[b] <= best_of_size.get(len(smaller[b]), -np.inf):
+                    break
+                selected, score = smaller[b], float(m[b])
+                best_of_size[len(selected)] = score
+                self._record(selected, res[b], removed=(removable[b],), eligible=False)
+        # eligible: the first step reaching the best score of its size
+        rows = self._recorder.rows
+        seen: set = set()
+        for t, row in enumerate(rows):
+            size, mean = row[0], row[1]
+            if size not in seen and mean >= best_of_size[size]:
+                seen.add(size)
+                ok = self._budget is None or row[9] <= self._budget + 1e-12
+                rows[t] = row[:10] + (ok,)
