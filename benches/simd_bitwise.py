@@ -91,7 +91,10 @@ def parser_file(path: Path, seed: int = 1) -> None:
     with open(path, "w") as f:
         for q in range(200):
             for _ in range(int(rng.integers(1, 40))):
-                vals = rng.standard_normal(30) * 10.0 ** rng.integers(-8, 8, size=30)
+                # powers of ten by exact integers and one IEEE division: NumPy's own ``**`` may use
+                # the CPU's vector math (SVML on AVX-512), which would change the file itself
+                scale = np.array([10.0**e if e >= 0 else 1.0 / 10.0**-e for e in rng.integers(-8, 8, size=30).tolist()])
+                vals = rng.standard_normal(30) * scale
                 spell = [repr(float(v)) if j % 3 == 0 else f"{v:.6g}" if j % 3 == 1 else f"{v:.17e}"
                          for j, v in enumerate(vals)]
                 feats = " ".join(f"{j + 1}:{t}" for j, t in enumerate(spell) if rng.random() > 0.1)
@@ -107,6 +110,7 @@ def child() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         p = Path(tmp) / "gen.txt"
         parser_file(p)
+        out["parser-input"] = hashlib.sha256(p.read_bytes()).hexdigest()  # the same file everywhere
         d = rs.load_letor(p)
         out["parser"] = _h(d.X, d.y, d.qid)
     mq = DATA / "MQ2008" / "Fold1" / "train.txt"
