@@ -38,6 +38,7 @@ import warnings
 
 import numpy as np
 import scipy.sparse as sp
+import sklearn
 from sklearn.base import BaseEstimator
 from sklearn.utils import metadata_routing
 from sklearn.utils.validation import check_array, column_or_1d, validate_data
@@ -145,6 +146,23 @@ def _validate_y(y):
     return np.ascontiguousarray(column_or_1d(y, warn=True), dtype=np.float64)
 
 
+#: what a score without qid adds while scikit-learn's metadata routing is off (the usual
+#: cause: GridSearchCV / cross_validate pass qid to fit but not to score)
+ROUTING_HINT = (". Inside GridSearchCV, cross_validate or a Pipeline, qid reaches score only with "
+                "metadata routing: call sklearn.set_config(enable_metadata_routing=True) before fitting "
+                "(rankselect's estimators request qid for fit and score)")
+_routing_warned = False
+
+
+def _warn_routing_once(msg: str) -> None:
+    """A UserWarning at the first score without qid (GridSearchCV would otherwise turn each
+    failure into a NaN score with a traceback, and best_score_ into NaN)."""
+    global _routing_warned
+    if not _routing_warned:
+        _routing_warned = True
+        warnings.warn(msg, UserWarning, stacklevel=3)
+
+
 class RankerMixin:
     """``score(X, y, qid)``: the mean NDCG@10 over queries (standard convention) of
     ``predict(X)``; qid is requested by ``score`` under metadata routing."""
@@ -176,7 +194,11 @@ class RankerMixin:
         if sample_weight is not None:
             raise ValueError("sample_weight is not supported by score: every query counts once")
         if qid is None:
-            raise ValueError("qid is required: score(X, y, qid=...) ranks the documents of each query")
+            msg = "qid is required: score(X, y, qid=...) ranks the documents of each query"
+            if not sklearn.get_config().get("enable_metadata_routing", False):
+                msg += ROUTING_HINT
+                _warn_routing_once(msg)
+            raise ValueError(msg)
         y = _named("y", _validate_y, y)
         return float(ndcg(y, self.predict(X), qid, k=10))
 

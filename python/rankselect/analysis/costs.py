@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import metrics
-from .._validation import check_budget, check_costs, check_costs_and_budget, check_vector
+from .._validation import check_budget, check_costs, check_costs_and_budget, check_ranking_data, check_vector
 from ..models.rankrls import RankRLS
 from .inspection import evaluate_path
 
@@ -151,7 +151,7 @@ def cost_quality_path(model, vali, feature_costs, *, scoring: str = "ndcg@10", c
     feature_costs : array-like of shape (n_features,)
     scoring : str
         Measure of :func:`rankselect.metrics.compute`.
-    convention : {"standard", "letor"}
+    convention : {"standard", "exponential", "trec", "lightgbm", "letor"}
     train : RankingData or (X, y, qid), optional
         Needed for a selector without a model path.
     ranker : estimator, optional
@@ -164,7 +164,11 @@ def cost_quality_path(model, vali, feature_costs, *, scoring: str = "ndcg@10", c
         Models without any feature (e.g. the all-zero end of a sparse path, which ranks
         by file order) are left out.
     """
-    Xv, yv, qv = vali
+    try:
+        Xv, yv, qv = vali
+    except (TypeError, ValueError) as exc:
+        raise TypeError("vali must be a RankingData or an (X, y, qid) tuple") from exc
+    Xv, yv, qv = check_ranking_data(Xv, yv, qv, squares=False)
     n = Xv.shape[1]
     costs = check_costs(feature_costs, n)
     coefs = getattr(model, "coef_path_", None)

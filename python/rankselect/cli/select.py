@@ -143,6 +143,22 @@ def _validation_rows(est, selected, Xv, yv, qv, Xt, yt, qt):
     return rows
 
 
+_STOP_REASONS = {
+    "uninformative": "the other features are constant within every query (they carry no ranking information)",
+    "min_improvement": "no further feature improves the criterion by min_improvement",
+    "budget": "no further feature fits in the budget",
+}
+
+
+def _short_note(est, k: int, got: int, n_features: int) -> str:
+    """Why fewer than ``-k`` features were selected."""
+    reason = _STOP_REASONS.get(str(getattr(est, "stop_reason_", "")))
+    if reason is None:
+        reason = ("the file has only that many features" if got >= n_features else
+                  "the method selected no more (features constant within every query or without weight)")
+    return f"-k {k}: {got} features selected because {reason}"
+
+
 def run(args: argparse.Namespace) -> int:
     method = METHODS[args.method]
     params = _given_params(args, method)
@@ -165,6 +181,8 @@ def run(args: argparse.Namespace) -> int:
         costs = apply_costs(est, args, train.X.shape[1])
         est.fit(train.X, train.y, qid=train.qid)
     selected = [int(j) for j in est.selected_features_]
+    if args.k is not None and len(selected) < args.k and not note:
+        note = _short_note(est, args.k, len(selected), train.X.shape[1])
     step_scores = method.step_scores(est)
     vali_rows = None
     if args.vali:

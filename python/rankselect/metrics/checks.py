@@ -14,14 +14,15 @@ __all__ = ["CONVENTIONS", "TIES", "Convention", "Ties", "check_choice", "check_c
            "check_max_grade", "mean_over_queries"]
 
 #: metric conventions (see :mod:`rankselect.metrics`), the default first: the core's list
-#: (``Convention::ALL``), ``("standard", "letor")``
+#: (``Convention::NAMES``), ``("standard", "exponential", "trec", "lightgbm", "letor")``;
+#: ``"standard"`` is the old name of ``"exponential"`` (same numbers)
 CONVENTIONS: tuple[str, ...] = tuple(_core.CONVENTIONS)
 #: tie-breaking rules of equal scores, the default first: the core's list (``Ties::ALL``),
 #: ``("stable", "pessimistic")``
 TIES: tuple[str, ...] = tuple(_core.TIES)
 
 #: the names of :data:`CONVENTIONS` and :data:`TIES` for type checkers (a test keeps them equal)
-Convention = Literal["standard", "letor"]
+Convention = Literal["standard", "exponential", "trec", "lightgbm", "letor"]
 Ties = Literal["stable", "pessimistic"]
 
 

@@ -68,7 +68,7 @@ def make_scorer(measure: str, *, convention: str = "standard", ties: str = "stab
     measure : str
         A measure name of :func:`compute`: ``"ndcg@10"``, ``"ndcg"``, ``"map"``, ``"p@10"``,
         ``"meanndcg"``, ``"err@10"``, ... (case-insensitive).
-    convention : {"standard", "letor"}, default="standard"
+    convention : {"standard", "exponential", "trec", "lightgbm", "letor"}, default="standard"
     ties : {"stable", "pessimistic"}, default="stable"
     qid : array-like of shape (m,), default=None
         Query ids used when the caller passes none (a routed ``qid`` takes precedence).

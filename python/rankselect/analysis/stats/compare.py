@@ -2,6 +2,8 @@
 table (:func:`compare`), also on a LETOR protocol run (:func:`compare_experiment`)."""
 from __future__ import annotations
 
+import numbers
+
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Optional
@@ -72,6 +74,8 @@ def compare(per_query: Mapping[str, npt.ArrayLike], baseline: str, *, test: str 
         raise ValueError(f"baseline {baseline!r} is not among the methods ({', '.join(per_query)})")
     if correction not in ("holm", None):
         raise ValueError(f"correction must be 'holm' or None, got {correction!r}")
+    if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not 0 < alpha < 1:
+        raise ValueError(f"alpha must be a number in (0, 1), got {alpha!r}")
     gen = as_generator(random_state)
     base = check_vector(per_query[baseline], f"per_query[{baseline!r}]")
     rows = []
