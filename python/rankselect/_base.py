@@ -41,10 +41,11 @@ import scipy.sparse as sp
 import sklearn
 from sklearn.base import BaseEstimator
 from sklearn.utils import metadata_routing
+from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.validation import check_array, column_or_1d, validate_data
 
 from ._config import check_memory
-from ._validation import check_finite, check_magnitude, check_qid
+from ._validation import check_finite, check_magnitude, check_qid, plain_numbers
 from .data.grouping import GroupedData, TrainingData
 from .exceptions import DegenerateDataWarning
 from .metrics import ndcg
@@ -97,6 +98,14 @@ class RankingEstimator(BaseEstimator):
         check_finite(X, "X")
         check_magnitude(X, "X")  # squares / products of the values must not overflow
         return X
+
+    def _validate_params(self) -> None:
+        """scikit-learn's check of ``_parameter_constraints``, its message with NumPy scalars
+        written as plain numbers (``nan``, not ``np.float64(nan)``)."""
+        try:
+            super()._validate_params()  # type: ignore[misc]
+        except InvalidParameterError as exc:
+            raise InvalidParameterError(plain_numbers(str(exc))) from None
 
     def _validate_training_data(self, X, y, qid) -> TrainingData:
         """Check the parameters against ``_parameter_constraints`` and the data, once, and

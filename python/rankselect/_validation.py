@@ -6,6 +6,7 @@ Errors name the offending argument (and the row / qid where it helps) and are
 from __future__ import annotations
 
 import numbers
+import re
 import warnings
 from typing import Any, Optional, cast
 
@@ -32,6 +33,22 @@ def check_matrix(X, name: str = "X", *, allow_nan: bool = False, squares: bool =
     if squares:
         check_magnitude(X, name)
     return X
+
+
+def shown(value: Any) -> str:
+    """``repr`` for a message, NumPy scalars as plain Python numbers (``nan``, not
+    ``np.float64(nan)``)."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    return repr(value)
+
+
+_NUMPY_REPR = re.compile(r"np\.(?:float|int|uint|bool_?|complex|str_)\d*\((.*?)\)")
+
+
+def plain_numbers(message: str) -> str:
+    """A message with NumPy scalar reprs (``np.float64(nan)``) written as plain numbers."""
+    return _NUMPY_REPR.sub(r"\1", message)
 
 
 def refuse_complex(a: np.ndarray, name: str) -> None:
@@ -106,7 +123,7 @@ def check_qid(qid, n: Optional[int] = None, name: str = "qid", of: str = "X") ->
         bad = ~np.isfinite(q) | (q != np.round(q))
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
-            raise ValueError(f"{name} must hold integers; row {i} has {q[i]!r}")
+            raise ValueError(f"{name} must hold integers; row {i} has {shown(q[i])}")
         # Outside [-2^63, 2^63) the cast to int64 saturates and distinct queries would merge.
         big = (q >= 2.0**63) | (q < -(2.0**63))
         if big.any():
@@ -212,7 +229,7 @@ def check_finite(a: np.ndarray, name: str) -> None:
     if a.size and not np.isfinite(a).all():
         bad = np.argwhere(~np.isfinite(a))[0]
         where = f"row {bad[0]}" + (f", column {bad[1]}" if a.ndim == 2 else "")
-        raise ValueError(f"{name} contains NaN or infinity ({where}: {a[tuple(bad)]!r})")
+        raise ValueError(f"{name} contains NaN or infinity ({where}: {shown(a[tuple(bad)])})")
 
 
 def as_generator(random_state) -> np.random.Generator:
@@ -260,7 +277,7 @@ def check_budget(budget) -> Optional[float]:
         return None
     if (isinstance(budget, bool) or not isinstance(budget, numbers.Real)
             or not np.isfinite(cast(float, budget)) or cast(float, budget) < 0):
-        raise ValueError(f"budget must be a finite number >= 0 or None, got {budget!r}")
+        raise ValueError(f"budget must be a finite number >= 0 or None, got {shown(budget)}")
     return float(budget)
 
 

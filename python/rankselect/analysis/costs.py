@@ -82,8 +82,14 @@ def read_costs(path, n_features: int) -> np.ndarray:
 
 def total_cost(costs: np.ndarray, features) -> float:
     """Sum of the costs of ``features`` in order (sequential, as the selectors add them)."""
-    f = np.asarray(features, dtype=np.intp)
-    return float(np.cumsum(costs[f])[-1]) if f.size else 0.0
+    c = check_vector(costs, "costs")
+    f = np.asarray(features)
+    if f.size and (f.ndim != 1 or not np.issubdtype(f.dtype, np.integer)):
+        raise TypeError(f"features must be a 1-D sequence of integer column indices, got {features!r}")
+    f = f.astype(np.int64)
+    if f.size and (f.min() < 0 or f.max() >= c.shape[0]):
+        raise ValueError(f"features must lie in 0 .. {c.shape[0] - 1}")
+    return float(np.cumsum(c[f])[-1]) if f.size else 0.0
 
 
 def pareto_front(total_cost, score) -> np.ndarray:

@@ -231,11 +231,15 @@ def fit_ranker(estimator, X, y, qid, **fit_params):
     ``group=`` query sizes (LightGBM's ``LGBMRanker``), else not at all (a pointwise
     regressor).
     """
-    qid = check_qid(qid, _n_rows_cols(X)[0])
+    if not hasattr(estimator, "fit"):
+        raise TypeError(f"estimator must have fit(X, y, ...), got {type(estimator).__name__}")
+    m = _n_rows_cols(X)[0]
+    qid = check_qid(qid, m)
+    y = check_vector(y, "y", n=m)
     groups = QueryGroups.from_qid(qid)
     rows = groups.perm
     Xg = X.iloc[rows] if hasattr(X, "iloc") else X[rows]
-    yg = np.asarray(y)[rows]
+    yg = y[rows]
     params = _fit_params_of(estimator)
     if "qid" in params:
         return estimator.fit(Xg, yg, qid=qid[rows], **fit_params)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sklearn.metrics._scorer import _Scorer
 
-from .._validation import check_qid
+from .._validation import check_qid, shown
 from .checks import CONVENTIONS, TIES, check_choice
 from .measures import compute
 
@@ -78,7 +78,7 @@ def make_scorer(measure: str, *, convention: str = "standard", ties: str = "stab
     scorer : callable ``scorer(estimator, X, y, **metadata) -> float``
     """
     if not isinstance(measure, str):
-        raise ValueError(f"measure must be a measure name such as 'ndcg@10' or 'map', got {measure!r}")
+        raise ValueError(f"measure must be a measure name such as 'ndcg@10' or 'map', got {shown(measure)}")
     convention = check_choice(convention, "convention", CONVENTIONS)
     ties = check_choice(ties, "ties", TIES)
     # parse the name now (ValueError naming it) rather than at the first split

@@ -10,6 +10,7 @@ from typing import Any, Optional
 import numpy as np
 
 from .backend import new_figure
+from .._validation import shown
 
 __all__ = ["as_result_dict", "feature_curves", "plot_feature_curves", "plot_regularization_curves"]
 
@@ -63,7 +64,7 @@ def feature_curves(result, metric: str = "MAP", select: Optional[str] = None) ->
     "single", "varying": names of the grid parameters with more than one value}}``.
     """
     if metric not in ("MAP", "NDCG@10"):
-        raise ValueError(f"metric must be 'MAP' or 'NDCG@10', got {metric!r}")
+        raise ValueError(f"metric must be 'MAP' or 'NDCG@10', got {shown(metric)}")
     d = as_result_dict(result)
     if select is None:
         select = d.get("metric") if d.get("metric") in ("MAP", "NDCG@10") else metric

@@ -32,7 +32,7 @@ import numpy as np
 
 from .. import _core
 from .._config import check_memory
-from .._validation import check_matrix, check_qid
+from .._validation import check_matrix, check_qid, shown
 from ..data.grouping import QueryGroups
 
 __all__ = ["VARIANTS", "kendall_similarity", "check_variant"]
@@ -45,7 +45,7 @@ _ALGORITHMS = {"auto": None, "bitset": np.iinfo(np.int64).max, "merge": 0}
 def check_variant(variant) -> str:
     """``variant`` when it is one of :data:`VARIANTS`; ValueError otherwise."""
     if not isinstance(variant, str) or variant not in VARIANTS:
-        raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
+        raise ValueError(f"variant must be one of {VARIANTS}, got {shown(variant)}")
     return variant
 
 
@@ -84,7 +84,7 @@ def kendall_similarity(X, qid, variant: str = "geng", absolute: bool = False, *,
     """
     variant = check_variant(variant)
     if not isinstance(absolute, (bool, np.bool_)):
-        raise TypeError(f"absolute must be a bool, got {absolute!r}")
+        raise TypeError(f"absolute must be a bool, got {shown(absolute)}")
     if algorithm not in _ALGORITHMS:
         raise ValueError(f"algorithm must be one of {tuple(_ALGORITHMS)}, got {algorithm!r}")
     X = check_matrix(X, "X", squares=False)  # order statistics: no squares

@@ -19,7 +19,7 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import check_ranking_data
+from .._validation import check_ranking_data, shown
 from ..data.grouping import QueryGroups
 
 __all__ = ["StabilitySelection", "nogueira_stability", "fold_selection_frequencies"]
@@ -119,7 +119,7 @@ class StabilitySelection(SelectorMixin, BaseEstimator):
     def _check_params(self):
         r = self.n_resamples
         if isinstance(r, bool) or not isinstance(r, numbers.Integral) or r < 2:
-            raise ValueError(f"n_resamples must be an integer >= 2, got {r!r}")
+            raise ValueError(f"n_resamples must be an integer >= 2, got {shown(r)}")
         f = self.sample_fraction
         if isinstance(f, bool) or not isinstance(f, numbers.Real) or not 0 < f <= 1:
             raise ValueError(f"sample_fraction must be in (0, 1], got {f!r}")

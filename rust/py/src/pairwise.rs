@@ -69,11 +69,11 @@ fn squared_hinge_value_grad<'py>(
     let offsets = query_offsets(&offsets)?;
     check_len("w", w.len(), x.ncols())?;
     let (v, g) = crate::errors::run_detached(py, || -> rankselect_core::Result<(f64, Vec<f64>)> {
-            let loss = SquaredHinge::new(x, y, &offsets)?;
-            let mut g = vec![0.0; w.len()];
-            let v = loss.value_grad(w, &mut g);
-            Ok((v, g))
-        })?;
+        let loss = SquaredHinge::new(x, y, &offsets)?;
+        let mut g = vec![0.0; w.len()];
+        let v = loss.value_grad(w, &mut g);
+        Ok((v, g))
+    })?;
     Ok((v, g.into_pyarray(py)))
 }
 
@@ -96,17 +96,17 @@ fn squared_hinge_hessp<'py>(
     check_len("w", w.len(), x.ncols())?;
     check_len("v", v.nrows(), x.ncols())?;
     let out = crate::errors::run_detached(py, || -> rankselect_core::Result<ndarray::Array2<f64>> {
-            let loss = SquaredHinge::new(x, y, &offsets)?;
-            let h = loss.hessian(w);
-            let mut out = ndarray::Array2::zeros(v.raw_dim());
-            let mut buf = vec![0.0; v.nrows()];
-            for (k, col) in v.columns().into_iter().enumerate() {
-                let c = col.to_vec();
-                h.apply(&c, &mut buf);
-                out.column_mut(k).assign(&ndarray::ArrayView1::from(&buf));
-            }
-            Ok(out)
-        })?;
+        let loss = SquaredHinge::new(x, y, &offsets)?;
+        let h = loss.hessian(w);
+        let mut out = ndarray::Array2::zeros(v.raw_dim());
+        let mut buf = vec![0.0; v.nrows()];
+        for (k, col) in v.columns().into_iter().enumerate() {
+            let c = col.to_vec();
+            h.apply(&c, &mut buf);
+            out.column_mut(k).assign(&ndarray::ArrayView1::from(&buf));
+        }
+        Ok(out)
+    })?;
     Ok(out.into_pyarray(py))
 }
 
@@ -154,11 +154,11 @@ fn squared_hinge_hessian_block<'py>(
     }
     let k = ws.len();
     let out = crate::errors::run_detached(py, || -> rankselect_core::Result<Vec<f64>> {
-            let loss = SquaredHinge::new(x, y, &offsets)?;
-            let mut out = vec![0.0; k * k];
-            loss.hessian_block(w, ws, &mut out);
-            Ok(out)
-        })?;
+        let loss = SquaredHinge::new(x, y, &offsets)?;
+        let mut out = vec![0.0; k * k];
+        loss.hessian_block(w, ws, &mut out);
+        Ok(out)
+    })?;
     Ok(ndarray::Array2::from_shape_vec((k, k), out).expect("k x k").into_pyarray(py))
 }
 
@@ -202,11 +202,11 @@ fn explicit_squared_hinge_value_grad<'py>(
         offsets: pair_offsets.as_slice()?.to_vec(),
     };
     let (v, g) = crate::errors::run_detached(py, || -> rankselect_core::Result<(f64, Vec<f64>)> {
-            let loss = ExplicitSquaredHinge::new(x, &offsets, &p)?;
-            let mut g = vec![0.0; w.len()];
-            let v = loss.value_grad(w, &mut g);
-            Ok((v, g))
-        })?;
+        let loss = ExplicitSquaredHinge::new(x, &offsets, &p)?;
+        let mut g = vec![0.0; w.len()];
+        let v = loss.value_grad(w, &mut g);
+        Ok((v, g))
+    })?;
     Ok((v, g.into_pyarray(py)))
 }
 

@@ -186,8 +186,9 @@ fn kendall_sums<'py>(
 ) -> PyResult<(PyMat<'py, f64>, PyMat<'py, f64>, u64)> {
     let variant = Variant::parse(variant).py()?;
     let (x, offsets) = (x.as_array(), query_offsets(&offsets)?);
-    let (s, sn, q) =
-        crate::errors::run_detached(py, || shard_sums::kendall_sums(x, &offsets, variant, DEFAULT_SHORT_MAX, &python_interrupt()))?;
+    let (s, sn, q) = crate::errors::run_detached(py, || {
+        shard_sums::kendall_sums(x, &offsets, variant, DEFAULT_SHORT_MAX, &python_interrupt())
+    })?;
     Ok((s.into_pyarray(py), sn.into_pyarray(py), q))
 }
 
@@ -200,8 +201,9 @@ fn pairwise_counts<'py>(
     offsets: PyReadonlyArray1<'py, usize>,
 ) -> PyResult<(PyVec<'py, u64>, PyVec<'py, u64>, u64)> {
     let (x, y, offsets) = (x.as_array(), y.as_array(), query_offsets(&offsets)?);
-    let (a, d, p) =
-        crate::errors::run_detached(py, || shard_sums::pairwise_counts(x, y, &offsets, DEFAULT_SHORT_MAX, &python_interrupt()))?;
+    let (a, d, p) = crate::errors::run_detached(py, || {
+        shard_sums::pairwise_counts(x, y, &offsets, DEFAULT_SHORT_MAX, &python_interrupt())
+    })?;
     Ok((a.into_pyarray(py), d.into_pyarray(py), p))
 }
 

@@ -11,7 +11,7 @@ from typing import Any, Optional
 import numpy as np
 import numpy.typing as npt
 
-from ..._validation import as_generator, check_vector
+from ..._validation import as_generator, check_vector, shown
 from .paired import effect_size, holm, paired_test
 
 __all__ = ["Comparison", "compare", "experiment_per_query", "compare_experiment"]
@@ -99,12 +99,20 @@ def compare(per_query: Mapping[str, npt.ArrayLike], baseline: str, *, test: str 
 _EXPERIMENT_KEYS = {"map": "AP", "ap": "AP", "ndcg@10": "NDCG@10"}
 
 
+def check_experiment(result) -> None:
+    """TypeError unless ``result`` is a LETOR protocol run (``methods`` and ``folds``)."""
+    if not (hasattr(result, "methods") and hasattr(result, "folds")):
+        raise TypeError(f"result must be the ExperimentResult of rankselect.experiment.run, got "
+                        f"{type(result).__name__}")
+
+
 def experiment_per_query(result, metric: str = "MAP") -> dict[str, np.ndarray]:
     """Per-query test scores of every method of a LETOR protocol run, folds concatenated
     (``metric``: ``"MAP"`` (per-query AP) or ``"NDCG@10"``). Returns ``{method: (q,)}``."""
     key = _EXPERIMENT_KEYS.get(str(metric).lower())
     if key is None:
-        raise ValueError(f"metric must be 'MAP' or 'NDCG@10', got {metric!r}")
+        raise ValueError(f"metric must be 'MAP' or 'NDCG@10', got {shown(metric)}")
+    check_experiment(result)
     return {m: np.concatenate([f[m].per_query[key] for f in result.folds]) for m in result.methods}
 
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..._validation import as_generator, check_vector
+from ..._validation import as_generator, check_vector, shown
 
 __all__ = [
     "TESTS",
@@ -45,7 +45,7 @@ def _pair(a, b):
 
 def _check_resamples(n_resamples, name: str = "n_resamples") -> int:
     if isinstance(n_resamples, bool) or not isinstance(n_resamples, numbers.Integral) or n_resamples < 2:
-        raise ValueError(f"{name} must be an integer >= 2, got {n_resamples!r}")
+        raise ValueError(f"{name} must be an integer >= 2, got {shown(n_resamples)}")
     return int(n_resamples)
 
 

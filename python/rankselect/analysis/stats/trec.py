@@ -132,7 +132,11 @@ def write_per_query(path: PathLike, per_query: Mapping[str, Mapping[str, Sequenc
         The qid of each position (e.g. :attr:`PermutationImportance.query_ids` or a
         :class:`~rankselect.QueryGroups`' ``ids``).
     """
+    if not isinstance(per_query, Mapping) or not all(isinstance(v, Mapping) for v in per_query.values()):
+        raise TypeError("per_query must be a dict run -> dict measure -> per-query values")
     qids = np.asarray(query_ids)
+    if qids.ndim != 1:
+        raise ValueError(f"query_ids must be 1-D, got shape {qids.shape}")
     lines = ["run\tmeasure\tqid\tvalue"]
     qid_text = [_check_field(q, "a query id") for q in qids.tolist()]
     for run, measures in per_query.items():
@@ -152,6 +156,9 @@ def write_per_query(path: PathLike, per_query: Mapping[str, Mapping[str, Sequenc
 def experiment_per_query_rows(result) -> tuple[dict[str, dict[str, np.ndarray]], np.ndarray]:
     """Per-query test scores of a LETOR protocol run, folds concatenated, ready for
     :func:`write_per_query`: returns ``({method: {"AP": (q,), "NDCG@10": (q,)}}, qids (q,))``."""
+    if not (hasattr(result, "methods") and hasattr(result, "folds")):
+        raise TypeError(f"result must be the ExperimentResult of rankselect.experiment.run, got "
+                        f"{type(result).__name__}")
     per = {m: {k: np.concatenate([f[m].per_query[k] for f in result.folds]) for k in ("AP", "NDCG@10")}
            for m in result.methods}
     qids = np.concatenate([result.folds[i][result.methods[0]].test_qids for i in range(len(result.folds))])

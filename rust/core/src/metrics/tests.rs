@@ -180,7 +180,10 @@ fn convention_and_tie_names_round_trip() {
     assert_eq!(Convention::ALL[0], Convention::default());
     assert_eq!(Ties::ALL[0], Ties::default());
     let e = "zz".parse::<Convention>().unwrap_err().to_string();
-    assert!(e.contains("convention must be one of 'standard', 'exponential', 'trec', 'lightgbm', 'letor', got \"zz\""), "{e}");
+    assert!(
+        e.contains("convention must be one of 'standard', 'exponential', 'trec', 'lightgbm', 'letor', got \"zz\""),
+        "{e}"
+    );
     assert_eq!("standard".parse::<Convention>().unwrap(), Convention::Standard);
     for name in Convention::NAMES {
         assert!(name.parse::<Convention>().is_ok(), "{name}");

@@ -24,9 +24,9 @@ fn kernel_matrix<'py>(
     let kernel = Kernel::from_name(kernel, gamma, coef0, degree).py()?;
     let (x, y) = (x.as_array(), y.as_array());
     let out = crate::errors::run_detached(py, || {
-            let interrupt = python_interrupt();
-            kernel_approx::kernel_block(x, y, kernel, &interrupt)
-        })?;
+        let interrupt = python_interrupt();
+        kernel_approx::kernel_block(x, y, kernel, &interrupt)
+    })?;
     Ok(out.into_pyarray(py))
 }
 
@@ -48,9 +48,9 @@ fn nystroem_normalization<'py>(
     let rank = opt_count_arg(rank.as_ref(), "rank")?;
     let z = landmarks.as_array();
     let out = crate::errors::run_detached(py, || {
-            let interrupt = python_interrupt();
-            kernel_approx::nystroem_normalization(z, kernel, rank, &interrupt)
-        })?;
+        let interrupt = python_interrupt();
+        kernel_approx::nystroem_normalization(z, kernel, rank, &interrupt)
+    })?;
     Ok(out.into_pyarray(py))
 }
 
@@ -72,9 +72,9 @@ fn nystroem_transform<'py>(
     let kernel = Kernel::from_name(kernel, gamma, coef0, degree).py()?;
     let (x, z, n) = (x.as_array(), landmarks.as_array(), normalization.as_array());
     let out = crate::errors::run_detached(py, || {
-            let interrupt = python_interrupt();
-            kernel_approx::nystroem_transform(x, z, n, kernel, &interrupt)
-        })?;
+        let interrupt = python_interrupt();
+        kernel_approx::nystroem_transform(x, z, n, kernel, &interrupt)
+    })?;
     Ok(out.into_pyarray(py))
 }
 
@@ -88,9 +88,9 @@ fn random_fourier_transform<'py>(
 ) -> PyResult<PyMat<'py, f64>> {
     let (x, w, b) = (x.as_array(), weights.as_array(), offset.as_array());
     let out = crate::errors::run_detached(py, || {
-            let interrupt = python_interrupt();
-            kernel_approx::random_fourier_transform(x, w, b, &interrupt)
-        })?;
+        let interrupt = python_interrupt();
+        kernel_approx::random_fourier_transform(x, w, b, &interrupt)
+    })?;
     Ok(out.into_pyarray(py))
 }
 

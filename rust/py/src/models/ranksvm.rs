@@ -51,9 +51,9 @@ fn ranksvm_fit<'py>(
     }
     let params = RankSvmParams { c, tol, max_iter, max_cg_iter };
     let f = crate::errors::run_detached(py, || {
-            let interrupt = python_interrupt();
-            fit(x, y, &offsets, &params, w0, &interrupt)
-        })?;
+        let interrupt = python_interrupt();
+        fit(x, y, &offsets, &params, w0, &interrupt)
+    })?;
     let (n_cg_iter, n_pairs) = (f.n_cg_iter, f.n_pairs);
     Ok((SolverResult::from_core(py, CoreResult::from(&f)), n_cg_iter, n_pairs))
 }

@@ -55,8 +55,9 @@ fn sparse_ranksvm<'py>(
     let penalty = SparsePenalty::by_name(penalty, c, p, epsilon, mcp_gamma, weights).py()?;
     let reweighting = ReweightedOptions { max_reweightings, tol };
     let interrupt = python_interrupt();
-    let fit =
-        crate::errors::run_detached(py, || sparse_core::fit(xv, y, &offsets, c, penalty, w0, &solver, &reweighting, &interrupt))?;
+    let fit = crate::errors::run_detached(py, || {
+        sparse_core::fit(xv, y, &offsets, c, penalty, w0, &solver, &reweighting, &interrupt)
+    })?;
     Ok((SolverResult::from_core(py, fit.result), fit.n_reweightings))
 }
 

@@ -27,9 +27,9 @@ fn pairwise_accuracy<'py>(
     let y = y.as_array();
     let offsets = query_offsets(&offsets)?;
     let r = crate::errors::run_detached(py, || {
-            let interrupt = python_interrupt();
-            importance::pairwise_accuracy(x, y, &offsets, short_max, &interrupt)
-        })?;
+        let interrupt = python_interrupt();
+        importance::pairwise_accuracy(x, y, &offsets, short_max, &interrupt)
+    })?;
     Ok((r.ascending.into_pyarray(py), r.descending.into_pyarray(py), r.preference_pairs))
 }
 
@@ -53,9 +53,9 @@ fn metric_importance<'py>(
     let y = y.as_array();
     let offsets = query_offsets(&offsets)?;
     let (asc, desc) = crate::errors::run_detached(py, || {
-            let interrupt = python_interrupt();
-            importance::metric_importance(x, y, &offsets, &spec, &interrupt)
-        })?;
+        let interrupt = python_interrupt();
+        importance::metric_importance(x, y, &offsets, &spec, &interrupt)
+    })?;
     Ok((asc.into_pyarray(py), desc.into_pyarray(py)))
 }
 

@@ -158,7 +158,10 @@ fn density_rule_refuses_a_typo_index_unless_n_features_is_given() {
     let opts = LetorOptions { n_features: Some(999_999_999), max_memory: Some(1 << 20), ..Default::default() };
     assert!(matches!(parse_letor::<f64>(text, &opts, &NoInterrupt), Err(Error::Memory { .. })));
     // Below 1 GiB a sparse file loads as before.
-    assert_eq!(parse_letor::<f64>(b"1 qid:1 1000000:1\n", &LetorOptions::default(), &NoInterrupt).unwrap().n_features, 1000000);
+    assert_eq!(
+        parse_letor::<f64>(b"1 qid:1 1000000:1\n", &LetorOptions::default(), &NoInterrupt).unwrap().n_features,
+        1000000
+    );
 }
 
 #[test]

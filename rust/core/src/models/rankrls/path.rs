@@ -87,7 +87,8 @@ pub fn eigen(g: Mat<f64>, interrupt: &dyn Interrupt) -> Result<(Vec<f64>, Mat<f6
         return invalid!("the Gram matrix contains NaN or infinity");
     }
     let mut v = crate::alloc::try_mat_zeros(n, n, "the eigenvectors of Xc^T Xc")?;
-    let req = faer::linalg::evd::self_adjoint_evd_scratch::<f64>(n, ComputeEigenvectors::Yes, Par::Seq, Default::default());
+    let req =
+        faer::linalg::evd::self_adjoint_evd_scratch::<f64>(n, ComputeEigenvectors::Yes, Par::Seq, Default::default());
     let mut mem = crate::alloc::try_workspace(req, "the eigendecomposition's workspace")?;
     let (s, v) = run_interruptible(interrupt, "eigendecomposition", move || {
         let mut s = Diag::<f64>::zeros(n);
