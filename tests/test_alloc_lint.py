@@ -13,8 +13,8 @@ CORE = ROOT / "rust" / "core" / "src"
 
 #: infallible allocation forms: `vec![x; n]`, ndarray / faer zeros, faer's from_fn and
 #: workspaces
-PATTERN = re.compile(r"vec!\[[^\]\n]*;[^\]\n]*\]|Array[12]::(?:<f64>::)?zeros|Mat::(?:<f64>::)?(?:zeros|from_fn|identity)"
-                     r"|MemBuffer::new\(")
+PATTERN = re.compile(r"vec!\[[^\]\n]*;[^\]\n]*\]|Array[12]::(?:<f64>::)?zeros"
+                     r"|Mat::(?:<f64>::)?(?:zeros|from_fn|identity)|MemBuffer::new\(")
 
 #: file -> (count, reason)
 ALLOWED = {

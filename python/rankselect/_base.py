@@ -103,7 +103,7 @@ class RankingEstimator(BaseEstimator):
         """scikit-learn's check of ``_parameter_constraints``, its message with NumPy scalars
         written as plain numbers (``nan``, not ``np.float64(nan)``)."""
         try:
-            super()._validate_params()  # type: ignore[misc]
+            super()._validate_params()
         except InvalidParameterError as exc:
             raise InvalidParameterError(plain_numbers(str(exc))) from None
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from conftest import shared_path
 import rankselect as rs
+from conftest import shared_path
 from rankselect import metrics
 from rankselect.data import QueryGroups
 

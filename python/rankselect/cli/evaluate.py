@@ -10,7 +10,8 @@ predictions, in either of two formats (detected from the first line):
 
 ``--scores -`` reads standard input. Prints MAP, NDCG@1..10, P@1..10, MeanNDCG and ERR,
 means over queries, in both conventions side by side: ``standard`` (the
-``exponential`` convention: gain 2^r - 1, discount 1/log2(i+1), relevant = label > 0, k truncated to the query) and ``letor`` (LETOR 4.0's
+``exponential`` convention: gain 2^r - 1, discount 1/log2(i+1), relevant = label > 0, k
+truncated to the query) and ``letor`` (LETOR 4.0's
 Eval-Score-4.0.pl, which produced the papers' tables: no discount at ranks 1-2, NDCG@k = 0
 for queries shorter than k, relevant = label >= 1). Ties among equal scores keep file
 order (``--ties stable``, as LETOR's script) unless ``--ties pessimistic``. ``--json``
@@ -26,12 +27,12 @@ import numpy as np
 
 from .. import metrics
 from ..data import load_letor
-from ..metrics.checks import TIES
+from ..metrics.checks import CONVENTIONS, TIES
 from .common import plural
 
-
-#: the conventions printed side by side (metrics.checks.CONVENTIONS lists them all)
-SIDE_BY_SIDE = ("standard", "letor")
+#: the conventions printed side by side: the default ("standard", the exponential gain) and
+#: "letor" (the first and the last of metrics.checks.CONVENTIONS, which lists them all)
+SIDE_BY_SIDE = (CONVENTIONS[0], CONVENTIONS[-1])
 
 def add_parser(sub) -> None:
     p = sub.add_parser(

@@ -26,6 +26,7 @@ import sklearn
 from .. import metrics
 from ..data import load_letor
 from ..methods import METHODS
+from ..metrics.checks import CONVENTIONS
 from .common import plural
 
 _REPORTED = ["NDCG@1", "NDCG@3", "NDCG@5", "NDCG@10", "P@1", "P@3", "P@5", "P@10", "MAP", "MeanNDCG"]
@@ -38,8 +39,9 @@ DEFAULT_KERNEL_SEED = 0
 _KERNEL_PARAMS = ("n_components", "gamma", "random_state")
 
 
-#: the conventions printed side by side (metrics.checks.CONVENTIONS lists them all)
-SIDE_BY_SIDE = ("standard", "letor")
+#: the conventions printed side by side: the default ("standard", the exponential gain) and
+#: "letor" (the first and the last of metrics.checks.CONVENTIONS, which lists them all)
+SIDE_BY_SIDE = (CONVENTIONS[0], CONVENTIONS[-1])
 
 def add_parser(sub) -> None:
     p = sub.add_parser(

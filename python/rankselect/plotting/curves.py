@@ -9,8 +9,8 @@ from typing import Any, Optional
 
 import numpy as np
 
-from .backend import new_figure
 from .._validation import shown
+from .backend import new_figure
 
 __all__ = ["as_result_dict", "feature_curves", "plot_feature_curves", "plot_regularization_curves"]
 

@@ -12,10 +12,10 @@ from typing import Any, Union, cast
 import numpy as np
 from scipy import stats
 
+from .._validation import shown
 from ..analysis.stats import compare_experiment
 from ..selection.stability import fold_selection_frequencies
 from .scoring import CUTOFFS, TEST_KEYS
-from .._validation import shown
 
 
 @dataclass

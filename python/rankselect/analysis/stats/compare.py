@@ -3,7 +3,6 @@ table (:func:`compare`), also on a LETOR protocol run (:func:`compare_experiment
 from __future__ import annotations
 
 import numbers
-
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Optional

@@ -90,6 +90,10 @@ pub fn state_bytes(m: usize, n: usize) -> u128 {
     8 * (2 * m * n + (SETUP_GROUPS as u128 + 4) * n * n + chunks * n + 6 * m)
 }
 
+/// One setup group's share: its part of `Xc^T Xc`, of `Xc^T yc`, and which columns are not
+/// constant within its queries.
+type GroupSums = (Mat<f64>, Vec<f64>, Vec<bool>);
+
 impl GreedyState {
     /// Caches for `S = {}` (`G = I/alpha`) from grouped, validated `x` (m x n) and `y`.
     pub fn new(x: ArrayView2<f64>, y: &[f64], offsets: &QueryOffsets, alpha: f64) -> Result<Self> {
@@ -99,7 +103,7 @@ impl GreedyState {
         let mut yc = alloc::try_copy(y, "greedy RankRLS's centred labels")?;
         let all: Vec<(usize, usize)> = offsets.windows(2).map(|w| (w[0], w[1])).collect();
         center_exact(&mut yc, &all);
-        let mn = m.checked_mul(n).unwrap_or(usize::MAX);
+        let mn = m.saturating_mul(n);
         let mut c = alloc::try_zeroed_vec::<f64>(mn, "greedy RankRLS's cache C (rows x features)")?;
         let mut u = alloc::try_zeroed_vec::<f64>(mn, "greedy RankRLS's cache U (rows x features)")?;
         let inv = 1.0 / alpha;
@@ -122,7 +126,7 @@ impl GreedyState {
         }
         let chunks_ref = &chunks;
         let yc_ref = &yc;
-        let parts: Vec<Result<(Mat<f64>, Vec<f64>, Vec<bool>)>> = cs
+        let parts: Vec<Result<GroupSums>> = cs
             .into_par_iter()
             .zip(us)
             .enumerate()
