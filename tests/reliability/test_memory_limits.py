@@ -2,9 +2,9 @@
 allocation gives a clean MemoryError naming the operation, never an abort (exit 134) or a
 PanicException (issue 23). Each reproducer runs in a subprocess whose address space is
 capped a few hundred MiB above what it already uses; the script exits 0 only when it caught a
-MemoryError. Twice per reproducer: with the memory rule (whose limit includes the RLIMIT_AS
-headroom) and with the rule switched off (``max_memory`` huge), so that the core's fallible
-allocations themselves are tested."""
+MemoryError. Every reproducer runs with the memory rule switched off (``max_memory`` huge),
+so that the core's fallible allocations themselves are tested; one also runs with the rule
+on, whose limit includes the RLIMIT_AS headroom (the suite's time: each run starts Python)."""
 from __future__ import annotations
 
 import subprocess
@@ -70,10 +70,17 @@ def _run(setup: str, call: str, rule_off: bool, headroom: int = 300) -> subproce
                           timeout=600)
 
 
-@pytest.mark.parametrize("rule_off", [False, True], ids=["memory-rule", "os-limit-only"])
 @pytest.mark.parametrize("name,setup,call", CASES, ids=[c[0] for c in CASES])
-def test_memory_error_not_abort(name, setup, call, rule_off):
-    r = _run(setup, call, rule_off)
+def test_memory_error_not_abort(name, setup, call):
+    _check(name, _run(setup, call, rule_off=True))
+
+
+def test_memory_rule_sees_the_address_space_limit():
+    name, setup, call = CASES[0]
+    _check(name, _run(setup, call, rule_off=False))
+
+
+def _check(name, r):
     assert r.returncode == 0, (f"{name}: exit {r.returncode} (134 = abort)\nstdout: {r.stdout[-2000:]}\n"
                                f"stderr: {r.stderr[-3000:]}")
     assert "PanicException" not in r.stderr and "panicked" not in r.stderr, r.stderr[-2000:]
