@@ -94,9 +94,9 @@ def paired_test(a, b, test: str = "randomization", *, alternative: str = "two-si
     TestResult
     """
     if test not in TESTS:
-        raise ValueError(f"test must be one of {TESTS}, got {test!r}")
+        raise ValueError(f"test must be one of {TESTS}, got {shown(test)}")
     if alternative not in _ALTERNATIVES:
-        raise ValueError(f"alternative must be one of {_ALTERNATIVES}, got {alternative!r}")
+        raise ValueError(f"alternative must be one of {_ALTERNATIVES}, got {shown(alternative)}")
     a, b = _pair(a, b)
     n = int(a.shape[0])
     if np.array_equal(a, b):
