@@ -111,7 +111,7 @@ def test_make_scorer_measures_and_conventions():
     with pytest.raises(ValueError):
         make_scorer("ndcg@0")
     with pytest.raises(ValueError, match="convention"):
-        make_scorer("map", convention="trec")
+        make_scorer("map", convention="trec_eval")
     scorer = make_scorer("map")
     assert scorer.get_metadata_routing().score.requests["qid"] is True
     with pytest.raises(ValueError, match="got no qid"):

@@ -38,12 +38,14 @@ import warnings
 
 import numpy as np
 import scipy.sparse as sp
+import sklearn
 from sklearn.base import BaseEstimator
 from sklearn.utils import metadata_routing
+from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.validation import check_array, column_or_1d, validate_data
 
 from ._config import check_memory
-from ._validation import check_finite, check_magnitude, check_qid
+from ._validation import check_finite, check_magnitude, check_qid, plain_numbers
 from .data.grouping import GroupedData, TrainingData
 from .exceptions import DegenerateDataWarning
 from .metrics import ndcg
@@ -97,6 +99,14 @@ class RankingEstimator(BaseEstimator):
         check_magnitude(X, "X")  # squares / products of the values must not overflow
         return X
 
+    def _validate_params(self) -> None:
+        """scikit-learn's check of ``_parameter_constraints``, its message with NumPy scalars
+        written as plain numbers (``nan``, not ``np.float64(nan)``)."""
+        try:
+            super()._validate_params()
+        except InvalidParameterError as exc:
+            raise InvalidParameterError(plain_numbers(str(exc))) from None
+
     def _validate_training_data(self, X, y, qid) -> TrainingData:
         """Check the parameters against ``_parameter_constraints`` and the data, once, and
         group the rows by query, once: the :class:`TrainingData` of X (m, n) float64,
@@ -145,6 +155,23 @@ def _validate_y(y):
     return np.ascontiguousarray(column_or_1d(y, warn=True), dtype=np.float64)
 
 
+#: what a score without qid adds while scikit-learn's metadata routing is off (the usual
+#: cause: GridSearchCV / cross_validate pass qid to fit but not to score)
+ROUTING_HINT = (". Inside GridSearchCV, cross_validate or a Pipeline, qid reaches score only with "
+                "metadata routing: call sklearn.set_config(enable_metadata_routing=True) before fitting "
+                "(rankselect's estimators request qid for fit and score)")
+_routing_warned = False
+
+
+def _warn_routing_once(msg: str) -> None:
+    """A UserWarning at the first score without qid (GridSearchCV would otherwise turn each
+    failure into a NaN score with a traceback, and best_score_ into NaN)."""
+    global _routing_warned
+    if not _routing_warned:
+        _routing_warned = True
+        warnings.warn(msg, UserWarning, stacklevel=3)
+
+
 class RankerMixin:
     """``score(X, y, qid)``: the mean NDCG@10 over queries (standard convention) of
     ``predict(X)``; qid is requested by ``score`` under metadata routing."""
@@ -176,7 +203,11 @@ class RankerMixin:
         if sample_weight is not None:
             raise ValueError("sample_weight is not supported by score: every query counts once")
         if qid is None:
-            raise ValueError("qid is required: score(X, y, qid=...) ranks the documents of each query")
+            msg = "qid is required: score(X, y, qid=...) ranks the documents of each query"
+            if not sklearn.get_config().get("enable_metadata_routing", False):
+                msg += ROUTING_HINT
+                _warn_routing_once(msg)
+            raise ValueError(msg)
         y = _named("y", _validate_y, y)
         return float(ndcg(y, self.predict(X), qid, k=10))
 

@@ -5,11 +5,24 @@ The memory rule
 Before any allocation that grows with the data (a dense matrix read from a file, pair lists,
 greedy RankRLS caches, kernel maps, decompressed input), rankselect computes its size in bytes
 and refuses with a :class:`MemoryError` that names the sizes and the remedy when it exceeds
-``max_memory``. ``max_memory=None`` (the default) means the memory available on this machine
-when the check runs (``MemAvailable`` of ``/proc/meminfo``, else total physical memory).
+``max_memory``. ``max_memory=None`` (the default) means the smallest of: the memory available
+on this machine (``MemAvailable`` of ``/proc/meminfo``, else total physical memory), the
+headroom under the process's address-space limit (``ulimit -v``: ``RLIMIT_AS`` minus the
+current ``VmSize``) and the headroom under the container's cgroup memory limit (v2
+``memory.max - memory.current``, v1 ``memory.limit_in_bytes - memory.usage_in_bytes``), each
+read when the check runs. An allocation that passes the rule and is still refused by the
+operating system raises :class:`MemoryError` too (the core allocates fallibly).
+
+Settings are per thread and per asynchronous context: a :func:`config_context` block changes
+them for the code it runs only (``contextvars``), never for another thread's fit; blocks may
+overlap (each exit removes its own change). :func:`set_config` outside any block changes the
+process-wide defaults.
 """
 from __future__ import annotations
 
+import contextvars
+import itertools
+import numbers
 import os
 import threading
 from collections.abc import Iterator
@@ -19,7 +32,11 @@ from typing import Any, Optional
 __all__ = ["set_config", "get_config", "config_context", "memory_limit", "check_memory", "format_bytes"]
 
 _lock = threading.Lock()
-_config: dict[str, Any] = {"max_memory": None}
+_global: dict[str, Any] = {"max_memory": None}
+# The active config_context blocks of this context, oldest first: ((block id, settings), ...).
+_blocks: contextvars.ContextVar[tuple[tuple[int, dict[str, Any]], ...]] = contextvars.ContextVar(
+    "rankselect_config_blocks", default=())
+_ids = itertools.count()
 
 
 def get_config() -> dict[str, Any]:
@@ -32,17 +49,28 @@ def get_config() -> dict[str, Any]:
     ['max_memory']
     """
     with _lock:
-        return dict(_config)
+        out = dict(_global)
+    for _, settings in _blocks.get():
+        out.update(settings)
+    return out
+
+
+def _check_max_memory(max_memory: Any) -> Optional[int]:
+    if max_memory is None:
+        return None
+    if isinstance(max_memory, bool) or not isinstance(max_memory, numbers.Integral) or int(max_memory) <= 0:
+        raise ValueError(f"max_memory must be a positive integer number of bytes or None, got {max_memory!r}")
+    return int(max_memory)
 
 
 def set_config(*, max_memory: Optional[int] = None) -> None:
-    """Set library-wide options.
+    """Set library-wide options (inside a :func:`config_context` block: that block's options).
 
     Parameters
     ----------
     max_memory : int or None
         Largest single data-sized allocation, in bytes, that rankselect may make; None (default)
-        means the memory available on the machine at the time of the check.
+        means the memory rule's limit at the time of the check (see the module docs).
 
     Examples
     --------
@@ -52,16 +80,20 @@ def set_config(*, max_memory: Optional[int] = None) -> None:
     1073741824
     >>> rs.set_config(max_memory=None)  # back to the available memory
     """
-    if max_memory is not None:
-        if isinstance(max_memory, bool) or not isinstance(max_memory, int) or max_memory <= 0:
-            raise ValueError(f"max_memory must be a positive integer number of bytes or None, got {max_memory!r}")
+    value = _check_max_memory(max_memory)
+    blocks = _blocks.get()
+    if blocks:
+        bid, settings = blocks[-1]
+        _blocks.set(blocks[:-1] + ((bid, {**settings, "max_memory": value}),))
+        return
     with _lock:
-        _config["max_memory"] = max_memory
+        _global["max_memory"] = value
 
 
 @contextmanager
 def config_context(*, max_memory: Optional[int] = None) -> Iterator[None]:
-    """Temporarily change the settings (``with rankselect.config_context(max_memory=2**30): ...``).
+    """Change the settings for the code inside the block only, in this thread or task
+    (``with rankselect.config_context(max_memory=2**30): ...``).
 
     Examples
     --------
@@ -73,12 +105,13 @@ def config_context(*, max_memory: Optional[int] = None) -> Iterator[None]:
     >>> rs.get_config()["max_memory"] is None
     True
     """
-    old = get_config()
-    set_config(max_memory=max_memory)
+    settings = {"max_memory": _check_max_memory(max_memory)}
+    bid = next(_ids)
+    _blocks.set(_blocks.get() + ((bid, settings),))
     try:
         yield
     finally:
-        set_config(**old)
+        _blocks.set(tuple(b for b in _blocks.get() if b[0] != bid))
 
 
 def _available_memory() -> int:
@@ -95,10 +128,67 @@ def _available_memory() -> int:
         return 2**63 - 1
 
 
+def _read_int(path: str) -> Optional[int]:
+    try:
+        with open(path) as f:
+            text = f.read().strip()
+    except OSError:
+        return None
+    return int(text) if text.isdigit() else None
+
+
+def _address_space_headroom() -> Optional[int]:
+    """``RLIMIT_AS`` (soft) minus this process's ``VmSize``; None without a limit."""
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - not POSIX
+        return None
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    if soft == resource.RLIM_INFINITY or soft < 0:
+        return None
+    vm = 0
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmSize:"):
+                    vm = int(line.split()[1]) * 1024
+                    break
+    except OSError:
+        pass
+    return max(int(soft) - vm, 0)
+
+
+def _cgroup_headroom() -> Optional[int]:
+    """The cgroup memory limit minus its usage (v2, else v1); None without a limit."""
+    paths = ["/sys/fs/cgroup"]
+    try:
+        with open("/proc/self/cgroup") as f:
+            for line in f:
+                if line.startswith("0::"):
+                    paths.insert(0, "/sys/fs/cgroup" + line[3:].strip().rstrip("/"))
+    except OSError:
+        pass
+    for base in paths:
+        limit = _read_int(os.path.join(base, "memory.max"))  # "max" (no limit) reads as None
+        if limit is not None:
+            return max(limit - (_read_int(os.path.join(base, "memory.current")) or 0), 0)
+    limit = _read_int("/sys/fs/cgroup/memory/memory.limit_in_bytes")
+    if limit is not None and limit < 2**62:  # v1 reports "no limit" as a huge number
+        return max(limit - (_read_int("/sys/fs/cgroup/memory/memory.usage_in_bytes") or 0), 0)
+    return None
+
+
+def system_memory_limit() -> int:
+    """The smallest of the available memory, the ``RLIMIT_AS`` headroom and the cgroup headroom."""
+    limits = [_available_memory(), _address_space_headroom(), _cgroup_headroom()]
+    return min(v for v in limits if v is not None)
+
+
 def memory_limit() -> int:
-    """The limit in bytes that the memory rule applies now (``max_memory`` or available memory)."""
+    """The limit in bytes that the memory rule applies now (``max_memory`` or
+    :func:`system_memory_limit`)."""
     limit = get_config()["max_memory"]
-    return int(limit) if limit is not None else _available_memory()
+    return int(limit) if limit is not None else system_memory_limit()
 
 
 def format_bytes(n: float) -> str:
@@ -117,5 +207,6 @@ def check_memory(nbytes: int, what: str, remedy: str) -> None:
     if nbytes > limit:
         raise MemoryError(
             f"{what} needs {format_bytes(nbytes)} but the memory limit is {format_bytes(limit)}; {remedy}"
-            " (the limit is the available memory unless set with rankselect.set_config(max_memory=...))"
+            " (the limit is the smallest of the available memory and the ulimit -v and cgroup headroom, unless"
+            " set with rankselect.set_config(max_memory=...))"
         )

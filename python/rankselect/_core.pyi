@@ -88,7 +88,8 @@ def load_letor(
     list[str] | None,
 ]: ...
 
-#: the metric conventions, the default first: ("standard", "letor") (core ``Convention::ALL``)
+#: the metric convention names, the default first: ("standard", "exponential", "trec", "lightgbm",
+#: "letor"); "standard" is the old name of "exponential" (core ``Convention::NAMES``)
 CONVENTIONS: tuple[str, ...]
 #: the tie modes, the default first: ("stable", "pessimistic") (core ``Ties::ALL``)
 TIES: tuple[str, ...]

@@ -6,6 +6,7 @@ Errors name the offending argument (and the row / qid where it helps) and are
 from __future__ import annotations
 
 import numbers
+import re
 import warnings
 from typing import Any, Optional, cast
 
@@ -23,6 +24,7 @@ def check_matrix(X, name: str = "X", *, allow_nan: bool = False, squares: bool =
         raise TypeError(f"{name} must be array-like, got {type(X).__name__}") from exc
     if X.dtype == object or not (np.issubdtype(X.dtype, np.number) or X.dtype == bool):
         raise TypeError(f"{name} must be numeric, got dtype {X.dtype}")
+    refuse_complex(X, name)
     if X.ndim != 2:
         raise ValueError(f"{name} must be 2-D (n_samples, n_features), got shape {X.shape}")
     X = np.ascontiguousarray(X, dtype=np.float64)
@@ -31,6 +33,28 @@ def check_matrix(X, name: str = "X", *, allow_nan: bool = False, squares: bool =
     if squares:
         check_magnitude(X, name)
     return X
+
+
+def shown(value: Any) -> str:
+    """``repr`` for a message, NumPy scalars as plain Python numbers (``nan``, not
+    ``np.float64(nan)``)."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    return repr(value)
+
+
+_NUMPY_REPR = re.compile(r"np\.(?:float|int|uint|bool_?|complex|str_)\d*\((.*?)\)")
+
+
+def plain_numbers(message: str) -> str:
+    """A message with NumPy scalar reprs (``np.float64(nan)``) written as plain numbers."""
+    return _NUMPY_REPR.sub(r"\1", message)
+
+
+def refuse_complex(a: np.ndarray, name: str) -> None:
+    """TypeError for a complex array: casting it to float64 would drop the imaginary part."""
+    if np.iscomplexobj(a):
+        raise TypeError(f"{name} must be real numbers, got complex dtype {a.dtype}")
 
 
 def check_magnitude(X: np.ndarray, name: str = "X") -> None:
@@ -67,6 +91,7 @@ def check_vector(v, name: str, *, n: Optional[int] = None, allow_nan: bool = Fal
     v = np.asarray(v)
     if v.dtype == object or not (np.issubdtype(v.dtype, np.number) or v.dtype == bool):
         raise TypeError(f"{name} must be numeric, got dtype {v.dtype}")
+    refuse_complex(v, name)
     if v.ndim == 2 and 1 in v.shape:
         v = v.ravel()
     if v.ndim != 1:
@@ -88,13 +113,17 @@ def check_qid(qid, n: Optional[int] = None, name: str = "qid", of: str = "X") ->
         raise ValueError(f"{name} must be 1-D, got shape {q.shape}")
     if n is not None and q.shape[0] != n:
         raise ValueError(f"{name} has {q.shape[0]} entries but {of} has {n} {'rows' if of == 'X' else 'entries'}")
+    if np.issubdtype(q.dtype, np.unsignedinteger) and q.size and int(q.max()) >= 2**63:
+        i = int(np.argmax(q >= 2**63))
+        raise ValueError(f"{name} must fit in a 64-bit signed integer; row {i} has {int(q[i])} (>= 2^63): pass "
+                         "smaller query ids (e.g. np.unique(qid, return_inverse=True)[1])")
     if np.issubdtype(q.dtype, np.integer):
         return np.ascontiguousarray(q, dtype=np.int64)
     if np.issubdtype(q.dtype, np.floating):
         bad = ~np.isfinite(q) | (q != np.round(q))
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
-            raise ValueError(f"{name} must hold integers; row {i} has {q[i]!r}")
+            raise ValueError(f"{name} must hold integers; row {i} has {shown(q[i])}")
         # Outside [-2^63, 2^63) the cast to int64 saturates and distinct queries would merge.
         big = (q >= 2.0**63) | (q < -(2.0**63))
         if big.any():
@@ -200,7 +229,7 @@ def check_finite(a: np.ndarray, name: str) -> None:
     if a.size and not np.isfinite(a).all():
         bad = np.argwhere(~np.isfinite(a))[0]
         where = f"row {bad[0]}" + (f", column {bad[1]}" if a.ndim == 2 else "")
-        raise ValueError(f"{name} contains NaN or infinity ({where}: {a[tuple(bad)]!r})")
+        raise ValueError(f"{name} contains NaN or infinity ({where}: {shown(a[tuple(bad)])})")
 
 
 def as_generator(random_state) -> np.random.Generator:
@@ -214,6 +243,12 @@ def as_generator(random_state) -> np.random.Generator:
 
 
 # -- feature costs and budgets (rankselect.costs): the selectors' argument checks ----------
+
+
+#: relative rounding tolerance of a budget: a selection whose cost is at most
+#: ``budget * (1 + BUDGET_RTOL)`` fits (three features of cost 0.1 fit ``budget=0.3``, whose
+#: float sum is 0.30000000000000004); the core's ``choice::BUDGET_RTOL``
+BUDGET_RTOL = 1e-9
 
 
 def check_costs(feature_costs, n_features: int) -> np.ndarray:
@@ -234,7 +269,12 @@ def check_costs(feature_costs, n_features: int) -> np.ndarray:
     bad = ~np.isfinite(c) | (c < 0)
     if bad.any():
         j = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"feature_costs must be finite and >= 0; feature {j} has {c[j]!r}")
+        raise ValueError(f"feature_costs must be finite and >= 0; feature {j} has {float(c[j])!r}")
+    with np.errstate(over="ignore"):
+        total = c.sum()
+    if not np.isfinite(total):
+        raise ValueError("feature_costs sum to more than the largest float64 (their sum overflows): "
+                         "rescale them (only their ratios and the budget's matter)")
     return c
 
 
@@ -251,7 +291,7 @@ def check_budget(budget) -> Optional[float]:
         return None
     if (isinstance(budget, bool) or not isinstance(budget, numbers.Real)
             or not np.isfinite(cast(float, budget)) or cast(float, budget) < 0):
-        raise ValueError(f"budget must be a finite number >= 0 or None, got {budget!r}")
+        raise ValueError(f"budget must be a finite number >= 0 or None, got {shown(budget)}")
     return float(budget)
 
 

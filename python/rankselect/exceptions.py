@@ -16,7 +16,41 @@ loss-free weights; selectors: a selection made on ties). Filter the warning with
 """
 from __future__ import annotations
 
-__all__ = ["DegenerateDataWarning"]
+import contextvars
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Optional
+
+__all__ = ["DegenerateDataWarning", "warnings_once", "warn_once"]
+
+_seen: contextvars.ContextVar[Optional[set]] = contextvars.ContextVar("rankselect_warned", default=None)
+
+
+@contextmanager
+def warnings_once() -> Iterator[None]:
+    """Inside the block (a top-level call that fits many models: a CLI command, a LETOR
+    experiment), each distinct :func:`warn_once` warning is shown once. Nested blocks share
+    the outer one."""
+    if _seen.get() is not None:
+        yield
+        return
+    token = _seen.set(set())
+    try:
+        yield
+    finally:
+        _seen.reset(token)
+
+
+def warn_once(message: str, category: type = UserWarning, stacklevel: int = 2) -> None:
+    """``warnings.warn``, shown once per :func:`warnings_once` block (every time outside one)."""
+    seen = _seen.get()
+    if seen is not None:
+        key = (category, message)
+        if key in seen:
+            return
+        seen.add(key)
+    warnings.warn(message, category, stacklevel=stacklevel + 1)
 
 
 class DegenerateDataWarning(UserWarning):

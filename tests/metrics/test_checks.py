@@ -14,7 +14,8 @@ PACKAGE = Path(rankselect.__file__).parent
 
 
 def test_the_lists_are_the_cores():
-    assert _core.CONVENTIONS == ("standard", "letor") and _core.TIES == ("stable", "pessimistic")
+    assert _core.CONVENTIONS == ("standard", "exponential", "trec", "lightgbm", "letor")
+    assert _core.TIES == ("stable", "pessimistic")
     assert checks.CONVENTIONS == _core.CONVENTIONS and checks.TIES == _core.TIES
     # the type checkers' names are the same, in the same order
     assert get_args(checks.Convention) == _core.CONVENTIONS
@@ -26,9 +27,10 @@ def test_check_convention(value, expected):
     assert checks.check_convention(value) == expected
 
 
-@pytest.mark.parametrize("value", ["trec", "", None, 1])
+@pytest.mark.parametrize("value", ["trec_eval", "", None, 1])
 def test_check_convention_refuses(value):
-    with pytest.raises(ValueError, match="^convention must be one of 'standard', 'letor', got"):
+    with pytest.raises(ValueError, match="^convention must be one of 'standard', 'exponential', 'trec', "
+                                         "'lightgbm', 'letor', got"):
         checks.check_convention(value)
 
 
@@ -41,7 +43,8 @@ def _literal_lists(tree):
 
 
 def test_no_module_writes_the_lists_again():
-    lists = ({"standard", "letor"}, {"stable", "pessimistic"})
+    lists = ({"standard", "exponential", "trec", "lightgbm", "letor"}, {"standard", "letor"},
+             {"stable", "pessimistic"})
     found = []
     for path in PACKAGE.rglob("*.py"):
         for line, values in _literal_lists(ast.parse(path.read_text())):

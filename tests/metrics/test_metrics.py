@@ -372,7 +372,7 @@ Y, S, Q = [1, 0, 2], [0.1, 0.2, 0.3], [1, 1, 2]
     (lambda: metrics.precision(Y, S, Q, None), "k"),
     (lambda: metrics.precision(Y, S, Q, "5"), "k"),
     (lambda: metrics.err(Y, S, Q, 0), "k"),
-    (lambda: metrics.ndcg(Y, S, Q, convention="trec"), "convention"),
+    (lambda: metrics.ndcg(Y, S, Q, convention="trec_eval"), "convention"),
     (lambda: metrics.ndcg(Y, S, Q, convention=None), "convention"),
     (lambda: metrics.precision(Y, S, Q, 3, ties="random"), "ties"),
     (lambda: metrics.mean_ndcg(Y, S, Q, ties=1), "ties"),

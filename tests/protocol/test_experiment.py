@@ -391,7 +391,7 @@ def test_bad_arguments(layout):
     with pytest.raises(ValueError, match="metric"):
         run(layout, ["rankrls"], metric="auc", progress=False)
     with pytest.raises(ValueError, match="convention"):
-        run(layout, ["rankrls"], convention="trec", progress=False)
+        run(layout, ["rankrls"], convention="trec_eval", progress=False)
     with pytest.raises(ValueError, match="unknown parameter 'C'"):
         run(layout, ["rankrls"], grid={"rankrls": {"C": [1.0]}}, progress=False)
     with pytest.raises(ValueError, match="unknown method 'lasso'"):

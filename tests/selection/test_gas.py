@@ -144,7 +144,7 @@ def test_importance_bad_inputs():
     with pytest.raises(ValueError, match="preference pairs"):
         feature_importance(X, np.zeros(4), qid, measure="pairwise")
     with pytest.raises(ValueError, match="convention"):
-        feature_importance(X, y, qid, measure="map", convention="trec")
+        feature_importance(X, y, qid, measure="map", convention="trec_eval")
     with pytest.raises(ValueError, match="y contains NaN"):
         feature_importance(X, np.array([0, np.nan, 0, 1]), qid, measure="pairwise")
 

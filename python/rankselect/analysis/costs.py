@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import metrics
-from .._validation import check_budget, check_costs, check_costs_and_budget, check_vector
+from .._validation import check_budget, check_costs, check_costs_and_budget, check_ranking_data, check_vector
 from ..models.rankrls import RankRLS
 from .inspection import evaluate_path
 
@@ -99,8 +99,14 @@ def total_cost(costs: np.ndarray, features) -> float:
     >>> total_cost(np.array([0.5, 1.0, 2.0]), features=[0, 2])
     2.5
     """
-    f = np.asarray(features, dtype=np.intp)
-    return float(np.cumsum(costs[f])[-1]) if f.size else 0.0
+    c = check_vector(costs, "costs")
+    f = np.asarray(features)
+    if f.size and (f.ndim != 1 or not np.issubdtype(f.dtype, np.integer)):
+        raise TypeError(f"features must be a 1-D sequence of integer column indices, got {features!r}")
+    f = f.astype(np.int64)
+    if f.size and (f.min() < 0 or f.max() >= c.shape[0]):
+        raise ValueError(f"features must lie in 0 .. {c.shape[0] - 1}")
+    return float(np.cumsum(c[f])[-1]) if f.size else 0.0
 
 
 def pareto_front(total_cost, score) -> np.ndarray:
@@ -186,7 +192,7 @@ def cost_quality_path(model, vali, feature_costs, *, scoring: str = "ndcg@10", c
     feature_costs : array-like of shape (n_features,)
     scoring : str
         Measure of :func:`rankselect.metrics.compute`.
-    convention : {"standard", "letor"}
+    convention : {"standard", "exponential", "trec", "lightgbm", "letor"}
     train : RankingData or (X, y, qid), optional
         Needed for a selector without a model path.
     ranker : estimator, optional
@@ -211,7 +217,11 @@ def cost_quality_path(model, vali, feature_costs, *, scoring: str = "ndcg@10", c
     >>> path.total_cost.round(2), path.score.round(3)
     (array([0.1, 0.5, 0.8, 1.6]), array([0.58 , 0.694, 0.787, 0.893]))
     """
-    Xv, yv, qv = vali
+    try:
+        Xv, yv, qv = vali
+    except (TypeError, ValueError) as exc:
+        raise TypeError("vali must be a RankingData or an (X, y, qid) tuple") from exc
+    Xv, yv, qv = check_ranking_data(Xv, yv, qv, squares=False)
     n = Xv.shape[1]
     costs = check_costs(feature_costs, n)
     coefs = getattr(model, "coef_path_", None)

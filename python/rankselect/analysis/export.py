@@ -5,10 +5,17 @@ library takes, and a linear model's weights as JSON.
 
 - ``"ranklib"``: RankLib's ``-feature`` file: the selected feature numbers, 1-based as in
   LETOR files, one per line, in selection order.
-- ``"lightgbm"`` / ``"xgboost"``: JSON with the 0-based ``columns`` to keep
-  (``X[:, columns]`` before ``fit``) and the ``feature_names`` the library gives those
-  columns by default on the full data (LightGBM ``Column_<j>``, XGBoost ``f<j>``), or the
-  data's own names when it had them.
+- ``"lightgbm"`` / ``"xgboost"``: JSON stating its ``index_base`` (0) with the 0-based
+  ``columns`` to keep (``X[:, columns]`` before ``fit``) and the ``feature_names`` the library
+  gives those columns by default on the full array (LightGBM ``Column_<j>``, XGBoost ``f<j>``),
+  or the data's own names when it had them; and, under ``letor_file``, what the library sees
+  when it reads the LETOR / SVMlight file itself: it keeps the file's 1-based indices as
+  0-based columns (column 0 stays empty), so file feature ``j`` is column ``j``, named
+  ``Column_<j>`` by LightGBM and ``f<j>`` by XGBoost (its default ``indexing_mode``); use those
+  ``columns`` for LightGBM's ``ignore_column`` / XGBoost's feature indices, never the array
+  route's. Names LightGBM cannot take (JSON special characters ``" , : [ ] { }`` and
+  whitespace) are replaced by ``_``, with a ``notes`` entry for each; duplicate names are
+  refused.
 - ``"json"``: everything: 1-based ``selected_features``, 0-based ``columns``,
   ``feature_names``, ``n_features`` and, for a linear model, its ``weights`` (the full
   ``coef`` and ``{name: weight}`` of the selected features).
@@ -17,6 +24,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Optional, Union
@@ -50,6 +58,8 @@ def _selection_of(selection, n_features, feature_names, coef):
         columns = columns.astype(np.int64)
     if n_features is None:
         n_features = int(columns.max()) + 1 if columns.size else 0
+    if isinstance(n_features, bool) or not isinstance(n_features, (int, np.integer)) or n_features < 0:
+        raise ValueError(f"n_features must be a non-negative integer, got {n_features!r}")
     n_features = int(n_features)
     if columns.size and (columns.min() < 0 or columns.max() >= n_features):
         raise ValueError(f"selected columns must lie in 0 .. {n_features - 1}")
@@ -59,6 +69,7 @@ def _selection_of(selection, n_features, feature_names, coef):
         feature_names = [str(s) for s in feature_names]
         if len(feature_names) != n_features:
             raise ValueError(f"feature_names has {len(feature_names)} names but there are {n_features} features")
+        _refuse_duplicates(feature_names, "feature_names")
     if coef is not None:
         coef = np.asarray(coef, dtype=np.float64).ravel()
         if coef.shape[0] != n_features:
@@ -122,10 +133,20 @@ def export_selection(selection, format: str = "json", *, n_features: Optional[in
         return "".join(f"{j + 1}\n" for j in columns)
     if format in _DEFAULT_NAMES:
         pattern = _DEFAULT_NAMES[format]
-        out = {"library": format, "columns": columns.tolist(),
-               "feature_names": [names[j] if names else pattern.format(j) for j in columns]}
+        notes: list[str] = []
+        chosen = [names[j] if names else pattern.format(j) for j in columns]
+        if format == "lightgbm":
+            chosen = _lightgbm_names(chosen, notes)
+        out = {"library": format, "index_base": 0, "columns": columns.tolist(), "feature_names": chosen,
+               "letor_file": {"columns": (columns + 1).tolist(),
+                              "feature_names": [pattern.format(j + 1) for j in columns],
+                              "note": f"{format} reading the LETOR/SVMlight file itself sees file feature j as "
+                                      f"column j (column 0 empty): these are its columns and names"}}
+        if notes:
+            out["notes"] = notes
     else:
-        out = {"selected_features": (columns + 1).tolist(), "columns": columns.tolist(),
+        out = {"index_base": {"selected_features": 1, "columns": 0},
+               "selected_features": (columns + 1).tolist(), "columns": columns.tolist(),
                "feature_names": None if names is None else [names[j] for j in columns], "n_features": n}
         if coef is not None:
             key = (lambda j: names[j]) if names else (lambda j: str(j + 1))
@@ -136,6 +157,31 @@ def export_selection(selection, format: str = "json", *, n_features: Optional[in
     if extra:
         out.update(extra)
     return json.dumps(out, indent=2) + "\n"
+
+
+_LIGHTGBM_BAD = re.compile(r'[",:\[\]{}\s]')
+
+
+def _refuse_duplicates(names: Sequence[str], what: str) -> None:
+    seen: set[str] = set()
+    for s in names:
+        if s in seen:
+            raise ValueError(f"{what} repeats the name {s!r}: names must be unique (the export keys weights by name)")
+        seen.add(s)
+
+
+def _lightgbm_names(names: list[str], notes: list[str]) -> list[str]:
+    """Names LightGBM accepts: JSON special characters and whitespace become ``_`` (LightGBM
+    refuses the former and renames the latter), each change noted; duplicates refused."""
+    out = []
+    for s in names:
+        t = _LIGHTGBM_BAD.sub("_", s)
+        if t != s:
+            notes.append(f"feature name {s!r} became {t!r}: LightGBM does not accept JSON special characters "
+                         "or whitespace in feature names")
+        out.append(t)
+    _refuse_duplicates(out, "the LightGBM feature names (after replacing characters LightGBM refuses)")
+    return out
 
 
 def write_selection(path: Union[str, os.PathLike[str]], selection, format: str = "json", **kwargs) -> Path:

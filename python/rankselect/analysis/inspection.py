@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Optional, cast
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import clone
 
 from .. import metrics
@@ -148,7 +149,7 @@ def permutation_importance(ranker, X, y, qid, *, scoring: str = "ndcg@10", n_rep
     random_state : None, int or numpy Generator
     features : sequence of int, optional
         Columns to inspect (default all); the result rows follow this order.
-    convention : {"standard", "letor"}
+    convention : {"standard", "exponential", "trec", "lightgbm", "letor"}
     ci : {"t", "bootstrap"}
     confidence : float in (0, 1), default=0.95
     n_bootstrap : int
@@ -175,13 +176,24 @@ def permutation_importance(ranker, X, y, qid, *, scoring: str = "ndcg@10", n_rep
     confidence = _check_level(confidence)
     if ci not in _CI_METHODS:
         raise ValueError(f"ci must be one of {_CI_METHODS}, got {ci!r}")
+    if sp.issparse(X):
+        raise TypeError("permutation_importance needs a dense X (NumPy array or DataFrame): pass X.toarray()")
     m, n = _n_rows_cols(X)
     y = check_vector(y, "y", n=m)
     qid = check_qid(qid, m)
     groups = QueryGroups.from_qid(qid)
     group_index = np.empty(m, dtype=np.intp)
     group_index[groups.perm] = np.repeat(np.arange(groups.n_queries), groups.sizes)
-    cols = list(range(n)) if features is None else [int(j) for j in features]
+    if features is None:
+        cols = list(range(n))
+    else:
+        if isinstance(features, (str, bytes)) or not hasattr(features, "__iter__"):
+            raise TypeError(f"features must be a sequence of column indices, got {features!r}")
+        cols = list(features)
+        for j in cols:
+            if isinstance(j, bool) or not isinstance(j, numbers.Integral):
+                raise TypeError(f"features must hold integer column indices, got {j!r}")
+        cols = [int(j) for j in cols]
     for j in cols:
         if not 0 <= j < n:
             raise ValueError(f"features: column {j} is out of range for X with {n} features")
@@ -251,11 +263,15 @@ def fit_ranker(estimator, X, y, qid, **fit_params):
     >>> model.coef_.shape
     (22,)
     """
-    qid = check_qid(qid, _n_rows_cols(X)[0])
+    if not hasattr(estimator, "fit"):
+        raise TypeError(f"estimator must have fit(X, y, ...), got {type(estimator).__name__}")
+    m = _n_rows_cols(X)[0]
+    qid = check_qid(qid, m)
+    y = check_vector(y, "y", n=m)
     groups = QueryGroups.from_qid(qid)
     rows = groups.perm
     Xg = X.iloc[rows] if hasattr(X, "iloc") else X[rows]
-    yg = np.asarray(y)[rows]
+    yg = y[rows]
     params = _fit_params_of(estimator)
     if "qid" in params:
         return estimator.fit(Xg, yg, qid=qid[rows], **fit_params)
@@ -305,10 +321,15 @@ class PathCurve:
 
 
 def _split(data, name: str):
+    """``(X, y, qid)`` of a RankingData or a tuple, with ``y`` and ``qid`` checked against
+    the rows of ``X`` (X itself may be a DataFrame or any 2-D array the ranker takes)."""
     try:
         X, y, qid = data
     except (TypeError, ValueError) as exc:
         raise TypeError(f"{name} must be a RankingData or an (X, y, qid) tuple") from exc
+    m = _n_rows_cols(X)[0]
+    y = check_vector(y, f"{name}'s y", n=m, of=f"{name}'s X")
+    qid = check_qid(qid, m, name=f"{name}'s qid", of=f"{name}'s X")
     return X, y, qid
 
 
@@ -331,7 +352,7 @@ def evaluate_path(order, ranker, train, vali, *, scoring: str = "ndcg@10", n_fea
         Measure name of :func:`rankselect.metrics.compute`.
     n_features : sequence of int, optional
         Prefix lengths to evaluate (each in ``1 .. len(order)``).
-    convention : {"standard", "letor"}
+    convention : {"standard", "exponential", "trec", "lightgbm", "letor"}
     fit_params : dict, optional
         Extra keyword arguments of ``fit``.
 

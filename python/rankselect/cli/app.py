@@ -17,6 +17,7 @@ import warnings
 from typing import Optional
 
 from .._core import __version__, simd_level
+from ..exceptions import warnings_once
 from . import demo, evaluate, experiment, export, info, select, similarity, train
 
 __all__ = ["main", "cli_wording", "EXIT_INTERRUPTED", "EXIT_BROKEN_PIPE"]
@@ -39,7 +40,30 @@ def _build_parser() -> argparse.ArgumentParser:
     sub.required = True
     for command in _COMMANDS:
         command.add_parser(sub)
+    for p in sub.choices.values():
+        _plain_help(p)
     return parser
+
+
+_ROLE = re.compile(r":(?:func|class|meth|mod|attr|data|ref):`~?([^`]+)`")
+
+
+def _plain_text(text: str) -> str:
+    """Docstring text for a terminal: RST roles and double backticks dropped."""
+    return _ROLE.sub(r"\1", text).replace("``", "")
+
+
+def _plain_help(parser: argparse.ArgumentParser) -> None:
+    """A subcommand's help in plain text, and each option's metavar named after its flag
+    (``--alpha ALPHA``, not the internal ``P_ALPHA``)."""
+    if parser.description:
+        parser.description = _plain_text(parser.description)
+    for action in parser._actions:
+        if action.help:
+            action.help = _plain_text(action.help)
+        long = [s for s in action.option_strings if s.startswith("--")]
+        if long and action.metavar is None and action.choices is None and action.nargs != 0:
+            action.metavar = long[0][2:].upper().replace("-", "_")
 
 
 _ZERO_BASED = re.compile(r"0-based (?:columns?|features?) \[([0-9, ]*)\]")
@@ -113,7 +137,8 @@ def main(argv: Optional[list[str]] = None) -> int:
         command = args.command
         with warnings.catch_warnings():
             warnings.showwarning = _show_warnings(command)
-            code = int(args.handler(args) or 0)
+            with warnings_once():  # a warning repeated by the command's many fits: shown once
+                code = int(args.handler(args) or 0)
             sys.stdout.flush()  # a broken pipe surfaces here, not at interpreter exit
         return code
     except KeyboardInterrupt:
@@ -121,7 +146,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         return _quiet_broken_pipe()
-    except (ValueError, TypeError, OSError, MemoryError, ImportError) as exc:  # ImportError: an optional ranker
+    except (ValueError, TypeError, OSError, MemoryError, OverflowError, ImportError) as exc:  # ImportError: an optional ranker
         text = cli_wording(str(exc), command) or "out of memory"  # a bare MemoryError has no message
         print(f"rankselect {command}: error: {text}", file=sys.stderr)
         return 2

@@ -1,6 +1,6 @@
 """Wording shared by the subcommands of the ``rankselect`` command line."""
 
-__all__ = ["plural"]
+__all__ = ["plural", "ranges"]
 
 
 def plural(n: int, word: str, words: str = "") -> str:
@@ -13,3 +13,21 @@ def plural(n: int, word: str, words: str = "") -> str:
     ('1 feature', '3 queries')
     """
     return f"{n} {word if n == 1 else (words or word + 's')}"
+
+
+def ranges(numbers, limit: int = 20) -> str:
+    """Sorted integers as ranges, ``"1-5, 9, 12-14"``; after ``limit`` ranges ``"... and N more"``
+    (N the numbers left out), so that a list of ten million features stays one short line."""
+    import numpy as np
+
+    a = np.asarray(numbers, dtype=np.int64)
+    if a.size == 0:
+        return ""
+    breaks = np.flatnonzero(np.diff(a) != 1) + 1
+    starts = np.concatenate(([0], breaks))
+    ends = np.concatenate((breaks, [a.size])) - 1
+    parts = [str(a[s]) if s == e else f"{a[s]}-{a[e]}" for s, e in zip(starts[:limit], ends[:limit])]
+    text = ", ".join(parts)
+    if starts.size > limit:
+        text += f" ... and {int(a.size - (ends[limit - 1] + 1))} more"
+    return text

@@ -9,8 +9,9 @@ predictions, in either of two formats (detected from the first line):
   position of the document within its query in FILE.
 
 ``--scores -`` reads standard input. Prints MAP, NDCG@1..10, P@1..10, MeanNDCG and ERR,
-means over queries, in both conventions side by side: ``standard`` (discount
-1/log2(i+1), relevant = label > 0, k truncated to the query) and ``letor`` (LETOR 4.0's
+means over queries, in both conventions side by side: ``standard`` (the
+``exponential`` convention: gain 2^r - 1, discount 1/log2(i+1), relevant = label > 0, k
+truncated to the query) and ``letor`` (LETOR 4.0's
 Eval-Score-4.0.pl, which produced the papers' tables: no discount at ranks 1-2, NDCG@k = 0
 for queries shorter than k, relevant = label >= 1). Ties among equal scores keep file
 order (``--ties stable``, as LETOR's script) unless ``--ties pessimistic``. ``--json``
@@ -29,6 +30,9 @@ from ..data import load_letor
 from ..metrics.checks import CONVENTIONS, TIES
 from .common import plural
 
+#: the conventions printed side by side: the default ("standard", the exponential gain) and
+#: "letor" (the first and the last of metrics.checks.CONVENTIONS, which lists them all)
+SIDE_BY_SIDE = (CONVENTIONS[0], CONVENTIONS[-1])
 
 def add_parser(sub) -> None:
     p = sub.add_parser(
@@ -155,7 +159,7 @@ def run(args: argparse.Namespace) -> int:
     scores = read_predictions(args.scores, data.qid)
     if scores.shape[0] != data.y.shape[0]:
         raise ValueError(f"{args.scores} has {scores.shape[0]} scores but {args.file} has {data.y.shape[0]} rows")
-    tables = {c: metrics.evaluate(data.y, scores, data.qid, convention=c, ties=args.ties) for c in CONVENTIONS}
+    tables = {c: metrics.evaluate(data.y, scores, data.qid, convention=c, ties=args.ties) for c in SIDE_BY_SIDE}
     n_queries = len(np.unique(data.qid))
     if args.json:
         out = {"file": args.file, "scores": args.scores, "ties": args.ties,
@@ -166,7 +170,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     print(f"# {args.file}: {plural(data.y.shape[0], 'row')}, {plural(n_queries, 'query', 'queries')}; "
           f"scores {args.scores}; ties {args.ties}")
-    print(f"{'metric':<10}" + "".join(f"{c:>10}" for c in CONVENTIONS))
+    print(f"{'metric':<10}" + "".join(f"{c:>10}" for c in SIDE_BY_SIDE))
     for name in tables["standard"]:
-        print(f"{name:<10}" + "".join(f"{tables[c][name]:>10.4f}" for c in CONVENTIONS))
+        print(f"{name:<10}" + "".join(f"{tables[c][name]:>10.4f}" for c in SIDE_BY_SIDE))
     return 0

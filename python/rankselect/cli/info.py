@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..data import constant_columns, load_letor, split_queries
-from .common import plural
+from .common import plural, ranges
 
 
 def add_parser(sub) -> None:
@@ -84,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
         ("features", str(info["features"])),
         ("docs/query", f"min {d['min']}  mean {d['mean']:.2f}  max {d['max']}"),
         ("labels", "  ".join(f"{k}: {v}" for k, v in info["labels"].items())),
-        ("constant features", f"{len(const)}" + (f" ({', '.join(map(str, const))})" if const else "")),
+        ("constant features", f"{len(const)}" + (f" ({ranges(const)})" if const else "")),
     ]
     split = info["split_queries"]
     if split["count"]:

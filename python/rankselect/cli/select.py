@@ -152,6 +152,20 @@ def _reported_params(method, est, params: dict, k: Optional[int]) -> dict:
     if method.make:
         return {**params, **({method.k: k} if k is not None else {})}
     return {name: v for name, v in est.get_params().items() if name in params or name == method.k}
+_STOP_REASONS = {
+    "uninformative": "the other features are constant within every query (they carry no ranking information)",
+    "min_improvement": "no further feature improves the criterion by min_improvement",
+    "budget": "no further feature fits in the budget",
+}
+
+
+def _short_note(est, k: int, got: int, n_features: int) -> str:
+    """Why fewer than ``-k`` features were selected."""
+    reason = _STOP_REASONS.get(str(getattr(est, "stop_reason_", "")))
+    if reason is None:
+        reason = ("the file has only that many features" if got >= n_features else
+                  "the method selected no more (features constant within every query or without weight)")
+    return f"-k {k}: {got} features selected because {reason}"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -179,6 +193,8 @@ def run(args: argparse.Namespace) -> int:
             est.set_params(validation=(v.X, v.y, v.qid))
         est.fit(train.X, train.y, qid=train.qid)
     selected = [int(j) for j in est.selected_features_]
+    if args.k is not None and len(selected) < args.k and not note:
+        note = _short_note(est, args.k, len(selected), train.X.shape[1])
     step_scores = method.step_scores(est)
     vali_rows = None
     if args.vali:

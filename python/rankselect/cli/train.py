@@ -2,7 +2,8 @@
 TRAIN --test TEST [--out SCORES] [--json]``
 
 Trains a ranking model on TRAIN (LETOR / SVMlight file) and prints its test metrics in
-both conventions side by side: "standard" (trec_eval style) and "letor" (LETOR 4.0's
+both conventions side by side: "standard" (the exponential gain 2^r - 1, discount 1/log2(i + 1); not
+trec_eval's linear gain: see ``convention="trec"``) and "letor" (LETOR 4.0's
 Eval-Score-4.0.pl, the convention of the papers' tables). ``--out SCORES`` also writes the
 model's score of every TEST row, one per line in TEST's row order (the format
 ``rankselect evaluate TEST --scores SCORES`` reads); ``--out -`` writes them to standard
@@ -31,9 +32,16 @@ from .common import plural
 _REPORTED = ["NDCG@1", "NDCG@3", "NDCG@5", "NDCG@10", "P@1", "P@3", "P@5", "P@10", "MAP", "MeanNDCG"]
 #: the models ``train`` offers (registry names)
 MODELS = ("ranksvm",)
+#: the kernel map's seed when --random-state is not given: ``train --kernel`` gives the
+#: same model on every run
+DEFAULT_KERNEL_SEED = 0
 #: parameters that only a kernel map uses
 _KERNEL_PARAMS = ("n_components", "gamma", "random_state")
 
+
+#: the conventions printed side by side: the default ("standard", the exponential gain) and
+#: "letor" (the first and the last of metrics.checks.CONVENTIONS, which lists them all)
+SIDE_BY_SIDE = (CONVENTIONS[0], CONVENTIONS[-1])
 
 def add_parser(sub) -> None:
     p = sub.add_parser(
@@ -57,6 +65,8 @@ def add_parser(sub) -> None:
                 continue
             seen.add(prm.cli_flag)
             d = defaults[prm.name]
+            if prm.name == "random_state":
+                d = f"{DEFAULT_KERNEL_SEED}, so that runs repeat"
             p.add_argument(prm.cli_flag, dest=prm.dest, type=prm.type, choices=prm.choices,
                            default=argparse.SUPPRESS,
                            help=f"{prm.help} (default {'linear' if prm.name == 'kernel' and d is None else d})")
@@ -71,6 +81,8 @@ def _params(args: argparse.Namespace, method) -> dict:
         extra = [prm.cli_flag for prm in method.params if prm.name in _KERNEL_PARAMS and prm.name in params]
         if extra:
             raise ValueError(f"{extra[0]} applies only with --kernel nystroem or --kernel rff")
+    elif params.get("random_state") is None:
+        params["random_state"] = DEFAULT_KERNEL_SEED  # reproducible by default
     return params
 
 
@@ -93,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
         if args.out == "-":
             report = sys.stderr
     table = {conv: metrics.evaluate(test.y, scores, test.qid, convention=conv)
-             for conv in CONVENTIONS}
+             for conv in SIDE_BY_SIDE}
     used = model.get_params()
     shown = [p.name for p in method.params if p.name not in ("kernel",) + _KERNEL_PARAMS]
     if model.kernel is not None:

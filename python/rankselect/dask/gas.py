@@ -10,7 +10,7 @@ import numpy.typing as npt
 from distributed import Client
 
 from .. import _core
-from .._validation import check_similarity
+from .._validation import check_similarity, shown
 from ..metrics.checks import Convention, check_convention, mean_over_queries
 from ..selection.gas import GAS as _GAS
 from ..selection.importance import FeatureImportance, parse_measure, pick_directions
@@ -68,7 +68,7 @@ def kendall_similarity(X, qid, variant: str = "geng", absolute: bool = False, *,
     """
     variant = check_variant(variant)
     if not isinstance(absolute, (bool, np.bool_)):
-        raise TypeError(f"absolute must be a bool, got {absolute!r}")
+        raise TypeError(f"absolute must be a bool, got {shown(absolute)}")
     shards = _Shards(_client(client), X, None, qid)
     return _kendall(shards, variant, bool(absolute))
 

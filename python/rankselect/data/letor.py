@@ -28,7 +28,7 @@ import numpy as np
 
 from .. import _core
 from .._config import memory_limit
-from .._validation import check_qid, check_ranking_data
+from .._validation import check_qid, check_ranking_data, shown
 from .contiguity import _warn_split_queries, split_queries
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -135,7 +135,7 @@ def _check_n_features(n_features) -> Optional[int]:
     if n_features is None:
         return None
     if isinstance(n_features, (bool, np.bool_)) or not isinstance(n_features, (int, np.integer)):
-        raise TypeError(f"n_features must be a positive int or None, got {n_features!r}")
+        raise TypeError(f"n_features must be a positive int or None, got {shown(n_features)}")
     if n_features < 1:
         raise ValueError(f"n_features must be a positive int or None, got {n_features}")
     if n_features > _MAX_N_FEATURES:

@@ -7,26 +7,35 @@ queries, or with ``per_query=True`` an array of shape (n_queries,) with the quer
 order of first appearance (as :class:`rankselect.QueryGroups`).
 
 Notation: ``r_i`` is the label at rank ``i`` (1-based), ``n`` the number of documents of
-the query, ``g(r) = 2**r - 1`` the gain.
+the query, ``g(r)`` the gain: ``2**r - 1`` (exponential) or ``r`` (linear).
 
-Conventions (``convention=``)
------------------------------
-``"standard"`` (default; trec_eval and most of the literature)
-    ``DCG@k = sum_{i <= min(k, n)} g(r_i) / log2(i + 1)``; ``NDCG@k = DCG@k / IDCG@k``
+Conventions (``convention=``), named by what they compute or whose evaluation they equal
+-----------------------------------------------------------------------------------------
+``"exponential"`` (default, also spelled ``"standard"``, its old name: same numbers)
+    ``DCG@k = sum_{i <= min(k, n)} g(r_i) / log2(i + 1)`` with the exponential gain
+    ``g(r) = 2**r - 1`` (Burges et al. 2005); ``NDCG@k = DCG@k / IDCG@k``
     with ``IDCG@k`` the DCG@k of the labels sorted descending; ``k`` is truncated to the
     query length (``k=None`` means ``k = n``); relevant means ``r > 0``; a query without
     relevant documents scores 0.
+``"trec"`` (exactly trec_eval's / pytrec_eval's ``ndcg_cut_k``, ``map``, ``P_k``)
+    as ``"exponential"`` but with the linear gain ``g(r) = r`` (trec_eval's), and relevant
+    means ``r >= 1`` (trec_eval's relevance level 1). trec_eval orders equal scores by
+    document id in reverse lexical order: with document ids that decrease in input order
+    that is ``ties="stable"``.
+``"lightgbm"`` (exactly LightGBM's ``ndcg`` metric, ``label_gain`` ``2**r - 1``)
+    as ``"exponential"``, but a query without relevant documents scores 1, as LightGBM
+    counts it.
 ``"letor"`` (exactly LETOR 4.0's ``Eval-Score-4.0.pl``, which produced the papers' tables)
     ``DCG@k = g(r_1) + g(r_2) + sum_{3 <= i <= k} g(r_i) / log2(i)`` (no discount at ranks
     1 and 2); ``NDCG@k = 0`` when the query has fewer than ``k`` documents; queries
     without relevant documents count as 0; relevant means ``r >= 1``.
 
-In both conventions ``P@k = (# relevant in the top min(k, n)) / k`` (missing positions
+In every convention ``P@k = (# relevant in the top min(k, n)) / k`` (missing positions
 count as non-relevant), ``AP = (1/R) sum_{i: r_i relevant} P@i`` with ``R`` the number of
 relevant documents of the query (0 when ``R = 0``), ``MeanNDCG`` (LETOR) is the mean of
 NDCG@1..n per query, and ``ERR@k = sum_{i <= min(k, n)} (1/i) R_i prod_{j < i} (1 - R_j)``
 with ``R_i = g(r_i) / 2**max_grade`` (Chapelle et al. 2009; LETOR's script has no ERR, so
-both conventions give the same ERR).
+every convention gives the same ERR, with the exponential gain).
 
 Ties (``ties=``)
 ----------------

@@ -9,19 +9,21 @@ from typing import Literal, Optional, cast
 import numpy as np
 
 from .. import _core
+from .._validation import shown
 
 __all__ = ["CONVENTIONS", "TIES", "Convention", "Ties", "check_choice", "check_convention", "check_k",
            "check_max_grade", "mean_over_queries"]
 
 #: metric conventions (see :mod:`rankselect.metrics`), the default first: the core's list
-#: (``Convention::ALL``), ``("standard", "letor")``
+#: (``Convention::NAMES``), ``("standard", "exponential", "trec", "lightgbm", "letor")``;
+#: ``"standard"`` is the old name of ``"exponential"`` (same numbers)
 CONVENTIONS: tuple[str, ...] = tuple(_core.CONVENTIONS)
 #: tie-breaking rules of equal scores, the default first: the core's list (``Ties::ALL``),
 #: ``("stable", "pessimistic")``
 TIES: tuple[str, ...] = tuple(_core.TIES)
 
 #: the names of :data:`CONVENTIONS` and :data:`TIES` for type checkers (a test keeps them equal)
-Convention = Literal["standard", "letor"]
+Convention = Literal["standard", "exponential", "trec", "lightgbm", "letor"]
 Ties = Literal["stable", "pessimistic"]
 
 
@@ -37,7 +39,7 @@ def check_choice(value, name: str, choices: Sequence[str]) -> str:
     """
     if not isinstance(value, str) or value.strip().lower() not in choices:
         allowed = ", ".join(repr(c) for c in choices)
-        raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
+        raise ValueError(f"{name} must be one of {allowed}, got {shown(value)}")
     return value.strip().lower()
 
 
@@ -66,7 +68,7 @@ def check_k(k, name: str = "k", *, allow_none: bool = True) -> Optional[int]:
         return None
     if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
         what = "a positive integer or None" if allow_none else "a positive integer"
-        raise ValueError(f"{name} must be {what}, got {k!r}")
+        raise ValueError(f"{name} must be {what}, got {shown(k)}")
     return int(k)
 
 
@@ -83,7 +85,7 @@ def check_max_grade(max_grade) -> Optional[float]:
         return None
     if (isinstance(max_grade, bool) or not isinstance(max_grade, numbers.Real)
             or not np.isfinite(cast(float, max_grade))):
-        raise ValueError(f"max_grade must be a finite number or None, got {max_grade!r}")
+        raise ValueError(f"max_grade must be a finite number or None, got {shown(max_grade)}")
     return float(max_grade)
 
 

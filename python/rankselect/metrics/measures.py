@@ -71,7 +71,7 @@ def ndcg(y, scores, qid, k: Optional[int] = None, *, convention: str = "standard
     qid : array-like of shape (m,)
         Query id of every row.
     k : int >= 1 or None
-    convention : {"standard", "letor"}
+    convention : {"standard", "exponential", "trec", "lightgbm", "letor"}
     ties : {"stable", "pessimistic"}
     per_query : bool
         Return the array of shape (n_queries,) instead of the mean.

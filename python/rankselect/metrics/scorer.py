@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sklearn.metrics._scorer import _Scorer
 
-from .._validation import check_qid
+from .._validation import check_qid, shown
 from .checks import CONVENTIONS, TIES, check_choice
 from .measures import compute
 
@@ -76,7 +76,7 @@ def make_scorer(measure: str, *, convention: str = "standard", ties: str = "stab
     measure : str
         A measure name of :func:`compute`: ``"ndcg@10"``, ``"ndcg"``, ``"map"``, ``"p@10"``,
         ``"meanndcg"``, ``"err@10"``, ... (case-insensitive).
-    convention : {"standard", "letor"}, default="standard"
+    convention : {"standard", "exponential", "trec", "lightgbm", "letor"}, default="standard"
     ties : {"stable", "pessimistic"}, default="stable"
     qid : array-like of shape (m,), default=None
         Query ids used when the caller passes none (a routed ``qid`` takes precedence).
@@ -99,7 +99,7 @@ def make_scorer(measure: str, *, convention: str = "standard", ties: str = "stab
     0.9068
     """
     if not isinstance(measure, str):
-        raise ValueError(f"measure must be a measure name such as 'ndcg@10' or 'map', got {measure!r}")
+        raise ValueError(f"measure must be a measure name such as 'ndcg@10' or 'map', got {shown(measure)}")
     convention = check_choice(convention, "convention", CONVENTIONS)
     ties = check_choice(ties, "ties", TIES)
     # parse the name now (ValueError naming it) rather than at the first split

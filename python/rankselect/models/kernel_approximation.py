@@ -36,7 +36,7 @@ from sklearn.utils.validation import check_is_fitted
 from .. import _core
 from .._base import KernelMapBase
 from .._config import check_memory
-from .._validation import MAX_INT, check_matrix, check_positive
+from .._validation import MAX_INT, check_matrix, check_positive, shown
 
 __all__ = ["Nystroem", "RandomFourierFeatures", "kernel_matrix"]
 
@@ -53,11 +53,11 @@ def _kernel_args(kernel, gamma, coef0, degree, n_features):
     elif kernel == "rbf":
         check_positive(gamma, "gamma")
     elif isinstance(gamma, bool) or not isinstance(gamma, numbers.Real) or not np.isfinite(gamma):
-        raise TypeError(f"gamma must be a finite number or None, got {gamma!r}")
+        raise TypeError(f"gamma must be a finite number or None, got {shown(gamma)}")
     if coef0 is None:
         coef0 = 1.0
     elif isinstance(coef0, bool) or not isinstance(coef0, numbers.Real) or not np.isfinite(coef0):
-        raise TypeError(f"coef0 must be a finite number or None, got {coef0!r}")
+        raise TypeError(f"coef0 must be a finite number or None, got {shown(coef0)}")
     if degree is None:
         degree = 3.0
     else:

@@ -22,7 +22,7 @@ import scipy.sparse as sp
 
 from .. import _core
 from .._config import check_memory, memory_limit
-from .._validation import check_matrix, check_qid, check_vector
+from .._validation import check_matrix, check_qid, check_vector, shown
 from ..data.grouping import GroupedData, QueryGroups
 
 __all__ = [
@@ -57,7 +57,7 @@ def _check_max_pairs(max_pairs):
     if max_pairs is None:
         return None
     if isinstance(max_pairs, bool) or not isinstance(max_pairs, numbers.Integral):
-        raise TypeError(f"max_pairs must be a non-negative integer or None, got {max_pairs!r}")
+        raise TypeError(f"max_pairs must be a non-negative integer or None, got {shown(max_pairs)}")
     if max_pairs < 0:
         raise ValueError(f"max_pairs must be >= 0, got {max_pairs!r}")
     return int(max_pairs)

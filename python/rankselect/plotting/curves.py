@@ -9,6 +9,7 @@ from typing import Any, Optional
 
 import numpy as np
 
+from .._validation import shown
 from .backend import new_figure
 
 __all__ = ["as_result_dict", "feature_curves", "plot_feature_curves", "plot_regularization_curves"]
@@ -96,7 +97,7 @@ def feature_curves(result, metric: str = "MAP", select: Optional[str] = None) ->
     ['greedy-rankrls', 'rankrls']
     """
     if metric not in ("MAP", "NDCG@10"):
-        raise ValueError(f"metric must be 'MAP' or 'NDCG@10', got {metric!r}")
+        raise ValueError(f"metric must be 'MAP' or 'NDCG@10', got {shown(metric)}")
     d = as_result_dict(result)
     if select is None:
         select = d.get("metric") if d.get("metric") in ("MAP", "NDCG@10") else metric

@@ -12,6 +12,7 @@ from typing import Any, Union, cast
 import numpy as np
 from scipy import stats
 
+from .._validation import shown
 from ..analysis.stats import compare_experiment
 from ..selection.stability import fold_selection_frequencies
 from .scoring import CUTOFFS, TEST_KEYS
@@ -144,7 +145,7 @@ class ExperimentResult:
         name = metric.upper() if metric.lower() != "ndcg@10" else "NDCG@10"
         key = {"MAP": "AP", "AP": "AP", "NDCG@10": "NDCG@10"}.get(name)
         if key is None:
-            raise ValueError(f"metric must be 'MAP' or 'NDCG@10', got {metric!r}")
+            raise ValueError(f"metric must be 'MAP' or 'NDCG@10', got {shown(metric)}")
         for m in (method_a, method_b):
             if m not in self.methods:
                 raise ValueError(f"method {m!r} is not in this result (methods: {', '.join(self.methods)})")

@@ -21,6 +21,7 @@ except ImportError:  # pragma: no cover - depends on the environment
     tqdm = None
 
 from ..data import load_letor_folds, zero_features
+from ..exceptions import warnings_once
 from ..metrics.checks import check_convention
 from .results import ExperimentResult, MethodFold
 from .scoring import SELECTION_METRICS, evaluate, scores, ties_within_every_query
@@ -158,6 +159,7 @@ def _report_line(r: MethodFold, metric: str, convention: str, elapsed: float, st
           f"({convention}); {elapsed:.1f} s", file=stream or sys.stderr, flush=True)
 
 
+@warnings_once()  # a warning repeated by the experiment's many fits is shown once
 def run(
     data_dir: Union[str, os.PathLike],
     methods: Sequence[Union[str, tuple[str, Mapping[str, Any]]]],

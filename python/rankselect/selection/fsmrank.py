@@ -14,7 +14,6 @@ from Theorem 1) in the Rust core. ``coef_ = w+ - w-``.
 from __future__ import annotations
 
 import numbers
-import warnings
 from typing import Literal, Optional, Union
 
 import numpy as np
@@ -28,6 +27,7 @@ from .._base import RankerMixin, RankingEstimator, warn_if_degenerate
 from .._validation import MAX_INT, check_similarity, check_vector
 from ..data.grouping import TrainingData
 from ..data.uninformative import constant_columns, zero_features
+from ..exceptions import warn_once
 from ..models.linear import LinearPredictMixin, SparseLinearRankerMixin
 from ..models.ranksvm import RankSVM
 
@@ -215,7 +215,7 @@ class FSMRank(RankerMixin, SparseLinearRankerMixin, SelectorMixin, RankingEstima
         if not (has_pair and informative):
             return self._set_zero_model(X.shape[1], constant)
         if constant.any():
-            warnings.warn(
+            warn_once(
                 f"FSMRank: {int(constant.sum())} feature(s) constant over the training set have no "
                 f"correlation; their weights are fixed at 0 (0-based columns "
                 f"{np.flatnonzero(constant).tolist()})", UserWarning, stacklevel=3)

@@ -42,7 +42,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .._base import RankingEstimator, warn_if_degenerate
-from .._validation import MAX_INT, check_costs_and_budget, check_similarity
+from .._validation import BUDGET_RTOL, MAX_INT, check_costs_and_budget, check_similarity
 from ..data.grouping import GroupedData, TrainingData
 from ..metrics.checks import CONVENTIONS, Convention
 from .importance import FeatureImportance, _feature_importance_grouped, parse_measure
@@ -107,8 +107,10 @@ def gas_greedy(importance, similarity, n_features_to_select: int, c: float, last
     spent = 0.0
     for step in range(n_features_to_select):
         if budget is not None:
-            available &= spent + costs <= budget
-            if not available.any():
+            available &= spent + costs <= budget * (1 + BUDGET_RTOL)
+            if not (available & ~last).any():
+                # what is left of the budget buys only features constant in every query
+                # (no ranking information): stop rather than spend it on them
                 return selected[:step], weights[:step]
         pool = available & ~last if (available & ~last).any() else available
         if costs is None:

@@ -66,7 +66,7 @@ class GreedyRankRLS(RankerMixin, LinearPredictMixin, SelectorMixin, RankingEstim
         ``"meanndcg"``, ``"err@10"``, ...): the mean over queries of the measure of the
         exact LQO predictions (each query scored by the model trained without it); higher
         is better and the candidate maximising it is added. Labels must be >= 0.
-    convention : {"standard", "letor"}, default="standard"
+    convention : {"standard", "exponential", "trec", "lightgbm", "letor"}, default="standard"
         Metric convention for a ranking-measure criterion (see :mod:`rankselect.metrics`).
     min_improvement : float >= 0 or None, default=None
         Early stop: after the first feature, stop before adding a feature whose criterion

@@ -143,7 +143,7 @@ def feature_importance(X, y, qid, measure: str = "map", convention: str = "stand
         ``"map"``, ``"ndcg"``, ``"ndcg@k"``, ``"p@k"``, ``"meanndcg"``, ``"err@k"`` (GAS-E)
         or ``"pairwise"`` (GAS-L);
         see the module docstring.
-    convention : {"standard", "letor"}, default="standard"
+    convention : {"standard", "exponential", "trec", "lightgbm", "letor"}, default="standard"
         Metric conventions of :mod:`rankselect.metrics` (ignored by ``"pairwise"``).
         Ties in a feature's values are always broken pessimistically.
 

@@ -32,7 +32,7 @@ import numpy as np
 
 from .. import _core
 from .._config import check_memory
-from .._validation import check_matrix, check_qid
+from .._validation import check_matrix, check_qid, shown
 from ..data.grouping import QueryGroups
 
 __all__ = ["VARIANTS", "kendall_similarity", "check_variant"]
@@ -52,7 +52,7 @@ def check_variant(variant) -> str:
     'tau_b'
     """
     if not isinstance(variant, str) or variant not in VARIANTS:
-        raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
+        raise ValueError(f"variant must be one of {VARIANTS}, got {shown(variant)}")
     return variant
 
 
@@ -101,7 +101,7 @@ def kendall_similarity(X, qid, variant: str = "geng", absolute: bool = False, *,
     """
     variant = check_variant(variant)
     if not isinstance(absolute, (bool, np.bool_)):
-        raise TypeError(f"absolute must be a bool, got {absolute!r}")
+        raise TypeError(f"absolute must be a bool, got {shown(absolute)}")
     if algorithm not in _ALGORITHMS:
         raise ValueError(f"algorithm must be one of {tuple(_ALGORITHMS)}, got {algorithm!r}")
     X = check_matrix(X, "X", squares=False)  # order statistics: no squares

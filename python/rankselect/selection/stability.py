@@ -19,7 +19,7 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import check_ranking_data
+from .._validation import check_ranking_data, shown
 from ..data.grouping import QueryGroups
 
 __all__ = ["StabilitySelection", "nogueira_stability", "fold_selection_frequencies"]
@@ -142,20 +142,22 @@ class StabilitySelection(SelectorMixin, BaseEstimator):
     def _check_params(self):
         r = self.n_resamples
         if isinstance(r, bool) or not isinstance(r, numbers.Integral) or r < 2:
-            raise ValueError(f"n_resamples must be an integer >= 2, got {r!r}")
+            raise ValueError(f"n_resamples must be an integer >= 2, got {shown(r)}")
         f = self.sample_fraction
         if isinstance(f, bool) or not isinstance(f, numbers.Real) or not 0 < f <= 1:
             raise ValueError(f"sample_fraction must be in (0, 1], got {f!r}")
         t = self.threshold
         if isinstance(t, bool) or not isinstance(t, numbers.Real) or not 0 < t <= 1:
             raise ValueError(f"threshold must be in (0, 1], got {t!r}")
-        if not hasattr(self.selector, "fit"):
-            raise TypeError(f"selector must be an estimator with fit(X, y, qid=...), got {self.selector!r}")
+        if not hasattr(self.selector, "fit") or not hasattr(self.selector, "get_support"):
+            raise TypeError(f"selector must be a feature selector with fit(X, y, qid=...) and get_support() "
+                            f"(e.g. GreedyRankRLS, GAS, FSMRank), got {type(self.selector).__name__}")
 
     def fit(self, X, y, qid=None):
         """Fit the selector on ``n_resamples`` query subsamples of ``X`` (m, n), ``y`` (m,),
         ``qid`` (m,)."""
         self._check_params()
+        names = getattr(X, "columns", None)
         X, y, qid = check_ranking_data(X, y, qid)
         groups = QueryGroups.from_qid(qid)
         nq = groups.n_queries
@@ -199,6 +201,10 @@ class StabilitySelection(SelectorMixin, BaseEstimator):
         tie = np.where(np.isnan(mean_pos[idx]), np.inf, mean_pos[idx])
         self.selected_features_ = idx[np.lexsort((tie, -freq[idx]))]
         self.n_features_in_ = n
+        if names is not None and all(isinstance(c, str) for c in names):
+            self.feature_names_in_ = np.asarray(list(names), dtype=object)
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
         return self
 
     def _get_support_mask(self):

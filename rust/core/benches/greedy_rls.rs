@@ -23,7 +23,7 @@ fn bench(c: &mut Criterion) {
     let (m, n) = (60_000, 136);
     let (x, y, off) = problem(m, n);
     let skip = vec![false; n];
-    let mut state = GreedyState::new(x.view(), &y, &off, 1.0);
+    let mut state = GreedyState::new(x.view(), &y, &off, 1.0).expect("fits in memory");
     let mut g = c.benchmark_group("greedy_rls");
     g.sample_size(10);
     g.bench_function("scan m=60000 n=136", |b| b.iter(|| state.pass(None, &y, &Squared, &skip)));
@@ -31,7 +31,7 @@ fn bench(c: &mut Criterion) {
     skip3[3] = true;
     g.bench_function("fused step m=60000 n=136", |b| {
         b.iter_batched_ref(
-            || GreedyState::new(x.view(), &y, &off, 1.0),
+            || GreedyState::new(x.view(), &y, &off, 1.0).expect("fits in memory"),
             |st| {
                 let step = st.select(3);
                 st.pass(Some(&step), &y, &Squared, &skip3)

@@ -1,6 +1,6 @@
 //! Error type shared by every kernel. Bindings map it to Python exceptions:
 //! `InvalidInput` and `Parse` -> `ValueError`, `Io` -> `OSError`,
-//! `Memory` -> `MemoryError`, `Interrupted` -> `KeyboardInterrupt`; `Callback`: the binding
+//! `Memory` and `OutOfMemory` -> `MemoryError`, `Interrupted` -> `KeyboardInterrupt`; `Callback`: the binding
 //! re-raises the exception of the caller-supplied data source as is.
 
 use thiserror::Error;
@@ -20,6 +20,11 @@ pub enum Error {
     /// `bytes`, more than `max_memory`; `remedy` tells the user what to change.
     #[error("{what} needs {} but the memory limit is {}; {remedy}", fmt_bytes(*.bytes), fmt_bytes(*.max_memory))]
     Memory { what: String, bytes: u128, max_memory: u128, remedy: String },
+    /// The operating system refused an allocation of `bytes` for `what` (a memory limit such as
+    /// `ulimit -v` or a container's cgroup, or memory taken by others since the memory rule's
+    /// check); see [`crate::alloc`].
+    #[error("out of memory: {what} needs {} that could not be allocated; use less data (fewer rows, features or pairs) or raise the process's memory limit", fmt_bytes(*.bytes))]
+    OutOfMemory { what: String, bytes: u128 },
     /// The caller asked the computation to stop (Ctrl-C in Python).
     #[error("interrupted")]
     Interrupted,

@@ -17,8 +17,10 @@
 //! - [`shards`]: per-shard pieces of the kernels for query shards (Dask);
 //! - [`linalg`]: `dot`, `axpy`, `X v`, `Xᵀ c` and the like, each with its reduction order;
 //! - [`simd`]: run-time SIMD dispatch, the same results at every level;
-//! - [`error`], [`interrupt`]: the error type and cooperative cancellation.
+//! - [`error`], [`interrupt`]: the error type and cooperative cancellation;
+//! - [`alloc`]: the one fallible path for data-sized allocations.
 
+pub mod alloc;
 pub mod data;
 pub mod error;
 pub mod interrupt;

@@ -90,7 +90,7 @@ pub(crate) fn naive_ridge(xc: &Array2<f64>, yc: &[f64], rows: &[usize], feats: &
 
 /// Brute-force LQO: delete each query, re-centre (slicing is exact), solve from scratch.
 pub(crate) fn naive_lqo(x: &Array2<f64>, y: &[f64], offsets: &[usize], feats: &[usize], alpha: f64) -> (f64, Vec<f64>) {
-    let (xc, yc) = center(x.view(), y, offsets);
+    let (xc, yc) = center(x.view(), y, offsets).unwrap();
     let m = x.nrows();
     let mut err = 0.0;
     let mut preds = vec![0.0; m];

@@ -42,6 +42,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // rayon's pool must start before any kernel runs: a failed start would otherwise panic in
     // every call (PanicException). Fall back to one thread, with a RuntimeWarning.
     let py = m.py();
+    errors::install_panic_hook();
     match threads::start_global_pool() {
         Ok(threads::PoolStart::Configured) => m.add("THREAD_POOL_FALLBACK", py.None())?,
         Ok(threads::PoolStart::FellBack { reason }) => {

@@ -38,7 +38,7 @@ fn metrics_per_query<'py>(
     let offsets = query_offsets(&offsets)?;
     let (y, scores) = (y.as_slice()?, scores.as_slice()?);
     let n_q = offsets.len().saturating_sub(1);
-    let out = py.detach(|| per_query_many(&specs, y, scores, &offsets, max_grade)).py()?;
+    let out = crate::errors::run_detached(py, || per_query_many(&specs, y, scores, &offsets, max_grade))?;
     let flat: Vec<f64> = out.into_iter().flatten().collect();
     let arr = numpy::ndarray::Array2::from_shape_vec((specs.len(), n_q), flat)
         .map_err(|e| PyValueError::new_err(e.to_string()))?;
@@ -59,10 +59,11 @@ fn parse_measure(name: &str) -> PyResult<(&'static str, Option<usize>)> {
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    // The one list of each: CONVENTIONS = ("standard", "letor"), TIES = ("stable", "pessimistic");
+    // The one list of each: CONVENTIONS = ("standard", "exponential", "trec", "lightgbm", "letor")
+    // ("standard": the old name of "exponential"), TIES = ("stable", "pessimistic");
     // the first is the default.
     let py = m.py();
-    m.add("CONVENTIONS", PyTuple::new(py, Convention::ALL.map(Convention::name))?)?;
+    m.add("CONVENTIONS", PyTuple::new(py, Convention::NAMES)?)?;
     m.add("TIES", PyTuple::new(py, Ties::ALL.map(Ties::name))?)?;
     m.add_function(wrap_pyfunction!(metrics_per_query, m)?)?;
     m.add_function(wrap_pyfunction!(parse_measure, m)?)?;

@@ -31,7 +31,7 @@ fn query_pair_counts<'py>(
 ) -> PyResult<PyVec<'py, usize>> {
     let y = y.as_slice()?;
     let offsets = query_offsets(&offsets)?;
-    let counts = py.detach(|| pairs::query_pair_counts(y, &offsets)).py()?;
+    let counts = crate::errors::run_detached(py, || pairs::query_pair_counts(y, &offsets))?;
     Ok(counts.into_pyarray(py))
 }
 
@@ -50,7 +50,7 @@ fn preference_pairs<'py>(
     let offsets = query_offsets(&offsets)?;
     let max_pairs = opt_count_arg(max_pairs.as_ref(), "max_pairs")?;
     let max_memory = opt_count_arg(max_memory.as_ref(), "max_memory")?.map_or(u64::MAX, |v| v as u64);
-    let p = py.detach(|| pairs::preference_pairs(y, &offsets, max_pairs, max_memory)).py()?;
+    let p = crate::errors::run_detached(py, || pairs::preference_pairs(y, &offsets, max_pairs, max_memory))?;
     Ok((p.i.into_pyarray(py), p.j.into_pyarray(py), p.offsets.into_pyarray(py)))
 }
 
@@ -68,14 +68,12 @@ fn squared_hinge_value_grad<'py>(
     let w = w.as_slice()?;
     let offsets = query_offsets(&offsets)?;
     check_len("w", w.len(), x.ncols())?;
-    let (v, g) = py
-        .detach(|| -> rankselect_core::Result<(f64, Vec<f64>)> {
-            let loss = SquaredHinge::new(x, y, &offsets)?;
-            let mut g = vec![0.0; w.len()];
-            let v = loss.value_grad(w, &mut g);
-            Ok((v, g))
-        })
-        .py()?;
+    let (v, g) = crate::errors::run_detached(py, || -> rankselect_core::Result<(f64, Vec<f64>)> {
+        let loss = SquaredHinge::new(x, y, &offsets)?;
+        let mut g = vec![0.0; w.len()];
+        let v = loss.value_grad(w, &mut g);
+        Ok((v, g))
+    })?;
     Ok((v, g.into_pyarray(py)))
 }
 
@@ -97,20 +95,18 @@ fn squared_hinge_hessp<'py>(
     let offsets = query_offsets(&offsets)?;
     check_len("w", w.len(), x.ncols())?;
     check_len("v", v.nrows(), x.ncols())?;
-    let out = py
-        .detach(|| -> rankselect_core::Result<ndarray::Array2<f64>> {
-            let loss = SquaredHinge::new(x, y, &offsets)?;
-            let h = loss.hessian(w);
-            let mut out = ndarray::Array2::zeros(v.raw_dim());
-            let mut buf = vec![0.0; v.nrows()];
-            for (k, col) in v.columns().into_iter().enumerate() {
-                let c = col.to_vec();
-                h.apply(&c, &mut buf);
-                out.column_mut(k).assign(&ndarray::ArrayView1::from(&buf));
-            }
-            Ok(out)
-        })
-        .py()?;
+    let out = crate::errors::run_detached(py, || -> rankselect_core::Result<ndarray::Array2<f64>> {
+        let loss = SquaredHinge::new(x, y, &offsets)?;
+        let h = loss.hessian(w);
+        let mut out = ndarray::Array2::zeros(v.raw_dim());
+        let mut buf = vec![0.0; v.nrows()];
+        for (k, col) in v.columns().into_iter().enumerate() {
+            let c = col.to_vec();
+            h.apply(&c, &mut buf);
+            out.column_mut(k).assign(&ndarray::ArrayView1::from(&buf));
+        }
+        Ok(out)
+    })?;
     Ok(out.into_pyarray(py))
 }
 
@@ -133,11 +129,10 @@ fn squared_hinge_line_derivatives<'py>(
     let offsets = query_offsets(&offsets)?;
     check_len("w", w.len(), x.ncols())?;
     check_len("d", d.len(), x.ncols())?;
-    py.detach(|| {
+    crate::errors::run_detached(py, || {
         let loss = SquaredHinge::new(x, y, &offsets)?;
         InMemoryLoss::new(&loss).line_derivatives(w, d, t, true)
     })
-    .py()
 }
 
 /// squared_hinge_hessian_block(X, y, offsets, w, ws) -> H[ws, ws] (|ws|, |ws|): a block of
@@ -158,14 +153,12 @@ fn squared_hinge_hessian_block<'py>(
         return Err(pyo3::exceptions::PyValueError::new_err(format!("ws: feature {j} out of range")));
     }
     let k = ws.len();
-    let out = py
-        .detach(|| -> rankselect_core::Result<Vec<f64>> {
-            let loss = SquaredHinge::new(x, y, &offsets)?;
-            let mut out = vec![0.0; k * k];
-            loss.hessian_block(w, ws, &mut out);
-            Ok(out)
-        })
-        .py()?;
+    let out = crate::errors::run_detached(py, || -> rankselect_core::Result<Vec<f64>> {
+        let loss = SquaredHinge::new(x, y, &offsets)?;
+        let mut out = vec![0.0; k * k];
+        loss.hessian_block(w, ws, &mut out);
+        Ok(out)
+    })?;
     Ok(ndarray::Array2::from_shape_vec((k, k), out).expect("k x k").into_pyarray(py))
 }
 
@@ -182,7 +175,7 @@ fn squared_hinge_lipschitz_bound<'py>(
     let offsets = query_offsets(&offsets)?;
     check_len("y", y.len(), x.nrows())?;
     offsets.check_rows(x.nrows(), "X").py()?;
-    Ok(py.detach(|| 2.0 * pair_sq_norm_sum(x, y, &offsets)))
+    crate::errors::run_detached_infallible(py, || 2.0 * pair_sq_norm_sum(x, y, &offsets))
 }
 
 /// explicit_squared_hinge_value_grad(X, offsets, i, j, pair_offsets, w) -> (value, grad).
@@ -208,14 +201,12 @@ fn explicit_squared_hinge_value_grad<'py>(
         j: j.as_slice()?.to_vec(),
         offsets: pair_offsets.as_slice()?.to_vec(),
     };
-    let (v, g) = py
-        .detach(|| -> rankselect_core::Result<(f64, Vec<f64>)> {
-            let loss = ExplicitSquaredHinge::new(x, &offsets, &p)?;
-            let mut g = vec![0.0; w.len()];
-            let v = loss.value_grad(w, &mut g);
-            Ok((v, g))
-        })
-        .py()?;
+    let (v, g) = crate::errors::run_detached(py, || -> rankselect_core::Result<(f64, Vec<f64>)> {
+        let loss = ExplicitSquaredHinge::new(x, &offsets, &p)?;
+        let mut g = vec![0.0; w.len()];
+        let v = loss.value_grad(w, &mut g);
+        Ok((v, g))
+    })?;
     Ok((v, g.into_pyarray(py)))
 }
 

@@ -53,7 +53,7 @@ impl GreedyShard {
                 )));
             }
         }
-        let inner = py.detach(|| Shard::new(xv, yv, &off, alpha, max_memory)).py()?;
+        let inner = crate::errors::run_detached(py, || Shard::new(xv, yv, &off, alpha, max_memory))?;
         Ok(GreedyShard { inner, criterion })
     }
 
@@ -64,9 +64,9 @@ impl GreedyShard {
     }
 
     /// dots() -> (e, h): partial sums `v_i^T C_i`, `v_i^T a` per feature.
-    fn dots<'py>(&self, py: Python<'py>) -> (PyVec<'py, f64>, PyVec<'py, f64>) {
-        let (e, h) = py.detach(|| self.inner.dots());
-        (e.into_pyarray(py), h.into_pyarray(py))
+    fn dots<'py>(&self, py: Python<'py>) -> PyResult<(PyVec<'py, f64>, PyVec<'py, f64>)> {
+        let (e, h) = crate::errors::run_detached_infallible(py, || self.inner.dots())?;
+        Ok((e.into_pyarray(py), h.into_pyarray(py)))
     }
 
     /// scan(c, d, skip) -> partial criterion sums per candidate (NaN where skipped).
@@ -78,14 +78,14 @@ impl GreedyShard {
         skip: PyReadonlyArray1<'py, bool>,
     ) -> PyResult<PyVec<'py, f64>> {
         let (c, d, skip) = (c.as_slice()?, d.as_slice()?, skip.as_slice()?);
-        let out = py.detach(|| self.inner.scan(c, d, skip, self.criterion.as_ref())).py()?;
+        let out = crate::errors::run_detached(py, || self.inner.scan(c, d, skip, self.criterion.as_ref()))?;
         Ok(out.into_pyarray(py))
     }
 
     /// cross(b) -> partial sums `v_b^T C_i` per feature.
     fn cross<'py>(&self, py: Python<'py>, b: &Bound<'py, PyAny>) -> PyResult<PyVec<'py, f64>> {
         let b = count_arg(b, "b")?;
-        let out = py.detach(|| self.inner.cross(b)).py()?;
+        let out = crate::errors::run_detached(py, || self.inner.cross(b))?;
         Ok(out.into_pyarray(py))
     }
 
@@ -102,19 +102,19 @@ impl GreedyShard {
         let b = count_arg(b, "b")?;
         let (t, skip) = (t.as_slice()?, skip.as_slice()?);
         let inner = &mut self.inner;
-        py.detach(|| inner.add(b, c, d, t, skip)).py()
+        crate::errors::run_detached(py, || inner.add(b, c, d, t, skip))
     }
 
     /// gram() -> (G (n, n), b (n,)): this shard's `Xc^T Xc` and `Xc^T yc`.
     fn gram<'py>(&self, py: Python<'py>) -> PyResult<(PyMat<'py, f64>, PyVec<'py, f64>)> {
         let n = self.inner.n_features();
-        let (g, b) = py.detach(|| self.inner.gram());
+        let (g, b) = crate::errors::run_detached_infallible(py, || self.inner.gram())?;
         Ok((PyArray2::from_vec2(py, &g.chunks(n.max(1)).map(|r| r.to_vec()).collect::<Vec<_>>())?, b.into_pyarray(py)))
     }
 
     /// baseline() -> this shard's part of the empty model's criterion.
-    fn baseline(&self, py: Python<'_>) -> f64 {
-        py.detach(|| self.inner.baseline(self.criterion.as_ref()))
+    fn baseline(&self, py: Python<'_>) -> PyResult<f64> {
+        crate::errors::run_detached_infallible(py, || self.inner.baseline(self.criterion.as_ref()))
     }
 }
 
@@ -186,8 +186,9 @@ fn kendall_sums<'py>(
 ) -> PyResult<(PyMat<'py, f64>, PyMat<'py, f64>, u64)> {
     let variant = Variant::parse(variant).py()?;
     let (x, offsets) = (x.as_array(), query_offsets(&offsets)?);
-    let (s, sn, q) =
-        py.detach(|| shard_sums::kendall_sums(x, &offsets, variant, DEFAULT_SHORT_MAX, &python_interrupt())).py()?;
+    let (s, sn, q) = crate::errors::run_detached(py, || {
+        shard_sums::kendall_sums(x, &offsets, variant, DEFAULT_SHORT_MAX, &python_interrupt())
+    })?;
     Ok((s.into_pyarray(py), sn.into_pyarray(py), q))
 }
 
@@ -200,8 +201,9 @@ fn pairwise_counts<'py>(
     offsets: PyReadonlyArray1<'py, usize>,
 ) -> PyResult<(PyVec<'py, u64>, PyVec<'py, u64>, u64)> {
     let (x, y, offsets) = (x.as_array(), y.as_array(), query_offsets(&offsets)?);
-    let (a, d, p) =
-        py.detach(|| shard_sums::pairwise_counts(x, y, &offsets, DEFAULT_SHORT_MAX, &python_interrupt())).py()?;
+    let (a, d, p) = crate::errors::run_detached(py, || {
+        shard_sums::pairwise_counts(x, y, &offsets, DEFAULT_SHORT_MAX, &python_interrupt())
+    })?;
     Ok((a.into_pyarray(py), d.into_pyarray(py), p))
 }
 

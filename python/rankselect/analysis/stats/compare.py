@@ -2,6 +2,7 @@
 table (:func:`compare`), also on a LETOR protocol run (:func:`compare_experiment`)."""
 from __future__ import annotations
 
+import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Optional
@@ -9,7 +10,7 @@ from typing import Any, Optional
 import numpy as np
 import numpy.typing as npt
 
-from ..._validation import as_generator, check_vector
+from ..._validation import as_generator, check_vector, shown
 from .paired import effect_size, holm, paired_test
 
 __all__ = ["Comparison", "compare", "experiment_per_query", "compare_experiment"]
@@ -96,6 +97,8 @@ def compare(per_query: Mapping[str, npt.ArrayLike], baseline: str, *, test: str 
         raise ValueError(f"baseline {baseline!r} is not among the methods ({', '.join(per_query)})")
     if correction not in ("holm", None):
         raise ValueError(f"correction must be 'holm' or None, got {correction!r}")
+    if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not 0 < alpha < 1:
+        raise ValueError(f"alpha must be a number in (0, 1), got {alpha!r}")
     gen = as_generator(random_state)
     base = check_vector(per_query[baseline], f"per_query[{baseline!r}]")
     rows = []
@@ -117,6 +120,13 @@ def compare(per_query: Mapping[str, npt.ArrayLike], baseline: str, *, test: str 
 
 
 _EXPERIMENT_KEYS = {"map": "AP", "ap": "AP", "ndcg@10": "NDCG@10"}
+
+
+def check_experiment(result) -> None:
+    """TypeError unless ``result`` is a LETOR protocol run (``methods`` and ``folds``)."""
+    if not (hasattr(result, "methods") and hasattr(result, "folds")):
+        raise TypeError(f"result must be the ExperimentResult of rankselect.experiment.run, got "
+                        f"{type(result).__name__}")
 
 
 def experiment_per_query(result, metric: str = "MAP") -> dict[str, np.ndarray]:
@@ -141,7 +151,8 @@ def experiment_per_query(result, metric: str = "MAP") -> dict[str, np.ndarray]:
     """
     key = _EXPERIMENT_KEYS.get(str(metric).lower())
     if key is None:
-        raise ValueError(f"metric must be 'MAP' or 'NDCG@10', got {metric!r}")
+        raise ValueError(f"metric must be 'MAP' or 'NDCG@10', got {shown(metric)}")
+    check_experiment(result)
     return {m: np.concatenate([f[m].per_query[key] for f in result.folds]) for m in result.methods}
 
 

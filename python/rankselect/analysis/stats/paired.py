@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..._validation import as_generator, check_vector
+from ..._validation import as_generator, check_vector, shown
 
 __all__ = [
     "TESTS",
@@ -36,7 +36,25 @@ def _pair(a, b):
         raise ValueError(f"a and b must hold the same queries: {a.shape[0]} and {b.shape[0]} values")
     if a.shape[0] < 2:
         raise ValueError(f"a paired test needs at least two queries, got {a.shape[0]}")
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = np.abs(a - b).sum()
+    if not np.isfinite(total):
+        raise ValueError("the differences a - b (or their sum) overflow float64: rescale the per-query scores")
     return a, b
+
+
+def _check_resamples(n_resamples, name: str = "n_resamples") -> int:
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, numbers.Integral) or n_resamples < 2:
+        raise ValueError(f"{name} must be an integer >= 2, got {shown(n_resamples)}")
+    return int(n_resamples)
+
+
+def _interval(res, what: str) -> tuple[float, float]:
+    low, high = float(res.confidence_interval.low), float(res.confidence_interval.high)
+    if not (np.isfinite(low) and np.isfinite(high)):
+        raise ValueError(f"the bootstrap interval of {what} is undefined (NaN): too few resamples or queries; "
+                         "raise n_resamples")
+    return low, high
 
 
 @dataclass(frozen=True)
@@ -99,9 +117,9 @@ def paired_test(a, b, test: str = "randomization", *, alternative: str = "two-si
     True
     """
     if test not in TESTS:
-        raise ValueError(f"test must be one of {TESTS}, got {test!r}")
+        raise ValueError(f"test must be one of {TESTS}, got {shown(test)}")
     if alternative not in _ALTERNATIVES:
-        raise ValueError(f"alternative must be one of {_ALTERNATIVES}, got {alternative!r}")
+        raise ValueError(f"alternative must be one of {_ALTERNATIVES}, got {shown(alternative)}")
     a, b = _pair(a, b)
     n = int(a.shape[0])
     if np.array_equal(a, b):
@@ -164,7 +182,7 @@ def mean_confidence_interval(values, confidence: float = 0.95, method: str = "t"
     """
     from scipy import stats
 
-    d = np.asarray(values, dtype=np.float64)
+    d = check_vector(values, "values")
     if d.ndim != 1 or d.size < 2:
         raise ValueError(f"need at least two per-query values for a confidence interval, got shape {d.shape}")
     if method not in ("t", "bootstrap"):
@@ -177,9 +195,9 @@ def mean_confidence_interval(values, confidence: float = 0.95, method: str = "t"
     if method == "t":
         half = float(stats.t.ppf((1 + confidence) / 2, d.size - 1) * d.std(ddof=1) / np.sqrt(d.size))
         return mean - half, mean + half
-    res = stats.bootstrap((d,), np.mean, confidence_level=confidence, n_resamples=int(n_resamples),
+    res = stats.bootstrap((d,), np.mean, confidence_level=confidence, n_resamples=_check_resamples(n_resamples),
                           method="BCa", **_rng_kw(stats.bootstrap, as_generator(random_state)))
-    return float(res.confidence_interval.low), float(res.confidence_interval.high)
+    return _interval(res, "the mean")
 
 
 @dataclass(frozen=True)
@@ -235,7 +253,7 @@ def effect_size(a, b, *, confidence: float = 0.95, n_resamples: int = 2000, rand
     else:
         from scipy import stats
 
-        res = stats.bootstrap((d,), _dz, confidence_level=confidence, n_resamples=int(n_resamples),
+        res = stats.bootstrap((d,), _dz, confidence_level=confidence, n_resamples=_check_resamples(n_resamples),
                               method="BCa", **_rng_kw(stats.bootstrap, as_generator(random_state)))
-        dz_ci = (float(res.confidence_interval.low), float(res.confidence_interval.high))
+        dz_ci = _interval(res, "d_z")
     return EffectSize(float(d.mean()), diff_ci, dz, dz_ci, float(confidence))

@@ -54,9 +54,18 @@ def _docnos(docnos, m: int) -> list[str]:
     if len(docnos) != m:
         raise ValueError(f"docnos has {len(docnos)} entries but there are {m} rows")
     for i, d in enumerate(docnos):
-        if not d or any(ch.isspace() for ch in d):
-            raise ValueError(f"docnos[{i}] = {d!r} must be a non-empty string without whitespace")
+        _check_field(d, f"docnos[{i}]")
     return docnos
+
+
+def _check_field(value, what: str) -> str:
+    """``value`` as one field of a TREC / TSV line: a non-empty string without whitespace
+    (space, tab, newline) or other control characters (NUL makes trec_eval drop the rest of
+    the line), else ValueError naming ``what``."""
+    s = str(value)
+    if not s or any(ch.isspace() or not ch.isprintable() for ch in s):
+        raise ValueError(f"{what} = {s!r} must be a non-empty string without whitespace or control characters")
+    return s
 
 
 def write_trec_run(path: PathLike, qid, scores, docnos=None, *, run_name: str = "rankselect") -> Path:
@@ -89,8 +98,9 @@ def write_trec_run(path: PathLike, qid, scores, docnos=None, *, run_name: str = 
     qid = check_qid(qid)
     scores = check_vector(scores, "scores", n=qid.shape[0])
     docs = _docnos(docnos, qid.shape[0])
-    if not run_name or any(ch.isspace() for ch in run_name):
-        raise ValueError(f"run_name must be a non-empty string without whitespace, got {run_name!r}")
+    if not isinstance(run_name, str):
+        raise TypeError(f"run_name must be a string, got {type(run_name).__name__}")
+    _check_field(run_name, "run_name")
     g = QueryGroups.from_qid(qid)
     lines: list[str] = []
     for q in range(g.n_queries):
@@ -159,16 +169,21 @@ def write_per_query(path: PathLike, per_query: Mapping[str, Mapping[str, Sequenc
     run  ndcg_cut_10  2  1.0
     run  ndcg_cut_10  all  0.75
     """
+    if not isinstance(per_query, Mapping) or not all(isinstance(v, Mapping) for v in per_query.values()):
+        raise TypeError("per_query must be a dict run -> dict measure -> per-query values")
     qids = np.asarray(query_ids)
+    if qids.ndim != 1:
+        raise ValueError(f"query_ids must be 1-D, got shape {qids.shape}")
     lines = ["run\tmeasure\tqid\tvalue"]
+    qid_text = [_check_field(q, "a query id") for q in qids.tolist()]
     for run, measures in per_query.items():
-        if any(ch.isspace() for ch in str(run)):
-            raise ValueError(f"run name {run!r} must not contain whitespace")
+        _check_field(run, "the run name")
         for measure, values in measures.items():
+            _check_field(measure, f"the measure name of run {run!r}")
             v = check_vector(values, f"per_query[{run!r}][{measure!r}]")
             if v.shape[0] != qids.shape[0]:
                 raise ValueError(f"per_query[{run!r}][{measure!r}] has {v.shape[0]} values for {qids.shape[0]} qids")
-            lines.extend(f"{run}\t{measure}\t{q}\t{x!r}" for q, x in zip(qids.tolist(), v.tolist()))
+            lines.extend(f"{run}\t{measure}\t{q}\t{x!r}" for q, x in zip(qid_text, v.tolist()))
             lines.append(f"{run}\t{measure}\tall\t{float(v.mean())!r}")
     p = Path(path)
     p.write_text("\n".join(lines) + "\n")
@@ -195,6 +210,9 @@ def experiment_per_query_rows(result) -> tuple[dict[str, dict[str, np.ndarray]],
     >>> sorted(per), sorted(per["rankrls"]), query_ids.shape
     (['greedy-rankrls', 'rankrls'], ['AP', 'NDCG@10'], (75,))
     """
+    if not (hasattr(result, "methods") and hasattr(result, "folds")):
+        raise TypeError(f"result must be the ExperimentResult of rankselect.experiment.run, got "
+                        f"{type(result).__name__}")
     per = {m: {k: np.concatenate([f[m].per_query[k] for f in result.folds]) for k in ("AP", "NDCG@10")}
            for m in result.methods}
     qids = np.concatenate([result.folds[i][result.methods[0]].test_qids for i in range(len(result.folds))])

@@ -28,10 +28,10 @@ pub struct QueryGroups {
 
 impl QueryGroups {
     /// Stable grouping of `qid` in O(m).
-    pub fn from_qid(qid: &[i64]) -> Self {
+    pub fn from_qid(qid: &[i64]) -> Result<Self> {
         let mut index: HashMap<i64, usize> = HashMap::new();
         let mut ids = Vec::new();
-        let mut group_of = Vec::with_capacity(qid.len());
+        let mut group_of = crate::alloc::try_with_capacity(qid.len(), "the query of each row")?;
         let mut counts: Vec<usize> = Vec::new();
         for &q in qid {
             let g = *index.entry(q).or_insert_with(|| {
@@ -48,13 +48,13 @@ impl QueryGroups {
             offsets.push(offsets.last().copied().unwrap_or(0) + c);
         }
         let mut next: Vec<usize> = offsets[..ids.len()].to_vec();
-        let mut perm = vec![0usize; qid.len()];
+        let mut perm = crate::alloc::try_zeroed_vec::<usize>(qid.len(), "the grouping permutation")?;
         for (row, &g) in group_of.iter().enumerate() {
             perm[next[g]] = row;
             next[g] += 1;
         }
         let identity = perm.iter().enumerate().all(|(i, &r)| i == r);
-        QueryGroups { perm, offsets: QueryOffsets(offsets), ids, identity }
+        Ok(QueryGroups { perm, offsets: QueryOffsets(offsets), ids, identity })
     }
 
     pub fn n_queries(&self) -> usize {
@@ -240,7 +240,7 @@ mod tests {
 
     #[test]
     fn groups_are_stable_and_not_split() {
-        let g = QueryGroups::from_qid(&[7, 3, 7, 3, 9, 7]);
+        let g = QueryGroups::from_qid(&[7, 3, 7, 3, 9, 7]).unwrap();
         assert_eq!(g.ids, vec![7, 3, 9]);
         assert_eq!(g.offsets.as_slice(), &[0, 3, 5, 6]);
         assert_eq!(g.perm, vec![0, 2, 5, 1, 3, 4]);
@@ -251,7 +251,7 @@ mod tests {
 
     #[test]
     fn contiguous_input_is_identity() {
-        let g = QueryGroups::from_qid(&[1, 1, 5, 5, 5, 2]);
+        let g = QueryGroups::from_qid(&[1, 1, 5, 5, 5, 2]).unwrap();
         assert!(g.identity);
         assert_eq!(g.rows(1), &[2, 3, 4]);
         check_offsets(&g.offsets, 6).unwrap();

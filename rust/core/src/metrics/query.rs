@@ -50,18 +50,19 @@ impl Scratch {
     }
 }
 
-/// Gain of a label: `2^r - 1`.
+/// Exponential gain of a label: `2^r - 1` (ERR's; NDCG's per convention: [`Convention::gain`]).
 #[inline]
 pub fn gain(r: f64) -> f64 {
     r.exp2() - 1.0
 }
 
-/// Whether label `r` counts as relevant: `r > 0` (standard) or `r >= 1` (LETOR).
+/// Whether label `r` counts as relevant: `r > 0` (exponential, lightgbm) or `r >= 1` (trec,
+/// LETOR).
 #[inline]
 pub fn is_relevant(convention: Convention, r: f64) -> bool {
     match convention {
-        Convention::Standard => r > 0.0,
-        Convention::Letor => r >= 1.0,
+        Convention::Standard | Convention::Lightgbm => r > 0.0,
+        Convention::Trec | Convention::Letor => r >= 1.0,
     }
 }
 
@@ -70,7 +71,7 @@ pub fn is_relevant(convention: Convention, r: f64) -> bool {
 #[inline]
 fn discounted(convention: Convention, g: f64, i: usize) -> f64 {
     match convention {
-        Convention::Standard => g / ((i + 1) as f64).log2(),
+        Convention::Standard | Convention::Trec | Convention::Lightgbm => g / ((i + 1) as f64).log2(),
         Convention::Letor => {
             if i <= 2 {
                 g
@@ -84,7 +85,7 @@ fn discounted(convention: Convention, g: f64, i: usize) -> f64 {
 /// DCG of the first `k` entries of `ranked` (k <= len), summed in rank order.
 #[inline]
 fn dcg(convention: Convention, ranked: &[f64], k: usize) -> f64 {
-    ranked[..k].iter().enumerate().fold(0.0, |acc, (i, &r)| acc + discounted(convention, gain(r), i + 1))
+    ranked[..k].iter().enumerate().fold(0.0, |acc, (i, &r)| acc + discounted(convention, convention.gain(r), i + 1))
 }
 
 fn ndcg_ranked(convention: Convention, ranked: &[f64], ideal: &[f64], k: Option<usize>) -> f64 {
@@ -97,6 +98,8 @@ fn ndcg_ranked(convention: Convention, ranked: &[f64], ideal: &[f64], k: Option<
     let best = dcg(convention, ideal, k);
     if best != 0.0 {
         dcg(convention, ranked, k) / best
+    } else if convention == Convention::Lightgbm {
+        1.0 // LightGBM's ndcg: a query without relevant documents counts as 1
     } else {
         0.0
     }
@@ -109,10 +112,12 @@ fn mean_ndcg_ranked(convention: Convention, ranked: &[f64], ideal: &[f64]) -> f6
     }
     let (mut d, mut best, mut sum) = (0.0, 0.0, 0.0);
     for i in 0..n {
-        d += discounted(convention, gain(ranked[i]), i + 1);
-        best += discounted(convention, gain(ideal[i]), i + 1);
+        d += discounted(convention, convention.gain(ranked[i]), i + 1);
+        best += discounted(convention, convention.gain(ideal[i]), i + 1);
         if best != 0.0 {
             sum += d / best;
+        } else if convention == Convention::Lightgbm {
+            sum += 1.0;
         }
     }
     sum / n as f64

@@ -7,12 +7,23 @@ use std::str::FromStr;
 use crate::error::{Error, Result};
 use crate::invalid;
 
-/// Discount and relevance conventions; see the module documentation.
+/// Gain, discount and relevance conventions, each named by what it computes or whose
+/// evaluation it equals; see the module documentation.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Convention {
-    /// Gain `2^r - 1`, discount `1/log2(i+1)`, k truncated to the query, relevant = `r > 0`.
+    /// `exponential` (alias `standard`, the old name): gain `2^r - 1` (Burges et al. 2005),
+    /// discount `1/log2(i+1)`, k truncated to the query, relevant = `r > 0`, NDCG 0 for a
+    /// query without relevant documents.
     #[default]
     Standard,
+    /// `trec`: trec_eval's (pytrec_eval's `ndcg_cut_k`, `map`, `P_k`): linear gain `r`,
+    /// discount `1/log2(i+1)`, relevant = `r >= 1` (trec_eval's relevance level 1), NDCG 0 for
+    /// a query without relevant documents. trec_eval breaks score ties by document id in
+    /// reverse lexical order: with ids decreasing in input order that is `Ties::Stable`.
+    Trec,
+    /// `lightgbm`: LightGBM's own `ndcg` metric (lambdarank's evaluation, `label_gain`
+    /// `2^r - 1`): as `exponential`, but a query without relevant documents has NDCG 1.
+    Lightgbm,
     /// LETOR 4.0's `Eval-Score-4.0.pl`: discount 1 at ranks 1-2 and `1/log2(i)` after,
     /// NDCG@k = 0 when the query has fewer than k documents, relevant = `r >= 1`.
     Letor,
@@ -76,17 +87,32 @@ impl MetricSpec {
     }
 }
 
-/// Labels from this value on overflow the gain `2^r - 1` (and ERR's `2^max_grade`) in f64.
-pub const MAX_GAIN_LABEL: f64 = 1024.0;
+/// Labels from this value on are refused by the measures that use the gain `2^r - 1` (and
+/// ERR's `2^max_grade`): below it, a sum of the gains of up to `2^63` documents stays below
+/// `2^1023`, so a DCG can never overflow (2^r - 1 alone overflows from r = 1024, and the sum
+/// of two gains from r = 1023).
+pub const MAX_GAIN_LABEL: f64 = 960.0;
 
-/// Refuses labels whose gain `2^r - 1` overflows (`r >= 1024`) for the measures that use it
-/// (NDCG, MeanNDCG, ERR): their value would be NaN. `top` is the largest label (or ERR's
-/// `max_grade`).
+/// Refuses labels whose summed gains could overflow float64 for the measures that use the
+/// gain (NDCG, MeanNDCG, ERR): their value would be NaN. `top` is the largest label (or ERR's
+/// `max_grade`). The linear gain (`trec`) refuses labels from `2^960` on, for the same reason.
 pub fn check_gain_labels(spec: &MetricSpec, top: f64) -> Result<()> {
-    if spec.measure.uses_gain() && top >= MAX_GAIN_LABEL {
+    if !spec.measure.uses_gain() {
+        return Ok(());
+    }
+    let linear = spec.convention == Convention::Trec && !matches!(spec.measure, Measure::Err(_));
+    if linear && top >= MAX_GAIN_LABEL.exp2() {
         return invalid!(
-            "{}: label {top} is too large for the gain 2^r - 1 (it overflows float64 from r = 1024 on); \
-             use graded labels below 1024 (e.g. the rank of each label value)",
+            "{}: label {top} is too large for the linear gain: the summed gains could overflow float64; \
+             use labels below 2^960",
+            spec.measure
+        );
+    }
+    if !linear && top >= MAX_GAIN_LABEL {
+        return invalid!(
+            "{}: label {top} is too large for the gain 2^r - 1: the summed gains overflow float64 \
+             (2^r - 1 itself from r = 1024, a sum of two from r = 1023); use graded labels below {MAX_GAIN_LABEL} \
+             (e.g. the rank of each label value)",
             spec.measure
         );
     }
@@ -152,15 +178,30 @@ impl FromStr for Measure {
 }
 
 impl Convention {
-    /// Every convention, in the order the package lists them (the first is the default); the
-    /// one list of convention names (`rankselect._core.CONVENTIONS`).
-    pub const ALL: [Convention; 2] = [Convention::Standard, Convention::Letor];
+    /// Every convention (the first is the default).
+    pub const ALL: [Convention; 4] = [Convention::Standard, Convention::Trec, Convention::Lightgbm, Convention::Letor];
 
-    /// The convention's name, as parsed by `FromStr`.
+    /// Every accepted name, in the order the package lists them (the first is the default's
+    /// old name, kept as an alias of `exponential`): the one list of convention names
+    /// (`rankselect._core.CONVENTIONS`).
+    pub const NAMES: [&'static str; 5] = ["standard", "exponential", "trec", "lightgbm", "letor"];
+
+    /// The convention's name (`standard` is spelled `exponential`).
     pub fn name(self) -> &'static str {
         match self {
-            Convention::Standard => "standard",
+            Convention::Standard => "exponential",
+            Convention::Trec => "trec",
+            Convention::Lightgbm => "lightgbm",
             Convention::Letor => "letor",
+        }
+    }
+
+    /// The gain of a label: `2^r - 1`, or `r` for `trec`.
+    #[inline]
+    pub fn gain(self, r: f64) -> f64 {
+        match self {
+            Convention::Trec => r,
+            _ => r.exp2() - 1.0,
         }
     }
 }
@@ -193,9 +234,15 @@ fn by_name<T: Copy>(s: &str, what: &str, all: &[T], name: impl Fn(T) -> &'static
 impl FromStr for Convention {
     type Err = Error;
 
-    /// A name of [`Convention::ALL`] (case-insensitive).
+    /// A name of [`Convention::NAMES`] (case-insensitive; `standard` is `exponential`).
     fn from_str(s: &str) -> Result<Convention> {
-        by_name(s, "convention", &Convention::ALL, Convention::name)
+        if s.trim().eq_ignore_ascii_case("standard") {
+            return Ok(Convention::Standard);
+        }
+        by_name(s, "convention", &Convention::ALL, Convention::name).map_err(|_| {
+            let names: Vec<String> = Convention::NAMES.iter().map(|n| format!("'{n}'")).collect();
+            Error::InvalidInput(format!("convention must be one of {}, got {s:?}", names.join(", ")))
+        })
     }
 }
 

@@ -8,10 +8,15 @@ fn labels_overflowing_the_gain_are_refused() {
     let s = [0.3, 0.2, 0.1];
     for m in [Measure::Ndcg(Some(10)), Measure::MeanNdcg, Measure::Err(None)] {
         let e = per_query(&MetricSpec::new(m), &y, &s, &qo(&[0, 3])).unwrap_err().to_string();
-        assert!(e.contains("label 1024") && e.contains("overflows"), "{e}");
+        assert!(e.contains("label 1024") && e.contains("overflow"), "{e}");
     }
-    // 1023 still works, and measures without the gain accept any label.
-    let v = per_query(&MetricSpec::new(Measure::Ndcg(None)), &[1023.0, 0.0], &[0.0, 1.0], &qo(&[0, 2])).unwrap();
+    // 1020-1023: each gain is finite but their sum is not (NaN before): refused too; 959
+    // works, and measures without the gain accept any label.
+    for top in [960.0, 1020.0, 1023.0] {
+        let y = [top, top, 0.0];
+        assert!(per_query(&MetricSpec::new(Measure::Ndcg(None)), &y, &s, &qo(&[0, 3])).is_err(), "{top}");
+    }
+    let v = per_query(&MetricSpec::new(Measure::Ndcg(None)), &[959.0, 959.0, 0.0], &s, &qo(&[0, 3])).unwrap();
     assert!(v[0].is_finite());
     assert!(per_query(&MetricSpec::new(Measure::AveragePrecision), &y, &s, &qo(&[0, 3])).is_ok());
 }
@@ -150,6 +155,20 @@ fn err_definition() {
 }
 
 #[test]
+fn gains_and_empty_queries_per_convention() {
+    // Labels (2, 0, 1) ranked as given: exponential gains (3, 0, 1), linear (2, 0, 1).
+    let (y, s) = ([2.0, 0.0, 1.0], [3.0, 2.0, 1.0]);
+    let d = |g: [f64; 3]| g[0] + g[1] / 3f64.log2() + g[2] / 2.0;
+    let ndcg = |c| query_metric(&MetricSpec::new(Measure::Ndcg(None)).with_convention(c), &y, &s);
+    assert!(close(ndcg(Convention::Standard), d([3.0, 0.0, 1.0]) / d([3.0, 1.0, 0.0])));
+    assert!(close(ndcg(Convention::Lightgbm), ndcg(Convention::Standard)));
+    assert!(close(ndcg(Convention::Trec), d([2.0, 0.0, 1.0]) / d([2.0, 1.0, 0.0])));
+    // No relevant document: 0, except LightGBM's 1.
+    let none = |c| query_metric(&MetricSpec::new(Measure::Ndcg(Some(10))).with_convention(c), &[0.0, 0.0], &[1.0, 0.0]);
+    assert_eq!((none(Convention::Standard), none(Convention::Trec), none(Convention::Lightgbm)), (0.0, 0.0, 1.0));
+}
+
+#[test]
 fn convention_and_tie_names_round_trip() {
     for c in Convention::ALL {
         assert_eq!(c.name().parse::<Convention>().unwrap(), c);
@@ -161,7 +180,14 @@ fn convention_and_tie_names_round_trip() {
     assert_eq!(Convention::ALL[0], Convention::default());
     assert_eq!(Ties::ALL[0], Ties::default());
     let e = "zz".parse::<Convention>().unwrap_err().to_string();
-    assert!(e.contains("convention must be 'standard' or 'letor', got \"zz\""), "{e}");
+    assert!(
+        e.contains("convention must be one of 'standard', 'exponential', 'trec', 'lightgbm', 'letor', got \"zz\""),
+        "{e}"
+    );
+    assert_eq!("standard".parse::<Convention>().unwrap(), Convention::Standard);
+    for name in Convention::NAMES {
+        assert!(name.parse::<Convention>().is_ok(), "{name}");
+    }
     let e = "zz".parse::<Ties>().unwrap_err().to_string();
     assert!(e.contains("ties must be 'stable' or 'pessimistic'"), "{e}");
 }

@@ -111,8 +111,8 @@ pub fn preference_pairs(y: &[f64], offsets: &QueryOffsets, max_pairs: Option<usi
         max_memory,
         "pass a smaller max_pairs, split long queries, or use the implicit pairwise loss, which never lists the pairs",
     )?;
-    let mut pi = vec![0usize; total];
-    let mut pj = vec![0usize; total];
+    let mut pi = crate::alloc::try_zeroed_vec::<usize>(total, "the preference pairs' first index")?;
+    let mut pj = crate::alloc::try_zeroed_vec::<usize>(total, "the preference pairs' second index")?;
     // Split the output into one disjoint chunk per query, then fill the chunks in parallel.
     let mut chunks = Vec::with_capacity(counts.len());
     {

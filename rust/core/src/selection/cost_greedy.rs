@@ -65,7 +65,7 @@ pub fn greedy_rankrls_costs(
         "select on fewer rows or features, or raise rankselect.set_config(max_memory=...)",
     )?;
     interrupt.check()?;
-    let mut backend = InMemory::new(x, y, offsets, opts.alpha, criterion);
+    let mut backend = InMemory::new(x, y, offsets, opts.alpha, criterion)?;
     select(&mut backend, opts, &choice, interrupt, progress)
 }
 

@@ -17,7 +17,7 @@
 //! `(y, x_f)`: misordered(`x`) = `D + (T_x - T_xy) / 2`, misordered(`-x`) =
 //! `C + (T_x - T_xy) / 2`, preference pairs = `n0 - T_y`.
 
-use ndarray::{Array2, ArrayView1, ArrayView2};
+use ndarray::{ArrayView1, ArrayView2};
 
 use crate::data::groups::QueryOffsets;
 use crate::error::Result;
@@ -78,7 +78,7 @@ pub fn pairwise_counts<I: Interrupt + ?Sized>(
         return invalid!("y contains NaN or infinity (grouped row {i}: {v})");
     }
     // Column 0 is y, columns 1..=n the features; pairs (0, f + 1).
-    let mut yx = Array2::<f64>::zeros((m, n + 1));
+    let mut yx = crate::alloc::try_zeros2(m, n + 1, "the labels and features side by side")?;
     yx.column_mut(0).assign(&y);
     yx.slice_mut(ndarray::s![.., 1..]).assign(&x);
     let pairs: Vec<(u32, u32)> = (1..=n as u32).map(|f| (0, f)).collect();
@@ -118,10 +118,10 @@ pub fn metric_importance<I: Interrupt + ?Sized>(
     check_grouped(x, offsets, "X")?;
     let spec = spec.with_ties(Ties::Pessimistic);
     spec.validate()?;
-    let labels = y.to_vec();
+    let labels = crate::alloc::try_from_fn(m, |i| y[i], "the labels")?;
     let mut ascending = Vec::with_capacity(n);
     let mut descending = Vec::with_capacity(n);
-    let mut scores = vec![0.0; m];
+    let mut scores = crate::alloc::try_zeroed_vec::<f64>(m, "the scores of one feature")?;
     for f in 0..n {
         interrupt.check()?;
         scores.iter_mut().zip(x.column(f)).for_each(|(s, &v)| *s = v);

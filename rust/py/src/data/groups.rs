@@ -24,8 +24,8 @@ fn group_queries<'py>(
     py: Python<'py>,
     qid: PyReadonlyArray1<'py, i64>,
 ) -> PyResult<(PyVec<'py, usize>, PyVec<'py, usize>, PyVec<'py, i64>)> {
-    let qid = qid.as_slice()?.to_vec();
-    let g = py.detach(move || QueryGroups::from_qid(&qid));
+    let qid = qid.as_slice()?;
+    let g = crate::errors::run_detached(py, || QueryGroups::from_qid(qid))?;
     Ok((g.perm.into_pyarray(py), g.offsets.into_vec().into_pyarray(py), g.ids.into_pyarray(py)))
 }
 
@@ -41,8 +41,12 @@ fn center_by_query<'py>(
 ) -> PyResult<PyMat<'py, f64>> {
     let off = query_offsets(&offsets)?;
     off.check_rows(x.as_array().nrows(), "x").py()?;
-    let mut a = x.as_array().to_owned();
-    py.detach(|| center_rows(a.view_mut(), &off));
+    let x = x.as_array();
+    let mut a = rankselect_core::alloc::try_zeros2(x.nrows(), x.ncols(), "center_by_query's output").py()?;
+    crate::errors::run_detached_infallible(py, || {
+        a.assign(&x);
+        center_rows(a.view_mut(), &off)
+    })?;
     Ok(a.into_pyarray(py))
 }
 

@@ -8,7 +8,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 use rankselect_core::data::letor::{read_letor, Element, Letor, LetorOptions};
 
-use crate::errors::{opt_count_arg, python_interrupt, IntoPyResult};
+use crate::errors::{opt_count_arg, python_interrupt};
 
 fn to_python<'py, T: Element + numpy::Element>(py: Python<'py>, d: Letor<T>) -> PyResult<Bound<'py, PyTuple>> {
     let (m, n) = (d.n_rows(), d.n_features);
@@ -41,10 +41,10 @@ fn load_letor<'py>(
     let max_memory = opt_count_arg(max_memory.as_ref(), "max_memory")?.map(|v| v as u64);
     let opts = LetorOptions { n_features, comments, allow_nonfinite, max_memory };
     if float32 {
-        let d = py.detach(|| read_letor::<f32>(&path, &opts, &python_interrupt())).py()?;
+        let d = crate::errors::run_detached(py, || read_letor::<f32>(&path, &opts, &python_interrupt()))?;
         to_python(py, d)
     } else {
-        let d = py.detach(|| read_letor::<f64>(&path, &opts, &python_interrupt())).py()?;
+        let d = crate::errors::run_detached(py, || read_letor::<f64>(&path, &opts, &python_interrupt()))?;
         to_python(py, d)
     }
 }

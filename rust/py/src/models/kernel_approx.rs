@@ -23,12 +23,10 @@ fn kernel_matrix<'py>(
 ) -> PyResult<PyMat<'py, f64>> {
     let kernel = Kernel::from_name(kernel, gamma, coef0, degree).py()?;
     let (x, y) = (x.as_array(), y.as_array());
-    let out = py
-        .detach(|| {
-            let interrupt = python_interrupt();
-            kernel_approx::kernel_block(x, y, kernel, &interrupt)
-        })
-        .py()?;
+    let out = crate::errors::run_detached(py, || {
+        let interrupt = python_interrupt();
+        kernel_approx::kernel_block(x, y, kernel, &interrupt)
+    })?;
     Ok(out.into_pyarray(py))
 }
 
@@ -49,12 +47,10 @@ fn nystroem_normalization<'py>(
     let kernel = Kernel::from_name(kernel, gamma, coef0, degree).py()?;
     let rank = opt_count_arg(rank.as_ref(), "rank")?;
     let z = landmarks.as_array();
-    let out = py
-        .detach(|| {
-            let interrupt = python_interrupt();
-            kernel_approx::nystroem_normalization(z, kernel, rank, &interrupt)
-        })
-        .py()?;
+    let out = crate::errors::run_detached(py, || {
+        let interrupt = python_interrupt();
+        kernel_approx::nystroem_normalization(z, kernel, rank, &interrupt)
+    })?;
     Ok(out.into_pyarray(py))
 }
 
@@ -75,12 +71,10 @@ fn nystroem_transform<'py>(
 ) -> PyResult<PyMat<'py, f64>> {
     let kernel = Kernel::from_name(kernel, gamma, coef0, degree).py()?;
     let (x, z, n) = (x.as_array(), landmarks.as_array(), normalization.as_array());
-    let out = py
-        .detach(|| {
-            let interrupt = python_interrupt();
-            kernel_approx::nystroem_transform(x, z, n, kernel, &interrupt)
-        })
-        .py()?;
+    let out = crate::errors::run_detached(py, || {
+        let interrupt = python_interrupt();
+        kernel_approx::nystroem_transform(x, z, n, kernel, &interrupt)
+    })?;
     Ok(out.into_pyarray(py))
 }
 
@@ -93,12 +87,10 @@ fn random_fourier_transform<'py>(
     offset: PyReadonlyArray1<'py, f64>,
 ) -> PyResult<PyMat<'py, f64>> {
     let (x, w, b) = (x.as_array(), weights.as_array(), offset.as_array());
-    let out = py
-        .detach(|| {
-            let interrupt = python_interrupt();
-            kernel_approx::random_fourier_transform(x, w, b, &interrupt)
-        })
-        .py()?;
+    let out = crate::errors::run_detached(py, || {
+        let interrupt = python_interrupt();
+        kernel_approx::random_fourier_transform(x, w, b, &interrupt)
+    })?;
     Ok(out.into_pyarray(py))
 }
 

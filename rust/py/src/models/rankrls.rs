@@ -24,7 +24,7 @@ fn rankrls_fit<'py>(
     let xv = x.as_array();
     let yv = y.as_slice()?;
     let interrupt = python_interrupt();
-    let w = py.detach(|| rankrls::fit_checked(xv, yv, &off, alpha, &interrupt)).py()?;
+    let w = crate::errors::run_detached(py, || rankrls::fit_checked(xv, yv, &off, alpha, &interrupt))?;
     Ok(w.into_pyarray(py))
 }
 
@@ -47,7 +47,7 @@ fn rankrls_lqo<'py>(
     let xv = x.as_array();
     let yv = y.as_slice()?;
     let interrupt = python_interrupt();
-    let r = py.detach(|| rankrls::fit_lqo(xv, yv, &off, alpha, &interrupt)).py()?;
+    let r = crate::errors::run_detached(py, || rankrls::fit_lqo(xv, yv, &off, alpha, &interrupt))?;
     Ok((r.coef.into_pyarray(py), r.predictions.into_pyarray(py), r.residuals.into_pyarray(py), r.lqo_error))
 }
 
@@ -65,7 +65,7 @@ fn rankrls_alpha_path<'py>(
     let yv = y.as_slice()?;
     let al = alphas.as_slice()?;
     let interrupt = python_interrupt();
-    let r = py.detach(|| rankrls::lqo_alpha_path(xv, yv, &off, al, &interrupt)).py()?;
+    let r = crate::errors::run_detached(py, || rankrls::lqo_alpha_path(xv, yv, &off, al, &interrupt))?;
     Ok((r.lqo_errors.into_pyarray(py), r.coefs.into_pyarray(py)))
 }
 
@@ -98,7 +98,7 @@ fn rankrls_gram<'py>(
 ) -> PyResult<(PyMat<'py, f64>, PyVec<'py, f64>)> {
     let (off, xv, yv) = (query_offsets(&offsets)?, x.as_array(), y.as_slice()?);
     let interrupt = python_interrupt();
-    let (g, b) = py.detach(|| rankrls::gram_sums(xv, yv, &off, &interrupt)).py()?;
+    let (g, b) = crate::errors::run_detached(py, || rankrls::gram_sums(xv, yv, &off, &interrupt))?;
     Ok((to_numpy(py, &g), b.into_pyarray(py)))
 }
 
@@ -107,7 +107,7 @@ fn rankrls_gram<'py>(
 fn rankrls_eigen<'py>(py: Python<'py>, g: PyReadonlyArray2<'py, f64>) -> PyResult<(PyVec<'py, f64>, PyMat<'py, f64>)> {
     let g = square(&g, "G")?;
     let interrupt = python_interrupt();
-    let (s, v) = py.detach(|| rankrls::eigen(g, &interrupt)).py()?;
+    let (s, v) = crate::errors::run_detached(py, || rankrls::eigen(g, &interrupt))?;
     Ok((s.into_pyarray(py), to_numpy(py, &v)))
 }
 
@@ -122,7 +122,7 @@ fn rankrls_projected_targets<'py>(
 ) -> PyResult<PyVec<'py, f64>> {
     let (off, xv, yv, v) = (query_offsets(&offsets)?, x.as_array(), y.as_slice()?, square(&v, "V")?);
     let interrupt = python_interrupt();
-    let zy = py.detach(|| rankrls::projected_targets(xv, yv, &off, v.as_ref(), &interrupt)).py()?;
+    let zy = crate::errors::run_detached(py, || rankrls::projected_targets(xv, yv, &off, v.as_ref(), &interrupt))?;
     Ok(zy.into_pyarray(py))
 }
 
@@ -158,7 +158,7 @@ fn rankrls_lqo_errors<'py>(
     let (off, xv, yv, v) = (query_offsets(&offsets)?, x.as_array(), y.as_slice()?, square(&v, "V")?);
     let (s, zy, al) = (s.as_slice()?, zy.as_slice()?, alphas.as_slice()?);
     let interrupt = python_interrupt();
-    let e = py.detach(|| rankrls::lqo_errors(xv, yv, &off, v.as_ref(), s, zy, al, &interrupt)).py()?;
+    let e = crate::errors::run_detached(py, || rankrls::lqo_errors(xv, yv, &off, v.as_ref(), s, zy, al, &interrupt))?;
     Ok(e.into_pyarray(py))
 }
 
@@ -172,7 +172,7 @@ fn rankrls_solve<'py>(
 ) -> PyResult<PyVec<'py, f64>> {
     let (g, b) = (square(&g, "G")?, b.as_slice()?);
     let interrupt = python_interrupt();
-    let w = py.detach(|| rankrls::solve_gram(&g, b, alpha, &interrupt)).py()?;
+    let w = crate::errors::run_detached(py, || rankrls::solve_gram(&g, b, alpha, &interrupt))?;
     Ok(w.into_pyarray(py))
 }
 

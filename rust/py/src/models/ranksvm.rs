@@ -8,7 +8,7 @@ use rankselect_core::solvers::SolverResult as CoreResult;
 
 use crate::callbacks::PySource;
 use crate::data::groups::query_offsets;
-use crate::errors::{count_arg, python_interrupt, IntoPyResult};
+use crate::errors::{count_arg, python_interrupt};
 use crate::solvers::SolverResult;
 
 /// ranksvm_fit(X, y, offsets, C, tol, max_iter, max_cg_iter, w0=None)
@@ -50,12 +50,10 @@ fn ranksvm_fit<'py>(
         )));
     }
     let params = RankSvmParams { c, tol, max_iter, max_cg_iter };
-    let f = py
-        .detach(|| {
-            let interrupt = python_interrupt();
-            fit(x, y, &offsets, &params, w0, &interrupt)
-        })
-        .py()?;
+    let f = crate::errors::run_detached(py, || {
+        let interrupt = python_interrupt();
+        fit(x, y, &offsets, &params, w0, &interrupt)
+    })?;
     let (n_cg_iter, n_pairs) = (f.n_cg_iter, f.n_pairs);
     Ok((SolverResult::from_core(py, CoreResult::from(&f)), n_cg_iter, n_pairs))
 }
@@ -90,10 +88,10 @@ fn ranksvm_fit_with<'py>(
     let w0 = w0.map(|a| a.as_slice().map(|s| s.to_vec())).transpose()?;
     let params = RankSvmParams { c, tol, max_iter, max_cg_iter };
     let mut source = PySource::new(loss, n, 16, 0, max_memory)?;
-    let result = py.detach(|| {
+    let result = crate::errors::run_detached_infallible(py, || {
         let interrupt = python_interrupt();
         truncated_newton(&mut source, &params, w0.as_deref(), &interrupt)
-    });
+    })?;
     let f = source.finish(result)?;
     let (n_cg_iter, n_pairs) = (f.n_cg_iter, f.n_pairs);
     Ok((SolverResult::from_core(py, CoreResult::from(&f)), n_cg_iter, n_pairs))

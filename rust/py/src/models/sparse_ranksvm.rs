@@ -55,8 +55,9 @@ fn sparse_ranksvm<'py>(
     let penalty = SparsePenalty::by_name(penalty, c, p, epsilon, mcp_gamma, weights).py()?;
     let reweighting = ReweightedOptions { max_reweightings, tol };
     let interrupt = python_interrupt();
-    let fit =
-        py.detach(|| sparse_core::fit(xv, y, &offsets, c, penalty, w0, &solver, &reweighting, &interrupt)).py()?;
+    let fit = crate::errors::run_detached(py, || {
+        sparse_core::fit(xv, y, &offsets, c, penalty, w0, &solver, &reweighting, &interrupt)
+    })?;
     Ok((SolverResult::from_core(py, fit.result), fit.n_reweightings))
 }
 
@@ -76,7 +77,7 @@ fn sparse_c_min<'py>(
     let y = y.as_slice()?;
     let offsets = query_offsets(&offsets)?;
     let weights = weights.map(|w| w.as_slice().map(|s| s.to_vec())).transpose()?;
-    py.detach(|| sparse_core::c_min(xv, y, &offsets, weights)).py()
+    crate::errors::run_detached(py, || sparse_core::c_min(xv, y, &offsets, weights))
 }
 
 /// sparse_ranksvm_with(loss, n_features, c, penalty, p, epsilon, mcp_gamma, weights, w0,
@@ -120,7 +121,9 @@ fn sparse_ranksvm_with<'py>(
     // Proximal Newton's working-set Hessian is up to n x n.
     let source = PySource::new(loss, n, 16, 2, max_memory)?;
     let interrupt = python_interrupt();
-    let result = py.detach(|| sparse_core::fit_with(&source, c, penalty, w0, &solver, &reweighting, &interrupt));
+    let result = crate::errors::run_detached_infallible(py, || {
+        sparse_core::fit_with(&source, c, penalty, w0, &solver, &reweighting, &interrupt)
+    })?;
     let fit = source.finish(result)?;
     Ok((SolverResult::from_core(py, fit.result), fit.n_reweightings))
 }

@@ -53,7 +53,9 @@ fn fsmrank<'py>(
     // Lai et al. Alg. 1: no restart; stop on the relative objective change (and KKT).
     let opts = FistaOptions { max_iter, tol, kkt_tol: tol, accelerate, restart: false, ..Default::default() };
     let interrupt = python_interrupt();
-    let r = py.detach(|| kernel(xv, y, &offsets, sim, imp, lambda1, lambda2, w0.as_deref(), &opts, &interrupt)).py()?;
+    let r = crate::errors::run_detached(py, || {
+        kernel(xv, y, &offsets, sim, imp, lambda1, lambda2, w0.as_deref(), &opts, &interrupt)
+    })?;
     Ok((SolverResult::from_core(py, r.solver.into()), r.coef.into_pyarray(py), r.n_pairs))
 }
 

@@ -112,7 +112,7 @@ where
         ) -> rankselect_core::Result<GreedyPath>,
 {
     let interrupt = python_interrupt();
-    let (result, callback_error) = py.detach(|| {
+    let (result, callback_error) = crate::errors::run_detached_infallible(py, || {
         let mut callback_error: Option<PyErr> = None;
         let mut report = |step: usize, feature: usize, value: f64| -> rankselect_core::Result<()> {
             if let Some(cb) = &progress {
@@ -125,7 +125,7 @@ where
         };
         let result = kernel(&interrupt, &mut report);
         (result, callback_error)
-    });
+    })?;
     if let Some(e) = callback_error {
         return Err(e);
     }

@@ -26,12 +26,10 @@ fn pairwise_accuracy<'py>(
     let x = x.as_array();
     let y = y.as_array();
     let offsets = query_offsets(&offsets)?;
-    let r = py
-        .detach(|| {
-            let interrupt = python_interrupt();
-            importance::pairwise_accuracy(x, y, &offsets, short_max, &interrupt)
-        })
-        .py()?;
+    let r = crate::errors::run_detached(py, || {
+        let interrupt = python_interrupt();
+        importance::pairwise_accuracy(x, y, &offsets, short_max, &interrupt)
+    })?;
     Ok((r.ascending.into_pyarray(py), r.descending.into_pyarray(py), r.preference_pairs))
 }
 
@@ -54,12 +52,10 @@ fn metric_importance<'py>(
     let x = x.as_array();
     let y = y.as_array();
     let offsets = query_offsets(&offsets)?;
-    let (asc, desc) = py
-        .detach(|| {
-            let interrupt = python_interrupt();
-            importance::metric_importance(x, y, &offsets, &spec, &interrupt)
-        })
-        .py()?;
+    let (asc, desc) = crate::errors::run_detached(py, || {
+        let interrupt = python_interrupt();
+        importance::metric_importance(x, y, &offsets, &spec, &interrupt)
+    })?;
     Ok((asc.into_pyarray(py), desc.into_pyarray(py)))
 }
 

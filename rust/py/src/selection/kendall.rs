@@ -30,12 +30,10 @@ fn kendall_similarity<'py>(
     };
     let x = x.as_array();
     let offsets = query_offsets(&offsets)?;
-    let out = py
-        .detach(|| {
-            let interrupt = python_interrupt();
-            kendall::kendall_similarity(x, &offsets, &opts, &interrupt)
-        })
-        .py()?;
+    let out = crate::errors::run_detached(py, || {
+        let interrupt = python_interrupt();
+        kendall::kendall_similarity(x, &offsets, &opts, &interrupt)
+    })?;
     Ok(out.into_pyarray(py))
 }
 

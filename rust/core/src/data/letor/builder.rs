@@ -22,7 +22,15 @@ pub(super) struct Builder<'a, T> {
     /// Largest feature index so far and its 1-based file line.
     max_index: usize,
     max_index_line: usize,
+    /// Bytes of (decompressed) text read so far: the density rule's measure of the file.
+    bytes_read: u128,
 }
+
+/// The density rule: without `n_features`, a dense matrix above both this many bytes and
+/// [`DENSITY_RATIO`] times the text read is refused as a likely typo in a feature index.
+pub const DENSITY_MIN_BYTES: u128 = 1 << 30;
+/// See [`DENSITY_MIN_BYTES`].
+pub const DENSITY_RATIO: u128 = 64;
 
 impl<'a, T: Element> Builder<'a, T> {
     pub(super) fn new(opts: &'a LetorOptions, chunk_bytes: usize) -> Self {
@@ -38,12 +46,14 @@ impl<'a, T: Element> Builder<'a, T> {
             n_lines: 0,
             max_index: 0,
             max_index_line: 0,
+            bytes_read: 0,
         }
     }
 
     /// Parses a block (whole lines) and appends its rows.
     pub(super) fn add_block(&mut self, block: &[u8], interrupt: &dyn Interrupt) -> Result<()> {
         interrupt.check()?;
+        self.bytes_read += block.len() as u128;
         let ranges = chunk_ranges(block, self.chunk_bytes);
         let (opts, narrow) = (self.opts, T::NARROW);
         let parsed: Vec<std::result::Result<Chunk, LocalError>> =
@@ -75,6 +85,7 @@ impl<'a, T: Element> Builder<'a, T> {
             let wide = if self.y.is_empty() { n } else { n.max(self.stride + self.stride / 4) };
             let wide = if self.fits(m, wide) { wide } else { n };
             self.check(m, wide, false)?;
+            self.check_density(m, n)?;
             self.widen(wide)?;
         } else {
             if !self.fits(m, self.stride) && n < self.stride {
@@ -101,6 +112,30 @@ impl<'a, T: Element> Builder<'a, T> {
             if let Some(cs) = self.comments.as_mut() {
                 cs.extend(c.comments);
             }
+        }
+        Ok(())
+    }
+
+    /// The density rule (see [`DENSITY_MIN_BYTES`]): a ValueError naming the line of the
+    /// largest index, the index and the remedy; never when `n_features` is given.
+    fn check_density(&self, m: usize, n: usize) -> Result<()> {
+        if self.opts.n_features.is_some() {
+            return Ok(());
+        }
+        let dense = m as u128 * n as u128 * std::mem::size_of::<T>() as u128;
+        if dense > DENSITY_MIN_BYTES && dense > DENSITY_RATIO * self.bytes_read.max(1) {
+            return Err(Error::Parse {
+                line: self.max_index_line,
+                msg: format!(
+                    "feature index {} makes the dense X at least {m} x {n} ({}), more than {DENSITY_RATIO} times \
+                     the {} of text read so far: if the index is a typo, correct it; to load the file anyway \
+                     (a sparse file), pass n_features={} or more",
+                    self.max_index,
+                    crate::error::fmt_bytes(dense),
+                    crate::error::fmt_bytes(self.bytes_read),
+                    self.max_index
+                ),
+            });
         }
         Ok(())
     }
@@ -215,6 +250,7 @@ impl<'a, T: Element> Builder<'a, T> {
         let n = self.opts.n_features.unwrap_or(self.max_index.max(1));
         if n > self.stride {
             self.check(m, n, true)?;
+            self.check_density(m, n)?;
             self.widen(n)?;
         } else if n < self.stride {
             self.compact(n);

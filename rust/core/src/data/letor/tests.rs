@@ -146,6 +146,25 @@ fn memory_rule_refuses_a_huge_index_early_and_names_its_line() {
 }
 
 #[test]
+fn density_rule_refuses_a_typo_index_unless_n_features_is_given() {
+    // 2 x 999999999 float64 = 14.9 GiB from 31 bytes of text: a ValueError naming the line,
+    // the index and the remedy (the memory rule alone would let it through on a big machine).
+    let text = b"1 qid:1 1:1\n0 qid:1 999999999:1\n";
+    let r = parse_letor::<f64>(text, &LetorOptions::default(), &NoInterrupt);
+    let Err(e @ Error::Parse { line: 2, .. }) = r else { panic!("expected a parse error, got {r:?}") };
+    let msg = e.to_string();
+    assert!(msg.contains("999999999") && msg.contains("n_features=999999999"), "{msg}");
+    // Asked for: the density rule steps aside (the memory rule still applies).
+    let opts = LetorOptions { n_features: Some(999_999_999), max_memory: Some(1 << 20), ..Default::default() };
+    assert!(matches!(parse_letor::<f64>(text, &opts, &NoInterrupt), Err(Error::Memory { .. })));
+    // Below 1 GiB a sparse file loads as before.
+    assert_eq!(
+        parse_letor::<f64>(b"1 qid:1 1000000:1\n", &LetorOptions::default(), &NoInterrupt).unwrap().n_features,
+        1000000
+    );
+}
+
+#[test]
 fn line_numbers_across_chunks() {
     let mut text = String::new();
     for i in 0..5000 {

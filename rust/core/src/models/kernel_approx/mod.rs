@@ -154,7 +154,7 @@ pub(super) fn row_major_mut(a: &mut [f64], nrows: usize, ncols: usize) -> MatMut
 pub(super) fn contiguous<'a>(a: &'a ArrayView2<'a, f64>) -> std::borrow::Cow<'a, [f64]> {
     match a.as_slice() {
         Some(s) => std::borrow::Cow::Borrowed(s),
-        None => std::borrow::Cow::Owned(a.iter().copied().collect()),
+        None => std::borrow::Cow::Owned(a.iter().copied().collect()), // a strided view: rare
     }
 }
 
@@ -208,7 +208,7 @@ pub fn kernel_block(
     let xn = if kernel.needs_norms() { row_sq_norms(&xs, n, d) } else { Vec::new() };
     let zn = if kernel.needs_norms() { row_sq_norms(&zs, c, d) } else { vec![0.0; c] };
     let zt = row_major(&zs, c, d).transpose();
-    let mut out = vec![0.0; n * c];
+    let mut out = crate::alloc::try_zeroed_rows(n, c, "the kernel matrix (rows of X x rows of Y)")?;
     par_row_chunks(&mut out, c, interrupt, |ci, chunk| {
         let r0 = ci * CHUNK_ROWS;
         let rows = chunk.len() / c;

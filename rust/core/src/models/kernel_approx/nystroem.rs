@@ -2,7 +2,7 @@
 //! kernel matrix and the map `φ(X) = K(X, landmarks) Nᵀ`.
 
 use faer::diag::Diag;
-use faer::dyn_stack::{MemBuffer, MemStack};
+use faer::dyn_stack::MemStack;
 use faer::linalg::evd::{self_adjoint_evd, self_adjoint_evd_scratch, ComputeEigenvectors};
 use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, Par};
@@ -12,6 +12,7 @@ use super::{
     check_cols, check_finite, contiguous, kernel_gram, par_row_chunks, row_major, row_major_mut, row_sq_norms, Kernel,
     CHUNK_ROWS,
 };
+use crate::alloc;
 use crate::error::{Error, Result};
 use crate::interrupt::{run_interruptible, Interrupt};
 use crate::invalid;
@@ -25,13 +26,13 @@ pub const SKLEARN_SINGULAR_FLOOR: f64 = 1e-12;
 /// `interrupt` ([`crate::interrupt::run_interruptible`]).
 fn symmetric_eigen(w: &Array2<f64>, interrupt: &dyn Interrupt) -> Result<(Vec<f64>, Mat<f64>)> {
     let c = w.nrows();
-    let a = Mat::<f64>::from_fn(c, c, |i, j| w[[i, j]]);
+    let a = alloc::try_mat(c, c, |i, j| w[[i, j]], "the landmark kernel matrix")?;
+    let mut u = alloc::try_mat_zeros(c, c, "the landmark kernel matrix's eigenvectors")?;
+    let par = Par::Seq;
+    let req = self_adjoint_evd_scratch::<f64>(c, ComputeEigenvectors::Yes, par, Default::default());
+    let mut mem = alloc::try_workspace(req, "the eigendecomposition's workspace")?;
     run_interruptible(interrupt, "eigendecomposition", move || {
         let mut s = Diag::<f64>::zeros(c);
-        let mut u = Mat::<f64>::zeros(c, c);
-        let par = Par::Seq;
-        let mut mem =
-            MemBuffer::new(self_adjoint_evd_scratch::<f64>(c, ComputeEigenvectors::Yes, par, Default::default()));
         self_adjoint_evd(a.as_ref(), s.as_mut(), Some(u.as_mut()), par, MemStack::new(&mut mem), Default::default())
             .map(|_| ((0..c).map(|i| s[i]).collect::<Vec<f64>>(), u))
             .map_err(|e| format!("{e:?}"))
@@ -81,8 +82,8 @@ pub fn nystroem_normalization(
                     }
                 })
                 .collect();
-            let us = Mat::<f64>::from_fn(c, c, |i, j| u[(i, j)] * scale[j]);
-            let mut n = vec![0.0; c * c];
+            let us = alloc::try_mat(c, c, |i, j| u[(i, j)] * scale[j], "the scaled eigenvectors")?;
+            let mut n = alloc::try_zeroed_rows(c, c, "the Nystroem normalization")?;
             matmul(row_major_mut(&mut n, c, c), Accum::Replace, us.as_ref(), u.transpose(), 1.0, Par::Seq);
             // Symmetrise exactly.
             for i in 0..c {
@@ -97,7 +98,7 @@ pub fn nystroem_normalization(
         Some(k) => {
             let top = vals.last().copied().unwrap_or(0.0).max(0.0);
             let tol = top * c as f64 * f64::EPSILON;
-            let mut n = Array2::<f64>::zeros((k, c));
+            let mut n = alloc::try_zeros2(k, c, "the Nystroem normalization")?;
             for r in 0..k {
                 let j = c - 1 - r; // eigenvalues are nondecreasing
                 let l = vals[j];
@@ -126,6 +127,9 @@ pub fn nystroem_transform(
     check_finite(&landmarks, "components_")?;
     check_finite(&normalization, "normalization_")?;
     let (n, d, c) = (x.nrows(), x.ncols(), landmarks.nrows());
+    if c == 0 {
+        return invalid!("components_ must have at least one landmark row");
+    }
     if normalization.ncols() != c {
         return invalid!("normalization_ has {} columns but there are {c} landmarks", normalization.ncols());
     }
@@ -137,7 +141,7 @@ pub fn nystroem_transform(
     let zn = if kernel.needs_norms() { row_sq_norms(&zs, c, d) } else { vec![0.0; c] };
     let zt = row_major(&zs, c, d).transpose();
     let nt = row_major(&ns, k, c).transpose();
-    let mut out = vec![0.0; n * k];
+    let mut out = alloc::try_zeroed_rows(n, k, "the Nystroem features (rows x n_components)")?;
     par_row_chunks(&mut out, k, interrupt, |ci, chunk| {
         let r0 = ci * CHUNK_ROWS;
         let rows = chunk.len() / k;

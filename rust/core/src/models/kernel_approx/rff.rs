@@ -35,7 +35,7 @@ pub fn random_fourier_transform(
     let b: Vec<f64> = offset.iter().copied().collect();
     let wm = row_major(&ws, d, m);
     let scale = (2.0 / m as f64).sqrt();
-    let mut out = vec![0.0; n * m];
+    let mut out = crate::alloc::try_zeroed_rows(n, m, "the random Fourier features (rows x n_components)")?;
     par_row_chunks(&mut out, m, interrupt, |ci, chunk| {
         let r0 = ci * CHUNK_ROWS;
         let rows = chunk.len() / m;

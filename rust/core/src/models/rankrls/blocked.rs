@@ -2,7 +2,7 @@
 //! kernels inside a block), so results are bit-identical for any number of threads, with
 //! interrupt checks between waves of blocks; Cholesky factorisation and solves.
 
-use faer::dyn_stack::{MemBuffer, MemStack};
+use faer::dyn_stack::MemStack;
 use faer::prelude::ReborrowMut;
 use faer::{Accum, Mat, MatMut, MatRef, Par};
 use ndarray::{Array2, ArrayView2};
@@ -16,12 +16,13 @@ use crate::interrupt::{Interrupt, NoInterrupt};
 pub(super) const BLOCK: usize = 2048;
 
 /// Query-centred copies `(Xc, yc)` of grouped `x` (m x n, any layout) and `y`.
-pub fn center(x: ArrayView2<f64>, y: &[f64], offsets: &[usize]) -> (Array2<f64>, Vec<f64>) {
-    let mut xc = x.as_standard_layout().into_owned();
+pub fn center(x: ArrayView2<f64>, y: &[f64], offsets: &[usize]) -> Result<(Array2<f64>, Vec<f64>)> {
+    let mut xc = crate::alloc::try_zeros2(x.nrows(), x.ncols(), "RankRLS's query-centred copy of X")?;
+    xc.assign(&x);
     center_rows(xc.view_mut(), offsets);
-    let mut yc = y.to_vec();
+    let mut yc = crate::alloc::try_copy(y, "RankRLS's centred labels")?;
     center_vec(&mut yc, offsets);
-    (xc, yc)
+    Ok((xc, yc))
 }
 
 pub(super) fn as_faer(x: &Array2<f64>) -> MatRef<'_, f64> {
@@ -55,19 +56,20 @@ pub(super) fn gram_waves(xc: &Array2<f64>, blocks_per_wave: usize, interrupt: &d
     let (m, n) = xc.dim();
     let x = as_faer(xc);
     let starts: Vec<usize> = (0..m).step_by(BLOCK).collect();
-    let mut g = Mat::<f64>::zeros(n, n);
+    let mut g = crate::alloc::try_mat_zeros(n, n, "the Gram matrix X^T X (features x features)")?;
     for wave in starts.chunks(blocks_per_wave.max(1)) {
         interrupt.check()?;
-        let parts: Vec<Mat<f64>> = wave
+        let parts: Vec<Result<Mat<f64>>> = wave
             .par_iter()
             .map(|&s| {
                 let e = (s + BLOCK).min(m);
                 let b = x.subrows(s, e - s);
-                let mut g = Mat::<f64>::zeros(n, n);
+                let mut g = crate::alloc::try_mat_zeros(n, n, "a block's part of the Gram matrix")?;
                 faer::linalg::matmul::matmul(g.as_mut(), Accum::Replace, b.transpose(), b, 1.0, Par::Seq);
-                g
+                Ok(g)
             })
             .collect();
+        let parts = parts.into_iter().collect::<Result<Vec<_>>>()?;
         for p in &parts {
             g += p;
         }
@@ -114,7 +116,7 @@ pub(super) fn rows_times_waves(
     let (m, n) = x.dim();
     let p = b.ncols();
     let xs = x.as_slice().expect("standard layout");
-    let mut out = Array2::<f64>::zeros((m, p));
+    let mut out = crate::alloc::try_zeros2(m, p, "a blocked product (rows x columns)")?;
     let os = out.as_slice_mut().expect("standard layout");
     // Waves of row blocks, interrupt checked in between; each output row depends on its own
     // input row only.
@@ -137,11 +139,8 @@ pub(super) fn rows_times_waves(
 /// In-place Cholesky factor (lower) of an SPD matrix, sequential.
 pub(super) fn cholesky(mut a: Mat<f64>, what: &str) -> Result<Mat<f64>> {
     let n = a.nrows();
-    let mut mem = MemBuffer::new(faer::linalg::cholesky::llt::factor::cholesky_in_place_scratch::<f64>(
-        n,
-        Par::Seq,
-        Default::default(),
-    ));
+    let req = faer::linalg::cholesky::llt::factor::cholesky_in_place_scratch::<f64>(n, Par::Seq, Default::default());
+    let mut mem = crate::alloc::try_workspace(req, "the Cholesky factorisation's workspace")?;
     faer::linalg::cholesky::llt::factor::cholesky_in_place(
         a.as_mut(),
         Default::default(),
@@ -167,10 +166,7 @@ pub fn spd_solve(a: Mat<f64>, b: &[f64], what: &str) -> Result<Vec<f64>> {
     Ok((0..b.len()).map(|i| rhs[(i, 0)]).collect())
 }
 
-pub(super) fn with_ridge(g: &Mat<f64>, alpha: f64) -> Mat<f64> {
-    let mut a = g.clone();
-    for i in 0..a.nrows() {
-        a[(i, i)] += alpha;
-    }
-    a
+pub(super) fn with_ridge(g: &Mat<f64>, alpha: f64) -> Result<Mat<f64>> {
+    let n = g.nrows();
+    crate::alloc::try_mat(n, g.ncols(), |i, j| if i == j { g[(i, j)] + alpha } else { g[(i, j)] }, "G + alpha I")
 }

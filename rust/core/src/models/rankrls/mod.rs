@@ -89,7 +89,7 @@ pub fn fit_checked(
     if !(alpha.is_finite() && alpha > 0.0) {
         return invalid!("alpha must be > 0 and finite, got {alpha}");
     }
-    let (xc, yc) = center(x, y, offsets);
+    let (xc, yc) = center(x, y, offsets)?;
     let g = gram_checked(&xc, interrupt)?;
     interrupt.check()?;
     solve_gram(&g, &xt_vec(&xc, &yc), alpha, interrupt)
@@ -119,15 +119,15 @@ pub fn fit_lqo(
 ) -> Result<Lqo> {
     check_problem(x, y, offsets, &[alpha])?;
     let (m, n) = x.dim();
-    let (xc, yc) = center(x, y, offsets);
-    let a = with_ridge(&gram_checked(&xc, interrupt)?, alpha);
+    let (xc, yc) = center(x, y, offsets)?;
+    let a = with_ridge(&gram_checked(&xc, interrupt)?, alpha)?;
     let l = run_interruptible(interrupt, "Cholesky factorisation", move || cholesky(a, "Xc^T Xc + alpha I"))??;
     interrupt.check()?;
     let b = xt_vec(&xc, &yc);
     let mut w = Mat::<f64>::from_fn(n, 1, |i, _| b[i]);
     chol_solve(l.as_ref(), w.as_mut());
     let coef: Vec<f64> = (0..n).map(|i| w[(i, 0)]).collect();
-    let mut ainv = Mat::<f64>::identity(n, n);
+    let mut ainv = crate::alloc::try_mat(n, n, |i, j| if i == j { 1.0 } else { 0.0 }, "(Xc^T Xc + alpha I)^-1")?;
     chol_solve(l.as_ref(), ainv.as_mut());
     // P = Xc A^-1 (m x n): row r is (A^-1 xc_r)^T.
     let p = rows_times(&xc, ainv.as_ref(), interrupt)?;

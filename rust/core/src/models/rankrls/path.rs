@@ -16,7 +16,7 @@
 //! costs O(m n + sum_q n_q^2 n).
 
 use faer::diag::Diag;
-use faer::dyn_stack::{MemBuffer, MemStack};
+use faer::dyn_stack::MemStack;
 use faer::linalg::evd::ComputeEigenvectors;
 use faer::{Accum, Mat, MatRef, Par};
 use ndarray::{Array2, ArrayView2};
@@ -72,7 +72,7 @@ pub fn gram_sums(
     interrupt: &dyn Interrupt,
 ) -> Result<(Mat<f64>, Vec<f64>)> {
     check_shard(x, y, offsets)?;
-    let (xc, yc) = center(x, y, offsets);
+    let (xc, yc) = center(x, y, offsets)?;
     Ok((gram_checked(&xc, interrupt)?, xt_vec(&xc, &yc)))
 }
 
@@ -86,15 +86,12 @@ pub fn eigen(g: Mat<f64>, interrupt: &dyn Interrupt) -> Result<(Vec<f64>, Mat<f6
     if (0..n).any(|i| (0..n).any(|j| !g[(i, j)].is_finite())) {
         return invalid!("the Gram matrix contains NaN or infinity");
     }
+    let mut v = crate::alloc::try_mat_zeros(n, n, "the eigenvectors of Xc^T Xc")?;
+    let req =
+        faer::linalg::evd::self_adjoint_evd_scratch::<f64>(n, ComputeEigenvectors::Yes, Par::Seq, Default::default());
+    let mut mem = crate::alloc::try_workspace(req, "the eigendecomposition's workspace")?;
     let (s, v) = run_interruptible(interrupt, "eigendecomposition", move || {
         let mut s = Diag::<f64>::zeros(n);
-        let mut v = Mat::<f64>::zeros(n, n);
-        let mut mem = MemBuffer::new(faer::linalg::evd::self_adjoint_evd_scratch::<f64>(
-            n,
-            ComputeEigenvectors::Yes,
-            Par::Seq,
-            Default::default(),
-        ));
         faer::linalg::evd::self_adjoint_evd(
             g.as_ref(),
             s.as_mut(),
@@ -117,7 +114,7 @@ pub fn solve_gram(g: &Mat<f64>, b: &[f64], alpha: f64, interrupt: &dyn Interrupt
     if g.nrows() != b.len() || g.ncols() != b.len() {
         return invalid!("the Gram matrix is {} x {} but b has {} entries", g.nrows(), g.ncols(), b.len());
     }
-    let (a, b) = (with_ridge(g, alpha), b.to_vec());
+    let (a, b) = (with_ridge(g, alpha)?, b.to_vec());
     // One faer call: on a helper thread while this thread polls `interrupt`.
     run_interruptible(interrupt, "Cholesky factorisation", move || spd_solve(a, &b, "Xc^T Xc + alpha I"))?
 }
@@ -142,7 +139,7 @@ pub fn projected_targets(
 ) -> Result<Vec<f64>> {
     check_shard(x, y, offsets)?;
     check_basis(x.ncols(), v, &vec![0.0; x.ncols()], None)?;
-    let (xc, yc) = center(x, y, offsets);
+    let (xc, yc) = center(x, y, offsets)?;
     Ok(xt_vec(&rows_times(&xc, v, interrupt)?, &yc))
 }
 
@@ -151,7 +148,7 @@ pub fn path_weights(v: MatRef<'_, f64>, s: &[f64], zy: &[f64], alphas: &[f64]) -
     check_alphas(alphas)?;
     let n = s.len();
     check_basis(n, v, s, Some(zy))?;
-    let mut coefs = Array2::<f64>::zeros((alphas.len(), n));
+    let mut coefs = crate::alloc::try_zeros2(alphas.len(), n, "the coefficient path (alphas x features)")?;
     for (ai, &alpha) in alphas.iter().enumerate() {
         let beta: Vec<f64> = zy.iter().zip(s).map(|(a, si)| a * (1.0 / (si + alpha))).collect();
         for j in 0..n {
@@ -177,7 +174,7 @@ pub fn lqo_errors(
     check_shard(x, y, offsets)?;
     check_alphas(alphas)?;
     check_basis(x.ncols(), v, s, Some(zy))?;
-    let (xc, yc) = center(x, y, offsets);
+    let (xc, yc) = center(x, y, offsets)?;
     let z = rows_times(&xc, v, interrupt)?;
     projected_lqo_errors(&z, &yc, offsets, s, zy, alphas, interrupt)
 }
@@ -206,8 +203,8 @@ fn projected_lqo_errors(
                 let (st, e) = (wq[0], wq[1]);
                 let nq = e - st;
                 let zq = zf.subrows(st, nq);
-                let zd = Mat::<f64>::from_fn(nq, n, |i, l| zq[(i, l)] * d[l]);
-                let mut ih = Mat::<f64>::zeros(nq, nq);
+                let zd = crate::alloc::try_mat(nq, n, |i, l| zq[(i, l)] * d[l], "a query's scaled projections")?;
+                let mut ih = crate::alloc::try_mat_zeros(nq, nq, "a query's I - H_qq (documents x documents)")?;
                 faer::linalg::matmul::matmul(ih.as_mut(), Accum::Replace, zd.as_ref(), zq.transpose(), -1.0, Par::Seq);
                 let mut r = Mat::<f64>::zeros(nq, 1);
                 for i in 0..nq {
@@ -240,7 +237,7 @@ pub fn lqo_alpha_path(
         return invalid!("alpha must hold at least one value");
     }
     check_problem(x, y, offsets, alphas)?;
-    let (xc, yc) = center(x, y, offsets);
+    let (xc, yc) = center(x, y, offsets)?;
     let (s, v) = eigen(gram_checked(&xc, interrupt)?, interrupt)?;
     interrupt.check()?;
     let z = rows_times(&xc, v.as_ref(), interrupt)?;

@@ -12,7 +12,7 @@ fn close(a: f64, b: f64, tol: f64) -> bool {
 fn fit_matches_naive() {
     let (x, y, off) = problem(3, &[4, 1, 6, 3, 5], 4);
     let w = fit(x.view(), &y, &qo(&off), 0.7).unwrap();
-    let (xc, yc) = center(x.view(), &y, &off);
+    let (xc, yc) = center(x.view(), &y, &off).unwrap();
     let all: Vec<usize> = (0..x.nrows()).collect();
     let wn = naive_ridge(&xc, &yc, &all, &[0, 1, 2, 3], 0.7);
     for (a, b) in w.iter().zip(&wn) {

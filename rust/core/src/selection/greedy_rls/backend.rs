@@ -50,8 +50,8 @@ impl<'a> InMemory<'a> {
         offsets: &'a QueryOffsets,
         alpha: f64,
         criterion: &'a dyn Criterion,
-    ) -> Self {
-        InMemory { state: GreedyState::new(x, y, offsets, alpha), y, offsets, criterion, pending: None }
+    ) -> crate::Result<Self> {
+        Ok(InMemory { state: GreedyState::new(x, y, offsets, alpha)?, y, offsets, criterion, pending: None })
     }
 }
 

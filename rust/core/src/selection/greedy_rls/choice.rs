@@ -27,6 +27,9 @@ impl Choice<'_> {
         if let Some(j) = feature_costs.iter().position(|c| !(c.is_finite() && *c >= 0.0)) {
             return invalid!("feature_costs must be finite and >= 0; feature {j} has {}", feature_costs[j]);
         }
+        if !feature_costs.iter().sum::<f64>().is_finite() {
+            return invalid!("feature_costs sum to more than the largest float64 (their sum overflows): rescale them");
+        }
         if let Some(b) = budget {
             if !(b.is_finite() && *b >= 0.0) {
                 return invalid!("budget must be finite and >= 0, got {b}");
@@ -35,6 +38,11 @@ impl Choice<'_> {
         Ok(())
     }
 }
+
+/// Relative rounding tolerance of a budget: a selection costing at most `budget (1 + 1e-9)`
+/// fits (three features of cost 0.1 fit a budget of 0.3, whose float sum is
+/// 0.30000000000000004).
+pub const BUDGET_RTOL: f64 = 1e-9;
 
 /// `true` when `new` is better than `best` (NaN is never better).
 pub(crate) fn better(new: f64, best: f64, higher: bool) -> bool {
@@ -72,7 +80,7 @@ pub fn choose_per_cost(
     spent: f64,
     budget: Option<f64>,
 ) -> Option<(usize, f64)> {
-    let affordable = |i: usize| budget.is_none_or(|b| spent + feature_costs[i] <= b);
+    let affordable = |i: usize| budget.is_none_or(|b| spent + feature_costs[i] <= b * (1.0 + BUDGET_RTOL));
     let gain = |v: f64| if higher { v - prev } else { prev - v };
     let candidates: Vec<(usize, f64)> = values
         .iter()

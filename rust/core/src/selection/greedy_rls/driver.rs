@@ -124,7 +124,7 @@ pub fn greedy_rankrls(
          rankselect.set_config(max_memory=...)",
     )?;
     interrupt.check()?;
-    let mut backend = InMemory::new(x, y, offsets, opts.alpha, criterion);
+    let mut backend = InMemory::new(x, y, offsets, opts.alpha, criterion)?;
     select(&mut backend, opts, &Choice::Best, interrupt, progress)
 }
 

@@ -7,7 +7,9 @@ use rayon::prelude::*;
 
 use super::criterion::{Criterion, CriterionScratch};
 use super::fused::ChunkPass;
+use crate::alloc;
 use crate::data::groups::{center_exact, QueryOffsets};
+use crate::error::Result;
 use crate::linalg::{axpy, dot4};
 
 /// Target number of rows per chunk (whole queries; a longer query is a chunk of its own).
@@ -89,17 +91,22 @@ pub fn state_bytes(m: usize, n: usize) -> u128 {
     8 * (2 * m * n + (SETUP_GROUPS as u128 + 4) * n * n + chunks * n + 6 * m)
 }
 
+/// One setup group's share: its part of `Xc^T Xc`, of `Xc^T yc`, and which columns are not
+/// constant within its queries.
+type GroupSums = (Mat<f64>, Vec<f64>, Vec<bool>);
+
 impl GreedyState {
     /// Caches for `S = {}` (`G = I/alpha`) from grouped, validated `x` (m x n) and `y`.
-    pub fn new(x: ArrayView2<f64>, y: &[f64], offsets: &QueryOffsets, alpha: f64) -> Self {
+    pub fn new(x: ArrayView2<f64>, y: &[f64], offsets: &QueryOffsets, alpha: f64) -> Result<Self> {
         let (m, n) = x.dim();
         let chunks = Chunks::new(offsets);
         let nc = chunks.len();
-        let mut yc = y.to_vec();
+        let mut yc = alloc::try_copy(y, "greedy RankRLS's centred labels")?;
         let all: Vec<(usize, usize)> = offsets.windows(2).map(|w| (w[0], w[1])).collect();
         center_exact(&mut yc, &all);
-        let mut c = vec![0.0; m * n];
-        let mut u = vec![0.0; m * n];
+        let mn = m.saturating_mul(n);
+        let mut c = alloc::try_zeroed_vec::<f64>(mn, "greedy RankRLS's cache C (rows x features)")?;
+        let mut u = alloc::try_zeroed_vec::<f64>(mn, "greedy RankRLS's cache U (rows x features)")?;
         let inv = 1.0 / alpha;
         // Fixed groups of whole chunks (contiguous rows): centring, `C`, and the group's
         // share of `Xc^T Xc` and `Xc^T yc` while its block is hot.
@@ -120,14 +127,14 @@ impl GreedyState {
         }
         let chunks_ref = &chunks;
         let yc_ref = &yc;
-        let parts: Vec<(Mat<f64>, Vec<f64>, Vec<bool>)> = cs
+        let parts: Vec<Result<GroupSums>> = cs
             .into_par_iter()
             .zip(us)
             .enumerate()
             .map(|(g, (cg, ug))| {
-                let mut gram = Mat::<f64>::zeros(n, n);
-                let mut xty = vec![0.0; n];
-                let mut nonzero = vec![false; n];
+                let mut gram = alloc::try_mat_zeros(n, n, "greedy RankRLS's partial Gram matrix")?;
+                let mut xty = alloc::try_zeroed_vec::<f64>(n, "greedy RankRLS's X^T y")?;
+                let mut nonzero = alloc::try_zeroed_vec::<bool>(n, "greedy RankRLS's informative features")?;
                 let (mut cg, mut ug) = (cg, ug);
                 for k in bounds[g]..bounds[g + 1] {
                     let (r0, r1) = (chunks_ref.rows[k], chunks_ref.rows[k + 1]);
@@ -154,12 +161,13 @@ impl GreedyState {
                     let a = MatRef::from_row_major_slice(ub, n, len);
                     faer::linalg::matmul::matmul(gram.as_mut(), Accum::Add, a, a.transpose(), 1.0, Par::Seq);
                 }
-                (gram, xty, nonzero)
+                Ok((gram, xty, nonzero))
             })
             .collect();
-        let mut gram = Mat::<f64>::zeros(n, n);
-        let mut xty = vec![0.0; n];
-        let mut informative = vec![false; n];
+        let parts = parts.into_iter().collect::<Result<Vec<_>>>()?;
+        let mut gram = alloc::try_mat_zeros(n, n, "greedy RankRLS's Gram matrix")?;
+        let mut xty = alloc::try_zeroed_vec::<f64>(n, "greedy RankRLS's X^T y")?;
+        let mut informative = alloc::try_zeroed_vec::<bool>(n, "greedy RankRLS's informative features")?;
         for (g, v, nz) in &parts {
             gram += g;
             xty.iter_mut().zip(v).for_each(|(a, b)| *a += b);
@@ -171,10 +179,11 @@ impl GreedyState {
                 gram[(j, i)] = gram[(i, j)];
             }
         }
-        let mm = Mat::<f64>::from_fn(n, n, |i, j| gram[(i, j)] * inv);
+        let mm = alloc::try_mat(n, n, |i, j| gram[(i, j)] * inv, "greedy RankRLS's matrix M")?;
         let r = xty.iter().map(|v| v * inv).collect();
-        let p = yc.clone();
-        GreedyState { n, offsets: offsets.to_vec(), chunks, c, u, p, yc, gram, xty, mm, r, informative }
+        let p = alloc::try_copy(&yc, "greedy RankRLS's residuals")?;
+        let offsets = alloc::try_copy(offsets, "the query offsets")?;
+        Ok(GreedyState { n, offsets, chunks, c, u, p, yc, gram, xty, mm, r, informative })
     }
 
     /// `false` for the features constant within every query (zero centred column).

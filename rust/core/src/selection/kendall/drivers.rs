@@ -8,6 +8,7 @@ use rayon::prelude::*;
 use super::bitset::{has_avx2, pair_words, row_index, row_len, BitBatch};
 use super::merge::{merge_counts, FeatureOrder, MergeScratch};
 use super::{KendallOptions, PairCounts, Variant, SHORT_PATH_MAX_BYTES};
+use crate::alloc;
 use crate::data::groups::QueryOffsets;
 use crate::error::Result;
 use crate::interrupt::Interrupt;
@@ -159,7 +160,7 @@ where
             return Ok(());
         }
         interrupt.check()?;
-        let bits = BitBatch::build_in(&mut bits, x, offsets, &batch, avx2);
+        let bits = BitBatch::build_in(&mut bits, x, offsets, &batch, avx2)?;
         let results: Vec<Vec<PairCounts>> = (0..batch.len()).into_par_iter().map(|k| bits.counts(k, pairs)).collect();
         for (&q, counts) in batch.iter().zip(&results) {
             sink(q, counts);
@@ -221,7 +222,7 @@ pub fn kendall_similarity<I: Interrupt + ?Sized>(
     // Row a of the running sums holds, for every b >= a, the sum over queries, in query
     // order, of the statistic (and, for Geng, of D / n0) at `row_index(nf, b, part)`.
     let width = row_len(nf, variant);
-    let mut sums = vec![0.0f64; nf * width];
+    let mut sums = alloc::try_zeroed_vec::<f64>(nf.saturating_mul(width), "Kendall similarity's running sums")?;
     let mut used = 0usize;
     let avx2 = has_avx2();
     let n_pairs = nf * (nf + 1) / 2;
@@ -235,7 +236,7 @@ pub fn kendall_similarity<I: Interrupt + ?Sized>(
             return Ok(());
         }
         interrupt.check()?;
-        let bits = BitBatch::build_in(&mut bits, x, offsets, &batch, avx2);
+        let bits = BitBatch::build_in(&mut bits, x, offsets, &batch, avx2)?;
         for block in bits.blocks(BLOCK_BYTES) {
             sums.par_chunks_mut(width)
                 .enumerate()
@@ -243,7 +244,8 @@ pub fn kendall_similarity<I: Interrupt + ?Sized>(
         }
         Ok(())
     };
-    let pairs: Vec<(u32, u32)> = (0..nf as u32).flat_map(|a| (a..nf as u32).map(move |b| (a, b))).collect();
+    let mut pairs = alloc::try_with_capacity::<(u32, u32)>(n_pairs, "Kendall similarity's feature pairs")?;
+    pairs.extend((0..nf as u32).flat_map(|a| (a..nf as u32).map(move |b| (a, b))));
     let at = |a: u32, b: u32, part: usize| a as usize * width + row_index(nf, b as usize, part);
     for q in 0..offsets.len() - 1 {
         let n = offsets[q + 1] - offsets[q];
@@ -278,7 +280,7 @@ pub fn kendall_similarity<I: Interrupt + ?Sized>(
     if used == 0 {
         return invalid!("no query has at least 2 documents: Kendall's tau needs document pairs");
     }
-    let mut out = Array2::<f64>::zeros((nf, nf));
+    let mut out = alloc::try_zeros2(nf, nf, "the Kendall similarity matrix")?;
     let q = used as f64;
     for &(a, b) in &pairs {
         let sum = sums[at(a, b, 0)];

@@ -66,7 +66,7 @@ impl BitBatch {
     #[cfg(test)]
     pub(super) fn build(x: ArrayView2<f64>, offsets: &QueryOffsets, batch: &[usize], avx2: bool) -> Self {
         let mut bits = Self::empty();
-        bits.rebuild(x, offsets, batch, avx2);
+        bits.rebuild(x, offsets, batch, avx2).expect("test batch fits in memory");
         bits
     }
 
@@ -90,16 +90,22 @@ impl BitBatch {
         offsets: &QueryOffsets,
         batch: &[usize],
         avx2: bool,
-    ) -> &'a Self {
+    ) -> crate::Result<&'a Self> {
         let bits = slot.get_or_insert_with(Self::empty);
-        bits.rebuild(x, offsets, batch, avx2);
-        bits
+        bits.rebuild(x, offsets, batch, avx2)?;
+        Ok(bits)
     }
 
     /// Bitsets of the queries `batch` (each with `2 <= n_q`) of the grouped `x`, built in
     /// parallel over queries into this batch's buffers (no fresh pages to fault in and zero
     /// for each batch of a long run).
-    pub(super) fn rebuild(&mut self, x: ArrayView2<f64>, offsets: &QueryOffsets, batch: &[usize], avx2: bool) {
+    pub(super) fn rebuild(
+        &mut self,
+        x: ArrayView2<f64>,
+        offsets: &QueryOffsets,
+        batch: &[usize],
+        avx2: bool,
+    ) -> crate::Result<()> {
         use rayon::prelude::*;
         let nf = x.ncols();
         let nfp = padded_features(nf);
@@ -117,7 +123,7 @@ impl BitBatch {
         // contents may stay; a larger batch takes fresh zeroed memory (calloc: no memset).
         for v in [&mut *untied, &mut *gt] {
             if v.capacity() < total {
-                *v = vec![0; total];
+                *v = crate::alloc::try_zeroed_vec(total, "Kendall's bitsets of a batch of queries")?;
             } else {
                 v.resize(total, 0);
             }
@@ -155,6 +161,7 @@ impl BitBatch {
         self.inv_sqrt_untied.clear();
         self.inv_sqrt_untied.extend(self.n_untied.iter().map(|&u| inv_sqrt(u)));
         (self.nf, self.nfp) = (nf, nfp);
+        Ok(())
     }
 
     /// Consecutive ranges of the batch's queries whose bitsets take at most `bytes` each

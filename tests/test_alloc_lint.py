@@ -1,0 +1,72 @@
+"""The core allocates data-sized buffers only through ``rankselect_core::alloc`` (fallible:
+MemoryError instead of an abort under ``ulimit -v`` or a cgroup limit; issue 23). This lint
+counts the infallible allocation forms in the core's non-test code; the allowlist names the
+files that keep some, with the reason: each is bounded by a data-sized buffer that the same
+call already allocated fallibly (so it is small beside it), or is outside any data size."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CORE = ROOT / "rust" / "core" / "src"
+
+#: infallible allocation forms: `vec![x; n]`, ndarray / faer zeros, faer's from_fn and
+#: workspaces
+PATTERN = re.compile(r"vec!\[[^\]\n]*;[^\]\n]*\]|Array[12]::(?:<f64>::)?zeros"
+                     r"|Mat::(?:<f64>::)?(?:zeros|from_fn|identity)|MemBuffer::new\(")
+
+#: file -> (count, reason)
+ALLOWED = {
+    "solvers/prox_newton/mod.rs": (11, "length-n (features) vectors and the k x k working-set Hessian of the "
+                                      "solver, after the datafit's data-sized caches"),
+    "solvers/fista.rs": (4, "length-n (features) iterates of the solver"),
+    "solvers/truncated_newton.rs": (4, "length-n (features) iterates of the solver"),
+    "solvers/datafit/mod.rs": (2, "length-n (features) gradients"),
+    "solvers/datafit/quadratic.rs": (1, "a length-n (features) gradient"),
+    "solvers/datafit/pairwise.rs": (2, "per-query length-n sums"),
+    "solvers/reweighted.rs": (1, "length-n (features) weights"),
+    "models/sparse_ranksvm.rs": (5, "length-n (features) weights and gradients"),
+    "models/ranksvm/mod.rs": (4, "length-n coefficients and length-m scores beside the m x n data"),
+    "models/rankrls/blocked.rs": (4, "length-n block sums of the blocked product and the n x 1 right-hand "
+                                     "side (the n x n and m x p results are fallible; one match is a comment)"),
+    "models/rankrls/mod.rs": (1, "the n x 1 right-hand side"),
+    "models/rankrls/path.rs": (2, "n-vectors of the path and a query's r (n_q x 1)"),
+    "models/kernel_approx/mod.rs": (2, "length-c landmark norms"),
+    "models/kernel_approx/nystroem.rs": (2, "length-c norms and one chunk's CHUNK_ROWS x c kernel block"),
+    "pairwise/squared_hinge/mod.rs": (6, "per-query level and order vectors (length n_q) and length-m scores"),
+    "pairwise/squared_hinge/explicit.rs": (2, "length-m scores"),
+    "pairwise/squared_hinge/active.rs": (3, "a query's Fenwick tree (three length-n_q arrays)"),
+    "pairwise/squared_hinge/hessian.rs": (5, "per-query and length-m x k working-set products of the solver"),
+    "selection/importance.rs": (2, "length-n (features) error counts"),
+    "selection/fsmrank.rs": (1, "the 2n starting point"),
+    "selection/kendall/merge.rs": (1, "a query's ranks (length n_q)"),
+    "selection/greedy_rls/state.rs": (1, "one chunk's length-n criterion sums in the pass (chunk count x n is "
+                                         "part of state_bytes)"),
+    "selection/greedy_rls/path.rs": (4, "the k x k Cholesky factor of the selected features and n-vectors"),
+    "shards/greedy_sharded/mod.rs": (4, "length-n sums and the n x n Gram matrix of a shard's answers"),
+    "shards/greedy_shard.rs": (3, "a shard's caches, bounded by the shard's memory check"),
+    "shards/shard_sums.rs": (4, "n x n pair sums of a shard"),
+    "linalg.rs": (1, "a length-m product"),
+    "data/groups.rs": (1, "QueryGroups::scatter: a length-m copy of a vector the caller holds"),
+}
+
+
+def _non_test_code(text: str) -> str:
+    """The file without its `#[cfg(test)]` module (at the end, by the project's layout)."""
+    i = text.find("#[cfg(test)]\nmod tests")
+    return text if i < 0 else text[:i]
+
+
+def test_core_allocates_data_sized_buffers_fallibly():
+    found = {}
+    for path in sorted(CORE.rglob("*.rs")):
+        rel = path.relative_to(CORE).as_posix()
+        if rel.endswith("tests.rs") or "/tests/" in rel or rel in ("testing.rs", "alloc.rs"):
+            continue
+        n = len(PATTERN.findall(_non_test_code(path.read_text())))
+        if n:
+            found[rel] = n
+    over = {f: (n, ALLOWED.get(f, (0, ""))[0]) for f, n in found.items() if n > ALLOWED.get(f, (0, ""))[0]}
+    assert not over, ("infallible allocations beyond the allowlist (file: found, allowed); use "
+                      f"rankselect_core::alloc: {over}")
