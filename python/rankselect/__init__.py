@@ -20,7 +20,9 @@ Public API (re-exported here):
 - comparison: :mod:`rankselect.stats` (randomization / Wilcoxon / t paired tests, Holm,
   effect sizes with CIs, TREC run / qrels / per-query export)
 - RankRLS and greedy RankRLS: :class:`RankRLS`, :class:`GreedyRankRLS`
-- GAS: :class:`GAS`, :func:`kendall_similarity`, :func:`feature_importance`
+- GAS: :class:`GAS`, :func:`kendall_similarity`, :func:`feature_importance`; its successors
+  :class:`NGAS`, :class:`XGAS`, :class:`HCAS` (Gigli et al. 2016) with
+  :func:`spearman_similarity`
 - pairwise: :func:`preference_pairs`, :func:`preference_pair_matrix`,
   :mod:`rankselect.pairwise` (squared hinge loss, gradient, Hessian-vector product),
   :class:`RankSVM`
@@ -51,12 +53,16 @@ from .models import (
 from .selection import (
     FSMSVM,
     GAS,
+    HCAS,
+    NGAS,
+    XGAS,
     FeatureImportance,
     FSMRank,
     GreedyRankRLS,
     StabilitySelection,
     feature_importance,
     kendall_similarity,
+    spearman_similarity,
 )
 
 # The module paths of the flat layout (rankselect.gas, rankselect.rankrls, ...) stay
@@ -89,6 +95,10 @@ __all__ = [
     "GreedyRankRLS",
     "GAS",
     "kendall_similarity",
+    "NGAS",
+    "XGAS",
+    "HCAS",
+    "spearman_similarity",
     "FeatureImportance",
     "feature_importance",
     "pairwise",

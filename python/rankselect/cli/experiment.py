@@ -7,7 +7,7 @@ on test. Prints the table of test means over the folds; with ``--out DIR`` write
 selected features numbered as in the file, skipped degenerate grid points, paired
 t-tests) and, with ``--plots``, PNG figures.
 
-Methods: rankrls, greedy-rankrls, ranksvm, gas, sparse-ranksvm, fsmrank. Fixed options
+Methods: rankrls, greedy-rankrls, ranksvm, gas, ngas, xgas, hcas, sparse-ranksvm, fsmrank. Fixed options
 follow a colon: ``--method sparse-ranksvm:penalty=log``, ``--method gas:ranker=ranksvm``.
 Grids: ``--grid greedy-rankrls:alpha=2^-3,2^0,2^3`` or ``--grid greedy-rankrls:k=1,2,3``
 (repeatable; values may be written 2^e).
