@@ -62,6 +62,7 @@ from .selection import (
     StabilitySelection,
     feature_importance,
     kendall_similarity,
+    redundancy_report,
     spearman_similarity,
 )
 
@@ -99,6 +100,7 @@ __all__ = [
     "XGAS",
     "HCAS",
     "spearman_similarity",
+    "redundancy_report",
     "FeatureImportance",
     "feature_importance",
     "pairwise",

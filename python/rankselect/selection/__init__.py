@@ -19,6 +19,7 @@ from .filters import HCAS, NGAS, XGAS, hcas_select, ngas_select, xgas_select
 from .fsmrank import FSMSVM, FSMRank
 from .gas import GAS, gas_greedy
 from .greedy_rankrls import GreedyRankRLS
+from .redundancy import RedundancyReport, redundancy_report
 from .importance import FeatureImportance, feature_importance, single_ranker_importance
 from .similarity import kendall_similarity, spearman_similarity
 from .stability import StabilitySelection, fold_selection_frequencies, nogueira_stability
@@ -35,6 +36,8 @@ __all__ = [
     "hcas_select",
     "single_ranker_importance",
     "spearman_similarity",
+    "RedundancyReport",
+    "redundancy_report",
     "FSMRank",
     "FSMSVM",
     "StabilitySelection",
