@@ -19,8 +19,8 @@ from .filters import HCAS, NGAS, XGAS, hcas_select, ngas_select, xgas_select
 from .fsmrank import FSMSVM, FSMRank
 from .gas import GAS, gas_greedy
 from .greedy_rankrls import GreedyRankRLS
-from .redundancy import RedundancyReport, redundancy_report
 from .importance import FeatureImportance, feature_importance, single_ranker_importance
+from .redundancy import RedundancyReport, redundancy_report
 from .similarity import kendall_similarity, spearman_similarity
 from .stability import StabilitySelection, fold_selection_frequencies, nogueira_stability
 
