@@ -21,12 +21,16 @@ import rankselect
 
 
 def problem(rows, n, seed=0):
+    # triplets (a = b + c + noise, b, c) with y driven by b + c: a enters first and is dropped
+    # once b and c are in, so removals happen
     rng = np.random.default_rng(seed)
     qid = np.repeat(np.arange(rows // 50), 50)
-    base = rng.normal(size=(qid.size, n // 2))
-    X = np.hstack([base, base + 0.5 * rng.normal(size=base.shape)])  # correlated pairs: removals happen
-    w = rng.normal(size=X.shape[1]) * (rng.random(X.shape[1]) < 0.3)
-    y = np.clip(np.floor(X @ w + rng.normal(size=qid.size)), 0, 4)
+    g = n // 3
+    b, c = rng.normal(size=(qid.size, g)), rng.normal(size=(qid.size, g))
+    a = b + c + 0.4 * rng.normal(size=b.shape)
+    X = np.hstack([a, b, c])
+    w = rng.uniform(0.5, 1.5, size=g)
+    y = np.clip(np.floor((b + c) @ w / np.sqrt(g) + 0.5 * rng.normal(size=qid.size)) + 2, 0, 4)
     return X, y, qid
 
 

@@ -52,7 +52,7 @@ def table(name, results):
     sizes = min(len(r["greedy_crit"]) for r in results)
     lines = [f"**{name}** ({len(results)} folds; removals per fold: {[r['removals'] for r in results]}; "
              f"floating steps per fold: {[r['steps'] for r in results]})", "",
-             "| size | criterion: floating better (folds) | mean rel. LQO gain | test NDCG@10: floating better / "
+             "| size | LQO criterion: floating better / worse / equal (folds) | mean rel. LQO gain | test NDCG@10: floating better / "
              "worse / equal | mean test NDCG@10 diff |", "|---|---|---|---|---|"]
     for s in range(sizes):
         gc = np.array([r["greedy_crit"][s] for r in results])
@@ -60,9 +60,10 @@ def table(name, results):
         gt = np.array([r["greedy_test"][s] for r in results])
         ft = np.array([r["floating_test"][s] for r in results])
         better = int(np.sum(fc < gc * (1 - 1e-12)))
+        worse = int(np.sum(fc > gc * (1 + 1e-12)))
         gain = float(np.mean((gc - fc) / gc))
         d = ft - gt
-        lines.append(f"| {s + 1} | {better}/{len(results)} | {gain:.2e} | {int(np.sum(d > 1e-12))} / "
+        lines.append(f"| {s + 1} | {better} / {worse} / {len(results) - better - worse} | {gain:.2e} | {int(np.sum(d > 1e-12))} / "
                      f"{int(np.sum(d < -1e-12))} / {int(np.sum(np.abs(d) <= 1e-12))} | {float(np.mean(d)):+.4f} |")
     return "\n".join(lines)
 

@@ -126,7 +126,10 @@ pub(crate) fn run_with_progress<T, K>(py: Python<'_>, progress: Option<Py<PyAny>
 where
     T: Send,
     K: Send
-        + FnOnce(&dyn Interrupt, &mut dyn FnMut(usize, usize, f64) -> rankselect_core::Result<()>) -> rankselect_core::Result<T>,
+        + FnOnce(
+            &dyn Interrupt,
+            &mut dyn FnMut(usize, usize, f64) -> rankselect_core::Result<()>,
+        ) -> rankselect_core::Result<T>,
 {
     let interrupt = python_interrupt();
     let (result, callback_error) = py.detach(|| {

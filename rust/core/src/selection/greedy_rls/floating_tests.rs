@@ -76,7 +76,8 @@ fn downdate_matches_recomputation() {
     let crit = Squared;
     let mut values = state.pass(None, &y, &crit, &none);
     // add 0, 2, 3, 5; remove 2; add 1; remove 0; remove 3
-    let moves: [(usize, bool); 8] = [(0, true), (2, true), (3, true), (5, true), (2, false), (1, true), (0, false), (3, false)];
+    let moves: [(usize, bool); 8] =
+        [(0, true), (2, true), (3, true), (5, true), (2, false), (1, true), (0, false), (3, false)];
     let mut selected: Vec<usize> = Vec::new();
     for (f, add) in moves {
         // the value the pass predicted for this move equals the criterion from scratch
@@ -166,9 +167,8 @@ fn matches_brute_force_sffs() {
     for seed in 1..9u64 {
         let (x, y, off) = problem(seed, &[5, 2, 7, 3, 4, 6, 3], 7);
         let opts = GreedyOptions { n_features_to_select: 6, alpha: 0.3, min_improvement: None, max_memory: None };
-        let fp =
-            greedy_rankrls_floating(x.view(), &y, &qo(&off), &opts, &Squared, &NoInterrupt, &mut |_, _, _| Ok(()))
-                .unwrap();
+        let fp = greedy_rankrls_floating(x.view(), &y, &qo(&off), &opts, &Squared, &NoInterrupt, &mut |_, _, _| Ok(()))
+            .unwrap();
         let (subsets, values) = naive_sffs(&x, &y, &off, 6, 0.3);
         assert_eq!(fp.subsets, subsets, "seed {seed}");
         close(&fp.path.lqo_scores, &values, "criterion");
