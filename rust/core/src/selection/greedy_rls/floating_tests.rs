@@ -5,6 +5,7 @@ use std::collections::HashSet;
 
 use ndarray::Array2;
 
+use super::state::Caches;
 use super::*;
 use crate::interrupt::NoInterrupt;
 use crate::models::rankrls::center;
@@ -12,14 +13,7 @@ use crate::testing::{naive_lqo, naive_solve, problem, qo};
 
 /// `C`, `U`, `p`, `M`, `r` for the selected set `feats`, from their definitions (module docs
 /// of [`super`]): `G = (Xc_S Xc_S^T + alpha I)^-1` by dense solves.
-#[allow(clippy::type_complexity)]
-fn from_scratch(
-    x: &Array2<f64>,
-    y: &[f64],
-    off: &[usize],
-    feats: &[usize],
-    alpha: f64,
-) -> (Vec<Vec<f64>>, Vec<Vec<f64>>, Vec<f64>, Vec<f64>, Vec<f64>) {
+fn from_scratch(x: &Array2<f64>, y: &[f64], off: &[usize], feats: &[usize], alpha: f64) -> Caches {
     let (xc, yc) = center(x.view(), y, off);
     let (m, n) = xc.dim();
     let k: Vec<Vec<f64>> = (0..m)

@@ -83,6 +83,10 @@ pub struct GreedyState {
     in_model: Vec<bool>,
 }
 
+/// The caches gathered for the tests: `C`, `U` (n columns of length m), `p`, `M` (row-major), `r`.
+#[cfg(test)]
+pub(super) type Caches = (Vec<Vec<f64>>, Vec<Vec<f64>>, Vec<f64>, Vec<f64>, Vec<f64>);
+
 /// Bytes [`GreedyState::new`] allocates for `m` rows and `n` features.
 pub fn state_bytes(m: usize, n: usize) -> u128 {
     let (m, n) = (m as u128, n as u128);
@@ -235,7 +239,7 @@ impl GreedyState {
     /// The caches gathered feature by feature (`C`, `U` as n columns of length m), `p`, `M`
     /// (row-major) and `r`: for the tests against recomputation from scratch.
     #[cfg(test)]
-    pub(super) fn caches(&self) -> (Vec<Vec<f64>>, Vec<Vec<f64>>, Vec<f64>, Vec<f64>, Vec<f64>) {
+    pub(super) fn caches(&self) -> Caches {
         let cols = |v: &[f64]| (0..self.n).map(|i| self.column(v, i)).collect::<Vec<_>>();
         let mm = (0..self.n * self.n).map(|k| self.mm[(k / self.n, k % self.n)]).collect();
         (cols(&self.c), cols(&self.u), self.p.clone(), mm, self.r.clone())
