@@ -77,8 +77,8 @@ def _selections(label: str, X, y, q, sizes: Sequence[int]) -> dict[int, list[int
         path = SparseRankSVM().path(X, y, q, n_Cs=30, ratio=1e4)
         out = {}
         for k in sizes:
-            ok = np.flatnonzero(path.n_selected <= k)
-            if ok.size:
+            ok = np.flatnonzero((path.n_selected <= k) & (path.n_selected > 0))
+            if ok.size:  # none: no point of the path keeps between 1 and k features
                 out[k] = [int(j) for j in np.flatnonzero(path.coefs[ok[-1]])]
         return out
     cls = {"gas": GAS, "ngas": NGAS, "xgas": XGAS, "hcas": HCAS}[name]
@@ -180,7 +180,8 @@ def fsa_grid(data_dir: Union[str, os.PathLike], selectors: Sequence[str], *, fol
     if path is not None and path.exists():
         for line in path.read_text().splitlines():
             r = json.loads(line)
-            done[(r["fold"], r["selector"], r["k"], r["ranker"])] = r
+            if r["n_selected"] > 0:  # an empty subset is no result
+                done[(r["fold"], r["selector"], r["k"], r["ranker"])] = r
     n = all_folds[0].train.X.shape[1]
     sizes = fsa_sizes(n)
     rows = []
