@@ -205,3 +205,13 @@ def test_single_ranker_importance_without_lightgbm(monkeypatch):
     X, y, qid = _toy()
     with pytest.raises(ImportError, match="pip install lightgbm"):
         single_ranker_importance(X, y, qid)
+
+
+def test_dask_gas_refuses_fsa_inputs():
+    pytest.importorskip("distributed")
+    from rankselect.dask import GAS as DaskGAS
+
+    with pytest.raises(ValueError, match="spearman.*Dask"):
+        DaskGAS(3, similarity="spearman").fit(None, None, None)
+    with pytest.raises(ValueError, match="lambdamart.*Dask"):
+        DaskGAS(3, importance="lambdamart").fit(None, None, None)
