@@ -52,8 +52,8 @@ def table(name, results):
     sizes = min(len(r["greedy_crit"]) for r in results)
     lines = [f"**{name}** ({len(results)} folds; removals per fold: {[r['removals'] for r in results]}; "
              f"floating steps per fold: {[r['steps'] for r in results]})", "",
-             "| size | LQO criterion: floating better / worse / equal (folds) | mean rel. LQO gain | test NDCG@10: floating better / "
-             "worse / equal | mean test NDCG@10 diff |", "|---|---|---|---|---|"]
+             "| size | LQO criterion: floating better / worse / equal (folds) | mean rel. LQO gain "
+             "| test NDCG@10: floating better / worse / equal | mean test NDCG@10 diff |", "|---|---|---|---|---|"]
     for s in range(sizes):
         gc = np.array([r["greedy_crit"][s] for r in results])
         fc = np.array([r["floating_crit"][s] for r in results])
@@ -63,8 +63,9 @@ def table(name, results):
         worse = int(np.sum(fc > gc * (1 + 1e-12)))
         gain = float(np.mean((gc - fc) / gc))
         d = ft - gt
-        lines.append(f"| {s + 1} | {better} / {worse} / {len(results) - better - worse} | {gain:.2e} | {int(np.sum(d > 1e-12))} / "
-                     f"{int(np.sum(d < -1e-12))} / {int(np.sum(np.abs(d) <= 1e-12))} | {float(np.mean(d)):+.4f} |")
+        counts = f"{int(np.sum(d > 1e-12))} / {int(np.sum(d < -1e-12))} / {int(np.sum(np.abs(d) <= 1e-12))}"
+        lines.append(f"| {s + 1} | {better} / {worse} / {len(results) - better - worse} | {gain:.2e} | {counts} "
+                     f"| {float(np.mean(d)):+.4f} |")
     return "\n".join(lines)
 
 

@@ -10,17 +10,23 @@ from hypothesis import strategies as st
 from _rankrls_reference import center, constant_within_queries, lqo, ridge
 from rankselect import GreedyRankRLS
 
+TIE = 1e-10
+
 
 def brute_sffs(X, y, qid, k, alpha):
     """SFFS (Pudil et al. 1994) as documented in GreedyRankRLS(floating=True): the best new
-    addition, then removals while the smaller subset strictly beats the best of its size;
-    no subset twice; ties to the lowest index. Returns the best subset and criterion per
-    size."""
+    addition, then removals while the smaller subset beats the best of its size by more than
+    a relative 1e-10; no subset twice; ties (within a relative 1e-10) to the lowest index.
+    Returns the best subset and criterion per size."""
     n = X.shape[1]
     const = constant_within_queries(X, qid)
 
     def crit(s):
         return lqo(X[:, list(s)], y, qid, alpha)[0]
+
+    def lowest_near_min(cands):  # ties within a relative 1e-10 go to the lowest index
+        m = min(v for v, _ in cands)
+        return min((t for t in cands if t[0] - m <= TIE * max(abs(m), abs(t[0]))), key=lambda t: t[1])
 
     best: dict = {}
     visited = set()
@@ -30,15 +36,16 @@ def brute_sffs(X, y, qid, k, alpha):
                  if j not in cur and not const[j] and frozenset(cur + [j]) not in visited]
         if not cands:
             break
-        v, b = min(cands, key=lambda t: (t[0], t[1]))
+        v, b = lowest_near_min(cands)
         cur = cur + [b]
         visited.add(frozenset(cur))
         if len(cur) not in best or v < best[len(cur)][0]:
             best[len(cur)] = (v, list(cur))
         while len(cur) > 1:
-            v, j = min(((crit([f for f in cur if f != j]), j) for j in sorted(cur)), key=lambda t: (t[0], t[1]))
+            v, j = lowest_near_min([(crit([f for f in cur if f != j]), j) for j in sorted(cur)])
             smaller = [f for f in cur if f != j]
-            if not v < best[len(smaller)][0] or frozenset(smaller) in visited:
+            b = best[len(smaller)][0]
+            if not (b - v > TIE * max(abs(b), abs(v))) or frozenset(smaller) in visited:
                 break
             visited.add(frozenset(smaller))
             cur = smaller

@@ -126,7 +126,8 @@ class GAS(DaskEstimatorMixin, _GAS):
 
     def __init__(self, n_features_to_select: int = 10, c: float = 0.1, *,
                  importance: Union[str, FeatureImportance, npt.ArrayLike] = "map",
-                 similarity: Union[Literal["geng", "tau_b"], npt.ArrayLike] = "geng", absolute: bool = False,
+                 similarity: Union[Literal["geng", "tau_b", "spearman"], npt.ArrayLike] = "geng",
+                 absolute: bool = False,
                  convention: Convention = "standard",
                  feature_costs: Optional[npt.ArrayLike] = None, budget: Optional[float] = None,
                  client: Optional[Client] = None) -> None:

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import json
 import os
+import sys
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +35,11 @@ from ..metrics import ndcg
 from ..models import RankRLS, SparseRankSVM
 from ..selection import GAS, HCAS, NGAS, XGAS, FeatureImportance, GreedyRankRLS
 from .runner import load_folds
+
+try:  # the optional downstream ranker
+    import lightgbm
+except ImportError:  # pragma: no cover - exercised only without LightGBM
+    lightgbm = None  # type: ignore[assignment]
 
 __all__ = ["FSA_FRACTIONS", "fsa_sizes", "fsa_grid", "FSAGridResult", "SELECTORS", "RANKERS"]
 
@@ -111,10 +118,6 @@ def _sizes_of(qid) -> np.ndarray:
 
 
 def _lightgbm(fold, sub) -> float:
-    import warnings
-
-    import lightgbm
-
     tr, va, te = fold.train, fold.vali, fold.test
     model = lightgbm.LGBMRanker(objective="lambdarank", n_estimators=300, learning_rate=0.05, num_leaves=31,
                                 deterministic=True, force_row_wise=True, n_jobs=1, random_state=0, verbose=-1)
@@ -159,16 +162,12 @@ def fsa_grid(data_dir: Union[str, os.PathLike], selectors: Sequence[str], *, fol
     ``rankers``: ``"linear"`` and/or ``"lightgbm"`` (skipped with a note on stderr when
     LightGBM is not installed). ``cache``: a JSON-lines file of finished results.
     """
-    import sys
-
     rankers = list(rankers)
     for r in rankers:
         if r not in RANKERS:
             raise ValueError(f"ranker must be one of {RANKERS}, got {r!r}")
     if "lightgbm" in rankers:
-        try:
-            import lightgbm  # noqa: F401
-        except ImportError:
+        if lightgbm is None:
             print("fsa grid: LightGBM is not installed; only the linear ranker is reported", file=sys.stderr)
             rankers.remove("lightgbm")
     for label in selectors:

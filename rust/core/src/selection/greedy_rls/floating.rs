@@ -13,7 +13,9 @@
 //!
 //! No subset is visited twice: an addition takes the best candidate whose subset has not
 //! been visited, and a removal must strictly beat the best subset of its size (so its
-//! subset is new). Ties go to the lowest feature index; NaN never wins. The search stops
+//! subset is new). Ties (values within a relative [`REL_TIE`] = 1e-10, the rounding of the
+//! caches' up- and downdates) go to the lowest feature index, and a removal must beat the
+//! best of its size by more than that; NaN never wins. The search stops
 //! when the current subset has `n_features_to_select` features and no removal improves,
 //! when only uninformative features are left ([`Stop::Uninformative`]), or when every
 //! addition would give a visited subset ([`Stop::Visited`]).
@@ -71,6 +73,20 @@ pub fn greedy_rankrls_floating(
     select_floating(&mut backend, opts, interrupt, progress)
 }
 
+/// Relative tolerance of a tie: values this close are equal (the caches' rounding).
+pub const REL_TIE: f64 = 1e-10;
+
+fn near(a: f64, b: f64) -> bool {
+    (a - b).abs() <= REL_TIE * a.abs().max(b.abs())
+}
+
+/// The best of `cands` (`(feature, value)`, ascending features, no NaN): the lowest feature
+/// whose value is within [`REL_TIE`] of the best value.
+fn pick(cands: &[(usize, f64)], higher: bool) -> Option<(usize, f64)> {
+    let top = cands.iter().map(|c| c.1).reduce(|a, b| if better(b, a, higher) { b } else { a })?;
+    cands.iter().copied().find(|c| c.1 == top || near(c.1, top))
+}
+
 fn key(subset: &[usize]) -> Vec<usize> {
     let mut k = subset.to_vec();
     k.sort_unstable();
@@ -104,21 +120,18 @@ pub fn select_floating<B: GreedyBackend + ?Sized>(
     let mut values = backend.scan(&skip)?;
     while current.len() < k {
         // Addition: the best candidate whose subset is new.
-        let mut pick: Option<(usize, f64)> = None;
+        let mut cands: Vec<(usize, f64)> = Vec::new();
         let mut any = false;
         for i in (0..n).filter(|&i| !skip[i] && !in_set[i]) {
             let Some(v) = values[i] else { continue };
             any = true;
             let mut s = current.clone();
             s.push(i);
-            if v.is_nan() || visited.contains(&key(&s)) {
-                continue;
-            }
-            if pick.map_or(true, |(_, bv)| better(v, bv, higher)) {
-                pick = Some((i, v));
+            if !v.is_nan() && !visited.contains(&key(&s)) {
+                cands.push((i, v));
             }
         }
-        let Some((b, v)) = pick else {
+        let Some((b, v)) = pick(&cands, higher) else {
             if !any {
                 stop = Some(Stop::Uninformative);
                 break;
@@ -144,16 +157,12 @@ pub fn select_floating<B: GreedyBackend + ?Sized>(
         values = backend.scan(&skip)?;
         // Conditional removals, while the smaller subset beats the best of its size.
         while current.len() > 1 {
-            let mut pick: Option<(usize, f64)> = None;
-            for &j in key(&current).iter() {
-                let Some(v) = values[j] else { continue };
-                if !v.is_nan() && pick.map_or(true, |(_, bv)| better(v, bv, higher)) {
-                    pick = Some((j, v));
-                }
-            }
-            let Some((j, v)) = pick else { break };
+            let cands: Vec<(usize, f64)> =
+                key(&current).into_iter().filter_map(|j| values[j].filter(|v| !v.is_nan()).map(|v| (j, v))).collect();
+            let Some((j, v)) = pick(&cands, higher) else { break };
             let size = current.len() - 1;
-            let beats = best[size].as_ref().map_or(true, |(bv, _)| better(v, *bv, higher));
+            // strictly better beyond rounding: the caches' up- and downdates drift by ~1e-13
+            let beats = best[size].as_ref().map_or(true, |(bv, _)| better(v, *bv, higher) && !near(v, *bv));
             let mut s: Vec<usize> = current.iter().copied().filter(|&f| f != j).collect();
             if !beats || !visited.insert(key(&s)) {
                 break;

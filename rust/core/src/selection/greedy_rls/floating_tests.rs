@@ -100,7 +100,13 @@ fn downdate_matches_recomputation() {
 }
 
 fn better_value(a: f64, b: Option<f64>) -> bool {
-    b.map_or(true, |b| a < b)
+    b.map_or(true, |b| a < b && (b - a) > floating::REL_TIE * a.abs().max(b.abs()))
+}
+
+/// The lowest index among the values within the tie tolerance of the smallest.
+fn lowest_near_min(c: &[(usize, f64)]) -> Option<(usize, f64)> {
+    let m = c.iter().map(|t| t.1).fold(f64::INFINITY, f64::min);
+    c.iter().copied().find(|t| t.1 - m <= floating::REL_TIE * m.abs().max(t.1.abs()))
 }
 
 /// Brute-force SFFS (module docs of `floating`) with every criterion value from scratch.
@@ -116,34 +122,26 @@ fn naive_sffs(x: &Array2<f64>, y: &[f64], off: &[usize], k: usize, alpha: f64) -
     let mut visited: HashSet<Vec<usize>> = HashSet::new();
     let mut cur: Vec<usize> = Vec::new();
     while cur.len() < k {
-        let mut pick: Option<(usize, f64)> = None;
+        let mut cands = Vec::new();
         for i in (0..n).filter(|i| !cur.contains(i)) {
             let mut s = cur.clone();
             s.push(i);
-            if visited.contains(&sorted(&s)) {
-                continue;
-            }
-            let v = crit(&s);
-            if better_value(v, pick.map(|p| p.1)) {
-                pick = Some((i, v));
+            if !visited.contains(&sorted(&s)) {
+                cands.push((i, crit(&s)));
             }
         }
-        let (b, v) = pick.unwrap();
+        let (b, v) = lowest_near_min(&cands).unwrap();
         cur.push(b);
         visited.insert(sorted(&cur));
-        if better_value(v, best[cur.len()].as_ref().map(|p| p.0)) {
+        if best[cur.len()].as_ref().map_or(true, |p| v < p.0) {
             best[cur.len()] = Some((v, cur.clone()));
         }
         while cur.len() > 1 {
-            let mut pick: Option<(usize, f64)> = None;
-            for &j in &sorted(&cur) {
-                let s: Vec<usize> = cur.iter().copied().filter(|&f| f != j).collect();
-                let v = crit(&s);
-                if better_value(v, pick.map(|p| p.1)) {
-                    pick = Some((j, v));
-                }
-            }
-            let (j, v) = pick.unwrap();
+            let cands: Vec<(usize, f64)> = sorted(&cur)
+                .into_iter()
+                .map(|j| (j, crit(&cur.iter().copied().filter(|&f| f != j).collect::<Vec<_>>())))
+                .collect();
+            let (j, v) = lowest_near_min(&cands).unwrap();
             let s: Vec<usize> = cur.iter().copied().filter(|&f| f != j).collect();
             if !better_value(v, best[s.len()].as_ref().map(|p| p.0)) || !visited.insert(sorted(&s)) {
                 break;

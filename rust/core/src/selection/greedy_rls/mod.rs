@@ -78,7 +78,7 @@ pub use self::choice::{choose_best, choose_per_cost, Choice};
 pub use self::criterion::{Criterion, CriterionScratch, MetricCriterion, Squared};
 pub(crate) use self::driver::{check_cache_memory, check_data, check_params};
 pub use self::driver::{check_options, greedy_rankrls, select, GreedyOptions};
-pub use self::floating::{greedy_rankrls_floating, select_floating, FloatingPath};
+pub use self::floating::{greedy_rankrls_floating, select_floating, FloatingPath, REL_TIE};
 pub use self::path::{GreedyPath, Stop};
 pub(crate) use self::state::update_residuals;
 pub use self::state::{state_bytes, GreedyState, Step, CHUNK_ROWS};
