@@ -20,7 +20,9 @@ Public API (re-exported here):
 - comparison: :mod:`rankselect.stats` (randomization / Wilcoxon / t paired tests, Holm,
   effect sizes with CIs, TREC run / qrels / per-query export)
 - RankRLS and greedy RankRLS: :class:`RankRLS`, :class:`GreedyRankRLS`
-- GAS: :class:`GAS`, :func:`kendall_similarity`, :func:`feature_importance`
+- GAS: :class:`GAS`, :func:`kendall_similarity`, :func:`feature_importance`; its successors
+  :class:`NGAS`, :class:`XGAS`, :class:`HCAS` (Gigli et al. 2016) with
+  :func:`spearman_similarity`
 - pairwise: :func:`preference_pairs`, :func:`preference_pair_matrix`,
   :mod:`rankselect.pairwise` (squared hinge loss, gradient, Hessian-vector product),
   :class:`RankSVM`
@@ -54,12 +56,17 @@ from .models import (
 from .selection import (
     FSMSVM,
     GAS,
+    HCAS,
+    NGAS,
+    XGAS,
     FeatureImportance,
     FSMRank,
     GreedyRankRLS,
     StabilitySelection,
     feature_importance,
     kendall_similarity,
+    redundancy_report,
+    spearman_similarity,
 )
 from .wrapper import ForwardSelection, RecursiveElimination, SelectionPath
 
@@ -93,6 +100,11 @@ __all__ = [
     "GreedyRankRLS",
     "GAS",
     "kendall_similarity",
+    "NGAS",
+    "XGAS",
+    "HCAS",
+    "spearman_similarity",
+    "redundancy_report",
     "FeatureImportance",
     "feature_importance",
     "pairwise",

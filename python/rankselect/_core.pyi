@@ -45,6 +45,7 @@ __all__ = [
     "random_fourier_transform",
     "greedy_rankrls",
     "greedy_rankrls_costs",
+    "greedy_rankrls_floating",
     "kendall_similarity",
     "KENDALL_SHORT_MAX",
     "pairwise_accuracy",
@@ -173,6 +174,24 @@ def greedy_rankrls(
     convention: str = "standard",
     max_memory: int | None = None,
 ) -> tuple[npt.NDArray[np.uintp], npt.NDArray[np.float64], npt.NDArray[np.float64], str | None]: ...
+
+def greedy_rankrls_floating(
+    x: npt.NDArray[np.float64],
+    y: npt.NDArray[np.float64],
+    offsets: npt.NDArray[np.uintp],
+    n_features_to_select: int,
+    alpha: float,
+    criterion: str = "squared",
+    progress: Callable[[int, int, float], object] | None = None,
+    convention: str = "standard",
+    max_memory: int | None = None,
+) -> tuple[
+    tuple[npt.NDArray[np.uintp], npt.NDArray[np.float64], npt.NDArray[np.float64], str | None],
+    list[npt.NDArray[np.uintp]],
+    npt.NDArray[np.uintp],
+    npt.NDArray[np.bool_],
+    npt.NDArray[np.float64],
+]: ...
 
 def greedy_rankrls_costs(
     x: npt.NDArray[np.float64],

@@ -17,7 +17,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from .models import RankRLS, RankSVM, SparseRankSVM
-from .selection import GAS, FSMRank, GreedyRankRLS
+from .selection import GAS, HCAS, NGAS, XGAS, FSMRank, GreedyRankRLS
 from .wrapper import ForwardSelection, RecursiveElimination
 from .wrapper.elimination import IMPORTANCES
 from .wrapper.rankers import CANDIDATES, RANKERS, boolean, count_or_fraction, forward_selection, recursive_elimination
@@ -150,6 +150,12 @@ def _loop_grid(n: int) -> dict[str, list[Any]]:
     return {"alpha": [1.0], "k": list(range(1, n + 1))}
 _C_SVM = Param("C", "loss weight C > 0", flag="--C")
 
+_IMPORTANCE = Param("importance", "relevance: map, ndcg@k, p@k, pairwise or lambdamart (FSA's, needs LightGBM)",
+                    type=str)
+_SIMILARITY = Param("similarity", "feature similarity", type=str, choices=("spearman", "geng", "tau_b"))
+_CS = [10.0 ** e for e in range(-4, 3)]
+_FILTER_OPTIONS = {"importance": "ndcg@10", "similarity": "spearman", "ranker": "rankrls"}
+
 METHODS: dict[str, Method] = {
     "greedy-rankrls": Method(
         "greedy-rankrls", GreedyRankRLS,
@@ -164,11 +170,34 @@ METHODS: dict[str, Method] = {
         "k features by importance minus redundancy (Kendall similarity)",
         (Param("c", "importance/similarity trade-off c of Fig. 1", flag="--c"),
          Param("importance", "importance measure: map, ndcg, ndcg@k, p@k (GAS-E) or pairwise (GAS-L)", type=str),
-         Param("similarity", "Kendall similarity variant", type=str, choices=("geng", "tau_b"))),
+         Param("similarity", "similarity (Kendall variants or Spearman)", type=str,
+               choices=("geng", "tau_b", "spearman"))),
         lambda n: {"c": [0.0, 0.1, 0.3, 1.0, 3.0], "k": list(range(1, n + 1)), "alpha": POW2,
                    "C": [10.0 ** e for e in range(-4, 3)]},
         k="n_features_to_select", score_name="gas weight",
         options={"importance": "map", "similarity": "geng", "ranker": "rankrls"}),
+    "ngas": Method(
+        "ngas", NGAS,
+        "NGAS (Gigli et al. 2016): the least similar feature or its nearest neighbour, the more relevant",
+        "k features: the most relevant, then by dissimilarity to the last one (Spearman similarity)",
+        (_IMPORTANCE, _SIMILARITY),
+        lambda n: {"k": list(range(1, n + 1)), "alpha": POW2, "C": _CS},
+        k="n_features_to_select", options=dict(_FILTER_OPTIONS)),
+    "xgas": Method(
+        "xgas", XGAS,
+        "XGAS(c) (Gigli et al. 2016): the most relevant of the c-fraction least similar to the last selected",
+        "k features: the most relevant among the least similar to the last one (Spearman similarity)",
+        (Param("c", "fraction of the remaining features to choose from (paper: 0.05)", flag="--c"),
+         _IMPORTANCE, _SIMILARITY),
+        lambda n: {"c": [0.05, 0.1, 0.2], "k": list(range(1, n + 1)), "alpha": POW2, "C": _CS},
+        k="n_features_to_select", options=dict(_FILTER_OPTIONS)),
+    "hcas": Method(
+        "hcas", HCAS,
+        "HCAS (Gigli et al. 2016): hierarchical clustering of the features into k clusters, the most relevant of each",
+        "k features: the most relevant of each of k clusters on 1 - similarity",
+        (Param("linkage", "agglomerative linkage", type=str, choices=("ward", "single")), _IMPORTANCE, _SIMILARITY),
+        lambda n: {"k": list(range(1, n + 1)), "alpha": POW2, "C": _CS},
+        k="n_features_to_select", options=dict(_FILTER_OPTIONS, linkage="ward")),
     "sparse-ranksvm": Method(
         "sparse-ranksvm", SparseRankSVM,
         "sparse RankSVM (Laporte et al. 2014) along a warm-started C path",

@@ -95,7 +95,8 @@ def test_train_rejects_kernel_flags_without_a_kernel(letor_file, capsys):
 def test_registry_defaults_are_the_estimators():
     assert METHODS["ranksvm"].defaults()["n_components"] == rankselect.RankSVM().n_components
     assert METHODS["gas"].defaults()["c"] == rankselect.GAS().c
-    assert set(SELECTORS) == {"greedy-rankrls", "gas", "sparse-ranksvm", "fsmrank", "rfe", "forward"}
+    assert set(SELECTORS) == {"greedy-rankrls", "gas", "ngas", "xgas", "hcas", "sparse-ranksvm", "fsmrank", "rfe",
+                              "forward"}
     table = method_table()
     for name in METHODS:
         assert f"`{name}`" in table

@@ -288,6 +288,9 @@ def test_paired_ttest_matches_scipy(result):
 TINY = {
     "ranksvm": {"C": [0.1, 10.0]},
     "gas": {"c": [0.0, 0.5], "k": [1, 3, 6], "alpha": [0.1, 10.0], "C": [1.0]},
+    "ngas": {"k": [1, 3, 6], "alpha": [0.1, 10.0], "C": [1.0]},
+    "xgas": {"c": [0.05, 0.5], "k": [1, 3, 6], "alpha": [0.1, 10.0], "C": [1.0]},
+    "hcas": {"k": [1, 3, 6], "alpha": [0.1, 10.0], "C": [1.0]},
     "sparse-ranksvm": {"C": [0.1, 1.0, 10.0]},
     "fsmrank": {"lambda1": [0.1], "lambda2": [1e-3, 1e-1]},
 }
@@ -338,6 +341,19 @@ def test_gas_adapter(layout, ranker):
     unused, used = ("C", "alpha") if ranker == "rankrls" else ("alpha", "C")
     assert unused not in res.grids[label] and used in res.grids[label]
     assert set(r.params) == {"c", "k", used}
+
+
+@pytest.mark.parametrize("label", ["ngas", "xgas", "hcas:linkage=single", "ngas:ranker=ranksvm"])
+def test_filter_adapters(layout, label):
+    name = label.split(":")[0]
+    res = run(layout, [label], grid=TINY, progress=False)
+    _check_method(res, label, layout)
+    fold = load_folds(layout)[0]
+    r = res.folds[0][label]
+    cls = {"ngas": rankselect.NGAS, "xgas": rankselect.XGAS, "hcas": rankselect.HCAS}[name]
+    extra = {"c": r.params["c"]} if name == "xgas" else {"linkage": "single"} if name == "hcas" else {}
+    est = cls(r.params["k"], **extra).fit(fold.train.X, fold.train.y, qid=fold.train.qid)
+    assert r.selected_features == [int(j) for j in est.selected_features_]
 
 
 @pytest.mark.parametrize("penalty", ["l1", "log"])

@@ -18,12 +18,12 @@ from typing import Optional
 
 from .._core import __version__, simd_level
 from ..exceptions import warnings_once
-from . import demo, evaluate, experiment, export, info, select, similarity, train
+from . import demo, evaluate, experiment, export, info, redundancy, select, similarity, train
 
 __all__ = ["main", "cli_wording", "EXIT_INTERRUPTED", "EXIT_BROKEN_PIPE"]
 
 # One module per subcommand, in the order `--help` lists them.
-_COMMANDS = [demo, select, info, evaluate, similarity, train, experiment, export]
+_COMMANDS = [demo, select, info, evaluate, similarity, redundancy, train, experiment, export]
 
 #: exit codes of the shell conventions: 128 + signal number
 EXIT_INTERRUPTED = 130  # SIGINT (Ctrl-C)
@@ -146,7 +146,8 @@ def main(argv: Optional[list[str]] = None) -> int:
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         return _quiet_broken_pipe()
-    except (ValueError, TypeError, OSError, MemoryError, OverflowError, ImportError) as exc:  # ImportError: an optional ranker
+    # ImportError: an optional ranker (LightGBM, XGBoost, CatBoost) that is not installed
+    except (ValueError, TypeError, OSError, MemoryError, OverflowError, ImportError) as exc:
         text = cli_wording(str(exc), command) or "out of memory"  # a bare MemoryError has no message
         print(f"rankselect {command}: error: {text}", file=sys.stderr)
         return 2

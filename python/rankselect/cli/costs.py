@@ -1,5 +1,5 @@
 """``select --costs costs.csv --budget B``: feature costs for the selectors that take them
-(greedy-rankrls, gas, sparse-ranksvm; see ``rankselect.costs``). costs.csv holds one cost
+(greedy-rankrls, gas, ngas, xgas, hcas, sparse-ranksvm; see ``rankselect.costs``). costs.csv holds one cost
 per feature in column order, or ``feature,cost`` lines with 1-based feature numbers."""
 from __future__ import annotations
 
@@ -17,7 +17,8 @@ def add_cost_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--costs", metavar="COSTS.csv",
                    help="cost of each feature: one per line in column order, or 'feature,cost' lines (1-based)")
     g.add_argument("--budget", type=float, metavar="B",
-                   help="greedy-rankrls, gas: never exceed this total cost (default: no budget)")
+                   help="greedy-rankrls and the filters (gas, ngas, xgas, hcas): never exceed this total cost "
+                        "(default: no budget)")
 
 
 def apply_costs(est, args: argparse.Namespace, n_features: int) -> Optional[np.ndarray]:
@@ -29,8 +30,8 @@ def apply_costs(est, args: argparse.Namespace, n_features: int) -> Optional[np.n
     params = est.get_params()
     if "feature_costs" not in params or (budget is not None and "budget" not in params):
         what = "a budget" if "feature_costs" in params else "feature costs"
-        raise ValueError(f"method {args.method} does not take {what} (--costs: greedy-rankrls, gas, "
-                         "sparse-ranksvm; --budget: greedy-rankrls, gas)")
+        raise ValueError(f"method {args.method} does not take {what} (--costs: greedy-rankrls, "
+                         "gas, ngas, xgas, hcas, sparse-ranksvm; --budget: greedy-rankrls and the filters)")
     costs = read_costs(costs_path, n_features) if costs_path else np.ones(n_features)
     update: dict[str, Any] = {"feature_costs": costs if costs_path else None}
     if budget is not None:

@@ -167,7 +167,8 @@ class GAS(DaskEstimatorMixin, _GAS):
 
     def __init__(self, n_features_to_select: int = 10, c: float = 0.1, *,
                  importance: Union[str, FeatureImportance, npt.ArrayLike] = "map",
-                 similarity: Union[Literal["geng", "tau_b"], npt.ArrayLike] = "geng", absolute: bool = False,
+                 similarity: Union[Literal["geng", "tau_b", "spearman"], npt.ArrayLike] = "geng",
+                 absolute: bool = False,
                  convention: Convention = "standard",
                  feature_costs: Optional[npt.ArrayLike] = None, budget: Optional[float] = None,
                  client: Optional[Client] = None) -> None:
@@ -179,6 +180,12 @@ class GAS(DaskEstimatorMixin, _GAS):
         """Select features on Dask arrays ``X`` (m, n), ``y`` (m,), ``qid`` (m,) chunked by
         whole queries."""
         self._validate_params()
+        if isinstance(self.similarity, str) and self.similarity == "spearman":
+            raise ValueError("similarity='spearman' (over all rows) is not available on Dask arrays; compute "
+                             "rankselect.spearman_similarity on a sample in memory and pass the matrix")
+        if isinstance(self.importance, str) and self.importance.strip().lower() == "lambdamart":
+            raise ValueError("importance='lambdamart' is not available on Dask arrays; compute "
+                             "single_ranker_importance in memory and pass the array")
         shards = self._shards(X, y, qid)
         n = shards.n_features
         self._check_params(n)

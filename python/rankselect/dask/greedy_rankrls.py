@@ -182,16 +182,20 @@ class GreedyRankRLS(DaskEstimatorMixin, DaskPredictMixin, _GreedyRankRLS):
     def __init__(self, n_features_to_select: int = 10, alpha: float = 1.0, criterion: str = "squared",
                  convention: Convention = "standard", min_improvement: Optional[float] = None,
                  verbose: Union[bool, int] = False, feature_costs: Optional[npt.ArrayLike] = None,
-                 budget: Optional[float] = None, *, client: Optional[Client] = None) -> None:
+                 budget: Optional[float] = None, floating: bool = False, *,
+                 client: Optional[Client] = None) -> None:
         super().__init__(n_features_to_select=n_features_to_select, alpha=alpha, criterion=criterion,
                          convention=convention, min_improvement=min_improvement, verbose=verbose,
-                         feature_costs=feature_costs, budget=budget)
+                         feature_costs=feature_costs, budget=budget, floating=floating)
         self.client = client
 
     def fit(self, X, y, qid=None):
         """Select features on Dask arrays ``X`` (m, n), ``y`` (m,), ``qid`` (m,) chunked by
         whole queries."""
         self._validate_params()
+        if self.floating:
+            raise ValueError("floating=True is not available on Dask arrays: the query shards have no removal "
+                             "step; run rankselect.GreedyRankRLS(floating=True) in memory")
         shards = self._shards(X, y, qid)
         k, n = self.n_features_to_select, shards.n_features  # k's bound n: the core's check
         self._warn_if_degenerate(shards)

@@ -7,6 +7,7 @@ the experiment figures return a :class:`matplotlib.figure.Figure` (``fig.savefig
 from .backend import require_matplotlib
 from .curves import feature_curves, plot_feature_curves, plot_regularization_curves
 from .figures import save_experiment_figures
+from .redundancy import plot_redundancy
 from .selection import plot_cost_quality, plot_selection_frequencies
 from .similarity import SIMILARITY_LABELS, plot_similarity
 from .single_feature import plot_single_feature_scores
@@ -22,4 +23,5 @@ __all__ = [
     "save_experiment_figures",
     "plot_cost_quality",
     "plot_selection_frequencies",
+    "plot_redundancy",
 ]

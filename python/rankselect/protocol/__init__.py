@@ -32,6 +32,7 @@ Methods are named as in the CLI (``rankselect experiment``); see :data:`METHODS`
 :func:`default_grid`. A method name may carry fixed options after a colon, e.g.
 ``"sparse-ranksvm:penalty=log"`` or ``"gas:ranker=ranksvm"``.
 """
+from .fsa_grid import FSA_FRACTIONS, FSAGridResult, fsa_grid, fsa_sizes
 from .results import ExperimentResult, MethodFold
 from .runner import default_grid, load_folds, parse_method, run
 from .scoring import SELECTION_METRICS, single_feature_scores
@@ -49,4 +50,8 @@ __all__ = [
     "load_folds",
     "single_feature_scores",
     "SELECTION_METRICS",
+    "fsa_grid",
+    "fsa_sizes",
+    "FSA_FRACTIONS",
+    "FSAGridResult",
 ]

@@ -16,7 +16,18 @@ import numpy as np
 
 from ..methods import METHODS as REGISTRY
 from ..models import RankRLS, RankSVM, SparseRankSVM
-from ..selection import GAS, FSMRank, GreedyRankRLS, feature_importance, kendall_similarity
+from ..selection import (
+    GAS,
+    HCAS,
+    NGAS,
+    XGAS,
+    FeatureImportance,
+    FSMRank,
+    GreedyRankRLS,
+    feature_importance,
+    kendall_similarity,
+    spearman_similarity,
+)
 from ..wrapper import ForwardSelection, RecursiveElimination
 
 
@@ -122,7 +133,8 @@ def _gas_candidates(train, grid, options, cache):
     imp = cache[ikey]
     key = ("kendall", options["similarity"], options["importance"])
     if key not in cache:
-        cache[key] = kendall_similarity(X * imp.directions, q, variant=options["similarity"])
+        cache[key] = (spearman_similarity(X) if options["similarity"] == "spearman"
+                      else kendall_similarity(X * imp.directions, q, variant=options["similarity"]))
     S = cache[key]
     ts = sorted({int(t) for t in grid["k"] if 1 <= int(t) <= n})
     if not ts:
@@ -134,19 +146,55 @@ def _gas_candidates(train, grid, options, cache):
     for c in grid["c"]:
         gas = GAS(n_features_to_select=tmax, c=float(c), importance=imp, similarity=S).fit(X, y, qid=q)
         order = [int(j) for j in gas.selected_features_]
-        out = []
-        for t in ts:
-            sub = order[:t]
-            if ranker == "rankrls":
-                alphas = grid["alpha"]
-                coefs = _rankrls_coefs(X[:, sub], y, q, alphas)
-                out += [Candidate({"c": c, "k": t, "alpha": a}, _full(w, sub, n), list(sub))
-                        for a, w in zip(alphas, coefs)]
-            else:
-                for C in grid["C"]:
-                    w = np.asarray(RankSVM(C=C).fit(X[:, sub], y, qid=q).coef_, dtype=float).ravel()
-                    out.append(Candidate({"c": c, "k": t, "C": C}, _full(w, sub, n), list(sub)))
-        yield out
+        yield [cand for t in ts for cand in _subset_candidates(train, order[:t], {"c": c, "k": t}, grid, ranker)]
+
+
+def _subset_candidates(train, sub, params, grid, ranker) -> list[Candidate]:
+    """The downstream linear ranker on the features ``sub``: one candidate per alpha
+    (RankRLS) or C (RankSVM)."""
+    X, y, q = train.X, train.y, train.qid
+    n = X.shape[1]
+    if ranker == "rankrls":
+        coefs = _rankrls_coefs(X[:, sub], y, q, grid["alpha"])
+        return [Candidate({**params, "alpha": a}, _full(w, sub, n), list(sub)) for a, w in zip(grid["alpha"], coefs)]
+    out = []
+    for C in grid["C"]:
+        w = np.asarray(RankSVM(C=C).fit(X[:, sub], y, qid=q).coef_, dtype=float).ravel()
+        out.append(Candidate({**params, "C": C}, _full(w, sub, n), list(sub)))
+    return out
+
+
+# -- ngas, xgas, hcas: the inputs once per fold; NGAS and XGAS orders are prefixes (one fit
+# per c serves every k), HCAS clusters once per k
+_FILTERS = {"ngas": NGAS, "xgas": XGAS, "hcas": HCAS}
+
+
+def _filter_candidates(name):
+    def candidates(train, grid, options, cache):
+        X, y, q = train.X, train.y, train.qid
+        n = X.shape[1]
+        probe = _FILTERS[name](1, importance=options["importance"], similarity=options["similarity"])
+        ikey = ("filter-inputs", options["importance"], options["similarity"])
+        if ikey not in cache:
+            probe.fit(X, y, qid=q)
+            cache[ikey] = (FeatureImportance(probe.importance_, probe.directions_), probe.similarity_)
+        imp, S = cache[ikey]
+        ts = sorted({int(t) for t in grid["k"] if 1 <= int(t) <= n})
+        if not ts:
+            raise ValueError(f"{name} grid: k must hold values in 1..{n}, got {grid['k']}")
+        ranker = options["ranker"]
+        if ranker not in ("rankrls", "ranksvm"):
+            raise ValueError(f"{name} option ranker must be 'rankrls' or 'ranksvm', got {ranker!r}")
+        settings = [{"c": float(c)} for c in grid["c"]] if name == "xgas" else [{}]
+        extra = {"linkage": options["linkage"]} if name == "hcas" else {}
+        for setting in settings:
+            def fit(t, setting=setting):
+                est = _FILTERS[name](t, importance=imp, similarity=S, **setting, **extra).fit(X, y, qid=q)
+                return [int(j) for j in est.selected_features_]
+            order = fit(max(ts)) if name != "hcas" else None
+            yield [cand for t in ts for cand in _subset_candidates(
+                train, order[:t] if order is not None else fit(t), {**setting, "k": t}, grid, ranker)]
+    return candidates
 
 
 # -- sparse-ranksvm
@@ -200,6 +248,12 @@ METHODS: dict[str, MethodSpec] = {
     "ranksvm": _spec("ranksvm", _ranksvm_candidates, lambda g: len(g["C"])),
     "gas": _spec("gas", _gas_candidates, lambda g: len(g["c"]),
                  unused=lambda o: ("C",) if o.get("ranker") == "rankrls" else ("alpha",)),
+    "ngas": _spec("ngas", _filter_candidates("ngas"), lambda g: 1,
+                  unused=lambda o: ("C",) if o.get("ranker") == "rankrls" else ("alpha",)),
+    "xgas": _spec("xgas", _filter_candidates("xgas"), lambda g: len(g["c"]),
+                  unused=lambda o: ("C",) if o.get("ranker") == "rankrls" else ("alpha",)),
+    "hcas": _spec("hcas", _filter_candidates("hcas"), lambda g: 1,
+                  unused=lambda o: ("C",) if o.get("ranker") == "rankrls" else ("alpha",)),
     "sparse-ranksvm": _spec("sparse-ranksvm", _sparse_candidates, lambda g: 1),
     "fsmrank": _spec("fsmrank", _fsmrank_candidates, lambda g: len(g["lambda1"]) * len(g["lambda2"])),
     "rfe": _spec("rfe", functools.partial(_loop_candidates, False), lambda g: len(g["alpha"])),

@@ -37,16 +37,12 @@ from typing import Literal, Optional, Union
 
 import numpy as np
 import numpy.typing as npt
-from sklearn.feature_selection import SelectorMixin
-from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils._param_validation import Interval
 
-from .._base import RankingEstimator, warn_if_degenerate
-from .._validation import BUDGET_RTOL, MAX_INT, check_costs_and_budget, check_similarity
-from ..data.grouping import GroupedData, TrainingData
-from ..metrics.checks import CONVENTIONS, Convention
-from .importance import FeatureImportance, _feature_importance_grouped, parse_measure
-from .similarity import VARIANTS, _check_similarity_memory, _similarity_grouped
+from .._validation import BUDGET_RTOL
+from ..metrics.checks import Convention
+from .filter_base import FilterSelector
+from .importance import FeatureImportance
 
 __all__ = ["GAS", "gas_greedy"]
 
@@ -131,7 +127,7 @@ def gas_greedy(importance, similarity, n_features_to_select: int, c: float, last
     return selected, weights
 
 
-class GAS(SelectorMixin, RankingEstimator):
+class GAS(FilterSelector):
     """GAS filter feature selection for ranking (Geng et al. 2007).
 
     Parameters
@@ -144,12 +140,14 @@ class GAS(SelectorMixin, RankingEstimator):
         ``importance`` and ``similarity`` make a sweep over ``c`` and ``t`` cheap.
     importance : str or array-like or FeatureImportance, default="map"
         A measure of :func:`rankselect.feature_importance` (``"map"``, ``"ndcg@k"``,
-        ``"ndcg"``, ``"p@k"``: GAS-E; ``"pairwise"``: GAS-L), or precomputed scores:
+        ``"ndcg"``, ``"p@k"``: GAS-E; ``"pairwise"``: GAS-L), ``"lambdamart"`` (FSA's
+        single-ranker relevance; needs LightGBM), or precomputed scores:
         a :class:`FeatureImportance` (importance and directions), or an array of shape
         (n_features,) (directions are then taken as +1).
-    similarity : {"geng", "tau_b"} or array-like of shape (n_features, n_features), default="geng"
+    similarity : {"geng", "tau_b", "spearman"} or array-like of shape (n_features, n_features), default="geng"
         Kendall variant of :func:`rankselect.kendall_similarity`, computed on the
-        direction-adjusted features (see the module docstring), or a precomputed symmetric
+        direction-adjusted features (see the module docstring), ``"spearman"`` (|Spearman|
+        over all rows, :func:`rankselect.spearman_similarity`), or a precomputed symmetric
         matrix, used as given.
     absolute : bool, default=False
         Ignore the sign of the similarity (``|tau|``); only for a computed similarity.
@@ -200,19 +198,14 @@ class GAS(SelectorMixin, RankingEstimator):
     feature_names_in_: np.ndarray
 
     _parameter_constraints = {
-        "n_features_to_select": [Interval(numbers.Integral, 1, MAX_INT, closed="both")],
+        **FilterSelector._parameter_constraints,
         "c": [Interval(numbers.Real, 0, None, closed="left")],
-        "importance": [str, FeatureImportance, "array-like"],
-        "similarity": [StrOptions(set(VARIANTS)), "array-like"],
-        "absolute": ["boolean"],
-        "convention": [StrOptions(set(CONVENTIONS))],
-        "feature_costs": ["array-like", None],
-        "budget": [Interval(numbers.Real, 0, None, closed="left"), None],
     }
 
     def __init__(self, n_features_to_select: int = 10, c: float = 0.1, *,
                  importance: Union[str, FeatureImportance, npt.ArrayLike] = "map",
-                 similarity: Union[Literal["geng", "tau_b"], npt.ArrayLike] = "geng", absolute: bool = False,
+                 similarity: Union[Literal["geng", "tau_b", "spearman"], npt.ArrayLike] = "geng",
+                 absolute: bool = False,
                  convention: Convention = "standard",
                  feature_costs: Optional[npt.ArrayLike] = None, budget: Optional[float] = None) -> None:
         self.n_features_to_select = n_features_to_select
@@ -224,116 +217,13 @@ class GAS(SelectorMixin, RankingEstimator):
         self.feature_costs = feature_costs
         self.budget = budget
 
-    def _check_params(self, n_features: int):
-        """The bound that depends on the data (the others: ``_parameter_constraints``)."""
-        t = self.n_features_to_select
-        if not t <= n_features:
-            raise ValueError(
-                f"n_features_to_select must be between 1 and the number of features ({n_features}), got {t}")
-
-    def _importance(self, data: GroupedData, has_pair=True) -> FeatureImportance:
-        imp = self.importance
-        n = data.X.shape[1]
-        if isinstance(imp, str):
-            kind, k = parse_measure(imp)
-            if kind == "pairwise" and not has_pair:
-                # no pair to order: every feature's pairwise accuracy is the tie value 1/2
-                return FeatureImportance(np.full(n, 0.5), np.ones(n, dtype=np.int64))
-            return _feature_importance_grouped(data, kind, k, self.convention)
-        return self._given_importance(n)
-
-    def _given_importance(self, n: int) -> FeatureImportance:
-        """The importance the user passed (a :class:`FeatureImportance` or an array of shape
-        (n,)), checked."""
-        imp = self.importance
-        if isinstance(imp, FeatureImportance):
-            values = np.asarray(imp.importance, dtype=np.float64)
-            directions = np.asarray(imp.directions)
-        else:
-            message = "importance must be a measure name, a FeatureImportance or an array of shape (n_features,)"
-            if isinstance(imp, tuple):
-                raise ValueError(message)
-            values = np.asarray(imp, dtype=np.float64)
-            if values.ndim != 1:
-                raise ValueError(message)
-            directions = np.ones(n, dtype=np.int64)
-        if values.shape != (n,) or directions.shape != (n,):
-            raise ValueError(f"importance must have shape ({n},) to match X, got {values.shape}")
-        if not np.isfinite(values).all():
-            raise ValueError("importance contains NaN or infinity")
-        if not np.isin(directions, (-1, 1)).all():
-            raise ValueError("importance.directions must hold only +1 and -1")
-        return FeatureImportance(values, directions.astype(np.int64))
-
-    def _similarity(self, data: GroupedData, directions) -> np.ndarray:
-        sim = self.similarity
-        m, n = data.X.shape
-        if isinstance(sim, str):
-            if sim not in VARIANTS:
-                raise ValueError(
-                    f"similarity must be one of {VARIANTS} or an (n_features, n_features) array, got {sim!r}")
-            if data.groups.sizes.max() < 2:
-                # one document per query (degenerate data, warned about): no pair to compare
-                return np.zeros((n, n))
-            _check_similarity_memory(m, n)
-            # each feature as it is used (times its direction), rows already grouped
-            return _similarity_grouped(data.X * directions, data.offsets, sim, bool(self.absolute))
-        return check_similarity(sim, n)
-
-    def fit(self, X, y, qid=None):
-        """Select features.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-            Relevance labels.
-        qid : array-like of shape (n_samples,)
-            Query id of every row (required).
-
-        Returns
-        -------
-        self
-        """
-        return self._fit(self._validate_training_data(X, y, qid))
-
-    def _fit(self, train: TrainingData):
-        data, n = train.grouped, train.n_features
-        self._check_params(n)
-        has_pair, _ = warn_if_degenerate(self, data)
-        imp = self._importance(data, has_pair)
-        e = self._similarity(data, imp.directions)
-        constant = data.constant_within_queries()
-        self._select(imp, e, constant)
-        return self
-
     def _select(self, imp: FeatureImportance, e: np.ndarray, constant: np.ndarray) -> None:
         """The greedy search (:func:`gas_greedy`, with the costs and budget) on the importance,
         the similarity and the features constant within every query; sets the fitted
         attributes."""
-        n = e.shape[0]
-        costs = budget = None
-        if self.feature_costs is not None or self.budget is not None:
-            costs, budget = check_costs_and_budget(self.feature_costs, self.budget, n)
-            if budget is None and np.all(costs == costs[0]):
-                costs = None  # equal costs: the plain greedy, exactly
+        costs, budget = self._costs(e.shape[0])
         selected, weights = gas_greedy(imp.importance, e, int(self.n_features_to_select), float(self.c),
                                        last=constant, costs=costs, budget=budget)
-        self.importance_ = imp.importance
-        self.directions_ = imp.directions
-        self.similarity_ = e
+        self._set_inputs(imp, e, constant)
         self.selected_features_ = selected
         self.selection_weights_ = weights
-        self.constant_features_ = np.flatnonzero(constant)
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        # an IR importance measure needs labels >= 0
-        tags.target_tags.positive_only = isinstance(self.importance, str) and self.importance != "pairwise"
-        return tags
-
-    def _get_support_mask(self):
-        check_is_fitted(self, "selected_features_")
-        mask = np.zeros(self.n_features_in_, dtype=bool)
-        mask[self.selected_features_] = True
-        return mask

@@ -83,6 +83,17 @@ class GreedyRankRLS(RankerMixin, LinearPredictMixin, SelectorMixin, RankingEstim
         Stop before the total cost of the selection would exceed ``budget`` (costs default
         to 1 per feature, so the budget is then a number of features); a feature that does
         not fit is skipped for cheaper ones. ``n_features_to_select`` still caps the count.
+    floating : bool, default=False
+        Sequential floating forward selection (SFFS, Pudil et al. 1994) with the exact LQO
+        criterion: after each addition, remove the selected feature whose removal gives the
+        best criterion, as long as the smaller subset beats the best subset of that size
+        seen so far by more than a relative 1e-10 (no subset is visited twice; criterion
+        values within a relative 1e-10 tie, to the lowest feature index). A removal is the exact rank-one downdate
+        of the same caches, O(m n) like an addition. The fitted path is then **per subset
+        size**: ``selected_features_`` is the best subset of size ``n_features_to_select``,
+        ``lqo_scores_[s - 1]`` / ``coef_path_[s - 1]`` / ``best_subsets_[s - 1]`` the best
+        criterion, its weights and its subset for size ``s``. Not available with
+        ``feature_costs`` / ``budget``, ``min_improvement`` or on Dask (ValueError).
 
     Attributes
     ----------
@@ -99,11 +110,18 @@ class GreedyRankRLS(RankerMixin, LinearPredictMixin, SelectorMixin, RankingEstim
     cost_path_ : ndarray of shape (k,)
         Total cost of the first ``j + 1`` selected features (only with ``feature_costs`` or
         ``budget``).
-    stop_reason_ : {None, "min_improvement", "uninformative", "budget"}
+    best_subsets_ : list of ndarray
+        Only with ``floating=True``: the best subset of every size 1..k (each in order of
+        entry into the search's subset).
+    floating_steps_ : list of (feature, added, criterion)
+        Only with ``floating=True``: every addition (``added`` True) and removal, in order,
+        with the criterion of the subset after it.
+    stop_reason_ : {None, "min_improvement", "uninformative", "budget", "visited"}
         Why the path has fewer than ``n_features_to_select`` steps: ``None`` (it has them
         all), ``"min_improvement"`` (the ``min_improvement`` rule), ``"uninformative"``
         (every remaining feature is constant within every query) or ``"budget"`` (no
-        remaining candidate fits the budget).
+        remaining candidate fits the budget); with ``floating=True`` also ``"visited"`` (every
+        addition would give a subset already visited).
     n_features_in_ : int
     feature_names_in_ : ndarray of str, shape (n_features,)
         Column names, when X was a DataFrame with string column names.
@@ -132,6 +150,8 @@ class GreedyRankRLS(RankerMixin, LinearPredictMixin, SelectorMixin, RankingEstim
     lqo_scores_: np.ndarray
     coef_path_: np.ndarray
     coef_: np.ndarray
+    best_subsets_: list
+    floating_steps_: list
     cost_path_: np.ndarray
     stop_reason_: Optional[str]
     n_features_in_: int
@@ -146,12 +166,13 @@ class GreedyRankRLS(RankerMixin, LinearPredictMixin, SelectorMixin, RankingEstim
         "verbose": ["verbose"],
         "feature_costs": ["array-like", None],
         "budget": [Interval(numbers.Real, 0, None, closed="left"), None],
+        "floating": ["boolean"],
     }
 
     def __init__(self, n_features_to_select: int = 10, alpha: float = 1.0, criterion: str = "squared",
                  convention: Convention = "standard", min_improvement: Optional[float] = None,
                  verbose: Union[bool, int] = False, feature_costs: Optional[npt.ArrayLike] = None,
-                 budget: Optional[float] = None) -> None:
+                 budget: Optional[float] = None, floating: bool = False) -> None:
         self.n_features_to_select = n_features_to_select
         self.alpha = alpha
         self.criterion = criterion
@@ -160,6 +181,7 @@ class GreedyRankRLS(RankerMixin, LinearPredictMixin, SelectorMixin, RankingEstim
         self.verbose = verbose
         self.feature_costs = feature_costs
         self.budget = budget
+        self.floating = floating
 
     def fit(self, X, y, qid=None):
         """Select features on ``X`` (m, n), labels ``y`` (m,), query ids ``qid`` (m,)."""
@@ -176,6 +198,15 @@ class GreedyRankRLS(RankerMixin, LinearPredictMixin, SelectorMixin, RankingEstim
         args = (data.X, data.y, data.offsets, int(k), float(self.alpha), self.criterion, min_improvement,
                 progress, str(self.convention), memory_limit())
         costs = None
+        if self.floating:
+            self._check_floating()
+            (selected, values, path, stop), subsets, feats, added, step_values = _core.greedy_rankrls_floating(
+                data.X, data.y, data.offsets, int(k), float(self.alpha), self.criterion, progress,
+                str(self.convention), memory_limit())
+            self._set_path(selected, values, path, stop, n, None)
+            self.best_subsets_ = [np.asarray(s, dtype=np.intp) for s in subsets]
+            self.floating_steps_ = [(int(f), bool(a), float(v)) for f, a, v in zip(feats, added, step_values)]
+            return self
         if self.feature_costs is None and self.budget is None:
             selected, values, path, stop = _core.greedy_rankrls(*args)
         else:
@@ -183,6 +214,15 @@ class GreedyRankRLS(RankerMixin, LinearPredictMixin, SelectorMixin, RankingEstim
             selected, values, path, stop = _core.greedy_rankrls_costs(*args, feature_costs=costs, budget=budget)
         self._set_path(selected, values, path, stop, n, costs)
         return self
+
+    def _check_floating(self) -> None:
+        """``floating=True`` refuses what it does not support, with the reason."""
+        if self.feature_costs is not None or self.budget is not None:
+            raise ValueError("floating=True is not available with feature_costs or budget (the per-cost rule "
+                             "has no floating variant); use floating=False")
+        if self.min_improvement is not None:
+            raise ValueError("floating=True is not available with min_improvement (floating search compares "
+                             "subsets of each size, not successive steps); use min_improvement=None")
 
     def _progress(self):
         """The ``verbose`` progress callback (None when quiet)."""

@@ -29,7 +29,11 @@ from .._validation import check_ranking_data
 from ..data.grouping import GroupedData
 from ..metrics.checks import check_convention
 
-__all__ = ["FeatureImportance", "feature_importance", "pairwise_accuracy", "parse_measure", "pick_directions"]
+__all__ = ["FeatureImportance", "feature_importance", "pairwise_accuracy", "parse_measure", "pick_directions",
+           "single_ranker_importance", "SINGLE_RANKER"]
+
+#: the importance name of FSA's single-ranker relevance (:func:`single_ranker_importance`)
+SINGLE_RANKER = "lambdamart"
 
 
 class FeatureImportance(NamedTuple):
@@ -177,3 +181,56 @@ def _feature_importance_grouped(data: GroupedData, kind: str, k, convention: str
     convention = check_convention(convention)
     name = kind if k is None else f"{kind}@{k}"
     return pick_directions(*_core.metric_importance(data.X, data.y, data.offsets, name, convention))
+
+
+def single_ranker_importance(X, y, qid, *, n_estimators: int = 100, convention: str = "standard") -> FeatureImportance:
+    """FSA's relevance of every feature (Gigli et al. 2016): the NDCG@10 of a LambdaMART
+    ranker trained on that one feature alone (``importance="lambdamart"`` of the filters).
+
+    One LightGBM ``lambdarank`` model per feature (``n_estimators`` trees of 4 leaves,
+    learning rate 0.1, one thread, ``deterministic=True``, seed 0: the same data gives the
+    same values), scored by NDCG@10 on the data it was trained on (FSA scores a held-out
+    file; here the selector sees only its training data), ties in the model's scores broken
+    pessimistically as in :func:`feature_importance`. Trees are invariant to the sign of the
+    feature, so every direction is +1.
+
+    Cost: ``n_features`` LightGBM fits of ``n_estimators`` rounds on one column, about
+    ``n_features x n_estimators x n_samples`` work: seconds for MQ2008 (46 features), far
+    more than the single-feature measures, which need one sort per feature.
+
+    Raises
+    ------
+    ImportError
+        When LightGBM is not installed (``pip install lightgbm``).
+    """
+    X, y, qid = check_ranking_data(X, y, qid)
+    if X.shape[1] == 0:
+        raise ValueError("X has no features (0 columns)")
+    return _single_ranker_grouped(GroupedData.from_arrays(X, y, qid), n_estimators, convention)
+
+
+def _single_ranker_grouped(data: GroupedData, n_estimators: int = 100, convention: str = "standard"
+                           ) -> FeatureImportance:
+    """:func:`single_ranker_importance` on data validated and grouped by the caller."""
+    try:
+        import lightgbm
+    except ImportError:
+        raise ImportError("importance='lambdamart' (FSA's single-ranker relevance) needs LightGBM: "
+                          "pip install lightgbm") from None
+    convention = check_convention(convention)
+    m, n = data.X.shape
+    sizes = np.diff(data.offsets).astype(np.int64)
+    labels = np.rint(data.y).astype(np.int64)
+    scores = np.zeros((m, n))
+    for j in range(n):
+        column = data.X[:, j:j + 1]
+        if np.ptp(column) == 0:
+            continue  # no split possible: every score ties
+        model = lightgbm.LGBMRanker(objective="lambdarank", n_estimators=n_estimators, learning_rate=0.1,
+                                    num_leaves=4, min_child_samples=1, deterministic=True, force_row_wise=True,
+                                    n_jobs=1, random_state=0, verbose=-1)
+        model.fit(column, labels, group=sizes)
+        scores[:, j] = model.predict(column)
+    ascending, _ = _core.metric_importance(np.ascontiguousarray(scores), data.y, data.offsets, "ndcg@10",
+                                           convention)
+    return FeatureImportance(np.asarray(ascending, dtype=np.float64), np.ones(n, dtype=np.int64))

@@ -29,15 +29,19 @@ algorithm for long ones; both give identical results.
 from __future__ import annotations
 
 import numpy as np
+from scipy.stats import rankdata
 
 from .. import _core
 from .._config import check_memory
 from .._validation import check_matrix, check_qid, shown
 from ..data.grouping import QueryGroups
 
-__all__ = ["VARIANTS", "kendall_similarity", "check_variant"]
+__all__ = ["VARIANTS", "SIMILARITIES", "kendall_similarity", "spearman_similarity", "check_variant"]
 
 VARIANTS = ("geng", "tau_b")
+
+#: every similarity a filter selector computes: the Kendall variants and FSA's ``"spearman"``
+SIMILARITIES = VARIANTS + ("spearman",)
 
 _ALGORITHMS = {"auto": None, "bitset": np.iinfo(np.int64).max, "merge": 0}
 
@@ -130,3 +134,48 @@ def _similarity_grouped(X: np.ndarray, offsets: np.ndarray, variant: str, absolu
     query (``offsets``)."""
     return _core.kendall_similarity(X, offsets, variant, absolute, _ALGORITHMS[algorithm])
 
+
+
+def spearman_similarity(X) -> np.ndarray:
+    """|Spearman| rank correlation of every pair of features over all rows (the similarity
+    of Gigli et al. 2016, FSA's ``scipy.stats.spearmanr`` on the pooled training rows).
+
+    Spearman's rho is Pearson's correlation of the columns' ranks (ties: average ranks);
+    queries are ignored (unlike :func:`kendall_similarity`, which averages over queries), and
+    the absolute value makes a feature and its negation identical. A feature constant over
+    all rows (rho undefined, NaN in SciPy) has similarity 0 to every other feature; the
+    diagonal is 1. Cost: one sort per feature and an (n, m) x (m, n) product.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        Feature values; finite.
+
+    Returns
+    -------
+    ndarray of shape (n_features, n_features)
+        Symmetric, in [0, 1].
+    """
+    X = check_matrix(X, "X", squares=False)
+    if X.shape[1] == 0:
+        raise ValueError("X has no features (0 columns)")
+    if X.shape[0] == 0:
+        raise ValueError("X has no rows")
+    return _spearman(X)
+
+
+def _spearman(X: np.ndarray) -> np.ndarray:
+    """:func:`spearman_similarity` of validated rows (their order is irrelevant)."""
+    m, n = X.shape
+    check_memory(8 * (2 * m * n + 2 * n * n), f"Spearman similarity of {n} features ({n} x {n} matrix)",
+                 "select among fewer features (e.g. pre-filter by importance)")
+    ranks = rankdata(X, axis=0) if m else np.zeros((0, n))
+    ranks -= ranks.mean(axis=0)
+    norms = np.sqrt(np.einsum("ij,ij->j", ranks, ranks))
+    varies = norms > 0
+    ranks[:, varies] /= norms[varies]
+    s = np.abs(ranks.T @ ranks)
+    np.clip(s, 0.0, 1.0, out=s)
+    s = (s + s.T) / 2  # exactly symmetric
+    np.fill_diagonal(s, 1.0)
+    return s

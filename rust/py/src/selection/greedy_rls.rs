@@ -111,6 +111,26 @@ where
             &mut dyn FnMut(usize, usize, f64) -> rankselect_core::Result<()>,
         ) -> rankselect_core::Result<GreedyPath>,
 {
+    let path = run_with_progress(py, progress, kernel)?;
+    Ok(greedy_out(py, path))
+}
+
+/// [`GreedyOut`] of a core path.
+pub(crate) fn greedy_out(py: Python<'_>, path: GreedyPath) -> GreedyOut<'_> {
+    let stop = path.stop.map(stop_name);
+    (path.selected.into_pyarray(py), path.lqo_scores.into_pyarray(py), path.coef_path.into_pyarray(py), stop)
+}
+
+/// The GIL, interrupt and progress plumbing of [`run_greedy`] for a kernel returning any `T`.
+pub(crate) fn run_with_progress<T, K>(py: Python<'_>, progress: Option<Py<PyAny>>, kernel: K) -> PyResult<T>
+where
+    T: Send,
+    K: Send
+        + FnOnce(
+            &dyn Interrupt,
+            &mut dyn FnMut(usize, usize, f64) -> rankselect_core::Result<()>,
+        ) -> rankselect_core::Result<T>,
+{
     let interrupt = python_interrupt();
     let (result, callback_error) = crate::errors::run_detached_infallible(py, || {
         let mut callback_error: Option<PyErr> = None;
@@ -129,9 +149,7 @@ where
     if let Some(e) = callback_error {
         return Err(e);
     }
-    let path = result.py()?;
-    let stop = path.stop.map(stop_name);
-    Ok((path.selected.into_pyarray(py), path.lqo_scores.into_pyarray(py), path.coef_path.into_pyarray(py), stop))
+    result.py()
 }
 
 /// Python name of a [`Stop`] reason: `stop_reason_` of `GreedyRankRLS` as is.
@@ -140,6 +158,7 @@ pub(crate) fn stop_name(s: Stop) -> &'static str {
         Stop::MinImprovement => "min_improvement",
         Stop::Uninformative => "uninformative",
         Stop::Budget => "budget",
+        Stop::Visited => "visited",
     }
 }
 

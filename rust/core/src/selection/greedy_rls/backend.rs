@@ -10,6 +10,7 @@ use super::criterion::{Criterion, CriterionScratch};
 use super::state::{GreedyState, Step};
 use crate::data::groups::{center_vec, QueryOffsets};
 use crate::error::Result;
+use crate::invalid;
 
 /// The data side of a greedy run (Algorithm 1).
 pub trait GreedyBackend {
@@ -30,6 +31,12 @@ pub trait GreedyBackend {
     /// Adds feature `b` to the model (`skip` holds it and every other non-candidate). The
     /// update may be deferred to the next [`scan`](GreedyBackend::scan).
     fn add(&mut self, b: usize, skip: &[bool]) -> Result<()>;
+    /// Removes feature `b` from the model (floating search, [`super::select_floating`]); the
+    /// next [`scan`](GreedyBackend::scan) then scores the features in the model by their
+    /// removal. A backend without it refuses floating search.
+    fn remove(&mut self, _b: usize, _skip: &[bool]) -> Result<()> {
+        invalid!("floating search (floating=True) is not available on this backend")
+    }
 }
 
 /// The in-memory backend: the caches of [`GreedyState`]; adding a feature is deferred to the
@@ -93,7 +100,14 @@ impl GreedyBackend for InMemory<'_> {
     }
 
     fn add(&mut self, b: usize, _skip: &[bool]) -> Result<()> {
+        debug_assert!(self.pending.is_none(), "a scan applies every step before the next");
         self.pending = Some(self.state.select(b));
+        Ok(())
+    }
+
+    fn remove(&mut self, b: usize, _skip: &[bool]) -> Result<()> {
+        debug_assert!(self.pending.is_none(), "a scan applies every step before the next");
+        self.pending = Some(self.state.deselect(b));
         Ok(())
     }
 }

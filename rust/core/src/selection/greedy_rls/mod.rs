@@ -57,12 +57,17 @@
 //! update-and-scan pass), `path` (the selected prefix's weights and the result), `choice`
 //! (the best candidate, or the best per unit cost), `backend` (where the candidates' values
 //! come from: the in-memory caches, or query shards in [`crate::shards::greedy_sharded`]),
-//! `driver` (options, checks and the selection loop, once for every backend and rule).
+//! `driver` (options, checks and the selection loop, once for every backend and rule),
+//! `floating` (floating search, SFFS: the same caches, a removal is the addition's rank-one
+//! step with the opposite sign, `c = -1/(1 - M_bb)`).
 
 mod backend;
 mod choice;
 mod criterion;
 mod driver;
+mod floating;
+#[cfg(test)]
+mod floating_tests;
 mod fused;
 mod path;
 mod state;
@@ -74,6 +79,7 @@ pub use self::choice::{choose_best, choose_per_cost, Choice};
 pub use self::criterion::{Criterion, CriterionScratch, MetricCriterion, Squared};
 pub(crate) use self::driver::{check_cache_memory, check_data, check_params};
 pub use self::driver::{check_options, greedy_rankrls, select, GreedyOptions};
+pub use self::floating::{greedy_rankrls_floating, select_floating, FloatingPath, REL_TIE};
 #[cfg(test)]
 pub(crate) use self::fused::fused_update;
 pub use self::path::{GreedyPath, Stop};

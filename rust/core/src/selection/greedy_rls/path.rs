@@ -12,6 +12,8 @@ pub enum Stop {
     Uninformative,
     /// No remaining candidate fits the budget ([`crate::selection::cost_greedy`]).
     Budget,
+    /// Floating search: every addition would give a subset already visited.
+    Visited,
 }
 
 /// Result of a greedy run.

@@ -82,7 +82,13 @@ pub struct GreedyState {
     r: Vec<f64>,
     /// `false` for features constant within every query.
     informative: Vec<bool>,
+    /// `true` for the features in the model `S`: a pass scores their removal.
+    in_model: Vec<bool>,
 }
+
+/// The caches gathered for the tests: `C`, `U` (n columns of length m), `p`, `M` (row-major), `r`.
+#[cfg(test)]
+pub(super) type Caches = (Vec<Vec<f64>>, Vec<Vec<f64>>, Vec<f64>, Vec<f64>, Vec<f64>);
 
 /// Bytes [`GreedyState::new`] allocates for `m` rows and `n` features.
 pub fn state_bytes(m: usize, n: usize) -> u128 {
@@ -183,7 +189,8 @@ impl GreedyState {
         let r = xty.iter().map(|v| v * inv).collect();
         let p = alloc::try_copy(&yc, "greedy RankRLS's residuals")?;
         let offsets = alloc::try_copy(offsets, "the query offsets")?;
-        Ok(GreedyState { n, offsets, chunks, c, u, p, yc, gram, xty, mm, r, informative })
+        let in_model = alloc::try_filled(n, false, "greedy RankRLS's selected-feature flags")?;
+        Ok(GreedyState { n, offsets, chunks, c, u, p, yc, gram, xty, mm, r, informative, in_model })
     }
 
     /// `false` for the features constant within every query (zero centred column).
@@ -205,10 +212,27 @@ impl GreedyState {
     /// Adds feature `b` to `S`: updates `p`, `M`, `r` and returns what the pass needs to
     /// update `C` and `U` ([`GreedyState::pass`]).
     pub fn select(&mut self, b: usize) -> Step {
+        let c = 1.0 / (1.0 + self.mm[(b, b)]);
+        self.in_model[b] = true;
+        self.rank_one(b, c)
+    }
+
+    /// Removes feature `b` from `S` (floating search): the same rank-one step with the
+    /// opposite sign (module docs of [`super`]), `c = -1/(1 - M_bb)`, where `M_bb < 1`
+    /// while `b` is in the model. Exact and O(m n) like an addition. The pass that applies it
+    /// must update every column (the selected ones too: `skip` holds only features that
+    /// cannot change the model), so that `C_b`, `U_b` are current for a later removal.
+    pub fn deselect(&mut self, b: usize) -> Step {
+        let c = -1.0 / (1.0 - self.mm[(b, b)]);
+        self.in_model[b] = false;
+        self.rank_one(b, c)
+    }
+
+    /// The rank-one change `G' = G - c u u^T` (`u = C_b`) of `p`, `M`, `r`.
+    fn rank_one(&mut self, b: usize, c: f64) -> Step {
         let n = self.n;
         let ub = self.column(&self.c, b);
         let zb = self.column(&self.u, b);
-        let c = 1.0 / (1.0 + self.mm[(b, b)]);
         let d = c * self.r[b];
         let (s1, f) = update_residuals(&ub, &zb, &mut self.p, &self.offsets, c, d);
         let mb: Vec<f64> = (0..n).map(|i| self.mm[(b, i)]).collect();
@@ -222,8 +246,18 @@ impl GreedyState {
         Step { t, s1, f, ub, zb }
     }
 
+    /// The caches gathered feature by feature (`C`, `U` as n columns of length m), `p`, `M`
+    /// (row-major) and `r`: for the tests against recomputation from scratch.
+    #[cfg(test)]
+    pub(super) fn caches(&self) -> Caches {
+        let cols = |v: &[f64]| (0..self.n).map(|i| self.column(v, i)).collect::<Vec<_>>();
+        let mm = (0..self.n * self.n).map(|k| self.mm[(k / self.n, k % self.n)]).collect();
+        (cols(&self.c), cols(&self.u), self.p.clone(), mm, self.r.clone())
+    }
+
     /// One pass over `C` and `U`: applies `step` (if any) to every feature not in `skip`,
-    /// then returns the criterion after adding each such feature (`None` for `skip`).
+    /// then returns the criterion after adding each such feature, or after removing it for
+    /// a feature in the model (`None` for `skip`).
     /// Parallel over chunks; `y` are the raw grouped labels.
     pub fn pass(
         &mut self,
@@ -235,7 +269,8 @@ impl GreedyState {
         let n = self.n;
         let coefs: Vec<(f64, f64)> = (0..n)
             .map(|i| {
-                let ci = 1.0 / (1.0 + self.mm[(i, i)]);
+                // adding i: c_i = 1/(1 + M_ii); removing a selected i: c_i = -1/(1 - M_ii)
+                let ci = if self.in_model[i] { -1.0 / (1.0 - self.mm[(i, i)]) } else { 1.0 / (1.0 + self.mm[(i, i)]) };
                 (ci, ci * self.r[i])
             })
             .collect();

@@ -1,0 +1,301 @@
+"""NGAS, XGAS and HCAS: the successors of GAS (Gigli, Lucchese, Nardini and Perego, "Fast
+feature selection for learning to rank", ICTIR 2016; the definitions are those of their
+published scripts, andrgig/FSA).
+
+With ``r`` the importance (relevance) of every feature and ``s`` the similarity of every
+pair (both the inputs of :class:`~rankselect.selection.filter_base.FilterSelector`):
+
+- **NGAS**: select the most relevant feature; then repeat: ``t`` = the last selected
+  feature; ``a`` = the remaining feature least similar to ``t``; ``b`` = the remaining
+  feature other than ``a`` most similar to ``a``; select the more relevant of ``a`` and
+  ``b`` (``a`` when they are equally relevant, as FSA; ``a`` alone when it is the last
+  remaining feature).
+- **XGAS(c)**: select the most relevant feature; then repeat: among the ``R`` remaining
+  features take the ``max(1, round(c R))`` least similar to the last selected one and
+  select the most relevant of them (``round`` halves away from zero, as FSA's Python 2;
+  ``c = 0.05`` in the paper).
+- **HCAS**: agglomerative clustering of the features on the distance ``1 - s``
+  (:func:`scipy.cluster.hierarchy.linkage`, ``"ward"`` or ``"single"``), cut into ``k``
+  clusters (:func:`scipy.cluster.hierarchy.cut_tree`: exactly ``k``); the most relevant
+  feature of each cluster, in order of relevance.
+
+Ties: a similarity tie goes to the lowest feature index (the least / most similar, and the
+order within XGAS's neighbourhood: a stable sort), a relevance tie to the lowest index.
+
+Features constant within every query cannot rank anything (FSA's blacklist): every filter
+selects among the other features first and takes the constant ones last, in index order.
+
+The selection is the search alone: :func:`ngas_select`, :func:`xgas_select` and
+:func:`hcas_select` run it on a precomputed relevance vector and similarity matrix.
+"""
+from __future__ import annotations
+
+import numbers
+from typing import Literal, Optional, Union
+
+import numpy as np
+import numpy.typing as npt
+from scipy.cluster.hierarchy import cut_tree, linkage
+from scipy.spatial.distance import squareform
+from sklearn.utils._param_validation import Interval, StrOptions
+
+from .._validation import BUDGET_RTOL
+from ..metrics.checks import Convention
+from .filter_base import FilterSelector, best_of, cost_ratio
+from .importance import FeatureImportance
+
+__all__ = ["NGAS", "XGAS", "HCAS", "ngas_select", "xgas_select", "hcas_select", "LINKAGES"]
+
+#: the linkages of HCAS
+LINKAGES = ("ward", "single")
+
+_Similarity = Union[Literal["geng", "tau_b", "spearman"], npt.ArrayLike]
+
+
+def _inputs(importance, similarity, costs, budget):
+    w = np.asarray(importance, dtype=np.float64)
+    s = np.asarray(similarity, dtype=np.float64)
+    if w.ndim != 1 or s.shape != (w.shape[0], w.shape[0]):
+        raise ValueError(f"importance must have shape (n,) and similarity (n, n), got {w.shape} and {s.shape}")
+    if not (np.isfinite(w).all() and np.isfinite(s).all()):
+        raise ValueError("importance and similarity must be finite")
+    if costs is None and budget is not None:
+        costs = np.ones(w.shape[0])
+    costs = None if costs is None else np.asarray(costs, dtype=np.float64)
+    return w, s, costs, cost_ratio(w, costs)
+
+
+def _pool(remaining, costs, budget, spent):
+    """The remaining features that fit in what is left of the budget (index order)."""
+    ok = remaining if budget is None else remaining & (spent + costs <= budget * (1 + BUDGET_RTOL))
+    return np.flatnonzero(ok)
+
+
+def _greedy(importance, similarity, n_features_to_select, costs, budget, step):
+    """The loop NGAS and XGAS share: the most relevant feature first, then ``step(t, pool)``
+    picks each next feature from the affordable remaining ones after ``t``."""
+    w, s, costs, ratio = _inputs(importance, similarity, costs, budget)
+    remaining = np.ones(w.shape[0], dtype=bool)
+    selected: list[int] = []
+    spent = 0.0
+    while len(selected) < n_features_to_select:
+        pool = _pool(remaining, costs, budget, spent)
+        if pool.size == 0:
+            break
+        k = best_of(pool, w, ratio) if not selected else step(selected[-1], pool, s, w, ratio)
+        selected.append(k)
+        remaining[k] = False
+        if costs is not None:
+            spent += costs[k]
+    return np.asarray(selected, dtype=np.intp)
+
+
+def _ngas_step(t, pool, s, w, ratio):
+    a = int(pool[np.argmin(s[t, pool])])  # first minimum: the lowest index
+    others = pool[pool != a]
+    if others.size == 0:
+        return a
+    b = int(others[np.argmax(s[a, others])])
+    better_b = (ratio[b], w[b]) > (ratio[a], w[a])
+    return b if better_b else a
+
+
+def ngas_select(importance, similarity, n_features_to_select: int, *, costs=None, budget=None) -> np.ndarray:
+    """NGAS (module docstring) on a relevance vector (n,) and a similarity matrix (n, n).
+
+    ``costs`` / ``budget``: relevance is compared per unit cost and only affordable features
+    are candidates (:mod:`rankselect.selection.filter_base`). Returns the selected indices in
+    order of selection (fewer than ``n_features_to_select`` only when the budget stops it).
+    """
+    return _greedy(importance, similarity, n_features_to_select, costs, budget, _ngas_step)
+
+
+def xgas_select(importance, similarity, n_features_to_select: int, c: float = 0.05, *, costs=None,
+                budget=None) -> np.ndarray:
+    """XGAS(c) (module docstring) on a relevance vector (n,) and a similarity matrix (n, n);
+    ``costs`` / ``budget`` as :func:`ngas_select`."""
+
+    def step(t, pool, s, w, ratio):
+        size = max(1, int(np.floor(c * pool.size + 0.5)))
+        nearest = pool[np.argsort(s[t, pool], kind="stable")[:size]]
+        return best_of(nearest, w, ratio)
+
+    return _greedy(importance, similarity, n_features_to_select, costs, budget, step)
+
+
+def hcas_clusters(similarity, n_clusters: int, method: str = "ward") -> tuple:
+    """Cluster labels (0 .. n_clusters - 1) of the features of ``similarity`` (n, n) cut
+    from the agglomerative clustering on ``1 - s``, and scipy's linkage matrix (None for
+    fewer than 2 features)."""
+    s = np.asarray(similarity, dtype=np.float64)
+    n = s.shape[0]
+    if method not in LINKAGES:
+        raise ValueError(f"linkage must be one of {LINKAGES}, got {method!r}")
+    if n < 2 or n_clusters >= n:
+        return np.arange(n), None
+    d = np.clip(1.0 - (s + s.T) / 2, 0.0, None)
+    np.fill_diagonal(d, 0.0)
+    z = linkage(squareform(d, checks=False), method=method)
+    return cut_tree(z, n_clusters=n_clusters).ravel().astype(np.intp), z
+
+
+def hcas_select(importance, similarity, n_features_to_select: int, linkage: str = "ward", *, costs=None,
+                budget=None) -> np.ndarray:
+    """HCAS (module docstring): the most relevant feature of each of ``n_features_to_select``
+    clusters, in order of relevance (per unit cost with ``costs``); with a budget the
+    representatives are taken in that order while they fit."""
+    w, s, costs, ratio = _inputs(importance, similarity, costs, budget)
+    labels, _ = hcas_clusters(s, n_features_to_select, linkage)
+    reps = [best_of(np.flatnonzero(labels == g), w, ratio) for g in np.unique(labels)]
+    # order of relevance: larger ratio, then larger importance, then the lowest index
+    reps.sort(key=lambda j: (-ratio[j], -w[j], j))
+    if budget is None:
+        return np.asarray(reps, dtype=np.intp)
+    spent, out = 0.0, []
+    for j in reps:
+        if spent + costs[j] <= budget:
+            out.append(j)
+            spent += costs[j]
+    return np.asarray(out, dtype=np.intp)
+
+
+class _FSAFilter(FilterSelector):
+    """The shared ``_select``: the search on the informative features, the constant ones
+    last."""
+
+    def _search(self, w, s, k, costs, budget) -> np.ndarray:
+        raise NotImplementedError
+
+    def _select(self, imp: FeatureImportance, e: np.ndarray, constant: np.ndarray) -> None:
+        n = e.shape[0]
+        k = int(self.n_features_to_select)
+        costs, budget = self._costs(n)
+        informative = np.flatnonzero(~constant)
+        sub_costs = None if costs is None else costs[informative]
+        chosen = informative[self._search(imp.importance[informative], e[np.ix_(informative, informative)],
+                                          min(k, informative.size), sub_costs, budget)]
+        spent = 0.0 if costs is None else float(costs[chosen].sum())
+        extra = []
+        for j in np.flatnonzero(constant)[: max(0, k - chosen.size)]:
+            if costs is not None and budget is not None:
+                if chosen.size < informative.size or spent + costs[j] > budget:
+                    break  # the budget stopped the search, or this one does not fit
+                spent += costs[j]
+            extra.append(j)
+        self._set_inputs(imp, e, constant)
+        self.selected_features_ = np.concatenate([chosen, np.asarray(extra, dtype=np.intp)]).astype(np.intp)
+
+
+_DOC_COMMON = """
+    importance : str or array-like or FeatureImportance, default="ndcg@10"
+        Relevance of every feature: a measure of :func:`rankselect.feature_importance`,
+        ``"lambdamart"`` (FSA's: NDCG@10 of a LightGBM LambdaMART ranker on the feature
+        alone; needs LightGBM), or precomputed.
+    similarity : {"spearman", "geng", "tau_b"} or array-like, default="spearman"
+        FSA's |Spearman| over all rows, a Kendall variant averaged over queries, or a
+        precomputed symmetric matrix.
+    absolute : bool, default=False
+        ``|tau|`` for a Kendall similarity (Spearman is always absolute).
+    convention : str, default="standard"
+    feature_costs : array-like of shape (n_features,) or None
+    budget : float or None
+        See :mod:`rankselect.selection.filter_base`.
+
+    Attributes
+    ----------
+    selected_features_ : ndarray of int
+        Selected feature indices, in order of selection.
+    importance_, directions_, similarity_, constant_features_ : as :class:`rankselect.GAS`.
+"""
+
+
+def _init_common(self, n_features_to_select, importance, similarity, absolute, convention, feature_costs, budget):
+    self.n_features_to_select = n_features_to_select
+    self.importance = importance
+    self.similarity = similarity
+    self.absolute = absolute
+    self.convention = convention
+    self.feature_costs = feature_costs
+    self.budget = budget
+
+
+class NGAS(_FSAFilter):
+    __doc__ = """NGAS filter selection (Gigli et al. 2016; :mod:`rankselect.selection.filters`).
+
+    Parameters
+    ----------
+    n_features_to_select : int, default=10
+    """ + _DOC_COMMON
+
+    def __init__(self, n_features_to_select: int = 10, *,
+                 importance: Union[str, FeatureImportance, npt.ArrayLike] = "ndcg@10",
+                 similarity: _Similarity = "spearman", absolute: bool = False,
+                 convention: Convention = "standard",
+                 feature_costs: Optional[npt.ArrayLike] = None, budget: Optional[float] = None) -> None:
+        _init_common(self, n_features_to_select, importance, similarity, absolute, convention, feature_costs, budget)
+
+    def _search(self, w, s, k, costs, budget):
+        return ngas_select(w, s, k, costs=costs, budget=budget)
+
+
+class XGAS(_FSAFilter):
+    __doc__ = """XGAS(c) filter selection (Gigli et al. 2016; :mod:`rankselect.selection.filters`).
+
+    Parameters
+    ----------
+    n_features_to_select : int, default=10
+    c : float in (0, 1], default=0.05
+        Fraction of the remaining features, least similar to the last selected one, among
+        which the most relevant is selected (the paper's 0.05).
+    """ + _DOC_COMMON
+
+    _parameter_constraints = {**FilterSelector._parameter_constraints,
+                              "c": [Interval(numbers.Real, 0, 1, closed="right")]}
+
+    def __init__(self, n_features_to_select: int = 10, c: float = 0.05, *,
+                 importance: Union[str, FeatureImportance, npt.ArrayLike] = "ndcg@10",
+                 similarity: _Similarity = "spearman", absolute: bool = False,
+                 convention: Convention = "standard",
+                 feature_costs: Optional[npt.ArrayLike] = None, budget: Optional[float] = None) -> None:
+        self.c = c
+        _init_common(self, n_features_to_select, importance, similarity, absolute, convention, feature_costs, budget)
+
+    def _search(self, w, s, k, costs, budget):
+        return xgas_select(w, s, k, float(self.c), costs=costs, budget=budget)
+
+
+class HCAS(_FSAFilter):
+    __doc__ = """HCAS filter selection (Gigli et al. 2016; :mod:`rankselect.selection.filters`).
+
+    Parameters
+    ----------
+    n_features_to_select : int, default=10
+        The number of clusters.
+    linkage : {"ward", "single"}, default="ward"
+    """ + _DOC_COMMON + """    labels_ : ndarray of int, shape (n_features,)
+        Cluster of every feature (-1 for the features constant within every query).
+    """
+
+    labels_: np.ndarray
+
+    _parameter_constraints = {**FilterSelector._parameter_constraints,
+                              "linkage": [StrOptions(set(LINKAGES))]}
+
+    def __init__(self, n_features_to_select: int = 10, linkage: Literal["ward", "single"] = "ward", *,
+                 importance: Union[str, FeatureImportance, npt.ArrayLike] = "ndcg@10",
+                 similarity: _Similarity = "spearman", absolute: bool = False,
+                 convention: Convention = "standard",
+                 feature_costs: Optional[npt.ArrayLike] = None, budget: Optional[float] = None) -> None:
+        self.linkage = linkage
+        _init_common(self, n_features_to_select, importance, similarity, absolute, convention, feature_costs, budget)
+
+    def _search(self, w, s, k, costs, budget):
+        self._labels, _ = hcas_clusters(s, k, self.linkage)
+        return hcas_select(w, s, k, self.linkage, costs=costs, budget=budget)
+
+    def _select(self, imp, e, constant):
+        super()._select(imp, e, constant)
+        labels = np.full(e.shape[0], -1, dtype=np.intp)
+        labels[np.flatnonzero(~constant)] = self._labels
+        del self._labels
+        self.labels_ = labels

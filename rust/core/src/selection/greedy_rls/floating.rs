@@ -1,0 +1,196 @@
+//! Floating greedy RankRLS: sequential floating forward selection (SFFS, Pudil, Novovičová
+//! and Kittler 1994) with the exact LQO criterion of Algorithm 1.
+//!
+//! After each addition (the best candidate, as [`super::select`]), the selected feature whose
+//! removal gives the best criterion is removed, as long as the smaller subset beats the best
+//! subset of that size seen so far; then the next addition. Removing feature `b` is the
+//! rank-one step of an addition with the opposite sign (`K' = K - x_b x_b^T`, so
+//! `G' = G + u u^T / (1 - M_bb)`, i.e. `c = -1/(1 - M_bb)` in the update formulas of
+//! [`super`]), exact and O(m n) like an addition: [`super::GreedyState::deselect`]. The
+//! caches of the selected features are therefore updated by every pass (a plain greedy run
+//! skips them), and one pass scores both the additions of the unselected features and the
+//! removals of the selected ones.
+//!
+//! No subset is visited twice: an addition takes the best candidate whose subset has not
+//! been visited, and a removal must strictly beat the best subset of its size (so its
+//! subset is new). Ties (values within a relative [`REL_TIE`] = 1e-10, the rounding of the
+//! caches' up- and downdates) go to the lowest feature index, and a removal must beat the
+//! best of its size by more than that; NaN never wins. The search stops
+//! when the current subset has `n_features_to_select` features and no removal improves,
+//! when only uninformative features are left ([`Stop::Uninformative`]), or when every
+//! addition would give a visited subset ([`Stop::Visited`]).
+
+use std::collections::HashSet;
+
+use ndarray::ArrayView2;
+
+use super::backend::{GreedyBackend, InMemory};
+use super::choice::better;
+use super::criterion::Criterion;
+use super::driver::{check_cache_memory, check_data, check_params, GreedyOptions};
+use super::path::{GreedyPath, PrimalPath, Stop};
+use crate::data::groups::QueryOffsets;
+use crate::error::Result;
+use crate::interrupt::Interrupt;
+use crate::invalid;
+
+/// Result of a floating run.
+#[derive(Clone, Debug)]
+pub struct FloatingPath {
+    /// Per subset size `s = 1..`: `selected` is the best subset of the largest size (in
+    /// order of entry), `lqo_scores[s - 1]` the best criterion of size `s`, `coef_path` row
+    /// `s - 1` the weights of the best subset of size `s`.
+    pub path: GreedyPath,
+    /// The best subset of every size, each in order of entry into the search's subset.
+    pub subsets: Vec<Vec<usize>>,
+    /// Every step: `(feature, added, criterion after the step)`.
+    pub steps: Vec<(usize, bool, f64)>,
+}
+
+/// Floating greedy RankRLS on grouped `x` (m x n), in memory: the checks of
+/// [`super::greedy_rankrls`] and [`select_floating`].
+pub fn greedy_rankrls_floating(
+    x: ArrayView2<f64>,
+    y: &[f64],
+    offsets: &QueryOffsets,
+    opts: &GreedyOptions,
+    criterion: &dyn Criterion,
+    interrupt: &dyn Interrupt,
+    progress: &mut dyn FnMut(usize, usize, f64) -> Result<()>,
+) -> Result<FloatingPath> {
+    check_params(x, y, offsets, opts)?;
+    check_data(x, y, criterion)?;
+    let (m, n) = x.dim();
+    check_cache_memory(
+        m,
+        n,
+        opts.max_memory,
+        "select on fewer rows or features (e.g. a sample of the queries), or raise the limit with \
+         rankselect.set_config(max_memory=...)",
+    )?;
+    interrupt.check()?;
+    let mut backend = InMemory::new(x, y, offsets, opts.alpha, criterion)?;
+    select_floating(&mut backend, opts, interrupt, progress)
+}
+
+/// Relative tolerance of a tie: values this close are equal (the caches' rounding).
+pub const REL_TIE: f64 = 1e-10;
+
+fn near(a: f64, b: f64) -> bool {
+    (a - b).abs() <= REL_TIE * a.abs().max(b.abs())
+}
+
+/// The best of `cands` (`(feature, value)`, ascending features, no NaN): the lowest feature
+/// whose value is within [`REL_TIE`] of the best value.
+fn pick(cands: &[(usize, f64)], higher: bool) -> Option<(usize, f64)> {
+    let top = cands.iter().map(|c| c.1).reduce(|a, b| if better(b, a, higher) { b } else { a })?;
+    cands.iter().copied().find(|c| c.1 == top || near(c.1, top))
+}
+
+fn key(subset: &[usize]) -> Vec<usize> {
+    let mut k = subset.to_vec();
+    k.sort_unstable();
+    k
+}
+
+/// The SFFS loop (module docs) on any backend that can remove a feature.
+/// `progress(step, feature, value)` is called after every addition.
+pub fn select_floating<B: GreedyBackend + ?Sized>(
+    backend: &mut B,
+    opts: &GreedyOptions,
+    interrupt: &dyn Interrupt,
+    progress: &mut dyn FnMut(usize, usize, f64) -> Result<()>,
+) -> Result<FloatingPath> {
+    if opts.min_improvement.is_some() {
+        return invalid!("min_improvement is not available with floating search (floating=True)");
+    }
+    let n = backend.n_features();
+    let k = opts.n_features_to_select;
+    let higher = backend.higher_is_better();
+    // Only features that cannot change the model are skipped: the selected ones stay current.
+    let skip: Vec<bool> = backend.informative()?.iter().map(|v| !v).collect();
+    let mut in_set = vec![false; n];
+    let mut current: Vec<usize> = Vec::with_capacity(k + 1);
+    let mut best: Vec<Option<(f64, Vec<usize>)>> = vec![None; k + 1];
+    let mut visited: HashSet<Vec<usize>> = HashSet::new();
+    let mut steps = Vec::new();
+    let mut stop = None;
+    let mut additions = 0;
+    interrupt.check()?;
+    let mut values = backend.scan(&skip)?;
+    while current.len() < k {
+        // Addition: the best candidate whose subset is new.
+        let mut cands: Vec<(usize, f64)> = Vec::new();
+        let mut any = false;
+        for i in (0..n).filter(|&i| !skip[i] && !in_set[i]) {
+            let Some(v) = values[i] else { continue };
+            any = true;
+            let mut s = current.clone();
+            s.push(i);
+            if !v.is_nan() && !visited.contains(&key(&s)) {
+                cands.push((i, v));
+            }
+        }
+        let Some((b, v)) = pick(&cands, higher) else {
+            if !any {
+                stop = Some(Stop::Uninformative);
+                break;
+            }
+            if values.iter().flatten().all(|v| v.is_nan()) {
+                return invalid!("no candidate feature gives a finite leave-query-out criterion");
+            }
+            stop = Some(Stop::Visited);
+            break;
+        };
+        interrupt.check()?;
+        backend.add(b, &skip)?;
+        in_set[b] = true;
+        current.push(b);
+        visited.insert(key(&current));
+        let size = current.len();
+        if best[size].as_ref().map_or(true, |(bv, _)| better(v, *bv, higher)) {
+            best[size] = Some((v, current.clone()));
+        }
+        steps.push((b, true, v));
+        progress(additions, b, v)?;
+        additions += 1;
+        values = backend.scan(&skip)?;
+        // Conditional removals, while the smaller subset beats the best of its size.
+        while current.len() > 1 {
+            let cands: Vec<(usize, f64)> =
+                key(&current).into_iter().filter_map(|j| values[j].filter(|v| !v.is_nan()).map(|v| (j, v))).collect();
+            let Some((j, v)) = pick(&cands, higher) else { break };
+            let size = current.len() - 1;
+            // strictly better beyond rounding: the caches' up- and downdates drift by ~1e-13
+            let beats = best[size].as_ref().map_or(true, |(bv, _)| better(v, *bv, higher) && !near(v, *bv));
+            let mut s: Vec<usize> = current.iter().copied().filter(|&f| f != j).collect();
+            if !beats || !visited.insert(key(&s)) {
+                break;
+            }
+            interrupt.check()?;
+            backend.remove(j, &skip)?;
+            in_set[j] = false;
+            std::mem::swap(&mut current, &mut s);
+            best[size] = Some((v, current.clone()));
+            steps.push((j, false, v));
+            values = backend.scan(&skip)?;
+        }
+    }
+    let (gram, xty) = backend.gram();
+    let mut subsets = Vec::new();
+    let mut scores = Vec::new();
+    let mut rows = Vec::new();
+    for (v, s) in best.into_iter().skip(1).flatten() {
+        let mut primal = PrimalPath::new(n);
+        let mut w = vec![0.0; n];
+        for (j, &f) in s.iter().enumerate() {
+            w = primal.push(gram, xty, opts.alpha, &s[..j], f);
+        }
+        rows.push(w);
+        scores.push(v);
+        subsets.push(s);
+    }
+    let selected = subsets.last().cloned().unwrap_or_default();
+    let path = GreedyPath::from_rows(selected, scores, rows, n, stop);
+    Ok(FloatingPath { path, subsets, steps })
+}
