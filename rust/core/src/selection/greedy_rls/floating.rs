@@ -148,7 +148,7 @@ pub fn select_floating<B: GreedyBackend + ?Sized>(
         current.push(b);
         visited.insert(key(&current));
         let size = current.len();
-        if best[size].as_ref().map_or(true, |(bv, _)| better(v, *bv, higher)) {
+        if best[size].as_ref().is_none_or(|(bv, _)| better(v, *bv, higher)) {
             best[size] = Some((v, current.clone()));
         }
         steps.push((b, true, v));
@@ -162,7 +162,7 @@ pub fn select_floating<B: GreedyBackend + ?Sized>(
             let Some((j, v)) = pick(&cands, higher) else { break };
             let size = current.len() - 1;
             // strictly better beyond rounding: the caches' up- and downdates drift by ~1e-13
-            let beats = best[size].as_ref().map_or(true, |(bv, _)| better(v, *bv, higher) && !near(v, *bv));
+            let beats = best[size].as_ref().is_none_or(|(bv, _)| better(v, *bv, higher) && !near(v, *bv));
             let mut s: Vec<usize> = current.iter().copied().filter(|&f| f != j).collect();
             if !beats || !visited.insert(key(&s)) {
                 break;

@@ -100,7 +100,7 @@ fn downdate_matches_recomputation() {
 }
 
 fn better_value(a: f64, b: Option<f64>) -> bool {
-    b.map_or(true, |b| a < b && (b - a) > floating::REL_TIE * a.abs().max(b.abs()))
+    b.is_none_or(|b| a < b && (b - a) > floating::REL_TIE * a.abs().max(b.abs()))
 }
 
 /// The lowest index among the values within the tie tolerance of the smallest.
@@ -133,7 +133,7 @@ fn naive_sffs(x: &Array2<f64>, y: &[f64], off: &[usize], k: usize, alpha: f64) -
         let (b, v) = lowest_near_min(&cands).unwrap();
         cur.push(b);
         visited.insert(sorted(&cur));
-        if best[cur.len()].as_ref().map_or(true, |p| v < p.0) {
+        if best[cur.len()].as_ref().is_none_or(|p| v < p.0) {
             best[cur.len()] = Some((v, cur.clone()));
         }
         while cur.len() > 1 {
