@@ -104,6 +104,21 @@ class RecursiveElimination(RankerLoopSelector):
         The features the elimination started from.
     estimator_ : fitted ranker
         ``estimator`` refitted on the selected features.
+
+    Examples
+    --------
+    >>> import rankselect as rs
+    >>> X, y, qid = rs.datasets.load_example("train")
+    >>> X_vali, y_vali, qid_vali = rs.datasets.load_example("vali")
+    >>> sel = rs.RecursiveElimination(rs.RankRLS(), n_features_to_select=3, step=0.5,
+    ...                               validation=(X_vali, y_vali, qid_vali), random_state=0)
+    >>> sel = sel.fit(X, y, qid=qid)
+    >>> sel.selected_features_
+    array([ 3,  7, 11])
+    >>> sel.path_.n_features  # half of the features removed per round
+    array([22, 11,  6,  3])
+    >>> sel.transform(X).shape
+    (583, 3)
     """
 
     ranking_: np.ndarray
