@@ -88,15 +88,16 @@ class RecursiveElimination(RankerLoopSelector):
 
     Attributes
     ----------
-    selected_features_ : ndarray of shape (n_features_,)
+    selected_features_ : ndarray of int, shape (k,)
         The selected features, most important first (the order of the last round's
         ranking; features removed later ranked higher).
-    support_ : ndarray of bool, shape (n_features_in_,)
+    support_ : ndarray of bool, shape (n_features,)
     n_features_ : int
+        *k*, the number of selected features.
     path_ : :class:`~rankselect.wrapper.SelectionPath`
         Every subset scored: size, validation score with its standard error and interval,
         features removed, wall time, cost.
-    ranking_ : ndarray of shape (n_features_in_,)
+    ranking_ : ndarray of shape (n_features,)
         1 for selected features, then the round a feature was removed counted backwards
         (2 = removed last), as scikit-learn's RFE; candidates never considered get the
         largest rank.

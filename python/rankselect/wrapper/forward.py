@@ -49,7 +49,7 @@ convention, feature_costs, budget, n_jobs, random_state, verbose
 
     Attributes
     ----------
-    selected_features_ : ndarray of shape (n_features_,)
+    selected_features_ : ndarray of int, shape (k,)
         The selected features in order of addition.
     support_, n_features_, path_, candidates_, estimator_
         As :class:`~rankselect.wrapper.RecursiveElimination`'s (``path_`` records
