@@ -4,8 +4,9 @@ Per data set, only the folds where every method finished are used (the same quer
 every method). Per (data set, k): the downstream LGBMRanker's test NDCG@10 and MAP, mean
 over those folds; a paired randomization test over the queries of those folds against
 CatBoost's ``select_features`` with Holm across methods (``rankselect.stats.compare``);
-the selection wall time (mean over folds). Writes docs/ranker_loop.md,
-docs/figures/ranker_loop.png and the section between the markers in benches/RESULTS.md.
+the selection wall time (mean over folds). Writes the section between the markers of
+docs/user_guide/methods/ranker_loop_benchmark.md (included by the user guide's page
+ranker_loop.rst) and of benches/RESULTS.md, and docs/figures/ranker_loop.png.
 """
 from __future__ import annotations
 
@@ -168,14 +169,14 @@ def report(cache: Path) -> None:
     figure(res, ROOT / "docs" / "figures" / "ranker_loop.png")
     body = (f"Command:\n\n```bash\n{COMMAND}\n```\n\n{table}\n\nTargets of issue 25 (computed from the table; "
             f"`*` = p <= 0.05 after Holm, against CatBoost):\n\n{goals}\n\n"
-            "![ranker in the loop](figures/ranker_loop.png)\n")
-    page = ROOT / "docs" / "ranker_loop.md"
-    intro = page.read_text().split(BEGIN)[0] if page.exists() else "# Ranker in the loop\n\n"
+            "![ranker in the loop](../../figures/ranker_loop.png)\n")
+    page = ROOT / "docs" / "user_guide" / "methods" / "ranker_loop_benchmark.md"  # included by ranker_loop.rst
+    intro = page.read_text().split(BEGIN)[0] if page.exists() else ""
     outro = page.read_text().split(END)[1] if page.exists() and END in page.read_text() else "\n"
     page.write_text(f"{intro}{BEGIN}\n{body}{END}{outro}")
     results = ROOT / "benches" / "RESULTS.md"
     text = results.read_text()
-    section = f"{BEGIN}\n{body.replace('](figures/', '](../docs/figures/')}{END}"
+    section = f"{BEGIN}\n{body.replace('](../../figures/', '](../docs/figures/')}{END}"
     if BEGIN in text:
         text = text.split(BEGIN)[0] + section + text.split(END)[1]
     else:

@@ -40,7 +40,10 @@ extensions = [
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 root_doc = "index"
 # reproduction.md (written by benches/reproduce_mq2008.py) is included by reproducing.md
-exclude_patterns = ["_build", "gallery", "**/README.md", "reproduction.md", "Thumbs.db", ".DS_Store"]
+# user_guide/methods/ranker_loop_benchmark.md (written by benches/ranker_loop_report.py) is
+# included by user_guide/methods/ranker_loop.rst
+exclude_patterns = ["_build", "gallery", "**/README.md", "reproduction.md",
+                    "user_guide/methods/ranker_loop_benchmark.md", "Thumbs.db", ".DS_Store"]
 templates_path = ["_templates"]
 html_static_path = ["_static"]
 html_css_files = ["rankselect.css"]

@@ -28,7 +28,7 @@ from typing import Any, Optional
 import numpy as np
 from sklearn.base import clone
 
-__all__ = ["GroupedSet", "RankerAdapter", "make_adapter"]
+__all__ = ["make_adapter"]
 
 
 @dataclass(frozen=True)
@@ -176,7 +176,21 @@ class RankerAdapter:
 def make_adapter(estimator, early_stopping_rounds: Optional[int] = None,
                  eval_at: Optional[int] = None) -> RankerAdapter:
     """The adapter of ``estimator`` (an unfitted ranker), or :class:`TypeError` when its
-    ``fit`` cannot take query groups."""
+    ``fit`` cannot take query groups.
+
+    Examples
+    --------
+    >>> import rankselect as rs
+    >>> from rankselect.wrapper.adapters import make_adapter
+    >>> adapter = make_adapter(rs.RankRLS())
+    >>> adapter.kind, adapter.early_stops  # fitted with qid=; no early stopping
+    ('qid', False)
+    >>> from sklearn.linear_model import Ridge
+    >>> make_adapter(Ridge())
+    Traceback (most recent call last):
+    ...
+    TypeError: Ridge.fit takes no query groups ...
+    """
     if not (hasattr(estimator, "fit") and hasattr(estimator, "predict") and hasattr(estimator, "get_params")):
         raise TypeError(f"estimator must be a scikit-learn-compatible ranker with fit, predict and get_params, "
                         f"got {type(estimator).__name__}")

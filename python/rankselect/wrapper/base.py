@@ -25,7 +25,7 @@ from ..metrics.checks import CONVENTIONS, Convention
 from .adapters import GroupedSet, Interrupted, RankerAdapter, make_adapter
 from .path import SELECTION_RULES, PathRecorder, SelectionPath, choose_step
 
-__all__ = ["RankerLoopSelector"]
+__all__: list[str] = []  # the base of the selectors: see rankselect.wrapper
 
 Evaluation = tuple[np.ndarray, list]  # per-query scores over the validation queries, fitted rankers
 

@@ -88,15 +88,16 @@ class RecursiveElimination(RankerLoopSelector):
 
     Attributes
     ----------
-    selected_features_ : ndarray of shape (n_features_,)
+    selected_features_ : ndarray of int, shape (k,)
         The selected features, most important first (the order of the last round's
         ranking; features removed later ranked higher).
-    support_ : ndarray of bool, shape (n_features_in_,)
+    support_ : ndarray of bool, shape (n_features,)
     n_features_ : int
+        *k*, the number of selected features.
     path_ : :class:`~rankselect.wrapper.SelectionPath`
         Every subset scored: size, validation score with its standard error and interval,
         features removed, wall time, cost.
-    ranking_ : ndarray of shape (n_features_in_,)
+    ranking_ : ndarray of shape (n_features,)
         1 for selected features, then the round a feature was removed counted backwards
         (2 = removed last), as scikit-learn's RFE; candidates never considered get the
         largest rank.
@@ -104,6 +105,21 @@ class RecursiveElimination(RankerLoopSelector):
         The features the elimination started from.
     estimator_ : fitted ranker
         ``estimator`` refitted on the selected features.
+
+    Examples
+    --------
+    >>> import rankselect as rs
+    >>> X, y, qid = rs.datasets.load_example("train")
+    >>> X_vali, y_vali, qid_vali = rs.datasets.load_example("vali")
+    >>> sel = rs.RecursiveElimination(rs.RankRLS(), n_features_to_select=3, step=0.5,
+    ...                               validation=(X_vali, y_vali, qid_vali), random_state=0)
+    >>> sel = sel.fit(X, y, qid=qid)
+    >>> sel.selected_features_
+    array([ 3,  7, 11])
+    >>> sel.path_.n_features  # half of the features removed per round
+    array([22, 11,  6,  3])
+    >>> sel.transform(X).shape
+    (583, 3)
     """
 
     ranking_: np.ndarray

@@ -49,12 +49,29 @@ convention, feature_costs, budget, n_jobs, random_state, verbose
 
     Attributes
     ----------
-    selected_features_ : ndarray of shape (n_features_,)
+    selected_features_ : ndarray of int, shape (k,)
         The selected features in order of addition.
     support_, n_features_, path_, candidates_, estimator_
         As :class:`~rankselect.wrapper.RecursiveElimination`'s (``path_`` records
         additions and, with ``floating``, removals; ``path_.eligible`` marks the best
         subset of each size).
+
+    Examples
+    --------
+    Greedy RankRLS proposes five candidates, RankRLS on the validation queries decides:
+
+    >>> import rankselect as rs
+    >>> X, y, qid = rs.datasets.load_example("train")
+    >>> X_vali, y_vali, qid_vali = rs.datasets.load_example("vali")
+    >>> sel = rs.ForwardSelection(rs.RankRLS(), n_features_to_select=2, candidates=rs.GreedyRankRLS(),
+    ...                           n_candidates=5, validation=(X_vali, y_vali, qid_vali), random_state=0)
+    >>> sel = sel.fit(X, y, qid=qid)
+    >>> sel.selected_features_
+    array([ 7, 11])
+    >>> sel.path_.n_features
+    array([1, 2])
+    >>> sel.transform(X).shape
+    (583, 2)
     """
 
     _parameter_constraints: dict = {**RankerLoopSelector._parameter_constraints, "floating": ["boolean"]}

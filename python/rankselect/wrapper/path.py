@@ -37,6 +37,23 @@ class SelectionPath:
     eligible : ndarray of bool, shape (p,)
         Whether the step may be selected (within the budget; for forward selection with
         ``floating``, the best subset of its size).
+
+    Examples
+    --------
+    The ``path_`` of a fitted selector:
+
+    >>> import rankselect as rs
+    >>> X, y, qid = rs.datasets.load_example("train")
+    >>> X_vali, y_vali, qid_vali = rs.datasets.load_example("vali")
+    >>> sel = rs.RecursiveElimination(rs.RankRLS(), n_features_to_select=3, step=0.5,
+    ...                               validation=(X_vali, y_vali, qid_vali), random_state=0)
+    >>> path = sel.fit(X, y, qid=qid).path_
+    >>> len(path), path.n_features
+    (4, array([22, 11,  6,  3]))
+    >>> path.scores.round(3)
+    array([0.925, 0.937, 0.939, 0.905])
+    >>> sorted(path.to_dict())[:4]
+    ['added', 'ci_high', 'ci_low', 'cost']
     """
 
     n_features: np.ndarray
@@ -109,6 +126,20 @@ def choose_step(path: SelectionPath, rule: str, n_features: Optional[int] = None
     - ``"one-standard-error"``: the smallest subset whose score is at least
       ``best - se_best`` (the best step's standard error over queries; Breiman et al.'s
       one-standard-error rule), the highest score among subsets of that size.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rankselect.wrapper import SelectionPath, choose_step
+    >>> path = SelectionPath(n_features=np.array([3, 2, 1]), scores=np.array([0.80, 0.79, 0.70]),
+    ...                      score_se=np.array([0.02, 0.02, 0.03]), ci_low=np.array([0.76, 0.75, 0.64]),
+    ...                      ci_high=np.array([0.84, 0.83, 0.76]), eligible=np.ones(3, dtype=bool))
+    >>> choose_step(path, "best")  # the highest score: 3 features
+    0
+    >>> choose_step(path, "one-standard-error")  # 2 features score within one SE of it
+    1
+    >>> choose_step(path, "best", n_features=1)
+    2
     """
     if rule not in SELECTION_RULES:
         raise ValueError(f"selection_rule must be one of {SELECTION_RULES}, got {rule!r}")

@@ -9,8 +9,8 @@ from ..selection import GAS, GreedyRankRLS
 from .elimination import RecursiveElimination
 from .forward import ForwardSelection
 
-__all__ = ["RANKERS", "CANDIDATES", "make_ranker", "make_candidates", "recursive_elimination",
-           "forward_selection", "count_or_fraction", "boolean"]
+__all__ = ["RANKERS", "CANDIDATES", "make_ranker", "recursive_elimination", "forward_selection",
+           "count_or_fraction", "boolean"]
 
 #: the ``--ranker`` names
 RANKERS = ("lightgbm", "xgboost", "catboost", "rankrls", "ranksvm")
@@ -25,7 +25,18 @@ def make_ranker(name: str, random_state: Optional[int] = None) -> Any:
     ``XGBRanker`` (100 trees), CatBoost's ``CatBoostRanker`` (200 iterations), or
     rankselect's ``RankRLS`` / ``RankSVM``. The boosting libraries run on one thread each: a
     selection fits many small models, which the selector's ``n_jobs`` runs side by side. A
-    missing library is an ImportError that says what to install."""
+    missing library is an ImportError that says what to install.
+
+    Examples
+    --------
+    >>> from rankselect.wrapper.rankers import make_ranker
+    >>> make_ranker("rankrls")
+    RankRLS()
+    >>> make_ranker("ranknet")
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown ranker 'ranknet'; choose one of lightgbm, xgboost, catboost, rankrls, ranksvm
+    """
     if name not in RANKERS:
         raise ValueError(f"unknown ranker {name!r}; choose one of {', '.join(RANKERS)}")
     if name == "rankrls":
@@ -58,12 +69,26 @@ def make_candidates(name: str) -> Any:
 
 
 def count_or_fraction(text: str) -> Union[int, float]:
-    """``"3"`` -> 3, ``"0.2"`` -> 0.2 (``--step``)."""
+    """``"3"`` -> 3, ``"0.2"`` -> 0.2 (``--step``).
+
+    Examples
+    --------
+    >>> from rankselect.wrapper.rankers import count_or_fraction
+    >>> count_or_fraction("3"), count_or_fraction("0.2")
+    (3, 0.2)
+    """
     return int(text) if text.strip().isdigit() else float(text)
 
 
 def boolean(text: str) -> bool:
-    """``yes/no/true/false/1/0`` -> bool (``--floating``)."""
+    """``yes/no/true/false/1/0`` -> bool (``--floating``).
+
+    Examples
+    --------
+    >>> from rankselect.wrapper.rankers import boolean
+    >>> boolean("yes"), boolean("False"), boolean("1")
+    (True, False, True)
+    """
     value = text.strip().lower()
     if value in ("yes", "true", "1"):
         return True
@@ -78,7 +103,15 @@ def recursive_elimination(n_features_to_select: Union[str, int, float] = "auto",
                           selection_rule: str = "best", random_state: Optional[int] = 0,
                           **kwargs: Any) -> RecursiveElimination:
     """:class:`RecursiveElimination` from plain values (``ranker``, ``candidates`` by name,
-    ``drop_by``: the ``importance``)."""
+    ``drop_by``: the ``importance``).
+
+    Examples
+    --------
+    >>> from rankselect.wrapper.rankers import recursive_elimination
+    >>> sel = recursive_elimination(3, ranker="rankrls", step=0.5, drop_by="native")
+    >>> sel.estimator, sel.importance, sel.n_features_to_select
+    (RankRLS(), 'native', 3)
+    """
     return RecursiveElimination(make_ranker(ranker, random_state), n_features_to_select=n_features_to_select,
                                 step=step, importance=drop_by, scoring=scoring, candidates=make_candidates(candidates),
                                 n_candidates=n_candidates, selection_rule=selection_rule, random_state=random_state,
@@ -89,7 +122,15 @@ def forward_selection(n_features_to_select: Union[str, int, float] = "auto", ran
                       floating: bool = False, scoring: str = "ndcg@10", candidates: str = "none",
                       n_candidates: Optional[int] = None, selection_rule: str = "best",
                       random_state: Optional[int] = 0, **kwargs: Any) -> ForwardSelection:
-    """:class:`ForwardSelection` from plain values (``ranker``, ``candidates`` by name)."""
+    """:class:`ForwardSelection` from plain values (``ranker``, ``candidates`` by name).
+
+    Examples
+    --------
+    >>> from rankselect.wrapper.rankers import forward_selection
+    >>> sel = forward_selection(2, ranker="rankrls", candidates="greedy-rankrls", n_candidates=5)
+    >>> sel.estimator, sel.candidates, sel.n_candidates
+    (RankRLS(), GreedyRankRLS(), 5)
+    """
     return ForwardSelection(make_ranker(ranker, random_state), n_features_to_select=n_features_to_select,
                             floating=floating, scoring=scoring, candidates=make_candidates(candidates),
                             n_candidates=n_candidates, selection_rule=selection_rule, random_state=random_state,
