@@ -18,6 +18,9 @@ PATTERN = re.compile(r"vec!\[[^\]\n]*;[^\]\n]*\]|Array[12]::(?:<f64>::)?zeros"
 
 #: file -> (count, reason)
 ALLOWED = {
+    "selection/greedy_rls/floating.rs": (1, "the length-n (features) weights of each best subset, beside the "
+                                               "n x n path factor"),
+    "selection/greedy_rls/fused.rs": (1, "the length-n (features) criterion values of one chunk"),
     "solvers/prox_newton/mod.rs": (11, "length-n (features) vectors and the k x k working-set Hessian of the "
                                       "solver, after the datafit's data-sized caches"),
     "solvers/fista.rs": (4, "length-n (features) iterates of the solver"),

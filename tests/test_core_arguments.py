@@ -69,6 +69,12 @@ CASES = {
         (X, Y, OFF, 2, 1.0, "squared", None, None, "standard", 8), (X, Y, OFF, 2, 1.0, "squared", None, None, "zz"),
         (X, Y, OFF, 2, 1.0, "squared", None, None, "standard", -1),
     ],
+    "greedy_rankrls_floating": [
+        (X, Y[:3], OFF, 2, 1.0), (X, Y, u(0, 9), 2, 1.0), (X, Y, OFF, 5, 1.0), (X, Y, OFF, 0, 1.0),
+        (X, Y, OFF, 2, -1.0), (X, Y, u(), 2, 1.0), (X, Y, OFF, 2, 1.0, "zz"), (X, Y, OFF, -1, 1.0),
+        (X, Y, OFF, 2, 1.0, "squared", None, "zz"), (X, Y, OFF, 2, 1.0, "squared", None, "standard", 8),
+        (X, Y, OFF, 2, 1.0, "squared", None, "standard", -1), (X * np.nan, Y, OFF, 2, 1.0),
+    ],
     "kendall_similarity": [
         (X, OFF[:2], "geng", True), (X, u(0, 9), "geng", True), (X, u(4, 2, 6), "geng", True),
         (E2, u(0), "geng", True), (X, u(), "geng", True), (X, OFF, "zz", True), (X[:, :0], OFF, "geng", True),

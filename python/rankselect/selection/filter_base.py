@@ -40,7 +40,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .._base import RankingEstimator, warn_if_degenerate
-from .._validation import MAX_INT, check_costs_and_budget, check_similarity
+from .._validation import MAX_INT, check_costs_and_budget, check_similarity, shown
 from ..data.grouping import GroupedData, TrainingData
 from ..metrics.checks import CONVENTIONS
 from .importance import (
@@ -146,7 +146,7 @@ class FilterSelector(SelectorMixin, RankingEstimator):
         if isinstance(sim, str):
             if sim not in SIMILARITIES:
                 raise ValueError(
-                    f"similarity must be one of {SIMILARITIES} or an (n_features, n_features) array, got {sim!r}")
+                    f"similarity must be one of {SIMILARITIES} or an (n_features, n_features) array, got {shown(sim)}")
             if sim == "spearman":
                 return _spearman(data.X)  # absolute: the directions do not matter
             if data.groups.sizes.max() < 2:

@@ -39,7 +39,7 @@ from scipy.cluster.hierarchy import cut_tree, linkage
 from scipy.spatial.distance import squareform
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from .._validation import BUDGET_RTOL
+from .._validation import BUDGET_RTOL, shown
 from ..metrics.checks import Convention
 from .filter_base import FilterSelector, best_of, cost_ratio
 from .importance import FeatureImportance
@@ -130,7 +130,7 @@ def hcas_clusters(similarity, n_clusters: int, method: str = "ward") -> tuple:
     s = np.asarray(similarity, dtype=np.float64)
     n = s.shape[0]
     if method not in LINKAGES:
-        raise ValueError(f"linkage must be one of {LINKAGES}, got {method!r}")
+        raise ValueError(f"linkage must be one of {LINKAGES}, got {shown(method)}")
     if n < 2 or n_clusters >= n:
         return np.arange(n), None
     d = np.clip(1.0 - (s + s.T) / 2, 0.0, None)

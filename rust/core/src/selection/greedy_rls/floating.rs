@@ -29,6 +29,7 @@ use super::choice::better;
 use super::criterion::Criterion;
 use super::driver::{check_cache_memory, check_data, check_params, GreedyOptions};
 use super::path::{GreedyPath, PrimalPath, Stop};
+use crate::alloc;
 use crate::data::groups::QueryOffsets;
 use crate::error::Result;
 use crate::interrupt::Interrupt;
@@ -109,9 +110,9 @@ pub fn select_floating<B: GreedyBackend + ?Sized>(
     let higher = backend.higher_is_better();
     // Only features that cannot change the model are skipped: the selected ones stay current.
     let skip: Vec<bool> = backend.informative()?.iter().map(|v| !v).collect();
-    let mut in_set = vec![false; n];
+    let mut in_set = alloc::try_filled(n, false, "floating search's selected-feature flags")?;
     let mut current: Vec<usize> = Vec::with_capacity(k + 1);
-    let mut best: Vec<Option<(f64, Vec<usize>)>> = vec![None; k + 1];
+    let mut best: Vec<Option<(f64, Vec<usize>)>> = alloc::try_filled(k + 1, None, "floating search's best subsets")?;
     let mut visited: HashSet<Vec<usize>> = HashSet::new();
     let mut steps = Vec::new();
     let mut stop = None;
