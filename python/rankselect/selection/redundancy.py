@@ -49,6 +49,16 @@ class RedundancyReport:
         The linkage, ``"complete"`` or ``"single"``.
     importance : ndarray or None
         The importance used to choose the representatives.
+
+    Examples
+    --------
+    >>> from rankselect import redundancy_report
+    >>> from rankselect.datasets import load_example
+    >>> report = redundancy_report(load_example().X, threshold=0.9)
+    >>> report.n_redundant_features, [c.tolist() for c in report.redundant][:2]
+    (5, [[0, 16], [2, 11]])
+    >>> report.to_dict()["clusters"][0]["features"]
+    ['1', '17']
     """
 
     similarity: np.ndarray
@@ -121,6 +131,16 @@ def redundancy_report(X, qid=None, y=None, *, similarity: Union[str, Any] = "spe
     Returns
     -------
     RedundancyReport
+
+    Examples
+    --------
+    >>> from rankselect import redundancy_report
+    >>> from rankselect.datasets import load_example
+    >>> data = load_example()
+    >>> report = redundancy_report(data.X, data.qid, data.y, threshold=0.9, importance="ndcg@10")
+    >>> print(report.summary())
+    5 clusters of near-duplicate features (similarity >= 0.9, complete linkage); 5 of 22 features are redundant
+      keep ...
     """
     X = check_matrix(X, "X", squares=False)
     n = X.shape[1]
