@@ -39,8 +39,9 @@ extensions = [
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 root_doc = "index"
-# reproduction.md (written by benches/reproduce_mq2008.py) is included by reproducing.md
-exclude_patterns = ["_build", "gallery", "**/README.md", "reproduction.md", "Thumbs.db", ".DS_Store"]
+# reproduction.md (written by benches/reproduce_mq2008.py) is included by reproducing.md;
+# filters.md (measurements, benches/fsa_tables.py) by user_guide/methods/filters.rst
+exclude_patterns = ["_build", "gallery", "**/README.md", "reproduction.md", "filters.md", "Thumbs.db", ".DS_Store"]
 templates_path = ["_templates"]
 html_static_path = ["_static"]
 html_css_files = ["rankselect.css"]
