@@ -18,7 +18,7 @@ importance : a measure of :func:`rankselect.feature_importance` (``"map"``, ``"n
     :class:`FeatureImportance` or an array of shape (n_features,).
 similarity : a Kendall variant of :func:`rankselect.kendall_similarity` (``"geng"``,
     ``"tau_b"``, averaged over queries, on the direction-adjusted features), ``"spearman"``
-    (|Spearman| over all rows, :func:`rankselect.spearman_similarity`), or a precomputed
+    (``|Spearman|`` over all rows, :func:`rankselect.spearman_similarity`), or a precomputed
     symmetric array.
 
 Costs

@@ -221,7 +221,7 @@ _DOC_COMMON = """
         ``"lambdamart"`` (FSA's: NDCG@10 of a LightGBM LambdaMART ranker on the feature
         alone; needs LightGBM), or precomputed.
     similarity : {"spearman", "geng", "tau_b"} or array-like, default="spearman"
-        FSA's |Spearman| over all rows, a Kendall variant averaged over queries, or a
+        FSA's ``|Spearman|`` over all rows, a Kendall variant averaged over queries, or a
         precomputed symmetric matrix.
     absolute : bool, default=False
         ``|tau|`` for a Kendall similarity (Spearman is always absolute).

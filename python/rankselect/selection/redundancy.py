@@ -1,6 +1,6 @@
 """Redundancy report: clusters of near-duplicate features at a similarity threshold.
 
-From the similarity the filters use (|Spearman| over all rows, or a Kendall variant
+From the similarity the filters use (``|Spearman|`` over all rows, or a Kendall variant
 averaged over queries, compared with the feature or its negation: a feature and its
 negation are duplicates for a ranker), the features are clustered agglomeratively on the
 distance ``1 - s`` (:func:`scipy.cluster.hierarchy.linkage`) and the tree is cut at
@@ -118,7 +118,7 @@ def redundancy_report(X, qid=None, y=None, *, similarity: Union[str, Any] = "spe
     y : array-like of shape (n_samples,), optional
         Needed by a measure-name importance.
     similarity : {"spearman", "geng", "tau_b"} or array-like (n_features, n_features)
-        |Spearman| over all rows (default), a Kendall variant with ``absolute=True``, or a
+        ``|Spearman|`` over all rows (default), a Kendall variant with ``absolute=True``, or a
         precomputed symmetric matrix.
     threshold : float in (0, 1], default=0.95
     linkage_method : {"complete", "single"}, default="complete"

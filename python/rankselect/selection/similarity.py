@@ -137,7 +137,7 @@ def _similarity_grouped(X: np.ndarray, offsets: np.ndarray, variant: str, absolu
 
 
 def spearman_similarity(X) -> np.ndarray:
-    """|Spearman| rank correlation of every pair of features over all rows (the similarity
+    """``|Spearman|`` rank correlation of every pair of features over all rows (the similarity
     of Gigli et al. 2016, FSA's ``scipy.stats.spearmanr`` on the pooled training rows).
 
     Spearman's rho is Pearson's correlation of the columns' ranks (ties: average ranks);
