@@ -20,7 +20,7 @@ import numpy as np
 from scipy.cluster.hierarchy import fcluster, linkage
 from scipy.spatial.distance import squareform
 
-from .._validation import check_matrix, check_similarity
+from .._validation import check_matrix, check_similarity, shown
 from .importance import feature_importance, parse_measure
 from .similarity import SIMILARITIES, kendall_similarity, spearman_similarity
 
@@ -145,12 +145,12 @@ def redundancy_report(X, qid=None, y=None, *, similarity: Union[str, Any] = "spe
     X = check_matrix(X, "X", squares=False)
     n = X.shape[1]
     if not (isinstance(threshold, (int, float)) and 0 < threshold <= 1):
-        raise ValueError(f"threshold must be in (0, 1], got {threshold!r}")
+        raise ValueError(f"threshold must be in (0, 1], got {shown(threshold)}")
     if linkage_method not in ("complete", "single"):
-        raise ValueError(f"linkage_method must be 'complete' or 'single', got {linkage_method!r}")
+        raise ValueError(f"linkage_method must be 'complete' or 'single', got {shown(linkage_method)}")
     if isinstance(similarity, str):
         if similarity not in SIMILARITIES:
-            raise ValueError(f"similarity must be one of {SIMILARITIES} or an (n, n) array, got {similarity!r}")
+            raise ValueError(f"similarity must be one of {SIMILARITIES} or an (n, n) array, got {shown(similarity)}")
         if similarity == "spearman":
             s = spearman_similarity(X)
         else:
