@@ -39,10 +39,11 @@ extensions = [
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 root_doc = "index"
-# reproduction.md (written by benches/reproduce_mq2008.py) is included by reproducing.md
-# user_guide/methods/ranker_loop_benchmark.md (written by benches/ranker_loop_report.py) is
-# included by user_guide/methods/ranker_loop.rst
-exclude_patterns = ["_build", "gallery", "**/README.md", "reproduction.md",
+# reproduction.md (written by benches/reproduce_mq2008.py) is included by reproducing.md;
+# user_guide/methods/ranker_loop_benchmark.md (written by benches/ranker_loop_report.py) by
+# user_guide/methods/ranker_loop.rst; filters.md (measurements, benches/fsa_tables.py) by
+# user_guide/methods/filters.rst
+exclude_patterns = ["_build", "gallery", "**/README.md", "reproduction.md", "filters.md",
                     "user_guide/methods/ranker_loop_benchmark.md", "Thumbs.db", ".DS_Store"]
 templates_path = ["_templates"]
 html_static_path = ["_static"]

@@ -31,7 +31,19 @@ _seen: contextvars.ContextVar[Optional[set]] = contextvars.ContextVar("rankselec
 def warnings_once() -> Iterator[None]:
     """Inside the block (a top-level call that fits many models: a CLI command, a LETOR
     experiment), each distinct :func:`warn_once` warning is shown once. Nested blocks share
-    the outer one."""
+    the outer one.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from rankselect.exceptions import warn_once, warnings_once
+    >>> with warnings.catch_warnings(record=True) as caught, warnings_once():
+    ...     warnings.simplefilter("always")
+    ...     for _ in range(3):
+    ...         warn_once("shown once")
+    >>> len(caught)
+    1
+    """
     if _seen.get() is not None:
         yield
         return
@@ -43,7 +55,19 @@ def warnings_once() -> Iterator[None]:
 
 
 def warn_once(message: str, category: type = UserWarning, stacklevel: int = 2) -> None:
-    """``warnings.warn``, shown once per :func:`warnings_once` block (every time outside one)."""
+    """``warnings.warn``, shown once per :func:`warnings_once` block (every time outside one).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from rankselect.exceptions import warn_once
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn_once("outside a block")
+    ...     warn_once("outside a block")
+    >>> len(caught)
+    2
+    """
     seen = _seen.get()
     if seen is not None:
         key = (category, message)

@@ -111,20 +111,12 @@ def export_selection(selection, format: str = "json", *, n_features: Optional[in
     8
     4
     12
-    >>> print(export_selection(sel, "xgboost"))
-    {
-      "library": "xgboost",
-      "columns": [
-        7,
-        3,
-        11
-      ],
-      "feature_names": [
-        "f7",
-        "f3",
-        "f11"
-      ]
-    }
+    >>> import json
+    >>> spec = json.loads(export_selection(sel, "xgboost"))
+    >>> spec["index_base"], spec["columns"], spec["feature_names"]
+    (0, [7, 3, 11], ['f7', 'f3', 'f11'])
+    >>> spec["letor_file"]["columns"]  # xgboost reading the LETOR file itself: 1-based
+    [8, 4, 12]
     """
     if format not in FORMATS:
         raise ValueError(f"format must be one of {FORMATS}, got {format!r}")

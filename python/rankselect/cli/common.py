@@ -17,7 +17,16 @@ def plural(n: int, word: str, words: str = "") -> str:
 
 def ranges(numbers, limit: int = 20) -> str:
     """Sorted integers as ranges, ``"1-5, 9, 12-14"``; after ``limit`` ranges ``"... and N more"``
-    (N the numbers left out), so that a list of ten million features stays one short line."""
+    (N the numbers left out), so that a list of ten million features stays one short line.
+
+    Examples
+    --------
+    >>> from rankselect.cli.common import ranges
+    >>> ranges([1, 2, 3, 4, 5, 9, 12, 13, 14])
+    '1-5, 9, 12-14'
+    >>> ranges(range(0, 10, 2), limit=2)
+    '0, 2 ... and 3 more'
+    """
     import numpy as np
 
     a = np.asarray(numbers, dtype=np.int64)

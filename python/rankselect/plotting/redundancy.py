@@ -20,6 +20,15 @@ def plot_redundancy(report, *, title=None, figsize=None, cmap="viridis"):
     Returns
     -------
     matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> from rankselect import redundancy_report
+    >>> from rankselect.datasets import load_example
+    >>> from rankselect.plotting import plot_redundancy
+    >>> fig = plot_redundancy(redundancy_report(load_example().X, threshold=0.9))
+    >>> len(fig.axes)  # dendrogram, heat map, colour bar
+    3
     """
     from scipy.cluster.hierarchy import dendrogram
 

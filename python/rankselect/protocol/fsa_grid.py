@@ -52,7 +52,14 @@ RANKERS = ("linear", "lightgbm")
 
 
 def fsa_sizes(n_features: int) -> list[int]:
-    """``max(1, round(f n))`` for every FSA fraction ``f`` (halves up)."""
+    """``max(1, round(f n))`` for every FSA fraction ``f`` (halves up).
+
+    Examples
+    --------
+    >>> from rankselect.protocol import fsa_sizes
+    >>> fsa_sizes(46)  # MQ2008's 46 features
+    [2, 5, 9, 14, 18, 23, 35]
+    """
     return [max(1, int(np.floor(f * n_features + 0.5))) for f in FSA_FRACTIONS]
 
 
@@ -133,7 +140,18 @@ def _lightgbm(fold, sub) -> float:
 @dataclass
 class FSAGridResult:
     """``rows``: one dict per (fold, selector, size, ranker) with ``ndcg10`` (test NDCG@10)
-    and ``n_selected``; ``sizes``: the sizes of the grid; ``n_features``."""
+    and ``n_selected``; ``sizes``: the sizes of the grid; ``n_features``.
+
+    Examples
+    --------
+    >>> from rankselect.protocol import FSAGridResult, fsa_sizes
+    >>> rows = [{"fold": 1, "selector": "ngas", "k": k, "ranker": "linear", "ndcg10": 0.5, "n_selected": k}
+    ...         for k in fsa_sizes(10)]
+    >>> print(FSAGridResult(rows, fsa_sizes(10), 10).table())
+    | selector | 5% (k=1) | 10% (k=1) | 20% (k=2) | 30% (k=3) | 40% (k=4) | 50% (k=5) | 75% (k=8) |
+    |---|---|---|---|---|---|---|---|
+    | ngas | 0.5000 | 0.5000 | 0.5000 | 0.5000 | 0.5000 | 0.5000 | 0.5000 |
+    """
 
     rows: list
     sizes: list
@@ -161,6 +179,14 @@ def fsa_grid(data_dir: Union[str, os.PathLike], selectors: Sequence[str], *, fol
 
     ``rankers``: ``"linear"`` and/or ``"lightgbm"`` (skipped with a note on stderr when
     LightGBM is not installed). ``cache``: a JSON-lines file of finished results.
+
+    Examples
+    --------
+    Not run here (it needs the LETOR folds on disk and fits every selector on every fold):
+
+    >>> from rankselect.protocol import fsa_grid
+    >>> result = fsa_grid("data/MQ2008", ["ngas", "xgas", "hcas"], rankers=["linear"])  # doctest: +SKIP
+    >>> print(result.table("linear"))  # doctest: +SKIP
     """
     rankers = list(rankers)
     for r in rankers:

@@ -18,7 +18,7 @@ importance : a measure of :func:`rankselect.feature_importance` (``"map"``, ``"n
     :class:`FeatureImportance` or an array of shape (n_features,).
 similarity : a Kendall variant of :func:`rankselect.kendall_similarity` (``"geng"``,
     ``"tau_b"``, averaged over queries, on the direction-adjusted features), ``"spearman"``
-    (|Spearman| over all rows, :func:`rankselect.spearman_similarity`), or a precomputed
+    (``|Spearman|`` over all rows, :func:`rankselect.spearman_similarity`), or a precomputed
     symmetric array.
 
 Costs
@@ -59,7 +59,15 @@ def cost_ratio(w: np.ndarray, costs: Optional[np.ndarray]) -> np.ndarray:
     """The value of each feature in a comparison of relevance: ``w`` itself without costs;
     with costs GAS's rule: ``w / cost`` for ``w >= 0`` (a free feature with ``w > 0`` is
     worth infinity, with ``w = 0`` nothing), ``w * cost`` for ``w < 0`` (a higher cost never
-    helps)."""
+    helps).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rankselect.selection.filter_base import cost_ratio
+    >>> cost_ratio(np.array([0.6, 0.2, -0.1]), np.array([2.0, 0.0, 3.0]))
+    array([ 0.3,  inf, -0.3])
+    """
     if costs is None:
         return w
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -69,7 +77,16 @@ def cost_ratio(w: np.ndarray, costs: Optional[np.ndarray]) -> np.ndarray:
 
 def best_of(candidates: np.ndarray, w: np.ndarray, ratio: np.ndarray) -> int:
     """The best of ``candidates`` (feature indices, non-empty): the largest ``ratio``, then
-    the largest ``w``, then the lowest index."""
+    the largest ``w``, then the lowest index.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rankselect.selection.filter_base import best_of
+    >>> w = np.array([0.5, 0.9, 0.9])
+    >>> best_of([2, 1, 0], w, w)  # a tie of 1 and 2 goes to the lower index
+    1
+    """
     candidates = np.sort(np.asarray(candidates))
     r = ratio[candidates]
     top = candidates[r == r.max()]
@@ -77,7 +94,15 @@ def best_of(candidates: np.ndarray, w: np.ndarray, ratio: np.ndarray) -> int:
 
 
 class FilterSelector(SelectorMixin, RankingEstimator):
-    """Base of the filter selectors (module docstring). Not used directly."""
+    """Base of the filter selectors (module docstring). Not used directly.
+
+    Examples
+    --------
+    >>> from rankselect import NGAS, XGAS, HCAS
+    >>> from rankselect.selection.filter_base import FilterSelector
+    >>> all(issubclass(c, FilterSelector) for c in (NGAS, XGAS, HCAS))
+    True
+    """
 
     selected_features_: np.ndarray
     importance_: np.ndarray

@@ -106,6 +106,15 @@ def ngas_select(importance, similarity, n_features_to_select: int, *, costs=None
     ``costs`` / ``budget``: relevance is compared per unit cost and only affordable features
     are candidates (:mod:`rankselect.selection.filter_base`). Returns the selected indices in
     order of selection (fewer than ``n_features_to_select`` only when the budget stops it).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rankselect.selection import ngas_select
+    >>> importance = np.array([0.9, 0.85, 0.5, 0.4])
+    >>> similarity = np.array([[1., .9, .1, .2], [.9, 1., .2, .1], [.1, .2, 1., .8], [.2, .1, .8, 1.]])
+    >>> ngas_select(importance, similarity, 2)  # feature 1, a near-copy of feature 0, is passed over
+    array([0, 2])
     """
     return _greedy(importance, similarity, n_features_to_select, costs, budget, _ngas_step)
 
@@ -113,7 +122,17 @@ def ngas_select(importance, similarity, n_features_to_select: int, *, costs=None
 def xgas_select(importance, similarity, n_features_to_select: int, c: float = 0.05, *, costs=None,
                 budget=None) -> np.ndarray:
     """XGAS(c) (module docstring) on a relevance vector (n,) and a similarity matrix (n, n);
-    ``costs`` / ``budget`` as :func:`ngas_select`."""
+    ``costs`` / ``budget`` as :func:`ngas_select`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rankselect.selection import xgas_select
+    >>> importance = np.array([0.9, 0.85, 0.5, 0.4])
+    >>> similarity = np.array([[1., .9, .1, .2], [.9, 1., .2, .1], [.1, .2, 1., .8], [.2, .1, .8, 1.]])
+    >>> xgas_select(importance, similarity, 2, c=0.5)  # feature 1, a near-copy of feature 0, is passed over
+    array([0, 2])
+    """
 
     def step(t, pool, s, w, ratio):
         size = max(1, int(np.floor(c * pool.size + 0.5)))
@@ -143,7 +162,17 @@ def hcas_select(importance, similarity, n_features_to_select: int, linkage: str 
                 budget=None) -> np.ndarray:
     """HCAS (module docstring): the most relevant feature of each of ``n_features_to_select``
     clusters, in order of relevance (per unit cost with ``costs``); with a budget the
-    representatives are taken in that order while they fit."""
+    representatives are taken in that order while they fit.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rankselect.selection import hcas_select
+    >>> importance = np.array([0.9, 0.85, 0.5, 0.4])
+    >>> similarity = np.array([[1., .9, .1, .2], [.9, 1., .2, .1], [.1, .2, 1., .8], [.2, .1, .8, 1.]])
+    >>> hcas_select(importance, similarity, 2)  # one feature of each of the clusters {0, 1} and {2, 3}
+    array([0, 2])
+    """
     w, s, costs, ratio = _inputs(importance, similarity, costs, budget)
     labels, _ = hcas_clusters(s, n_features_to_select, linkage)
     reps = [best_of(np.flatnonzero(labels == g), w, ratio) for g in np.unique(labels)]
@@ -192,7 +221,7 @@ _DOC_COMMON = """
         ``"lambdamart"`` (FSA's: NDCG@10 of a LightGBM LambdaMART ranker on the feature
         alone; needs LightGBM), or precomputed.
     similarity : {"spearman", "geng", "tau_b"} or array-like, default="spearman"
-        FSA's |Spearman| over all rows, a Kendall variant averaged over queries, or a
+        FSA's ``|Spearman|`` over all rows, a Kendall variant averaged over queries, or a
         precomputed symmetric matrix.
     absolute : bool, default=False
         ``|tau|`` for a Kendall similarity (Spearman is always absolute).
@@ -206,6 +235,18 @@ _DOC_COMMON = """
     selected_features_ : ndarray of int
         Selected feature indices, in order of selection.
     importance_, directions_, similarity_, constant_features_ : as :class:`rankselect.GAS`.
+"""
+_DOC_EXAMPLE = """
+    Examples
+    --------
+    >>> from rankselect import {c}
+    >>> from rankselect.datasets import load_example
+    >>> data = load_example()
+    >>> selector = {c}(n_features_to_select=3).fit(data.X, data.y, qid=data.qid)
+    >>> selector.selected_features_
+    array([{out}])
+    >>> selector.transform(data.X).shape
+    (583, 3)
 """
 
 
@@ -225,7 +266,7 @@ class NGAS(_FSAFilter):
     Parameters
     ----------
     n_features_to_select : int, default=10
-    """ + _DOC_COMMON
+    """ + _DOC_COMMON + _DOC_EXAMPLE.format(c="NGAS", out="7, 1, 3")
 
     def __init__(self, n_features_to_select: int = 10, *,
                  importance: Union[str, FeatureImportance, npt.ArrayLike] = "ndcg@10",
@@ -247,7 +288,7 @@ class XGAS(_FSAFilter):
     c : float in (0, 1], default=0.05
         Fraction of the remaining features, least similar to the last selected one, among
         which the most relevant is selected (the paper's 0.05).
-    """ + _DOC_COMMON
+    """ + _DOC_COMMON + _DOC_EXAMPLE.format(c="XGAS", out=" 7, 18,  9")
 
     _parameter_constraints = {**FilterSelector._parameter_constraints,
                               "c": [Interval(numbers.Real, 0, 1, closed="right")]}
@@ -274,7 +315,7 @@ class HCAS(_FSAFilter):
     linkage : {"ward", "single"}, default="ward"
     """ + _DOC_COMMON + """    labels_ : ndarray of int, shape (n_features,)
         Cluster of every feature (-1 for the features constant within every query).
-    """
+    """ + _DOC_EXAMPLE.format(c="HCAS", out="7, 3, 2")
 
     labels_: np.ndarray
 

@@ -146,7 +146,7 @@ class GAS(FilterSelector):
         (n_features,) (directions are then taken as +1).
     similarity : {"geng", "tau_b", "spearman"} or array-like of shape (n_features, n_features), default="geng"
         Kendall variant of :func:`rankselect.kendall_similarity`, computed on the
-        direction-adjusted features (see the module docstring), ``"spearman"`` (|Spearman|
+        direction-adjusted features (see the module docstring), ``"spearman"`` (``|Spearman|``
         over all rows, :func:`rankselect.spearman_similarity`), or a precomputed symmetric
         matrix, used as given.
     absolute : bool, default=False

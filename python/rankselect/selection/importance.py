@@ -202,6 +202,17 @@ def single_ranker_importance(X, y, qid, *, n_estimators: int = 100, convention: 
     ------
     ImportError
         When LightGBM is not installed (``pip install lightgbm``).
+
+    Examples
+    --------
+    Not run here (one LightGBM fit per feature):
+
+    >>> from rankselect.datasets import load_example
+    >>> from rankselect.selection import single_ranker_importance
+    >>> data = load_example()
+    >>> imp = single_ranker_importance(data.X, data.y, data.qid, n_estimators=20)  # doctest: +SKIP
+    >>> imp.importance.shape  # doctest: +SKIP
+    (22,)
     """
     X, y, qid = check_ranking_data(X, y, qid)
     if X.shape[1] == 0:

@@ -1,6 +1,6 @@
 """Redundancy report: clusters of near-duplicate features at a similarity threshold.
 
-From the similarity the filters use (|Spearman| over all rows, or a Kendall variant
+From the similarity the filters use (``|Spearman|`` over all rows, or a Kendall variant
 averaged over queries, compared with the feature or its negation: a feature and its
 negation are duplicates for a ranker), the features are clustered agglomeratively on the
 distance ``1 - s`` (:func:`scipy.cluster.hierarchy.linkage`) and the tree is cut at
@@ -49,6 +49,16 @@ class RedundancyReport:
         The linkage, ``"complete"`` or ``"single"``.
     importance : ndarray or None
         The importance used to choose the representatives.
+
+    Examples
+    --------
+    >>> from rankselect import redundancy_report
+    >>> from rankselect.datasets import load_example
+    >>> report = redundancy_report(load_example().X, threshold=0.9)
+    >>> report.n_redundant_features, [c.tolist() for c in report.redundant][:2]
+    (5, [[0, 16], [2, 11]])
+    >>> report.to_dict()["clusters"][0]["features"]
+    ['1', '17']
     """
 
     similarity: np.ndarray
@@ -108,7 +118,7 @@ def redundancy_report(X, qid=None, y=None, *, similarity: Union[str, Any] = "spe
     y : array-like of shape (n_samples,), optional
         Needed by a measure-name importance.
     similarity : {"spearman", "geng", "tau_b"} or array-like (n_features, n_features)
-        |Spearman| over all rows (default), a Kendall variant with ``absolute=True``, or a
+        ``|Spearman|`` over all rows (default), a Kendall variant with ``absolute=True``, or a
         precomputed symmetric matrix.
     threshold : float in (0, 1], default=0.95
     linkage_method : {"complete", "single"}, default="complete"
@@ -121,6 +131,16 @@ def redundancy_report(X, qid=None, y=None, *, similarity: Union[str, Any] = "spe
     Returns
     -------
     RedundancyReport
+
+    Examples
+    --------
+    >>> from rankselect import redundancy_report
+    >>> from rankselect.datasets import load_example
+    >>> data = load_example()
+    >>> report = redundancy_report(data.X, data.qid, data.y, threshold=0.9, importance="ndcg@10")
+    >>> print(report.summary())
+    5 clusters of near-duplicate features (similarity >= 0.9, complete linkage); 5 of 22 features are redundant
+      keep ...
     """
     X = check_matrix(X, "X", squares=False)
     n = X.shape[1]

@@ -137,7 +137,7 @@ def _similarity_grouped(X: np.ndarray, offsets: np.ndarray, variant: str, absolu
 
 
 def spearman_similarity(X) -> np.ndarray:
-    """|Spearman| rank correlation of every pair of features over all rows (the similarity
+    """``|Spearman|`` rank correlation of every pair of features over all rows (the similarity
     of Gigli et al. 2016, FSA's ``scipy.stats.spearmanr`` on the pooled training rows).
 
     Spearman's rho is Pearson's correlation of the columns' ranks (ties: average ranks);
@@ -155,6 +155,15 @@ def spearman_similarity(X) -> np.ndarray:
     -------
     ndarray of shape (n_features, n_features)
         Symmetric, in [0, 1].
+
+    Examples
+    --------
+    >>> from rankselect import spearman_similarity
+    >>> X = [[1.0, -2.0, 0.0], [2.0, -4.0, 1.0], [3.0, -5.0, 0.5]]
+    >>> spearman_similarity(X).round(2)  # column 1 is column 0 negated: similarity 1
+    array([[1. , 1. , 0.5],
+           [1. , 1. , 0.5],
+           [0.5, 0.5, 1. ]])
     """
     X = check_matrix(X, "X", squares=False)
     if X.shape[1] == 0:
