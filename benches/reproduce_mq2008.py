@@ -95,6 +95,14 @@ def fold_table(res, method, published, key):
     return rows
 
 
+def nested_report(res, data: Path) -> str:
+    """The experiment's full report under this page's headings, titled by the data set's folder
+    name (not the machine's path)."""
+    _, rest = res.to_markdown().split("\n", 1)
+    body = f"# Experiment on `{data.name}`\n{rest}"
+    return ("\n" + body).replace("\n# ", "\n### ").replace("\n## ", "\n### ")[1:]
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", default=str(ROOT.parent / "shared" / "data"))
@@ -291,7 +299,7 @@ def main(argv=None) -> int:
     L += ["", "## Figures", ""]
     for p in figs:
         L.append(f"![{p.stem}](figures/{p.name})")
-    L += ["", "## Full MQ2008 report", "", res.to_markdown().replace("\n# ", "\n### ").replace("\n## ", "\n### ", )]
+    L += ["", "## Full MQ2008 report", "", nested_report(res, mq)]
 
     if oh.is_dir() and not args.no_ohsumed:
         # Geng et al. (GAS) ran OHSUMED with Ranking SVM as the ranker: add that pairing.
@@ -315,7 +323,7 @@ def main(argv=None) -> int:
         L += [res2.table().join(["```\n", "\n```"]), ""]
         for p in figs2:
             L.append(f"![{p.stem}](figures/{p.name})")
-        L += ["", res2.to_markdown().replace("\n# ", "\n### ").replace("\n## ", "\n### ")]
+        L += ["", nested_report(res2, oh)]
 
     (out / "reproduction.md").write_text("\n".join(L) + "\n")
     print(res.table())
