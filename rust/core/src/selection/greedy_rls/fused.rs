@@ -44,24 +44,33 @@ impl ChunkPass<'_> {
     /// feature's sum of query terms. Compiled at the SIMD level ([`crate::simd::dispatch`]).
     #[inline(always)]
     pub(super) fn run(&self, k: usize, cc: &mut [f64], uu: &mut [f64], scratch: &mut CriterionScratch) -> Vec<f64> {
+        let mut out = vec![0.0; self.coefs.len()];
         #[cfg(target_arch = "x86_64")]
         {
             if crate::simd::level() >= crate::simd::SimdLevel::Avx2 && crate::simd::SimdLevel::Avx2.is_available() {
                 // SAFETY: the CPU has AVX2 (checked just above).
-                return unsafe { self.run_avx2(k, cc, uu, scratch) };
+                unsafe { self.run_avx2(k, cc, uu, scratch, &mut out) };
+                return out;
             }
         }
-        self.run_one_by_one(k, cc, uu, scratch)
+        self.run_one_by_one(k, cc, uu, scratch, &mut out);
+        out
     }
 
     /// [`ChunkPass::run`] one feature at a time (the baseline level).
     #[inline(always)]
-    fn run_one_by_one(&self, k: usize, cc: &mut [f64], uu: &mut [f64], scratch: &mut CriterionScratch) -> Vec<f64> {
+    fn run_one_by_one(
+        &self,
+        k: usize,
+        cc: &mut [f64],
+        uu: &mut [f64],
+        scratch: &mut CriterionScratch,
+        out: &mut [f64],
+    ) {
         let (chunks, offsets, p) = (self.chunks, self.offsets, self.p);
         let r0 = chunks.rows[k];
         let len = chunks.rows[k + 1] - r0;
         let n = self.coefs.len();
-        let mut out = vec![0.0; n];
         for i in (0..n).filter(|&i| !self.skip[i]) {
             let ci_ = &mut cc[i * len..(i + 1) * len];
             let ui_ = &mut uu[i * len..(i + 1) * len];
@@ -90,7 +99,6 @@ impl ChunkPass<'_> {
             }
             out[i] = total;
         }
-        out
     }
 
     /// [`ChunkPass::run`] with the features [`INTERLEAVE`] at a time through the AVX2
@@ -100,13 +108,17 @@ impl ChunkPass<'_> {
     /// The CPU has AVX2.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    unsafe fn run_avx2(&self, k: usize, cc: &mut [f64], uu: &mut [f64], scratch: &mut CriterionScratch) -> Vec<f64> {
-        let r0 = self.chunks.rows[k];
-        let len = self.chunks.rows[k + 1] - r0;
-        let n = self.coefs.len();
-        let mut out = vec![0.0; n];
+    unsafe fn run_avx2(
+        &self,
+        k: usize,
+        cc: &mut [f64],
+        uu: &mut [f64],
+        scratch: &mut CriterionScratch,
+        out: &mut [f64],
+    ) {
+        let len = self.chunks.rows[k + 1] - self.chunks.rows[k];
         if len == 0 {
-            return out;
+            return;
         }
         let cols: Vec<(usize, &mut [f64], &mut [f64])> = cc
             .chunks_exact_mut(len)
@@ -120,13 +132,12 @@ impl ChunkPass<'_> {
             // SAFETY (each call): the CPU has AVX2 (this function's contract).
             match cols.len() {
                 0 => break,
-                1 => self.group_avx2::<1>(k, &mut cols, &mut out, scratch),
-                2 => self.group_avx2::<2>(k, &mut cols, &mut out, scratch),
-                3 => self.group_avx2::<3>(k, &mut cols, &mut out, scratch),
-                _ => self.group_avx2::<INTERLEAVE>(k, &mut cols, &mut out, scratch),
+                1 => self.group_avx2::<1>(k, &mut cols, out, scratch),
+                2 => self.group_avx2::<2>(k, &mut cols, out, scratch),
+                3 => self.group_avx2::<3>(k, &mut cols, out, scratch),
+                _ => self.group_avx2::<INTERLEAVE>(k, &mut cols, out, scratch),
             }
         }
-        out
     }
 
     /// The next `K` columns of `cols` (feature, its block of `C`, of `U`) through chunk `k`'s
