@@ -309,8 +309,8 @@ pub(crate) mod avx2 {
         }
         let mut s: [f64; K] = std::array::from_fn(|f| lanes(acc[f]));
         for f in 0..K {
-            for r in n4..len {
-                s[f] += z[r] * *c[f].add(r);
+            for (r, zv) in z.iter().enumerate().skip(n4) {
+                s[f] += zv * *c[f].add(r);
             }
         }
         s
@@ -388,8 +388,8 @@ pub(crate) mod avx2 {
         }
         let mut s: [f64; K] = std::array::from_fn(|f| lanes(acc[f]));
         for f in 0..K {
-            for r in n4..len {
-                let v = p[r] + g[f] * *z[f].add(r);
+            for (r, pv) in p.iter().enumerate().skip(n4) {
+                let v = pv + g[f] * *z[f].add(r);
                 s[f] += v * v;
             }
         }
