@@ -82,6 +82,50 @@ mod kernels {
         }
 
         #[test]
+        #[cfg(target_arch = "x86_64")]
+        fn interleaved_pass_kernels(
+            (cols, p) in (0usize..40).prop_flat_map(|n| {
+                let v = move || proptest::collection::vec(-1e3f64..1e3, n);
+                (proptest::collection::vec((v(), v()), 6), v())
+            }),
+            g in proptest::collection::vec(-3.0f64..3.0, 4),
+            t in proptest::collection::vec(-2.0f64..2.0, 4),
+        ) {
+            // The AVX2 pass's kernels for K = 1..4 features at once against one feature at a
+            // time: columns 0..K are the features' C, U; ub, zb come from columns 4 and 5.
+            use crate::selection::greedy_rls::fused_avx2;
+            fn check<const K: usize>(cols: &[(Vec<f64>, Vec<f64>)], ub: &[f64], zb: &[f64], p: &[f64],
+                                     g: &[f64], t: &[f64]) -> Result<(), TestCaseError> {
+                let (g, t): ([f64; K], [f64; K]) = (std::array::from_fn(|f| g[f]), std::array::from_fn(|f| t[f]));
+                let (mut c, mut u): (Vec<Vec<f64>>, Vec<Vec<f64>>) = cols[..K].iter().cloned().unzip();
+                let (mut c1, mut u1) = (c.clone(), u.clone());
+                let cp: [*mut f64; K] = std::array::from_fn(|f| c[f].as_mut_ptr());
+                let up: [*mut f64; K] = std::array::from_fn(|f| u[f].as_mut_ptr());
+                // SAFETY: AVX2 checked; the columns are distinct vectors of p's length.
+                let (dz, (s1, s2), sq) = dispatch_at(SimdLevel::Avx2, || unsafe {
+                    let dz = fused_avx2::dot4_k(zb, cp.map(|v| v.cast_const()));
+                    let s = fused_avx2::fused_update_k(cp, up, ub, zb, p, &t, &g);
+                    (dz, s, fused_avx2::sq_norm_axpy4_k(p, &g, up.map(|v| v.cast_const())))
+                });
+                for f in 0..K {
+                    prop_assert_eq!(dz[f].to_bits(), dot4(zb, &c1[f]).to_bits());
+                    let want = fused_update(&mut c1[f], &mut u1[f], ub, zb, p, t[f], g[f]);
+                    prop_assert_eq!((s1[f].to_bits(), s2[f].to_bits()), (want.0.to_bits(), want.1.to_bits()));
+                    prop_assert_eq!((bits(&c[f]), bits(&u[f])), (bits(&c1[f]), bits(&u1[f])));
+                    prop_assert_eq!(sq[f].to_bits(), sq_norm_axpy4(p, g[f], &u1[f]).to_bits());
+                }
+                Ok(())
+            }
+            if SimdLevel::Avx2.is_available() {
+                let (ub, zb) = (cols[4].0.clone(), cols[5].1.clone());
+                check::<1>(&cols, &ub, &zb, &p, &g, &t)?;
+                check::<2>(&cols, &ub, &zb, &p, &g, &t)?;
+                check::<3>(&cols, &ub, &zb, &p, &g, &t)?;
+                check::<4>(&cols, &ub, &zb, &p, &g, &t)?;
+            }
+        }
+
+        #[test]
         fn per_query_kernels((a, b, p) in vecs(), cuts in proptest::collection::vec(0usize..80, 0..6),
                              c in 0.01f64..1.0, d in -1.0f64..1.0) {
             let m = a.len();

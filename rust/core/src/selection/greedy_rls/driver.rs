@@ -113,6 +113,21 @@ pub fn greedy_rankrls(
     interrupt: &dyn Interrupt,
     progress: &mut dyn FnMut(usize, usize, f64) -> Result<()>,
 ) -> Result<GreedyPath> {
+    let mut backend = in_memory_backend(x, y, offsets, opts, criterion, interrupt)?;
+    select(&mut backend, opts, &Choice::Best, interrupt, progress)
+}
+
+/// The in-memory entry points' shared start ([`greedy_rankrls`],
+/// [`super::greedy_rankrls_floating`]): the argument and data checks, the memory rule for
+/// the caches, an interrupt check, then the caches for `S = {}`.
+pub(crate) fn in_memory_backend<'a>(
+    x: ArrayView2<f64>,
+    y: &'a [f64],
+    offsets: &'a QueryOffsets,
+    opts: &GreedyOptions,
+    criterion: &'a dyn Criterion,
+    interrupt: &dyn Interrupt,
+) -> Result<InMemory<'a>> {
     check_params(x, y, offsets, opts)?;
     check_data(x, y, criterion)?;
     let (m, n) = x.dim();
@@ -124,8 +139,7 @@ pub fn greedy_rankrls(
          rankselect.set_config(max_memory=...)",
     )?;
     interrupt.check()?;
-    let mut backend = InMemory::new(x, y, offsets, opts.alpha, criterion)?;
-    select(&mut backend, opts, &Choice::Best, interrupt, progress)
+    InMemory::new(x, y, offsets, opts.alpha, criterion)
 }
 
 /// The selection loop of Algorithm 1 on any backend: each step takes the candidate that

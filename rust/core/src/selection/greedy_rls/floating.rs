@@ -24,10 +24,10 @@ use std::collections::HashSet;
 
 use ndarray::ArrayView2;
 
-use super::backend::{GreedyBackend, InMemory};
+use super::backend::GreedyBackend;
 use super::choice::better;
 use super::criterion::Criterion;
-use super::driver::{check_cache_memory, check_data, check_params, GreedyOptions};
+use super::driver::{in_memory_backend, GreedyOptions};
 use super::path::{GreedyPath, PrimalPath, Stop};
 use crate::alloc;
 use crate::data::groups::QueryOffsets;
@@ -59,18 +59,7 @@ pub fn greedy_rankrls_floating(
     interrupt: &dyn Interrupt,
     progress: &mut dyn FnMut(usize, usize, f64) -> Result<()>,
 ) -> Result<FloatingPath> {
-    check_params(x, y, offsets, opts)?;
-    check_data(x, y, criterion)?;
-    let (m, n) = x.dim();
-    check_cache_memory(
-        m,
-        n,
-        opts.max_memory,
-        "select on fewer rows or features (e.g. a sample of the queries), or raise the limit with \
-         rankselect.set_config(max_memory=...)",
-    )?;
-    interrupt.check()?;
-    let mut backend = InMemory::new(x, y, offsets, opts.alpha, criterion)?;
+    let mut backend = in_memory_backend(x, y, offsets, opts, criterion, interrupt)?;
     select_floating(&mut backend, opts, interrupt, progress)
 }
 

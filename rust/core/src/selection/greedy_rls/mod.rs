@@ -80,6 +80,8 @@ pub use self::criterion::{Criterion, CriterionScratch, MetricCriterion, Squared}
 pub(crate) use self::driver::{check_cache_memory, check_data, check_params};
 pub use self::driver::{check_options, greedy_rankrls, select, GreedyOptions};
 pub use self::floating::{greedy_rankrls_floating, select_floating, FloatingPath, REL_TIE};
+#[cfg(all(test, target_arch = "x86_64"))]
+pub(crate) use self::fused::avx2 as fused_avx2;
 #[cfg(test)]
 pub(crate) use self::fused::fused_update;
 pub use self::path::{GreedyPath, Stop};
