@@ -49,8 +49,14 @@ pub(super) const LANES: usize = 4;
 /// `start + k * nfp + f`, so one vector load holds word `k` of [`LANES`] features.
 /// Padding features are constant (all bits zero).
 pub(super) struct BitBatch {
+    /// Features held (see [`BitBatch::features`]) and their count padded to [`LANES`].
     nf: usize,
     nfp: usize,
+    /// Held feature `c` is column `features[c]` of `x`.
+    features: Vec<usize>,
+    /// Per query and column of `x`: whether the column varies in the query
+    /// (`queries.len() x x.ncols()`).
+    varies: Vec<bool>,
     /// Per query: first word of its bitsets, words per feature, `n0`.
     queries: Vec<(usize, usize, u64)>,
     untied: Vec<u64>,
@@ -66,7 +72,7 @@ impl BitBatch {
     #[cfg(test)]
     pub(super) fn build(x: ArrayView2<f64>, offsets: &QueryOffsets, batch: &[usize], avx2: bool) -> Self {
         let mut bits = Self::empty();
-        bits.rebuild(x, offsets, batch, avx2).expect("test batch fits in memory");
+        bits.rebuild(x, offsets, batch, avx2, false).expect("test batch fits in memory");
         bits
     }
 
@@ -74,6 +80,8 @@ impl BitBatch {
         BitBatch {
             nf: 0,
             nfp: 0,
+            features: Vec::new(),
+            varies: Vec::new(),
             queries: Vec::new(),
             untied: Vec::new(),
             gt: Vec::new(),
@@ -90,24 +98,56 @@ impl BitBatch {
         offsets: &QueryOffsets,
         batch: &[usize],
         avx2: bool,
+        compact: bool,
     ) -> crate::Result<&'a Self> {
         let bits = slot.get_or_insert_with(Self::empty);
-        bits.rebuild(x, offsets, batch, avx2)?;
+        bits.rebuild(x, offsets, batch, avx2, compact)?;
         Ok(bits)
+    }
+
+    /// The columns of `x` this batch holds, in order: every column, or with `compact` only
+    /// those that vary in at least one query of the batch (a column constant in every query
+    /// has all pairs tied: its tau-b and Geng values are +0, and it takes no bits).
+    pub(super) fn features(&self) -> &[usize] {
+        &self.features
     }
 
     /// Bitsets of the queries `batch` (each with `2 <= n_q`) of the grouped `x`, built in
     /// parallel over queries into this batch's buffers (no fresh pages to fault in and zero
-    /// for each batch of a long run).
+    /// for each batch of a long run); with `compact`, of the columns that vary in at least
+    /// one query of the batch only ([`BitBatch::features`]).
     pub(super) fn rebuild(
         &mut self,
         x: ArrayView2<f64>,
         offsets: &QueryOffsets,
         batch: &[usize],
         avx2: bool,
+        compact: bool,
     ) -> crate::Result<()> {
         use rayon::prelude::*;
-        let nf = x.ncols();
+        let ncols = x.ncols();
+        // Which columns vary in each query: every row against the query's first one.
+        let varies = &mut self.varies;
+        varies.clear();
+        varies.resize(batch.len() * ncols, false);
+        varies.par_chunks_mut(ncols.max(1)).zip(batch.par_iter()).for_each(|(v, &q)| {
+            let rows = x.slice_axis(Axis(0), (offsets[q]..offsets[q + 1]).into());
+            let first = rows.row(0);
+            for row in rows.rows().into_iter().skip(1) {
+                for ((v, &a), &b) in v.iter_mut().zip(row.iter()).zip(first.iter()) {
+                    *v |= a != b;
+                }
+            }
+        });
+        self.features.clear();
+        if compact {
+            let varies = &self.varies;
+            self.features.extend((0..ncols).filter(|&f| varies[f..].iter().step_by(ncols).any(|&v| v)));
+        } else {
+            self.features.extend(0..ncols);
+        }
+        let features = &self.features;
+        let nf = features.len();
         let nfp = padded_features(nf);
         let queries = &mut self.queries;
         queries.clear();
@@ -140,24 +180,28 @@ impl BitBatch {
             ru = tu;
             rg = tg;
         }
-        parts.into_par_iter().zip(batch.par_iter()).for_each_init(Vec::new, |cols, ((u, g, nu), &q)| {
-            // The query's columns, feature-major, each followed by PAD zeros.
-            let rows = x.slice_axis(Axis(0), (offsets[q]..offsets[q + 1]).into());
-            let n = rows.nrows();
-            let stride = n + PAD;
-            super::drivers::fill_columns(rows, PAD, cols);
-            for f in 0..nfp {
-                let col = &cols[f.min(nf - 1) * stride..][..stride];
-                if f >= nf || col[..n].iter().all(|&v| v == col[0]) {
-                    // Padding, or constant in this query: every pair tied.
-                    u[f..].iter_mut().step_by(nfp).for_each(|v| *v = 0);
-                    g[f..].iter_mut().step_by(nfp).for_each(|v| *v = 0);
-                    nu[f] = 0;
-                    continue;
+        let varies = &self.varies;
+        parts.into_par_iter().zip(batch.par_iter()).zip(varies.par_chunks(ncols.max(1))).for_each_init(
+            Vec::new,
+            |cols, (((u, g, nu), &q), var)| {
+                // The query's columns, feature-major, each followed by PAD zeros.
+                let rows = x.slice_axis(Axis(0), (offsets[q]..offsets[q + 1]).into());
+                let n = rows.nrows();
+                let stride = n + PAD;
+                super::drivers::fill_columns(rows, PAD, cols);
+                for f in 0..nfp {
+                    if f >= nf || !var[features[f]] {
+                        // Padding, or constant in this query: every pair tied.
+                        u[f..].iter_mut().step_by(nfp).for_each(|v| *v = 0);
+                        g[f..].iter_mut().step_by(nfp).for_each(|v| *v = 0);
+                        nu[f] = 0;
+                        continue;
+                    }
+                    let col = &cols[features[f] * stride..][..stride];
+                    nu[f] = build_column(col, n, &mut u[f..], &mut g[f..], nfp, avx2);
                 }
-                nu[f] = build_column(col, n, &mut u[f..], &mut g[f..], nfp, avx2);
-            }
-        });
+            },
+        );
         self.inv_sqrt_untied.clear();
         self.inv_sqrt_untied.extend(self.n_untied.iter().map(|&u| inv_sqrt(u)));
         (self.nf, self.nfp) = (nf, nfp);
