@@ -54,9 +54,6 @@ pub(super) struct BitBatch {
     nfp: usize,
     /// Held feature `c` is column `features[c]` of `x`.
     features: Vec<usize>,
-    /// Per query and column of `x`: whether the column varies in the query
-    /// (`queries.len() x x.ncols()`).
-    varies: Vec<bool>,
     /// Per query: first word of its bitsets, words per feature, `n0`.
     queries: Vec<(usize, usize, u64)>,
     untied: Vec<u64>,
@@ -81,7 +78,6 @@ impl BitBatch {
             nf: 0,
             nfp: 0,
             features: Vec::new(),
-            varies: Vec::new(),
             queries: Vec::new(),
             untied: Vec::new(),
             gt: Vec::new(),
@@ -126,23 +122,18 @@ impl BitBatch {
     ) -> crate::Result<()> {
         use rayon::prelude::*;
         let ncols = x.ncols();
-        // Which columns vary in each query: every row against the query's first one.
-        let varies = &mut self.varies;
-        varies.clear();
-        varies.resize(batch.len() * ncols, false);
-        varies.par_chunks_mut(ncols.max(1)).zip(batch.par_iter()).for_each(|(v, &q)| {
-            let rows = x.slice_axis(Axis(0), (offsets[q]..offsets[q + 1]).into());
-            let first = rows.row(0);
-            for row in rows.rows().into_iter().skip(1) {
-                for ((v, &a), &b) in v.iter_mut().zip(row.iter()).zip(first.iter()) {
-                    *v |= a != b;
-                }
-            }
-        });
         self.features.clear();
         if compact {
-            let varies = &self.varies;
-            self.features.extend((0..ncols).filter(|&f| varies[f..].iter().step_by(ncols).any(|&v| v)));
+            // A column varies in some query of the batch (usually seen in the first rows of
+            // the first query; only columns constant throughout are read whole).
+            let varies = |f: usize| {
+                let col = x.column(f);
+                batch.iter().any(|&q| {
+                    let first = col[offsets[q]];
+                    col.slice(ndarray::s![offsets[q] + 1..offsets[q + 1]]).iter().any(|&v| v != first)
+                })
+            };
+            self.features.extend((0..ncols).filter(|&f| varies(f)));
         } else {
             self.features.extend(0..ncols);
         }
@@ -180,28 +171,24 @@ impl BitBatch {
             ru = tu;
             rg = tg;
         }
-        let varies = &self.varies;
-        parts.into_par_iter().zip(batch.par_iter()).zip(varies.par_chunks(ncols.max(1))).for_each_init(
-            Vec::new,
-            |cols, (((u, g, nu), &q), var)| {
-                // The query's columns, feature-major, each followed by PAD zeros.
-                let rows = x.slice_axis(Axis(0), (offsets[q]..offsets[q + 1]).into());
-                let n = rows.nrows();
-                let stride = n + PAD;
-                super::drivers::fill_columns(rows, PAD, cols);
-                for f in 0..nfp {
-                    if f >= nf || !var[features[f]] {
-                        // Padding, or constant in this query: every pair tied.
-                        u[f..].iter_mut().step_by(nfp).for_each(|v| *v = 0);
-                        g[f..].iter_mut().step_by(nfp).for_each(|v| *v = 0);
-                        nu[f] = 0;
-                        continue;
-                    }
-                    let col = &cols[features[f] * stride..][..stride];
-                    nu[f] = build_column(col, n, &mut u[f..], &mut g[f..], nfp, avx2);
+        parts.into_par_iter().zip(batch.par_iter()).for_each_init(Vec::new, |cols, ((u, g, nu), &q)| {
+            // The query's columns, feature-major, each followed by PAD zeros.
+            let rows = x.slice_axis(Axis(0), (offsets[q]..offsets[q + 1]).into());
+            let n = rows.nrows();
+            let stride = n + PAD;
+            super::drivers::fill_columns(rows, PAD, cols);
+            for f in 0..nfp {
+                let col = &cols[features[f.min(nf - 1)] * stride..][..stride];
+                if f >= nf || col[..n].iter().all(|&v| v == col[0]) {
+                    // Padding, or constant in this query: every pair tied.
+                    u[f..].iter_mut().step_by(nfp).for_each(|v| *v = 0);
+                    g[f..].iter_mut().step_by(nfp).for_each(|v| *v = 0);
+                    nu[f] = 0;
+                    continue;
                 }
-            },
-        );
+                nu[f] = build_column(col, n, &mut u[f..], &mut g[f..], nfp, avx2);
+            }
+        });
         self.inv_sqrt_untied.clear();
         self.inv_sqrt_untied.extend(self.n_untied.iter().map(|&u| inv_sqrt(u)));
         (self.nf, self.nfp) = (nf, nfp);
