@@ -179,3 +179,23 @@ fn features_constant_in_a_whole_batch_give_the_same_sums() {
         }
     }
 }
+
+#[test]
+fn a_batch_of_constant_columns_only() {
+    // Batch 1 (queries 0, 1) holds no column; query 2 is long (merge sort); batch 2 varies.
+    let x =
+        Array2::from_shape_vec((9, 2), vec![1., 2., 1., 2., 5., 0., 5., 0., 3., 1., 4., 2., 3., 3., 1., 2., 2., 1.])
+            .unwrap();
+    for variant in [Variant::TauB, Variant::Geng] {
+        let run = |short_max: usize| {
+            let opts = KendallOptions { variant, absolute: false, short_max };
+            kendall_similarity(x.view(), &qo(&[0, 2, 4, 7, 9]), &opts, &NoInterrupt).unwrap()
+        };
+        let (merge, bits) = (run(0), run(2));
+        assert!(merge.iter().zip(bits.iter()).all(|(a, b)| a.to_bits() == b.to_bits()), "{variant:?}");
+        let all_constant = Array2::from_elem((4, 3), 1.5);
+        let opts = KendallOptions { variant, absolute: false, short_max: 100 };
+        let s = kendall_similarity(all_constant.view(), &qo(&[0, 2, 4]), &opts, &NoInterrupt).unwrap();
+        assert!(s.iter().all(|v| v.to_bits() == 0));
+    }
+}

@@ -149,6 +149,13 @@ impl BitBatch {
             queries.push((total, w, choose2(n)));
             total += w * nfp;
         }
+        (self.nf, self.nfp) = (nf, nfp);
+        if nf == 0 {
+            // Every column constant in every query: no bits.
+            self.n_untied.clear();
+            self.inv_sqrt_untied.clear();
+            return Ok(());
+        }
         let (untied, gt, n_untied) = (&mut self.untied, &mut self.gt, &mut self.n_untied);
         // Every word is written below (constant and padding features with zeros), so old
         // contents may stay; a larger batch takes fresh zeroed memory (calloc: no memset).
@@ -191,7 +198,6 @@ impl BitBatch {
         });
         self.inv_sqrt_untied.clear();
         self.inv_sqrt_untied.extend(self.n_untied.iter().map(|&u| inv_sqrt(u)));
-        (self.nf, self.nfp) = (nf, nfp);
         Ok(())
     }
 
