@@ -249,6 +249,15 @@ pub fn kendall_similarity<I: Interrupt + ?Sized>(
             return Ok(());
         }
         let hw = bits.row_len(variant);
+        if nh == nf {
+            // Every feature held: the same layout, add in place.
+            for block in bits.blocks(BLOCK_BYTES) {
+                sums.par_chunks_mut(width)
+                    .enumerate()
+                    .for_each(|(a, row)| bits.add_row(a, block.clone(), variant, row, avx2));
+            }
+            return Ok(());
+        }
         held.clear();
         held.resize(nh * hw, 0.0);
         let copy = |held: &mut [f64], sums: &mut [f64], to_held: bool| {
