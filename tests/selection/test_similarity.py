@@ -133,6 +133,26 @@ def test_many_features_across_the_rank_limit_both_schemes():
     np.testing.assert_allclose(kendall_similarity(X, qid, variant="tau_b"), naive_tau_b(X, qid), atol=1e-12)
 
 
+def test_runs_of_query_ids_group_as_the_permutation_does():
+    """Rows already in one run per query skip the grouping permutation; an id that comes
+    back later goes through it. Both give the bytes of the explicitly grouped call."""
+    from rankselect.data.grouping import QueryGroups
+    from rankselect.selection.similarity import _run_offsets, _similarity_grouped
+
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 4, size=(40, 6)).astype(float)
+    for qid in (np.repeat([7, 2, 9, 4], 10), np.repeat([1, 2, 1, 3], 10), np.repeat([5], 40)):
+        groups = QueryGroups.from_qid(qid)
+        runs = _run_offsets(qid)
+        assert (runs is None) == (not groups.is_identity)
+        if runs is not None:
+            assert np.array_equal(runs, groups.offsets)
+        for variant in ("geng", "tau_b"):
+            want = _similarity_grouped(np.ascontiguousarray(groups.gather(X)), groups.offsets, variant, False)
+            got = kendall_similarity(X, qid, variant=variant)
+            assert got.tobytes() == want.tobytes(), (qid[::10], variant)
+
+
 def test_permuting_rows_and_unsorted_qids_do_not_matter():
     rng = np.random.default_rng(0)
     qid = rng.integers(0, 20, size=300)

@@ -160,7 +160,7 @@ where
             return Ok(());
         }
         interrupt.check()?;
-        let bits = BitBatch::build_in(&mut bits, x, offsets, &batch, avx2)?;
+        let bits = BitBatch::build_in(&mut bits, x, offsets, &batch, avx2, false)?;
         let results: Vec<Vec<PairCounts>> = (0..batch.len()).into_par_iter().map(|k| bits.counts(k, pairs)).collect();
         for (&q, counts) in batch.iter().zip(&results) {
             sink(q, counts);
@@ -230,18 +230,55 @@ pub fn kendall_similarity<I: Interrupt + ?Sized>(
     // A batch of short queries: bitsets built in parallel over queries, then block by block
     // (cache-sized runs of queries) the rows of the matrix in parallel, each adding the
     // block's queries in query order.
+    // The batch holds only the features that vary in at least one of its queries (the
+    // others add +0 everywhere): their running sums are copied into `held` (rows and
+    // columns of the held features, the same layout for that count), added to there, and
+    // copied back, so every sum still takes the same additions in the same order.
     let mut bits: Option<BitBatch> = None; // buffers reused from batch to batch
+    let mut held: Vec<f64> = Vec::new();
+    let parts = width / super::bitset::padded_features(nf);
     let mut flush = |batch: Vec<usize>, sums: &mut [f64]| -> Result<()> {
         if batch.is_empty() {
             return Ok(());
         }
         interrupt.check()?;
-        let bits = BitBatch::build_in(&mut bits, x, offsets, &batch, avx2)?;
-        for block in bits.blocks(BLOCK_BYTES) {
-            sums.par_chunks_mut(width)
-                .enumerate()
-                .for_each(|(a, row)| bits.add_row(a, block.clone(), variant, row, avx2));
+        let bits = BitBatch::build_in(&mut bits, x, offsets, &batch, avx2, true)?;
+        let features = bits.features();
+        let nh = features.len();
+        if nh == 0 {
+            return Ok(());
         }
+        let hw = bits.row_len(variant);
+        if nh == nf {
+            // Every feature held: the same layout, add in place.
+            for block in bits.blocks(BLOCK_BYTES) {
+                sums.par_chunks_mut(width)
+                    .enumerate()
+                    .for_each(|(a, row)| bits.add_row(a, block.clone(), variant, row, avx2));
+            }
+            return Ok(());
+        }
+        held.clear();
+        held.resize(nh * hw, 0.0);
+        let copy = |held: &mut [f64], sums: &mut [f64], to_held: bool| {
+            for (ca, &a) in features.iter().enumerate() {
+                for part in 0..parts {
+                    for (cb, &b) in features.iter().enumerate().skip(ca) {
+                        let (h, s) = (ca * hw + row_index(nh, cb, part), a * width + row_index(nf, b, part));
+                        if to_held {
+                            held[h] = sums[s];
+                        } else {
+                            sums[s] = held[h];
+                        }
+                    }
+                }
+            }
+        };
+        copy(&mut held, sums, true);
+        for block in bits.blocks(BLOCK_BYTES) {
+            held.par_chunks_mut(hw).enumerate().for_each(|(a, row)| bits.add_row(a, block.clone(), variant, row, avx2));
+        }
+        copy(&mut held, sums, false);
         Ok(())
     };
     let mut pairs = alloc::try_with_capacity::<(u32, u32)>(n_pairs, "Kendall similarity's feature pairs")?;

@@ -144,3 +144,58 @@ fn errors_are_reported() {
     let e = kendall_similarity(x.view(), &qo(&[0, 2]), &KendallOptions::default(), &stop);
     assert!(matches!(e, Err(crate::Error::Interrupted)));
 }
+
+#[test]
+fn features_constant_in_a_whole_batch_give_the_same_sums() {
+    // Batches split by the long query (merge sort at short_max = 30): columns 1 and 4 are
+    // constant in every query of the first batch (left out of its bitsets) and vary later;
+    // column 2 is constant everywhere, column 5 in all but one query of the first batch.
+    let sizes = [5usize, 12, 3, 40, 7, 25, 2, 9];
+    let m: usize = sizes.iter().sum();
+    let nf = 7;
+    let mut offsets = vec![0usize];
+    for s in sizes {
+        offsets.push(offsets.last().unwrap() + s);
+    }
+    let query_of = |i: usize| offsets.iter().rposition(|&o| o <= i).unwrap();
+    let x = Array2::from_shape_fn((m, nf), |(i, f)| {
+        let q = query_of(i);
+        match f {
+            1 | 4 if q < 3 => 2.5 + q as f64,
+            2 => -1.0,
+            5 if q != 1 && q < 3 => 0.0,
+            _ => ((i * (7 + 3 * f) + f * f) % (3 + 2 * f)) as f64 - 2.0,
+        }
+    });
+    for variant in [Variant::TauB, Variant::Geng] {
+        for absolute in [false, true] {
+            let run = |short_max: usize| {
+                let opts = KendallOptions { variant, absolute, short_max };
+                kendall_similarity(x.view(), &qo(&offsets), &opts, &NoInterrupt).unwrap()
+            };
+            let (merge, bits) = (run(0), run(30));
+            let same = merge.iter().zip(bits.iter()).all(|(a, b)| a.to_bits() == b.to_bits());
+            assert!(same, "{variant:?} absolute {absolute}:\n{merge}\n{bits}");
+        }
+    }
+}
+
+#[test]
+fn a_batch_of_constant_columns_only() {
+    // Batch 1 (queries 0, 1) holds no column; query 2 is long (merge sort); batch 2 varies.
+    let x =
+        Array2::from_shape_vec((9, 2), vec![1., 2., 1., 2., 5., 0., 5., 0., 3., 1., 4., 2., 3., 3., 1., 2., 2., 1.])
+            .unwrap();
+    for variant in [Variant::TauB, Variant::Geng] {
+        let run = |short_max: usize| {
+            let opts = KendallOptions { variant, absolute: false, short_max };
+            kendall_similarity(x.view(), &qo(&[0, 2, 4, 7, 9]), &opts, &NoInterrupt).unwrap()
+        };
+        let (merge, bits) = (run(0), run(2));
+        assert!(merge.iter().zip(bits.iter()).all(|(a, b)| a.to_bits() == b.to_bits()), "{variant:?}");
+        let all_constant = Array2::from_elem((4, 3), 1.5);
+        let opts = KendallOptions { variant, absolute: false, short_max: 100 };
+        let s = kendall_similarity(all_constant.view(), &qo(&[0, 2, 4]), &opts, &NoInterrupt).unwrap();
+        assert!(s.iter().all(|v| v.to_bits() == 0));
+    }
+}

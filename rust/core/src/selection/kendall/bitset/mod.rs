@@ -49,8 +49,11 @@ pub(super) const LANES: usize = 4;
 /// `start + k * nfp + f`, so one vector load holds word `k` of [`LANES`] features.
 /// Padding features are constant (all bits zero).
 pub(super) struct BitBatch {
+    /// Features held (see [`BitBatch::features`]) and their count padded to [`LANES`].
     nf: usize,
     nfp: usize,
+    /// Held feature `c` is column `features[c]` of `x`.
+    features: Vec<usize>,
     /// Per query: first word of its bitsets, words per feature, `n0`.
     queries: Vec<(usize, usize, u64)>,
     untied: Vec<u64>,
@@ -66,7 +69,7 @@ impl BitBatch {
     #[cfg(test)]
     pub(super) fn build(x: ArrayView2<f64>, offsets: &QueryOffsets, batch: &[usize], avx2: bool) -> Self {
         let mut bits = Self::empty();
-        bits.rebuild(x, offsets, batch, avx2).expect("test batch fits in memory");
+        bits.rebuild(x, offsets, batch, avx2, false).expect("test batch fits in memory");
         bits
     }
 
@@ -74,6 +77,7 @@ impl BitBatch {
         BitBatch {
             nf: 0,
             nfp: 0,
+            features: Vec::new(),
             queries: Vec::new(),
             untied: Vec::new(),
             gt: Vec::new(),
@@ -90,24 +94,51 @@ impl BitBatch {
         offsets: &QueryOffsets,
         batch: &[usize],
         avx2: bool,
+        compact: bool,
     ) -> crate::Result<&'a Self> {
         let bits = slot.get_or_insert_with(Self::empty);
-        bits.rebuild(x, offsets, batch, avx2)?;
+        bits.rebuild(x, offsets, batch, avx2, compact)?;
         Ok(bits)
+    }
+
+    /// The columns of `x` this batch holds, in order: every column, or with `compact` only
+    /// those that vary in at least one query of the batch (a column constant in every query
+    /// has all pairs tied: its tau-b and Geng values are +0, and it takes no bits).
+    pub(super) fn features(&self) -> &[usize] {
+        &self.features
     }
 
     /// Bitsets of the queries `batch` (each with `2 <= n_q`) of the grouped `x`, built in
     /// parallel over queries into this batch's buffers (no fresh pages to fault in and zero
-    /// for each batch of a long run).
+    /// for each batch of a long run); with `compact`, of the columns that vary in at least
+    /// one query of the batch only ([`BitBatch::features`]).
     pub(super) fn rebuild(
         &mut self,
         x: ArrayView2<f64>,
         offsets: &QueryOffsets,
         batch: &[usize],
         avx2: bool,
+        compact: bool,
     ) -> crate::Result<()> {
         use rayon::prelude::*;
-        let nf = x.ncols();
+        let ncols = x.ncols();
+        self.features.clear();
+        if compact {
+            // A column varies in some query of the batch (usually seen in the first rows of
+            // the first query; only columns constant throughout are read whole).
+            let varies = |f: usize| {
+                let col = x.column(f);
+                batch.iter().any(|&q| {
+                    let first = col[offsets[q]];
+                    col.slice(ndarray::s![offsets[q] + 1..offsets[q + 1]]).iter().any(|&v| v != first)
+                })
+            };
+            self.features.extend((0..ncols).filter(|&f| varies(f)));
+        } else {
+            self.features.extend(0..ncols);
+        }
+        let features = &self.features;
+        let nf = features.len();
         let nfp = padded_features(nf);
         let queries = &mut self.queries;
         queries.clear();
@@ -117,6 +148,13 @@ impl BitBatch {
             let w = pair_words(n);
             queries.push((total, w, choose2(n)));
             total += w * nfp;
+        }
+        (self.nf, self.nfp) = (nf, nfp);
+        if nf == 0 {
+            // Every column constant in every query: no bits.
+            self.n_untied.clear();
+            self.inv_sqrt_untied.clear();
+            return Ok(());
         }
         let (untied, gt, n_untied) = (&mut self.untied, &mut self.gt, &mut self.n_untied);
         // Every word is written below (constant and padding features with zeros), so old
@@ -147,7 +185,7 @@ impl BitBatch {
             let stride = n + PAD;
             super::drivers::fill_columns(rows, PAD, cols);
             for f in 0..nfp {
-                let col = &cols[f.min(nf - 1) * stride..][..stride];
+                let col = &cols[features[f.min(nf - 1)] * stride..][..stride];
                 if f >= nf || col[..n].iter().all(|&v| v == col[0]) {
                     // Padding, or constant in this query: every pair tied.
                     u[f..].iter_mut().step_by(nfp).for_each(|v| *v = 0);
@@ -160,7 +198,6 @@ impl BitBatch {
         });
         self.inv_sqrt_untied.clear();
         self.inv_sqrt_untied.extend(self.n_untied.iter().map(|&u| inv_sqrt(u)));
-        (self.nf, self.nfp) = (nf, nfp);
         Ok(())
     }
 

@@ -82,7 +82,7 @@ fn rebuilt_batch_equals_a_fresh_one() {
         // Garbage from a larger batch first: every word must be overwritten.
         let mut bits = BitBatch::build(x.view(), &offsets, &[3, 1, 4, 0], avx2);
         for batch in [vec![5usize, 2, 0], vec![1, 3]] {
-            bits.rebuild(x.view(), &offsets, &batch, avx2).unwrap();
+            bits.rebuild(x.view(), &offsets, &batch, avx2, false).unwrap();
             let fresh = BitBatch::build(x.view(), &offsets, &batch, avx2);
             for k in 0..batch.len() {
                 assert_eq!(bits.counts(k, &pairs), fresh.counts(k, &pairs), "avx2 {avx2}, batch {batch:?}");
