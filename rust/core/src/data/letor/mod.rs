@@ -42,7 +42,9 @@ use self::line::chunk_ranges;
 use self::reader::{io_error, reader_thread, BlockReader, Msg};
 
 mod builder;
+mod dense;
 mod line;
+mod mem;
 mod number;
 mod reader;
 #[cfg(test)]
@@ -142,6 +144,7 @@ fn parse_blocks<T: Element>(
     chunk: usize,
 ) -> Result<Letor<T>> {
     let mut b = Builder::<T>::new(opts, chunk);
+    b.size_hint = Some(buf.len() as u64);
     for (s, e) in chunk_ranges(buf, block) {
         b.add_block(&buf[s..e], interrupt)?;
     }
@@ -156,6 +159,7 @@ fn parse_blocks<T: Element>(
 /// (and checks `interrupt` at least every 50 ms, also while a pipe is silent).
 pub fn read_letor<T: Element>(path: &Path, opts: &LetorOptions, interrupt: &dyn Interrupt) -> Result<Letor<T>> {
     let mut b = Builder::<T>::new(opts, CHUNK_BYTES);
+    b.size_hint = std::fs::metadata(path).ok().filter(|m| m.is_file()).map(|m| m.len());
     let (tx, rx) = mpsc::sync_channel::<Msg>(1);
     let (back_tx, back_rx) = mpsc::channel::<Vec<u8>>();
     let (p, max_memory) = (path.to_path_buf(), opts.max_memory);
