@@ -269,7 +269,8 @@ pub(super) fn parse_dense<T: Element>(
                 slow.row_end.clear();
                 slow.max_index = 0;
                 let o = LetorOptions { comments: false, ..opts.clone() };
-                parse_line(d, comment_s, &o, narrow, &mut slow, line).map_err(|msg| Fail::Line(LocalError { line, msg }))?;
+                parse_line(d, comment_s, &o, narrow, &mut slow, line)
+                    .map_err(|msg| Fail::Line(LocalError { line, msg }))?;
                 if slow.y.len() != 1 || slow.max_index > stride {
                     return Err(Fail::Mismatch);
                 }
@@ -301,9 +302,9 @@ pub(super) fn parse_dense<T: Element>(
 /// with SSE2 (part of x86-64): the token's separators, colon, point and digits are found by
 /// comparing the whole window at once, so that the next token's position does not wait for
 /// this token's digits. `(index, value, token length)`, the value correctly rounded by the
-/// same exact division as [`fast_decimal`] (at most 8 digits on each side of the point, so
-/// the integer mantissa is below 2^53); `None` for any other token (longer, signed, with an
-/// exponent, malformed), which the scalar path then reads.
+/// same exact division as `number::fast_decimal` (a token of at most 14 bytes holds at most 12
+/// digits, so the integer mantissa is below 2^52); `None` for any other token (longer,
+/// signed, with an exponent, malformed), which the scalar path then reads.
 #[cfg(target_arch = "x86_64")]
 mod sse2 {
     use std::arch::x86_64::*;

@@ -376,7 +376,15 @@ fn parse_either<T: Element>(text: &[u8], opts: &LetorOptions, reference: bool, b
         Ok(d) => {
             let bits = |v: &[f64]| v.iter().map(|x| format!("{:x}", x.to_bits())).collect::<Vec<_>>().join(",");
             let x: Vec<f64> = d.x.iter().map(|&v| to_f64(v)).collect();
-            format!("{} x {}: x {} y {} qid {:?} comments {:?}", d.n_rows(), d.n_features, bits(&x), bits(&d.y), d.qid, d.comments)
+            format!(
+                "{} x {}: x {} y {} qid {:?} comments {:?}",
+                d.n_rows(),
+                d.n_features,
+                bits(&x),
+                bits(&d.y),
+                d.qid,
+                d.comments
+            )
         }
     }
 }
@@ -393,9 +401,37 @@ fn to_f64<T: Element>(v: T) -> f64 {
 
 fn token_strategy() -> impl Strategy<Value = String> {
     prop::sample::select(vec![
-        "0", "1", "12", "0.5", "0.947081", "640.423", "1304", "-0.25", "-0", "+3.5", "1e-05", "5.12345e-05", "1.5E3",
-        "12345678.12345678", "123456789.5", "0.000000000000000001", "99999999999999999999", ".5", "5.", ".", "-",
-        "nan", "inf", "-inf", "1.5x", "1:2", "abc", "", "3.4e39", "1e400", "0.1234567890123",
+        "0",
+        "1",
+        "12",
+        "0.5",
+        "0.947081",
+        "640.423",
+        "1304",
+        "-0.25",
+        "-0",
+        "+3.5",
+        "1e-05",
+        "5.12345e-05",
+        "1.5E3",
+        "12345678.12345678",
+        "123456789.5",
+        "0.000000000000000001",
+        "99999999999999999999",
+        ".5",
+        "5.",
+        ".",
+        "-",
+        "nan",
+        "inf",
+        "-inf",
+        "1.5x",
+        "1:2",
+        "abc",
+        "",
+        "3.4e39",
+        "1e400",
+        "0.1234567890123",
     ])
     .prop_map(str::to_string)
 }
@@ -404,7 +440,10 @@ fn line_strategy() -> impl Strategy<Value = String> {
     (
         prop::sample::select(vec!["0", "2", "1.5", "-1", "x", "", "+4", "3e0", "nan"]),
         prop::sample::select(vec!["qid:1", "qid:1", "qid:-7", "qid:12345678901", "qid:x", "", "qid:", "1:1"]),
-        prop::collection::vec((1u32..4, token_strategy(), prop::sample::select(vec![" ", " ", " ", "  ", "\t", " \r"])), 0..24),
+        prop::collection::vec(
+            (1u32..4, token_strategy(), prop::sample::select(vec![" ", " ", " ", "  ", "\t", " \r"])),
+            0..24,
+        ),
         prop::sample::select(vec!["", "", " # docid = 7", "#c", " \r", "   "]),
         0u8..20,
     )
