@@ -28,7 +28,7 @@
 //! Speed: each block is scanned first (lines, data rows and each row's largest index, read
 //! from its last token), so that every chunk's rows get their place and width in the matrix
 //! before parsing; the chunks are then parsed straight into those rows (`dense`), zeros
-//! included, with the feature tokens read 16 bytes at a time (SSE2 on x86-64) and the
+//! included, with the feature tokens read 16 bytes at a time (`window`: SSE2 on x86-64) and the
 //! matrix and read blocks backed by huge pages where Linux allows (`mem`). Any line outside
 //! the common spelling is read by the reference parser (`line`), which also parses a whole
 //! block whenever a memory, density or allocation check might fail, so that results and
@@ -60,6 +60,10 @@ mod number;
 mod reader;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_dense;
+#[cfg(target_arch = "x86_64")]
+mod window;
 
 /// Parser options.
 #[derive(Clone, Debug, Default)]
