@@ -3,9 +3,12 @@
 use rayon::prelude::*;
 
 use super::line::{chunk_ranges, parse_chunk, Chunk, LocalError};
+use super::mem::advise_huge;
 use super::{Element, Letor, LetorOptions};
 use crate::error::{Error, Result};
 use crate::interrupt::Interrupt;
+
+mod fast;
 
 /// Accumulates parsed blocks into the dense matrix.
 pub(super) struct Builder<'a, T> {
@@ -24,6 +27,10 @@ pub(super) struct Builder<'a, T> {
     max_index_line: usize,
     /// Bytes of (decompressed) text read so far: the density rule's measure of the file.
     bytes_read: u128,
+    /// The expected bytes of text (the file's size), to reserve the matrix once.
+    pub(super) size_hint: Option<u64>,
+    /// Tests: parse with the reference path only.
+    pub(super) reference_only: bool,
 }
 
 /// The density rule: without `n_features`, a dense matrix above both this many bytes and
@@ -47,14 +54,24 @@ impl<'a, T: Element> Builder<'a, T> {
             max_index: 0,
             max_index_line: 0,
             bytes_read: 0,
+            size_hint: None,
+            reference_only: false,
         }
     }
 
     /// Parses a block (whole lines) and appends its rows.
     pub(super) fn add_block(&mut self, block: &[u8], interrupt: &dyn Interrupt) -> Result<()> {
         interrupt.check()?;
-        self.bytes_read += block.len() as u128;
         let ranges = chunk_ranges(block, self.chunk_bytes);
+        if !self.reference_only && self.add_block_dense(block, &ranges)? {
+            return Ok(());
+        }
+        self.add_block_sparse(block, &ranges)
+    }
+
+    /// The reference path: chunks parsed into sparse rows, then scattered.
+    fn add_block_sparse(&mut self, block: &[u8], ranges: &[(usize, usize)]) -> Result<()> {
+        self.bytes_read += block.len() as u128;
         let (opts, narrow) = (self.opts, T::NARROW);
         let parsed: Vec<std::result::Result<Chunk, LocalError>> =
             ranges.par_iter().map(|&(a, b)| parse_chunk(&block[a..b], opts, narrow)).collect();
@@ -96,6 +113,7 @@ impl<'a, T: Element> Builder<'a, T> {
         let stride = self.stride;
         let start = self.x.len();
         self.reserve_x(rows * stride, m)?;
+        advise_huge(&self.x);
         self.x.resize(start + rows * stride, T::ZERO);
         let mut parts: Vec<&mut [T]> = Vec::with_capacity(chunks.len());
         let mut rest: &mut [T] = &mut self.x[start..];

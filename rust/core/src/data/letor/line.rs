@@ -116,7 +116,7 @@ impl<'a> Iterator for Tokens<'a> {
     }
 }
 
-fn trim(s: &[u8]) -> &[u8] {
+pub(super) fn trim(s: &[u8]) -> &[u8] {
     let a = s.iter().position(|&b| !(is_space(b) || b == b'\n')).unwrap_or(s.len());
     let b = s.iter().rposition(|&b| !(is_space(b) || b == b'\n')).map_or(a, |i| i + 1);
     &s[a..b]
@@ -172,7 +172,7 @@ fn parse_feature(tok: &[u8], prev: u64, opts: &LetorOptions) -> std::result::Res
 
 /// Parses the data part of one line (before any `#`) into `c`; `Err` holds the message.
 #[inline]
-fn parse_line(
+pub(super) fn parse_line(
     data: &[u8],
     comment: Option<&[u8]>,
     opts: &LetorOptions,

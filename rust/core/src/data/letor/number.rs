@@ -27,7 +27,7 @@ pub(super) fn float_msg(what: &str, tok: &[u8], e: FloatError) -> String {
 }
 
 /// Exact powers of ten (every `10^k`, `k <= 22`, is a double).
-const POW10: [f64; 23] = [
+pub(super) const POW10: [f64; 23] = [
     1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20,
     1e21, 1e22,
 ];
@@ -81,7 +81,7 @@ pub(super) fn digit_run(s: &[u8], i: &mut usize, w: &mut u64) -> usize {
     *i - start
 }
 
-const POW10_INT: [u64; 9] = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000];
+pub(super) const POW10_INT: [u64; 9] = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000];
 
 /// Clinger's exact fast path for a plain decimal `[+-]digits[.digits]` starting at `s[i]`
 /// and ending at whitespace or the end of `s`: with the digits read as an integer

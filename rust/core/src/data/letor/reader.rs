@@ -8,6 +8,7 @@ use std::sync::mpsc;
 
 use memchr::memrchr;
 
+use super::mem::advise_huge;
 use super::BLOCK_BYTES;
 use crate::error::{Error, Result};
 
@@ -150,6 +151,7 @@ impl BlockReader {
             return Err(refuse(""));
         }
         buf.try_reserve_exact(len.saturating_sub(buf.len())).map_err(|_| refuse("the allocation failed; "))?;
+        advise_huge(buf);
         buf.resize(len, 0);
         Ok(())
     }
