@@ -136,14 +136,14 @@ def test_many_features_across_the_rank_limit_both_schemes():
 def test_runs_of_query_ids_group_as_the_permutation_does():
     """Rows already in one run per query skip the grouping permutation; an id that comes
     back later goes through it. Both give the bytes of the explicitly grouped call."""
-    from rankselect.data.grouping import QueryGroups
-    from rankselect.selection.similarity import _run_offsets, _similarity_grouped
+    from rankselect.data.grouping import QueryGroups, contiguous_offsets
+    from rankselect.selection.similarity import _similarity_grouped
 
     rng = np.random.default_rng(3)
     X = rng.integers(0, 4, size=(40, 6)).astype(float)
     for qid in (np.repeat([7, 2, 9, 4], 10), np.repeat([1, 2, 1, 3], 10), np.repeat([5], 40)):
         groups = QueryGroups.from_qid(qid)
-        runs = _run_offsets(qid)
+        runs = contiguous_offsets(qid)
         assert (runs is None) == (not groups.is_identity)
         if runs is not None:
             assert np.array_equal(runs, groups.offsets)

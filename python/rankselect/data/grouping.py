@@ -11,6 +11,7 @@ borrow that type instead of re-checking.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Optional
 
 import numpy as np
 import scipy.sparse as sp
@@ -223,6 +224,20 @@ class TrainingData:
     def columns(self, keep) -> TrainingData:
         """The same rows restricted to the feature columns ``keep`` (no new grouping)."""
         return TrainingData(np.ascontiguousarray(self.X[:, keep]), self.y, self.qid, self.grouped.columns(keep))
+
+
+def contiguous_offsets(qid: np.ndarray) -> Optional[np.ndarray]:
+    """The offsets :meth:`QueryGroups.from_qid` gives when the rows of every query already
+    form one run (as in every LETOR file): its grouping is then the identity, so a caller
+    may skip the permutation. ``None`` when some query is split (or ``qid`` is empty).
+    ``qid`` must be validated (int64, shape (m,))."""
+    if qid.size == 0:
+        return None
+    starts = np.flatnonzero(qid[1:] != qid[:-1]) + 1
+    ids = qid[np.concatenate(([0], starts))]
+    if np.unique(ids).size != ids.size:
+        return None
+    return np.concatenate(([0], starts, [qid.size])).astype(OFFSETS_DTYPE)
 
 
 def center_by_query(a, qid) -> np.ndarray:

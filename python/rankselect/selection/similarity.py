@@ -34,7 +34,7 @@ from scipy.stats import rankdata
 from .. import _core
 from .._config import check_memory
 from .._validation import check_matrix, check_qid, shown
-from ..data.grouping import OFFSETS_DTYPE, QueryGroups
+from ..data.grouping import QueryGroups, contiguous_offsets
 
 __all__ = ["VARIANTS", "SIMILARITIES", "kendall_similarity", "spearman_similarity", "check_variant"]
 
@@ -115,26 +115,13 @@ def kendall_similarity(X, qid, variant: str = "geng", absolute: bool = False, *,
         raise ValueError("X has no rows")
     qid = check_qid(qid, X.shape[0])
     _check_similarity_memory(*X.shape)
-    offsets = _run_offsets(qid)
+    offsets = contiguous_offsets(qid)
     if offsets is None:
         groups = QueryGroups.from_qid(qid)
         X, offsets = np.ascontiguousarray(groups.gather(X)), groups.offsets
     if not (np.diff(offsets) >= 2).any():
         raise ValueError("qid: no query has at least 2 documents; Kendall's tau needs document pairs")
     return _similarity_grouped(X, offsets, variant, bool(absolute), algorithm)
-
-
-def _run_offsets(qid: np.ndarray):
-    """Query offsets when the rows of every query are already contiguous (each id forms one
-    run), else None: the grouping of :meth:`QueryGroups.from_qid` (queries in order of first
-    appearance, rows in input order) without its permutation."""
-    if qid.size == 0:
-        return None
-    starts = np.flatnonzero(qid[1:] != qid[:-1]) + 1
-    ids = qid[np.concatenate(([0], starts))]
-    if np.unique(ids).size != ids.size:
-        return None
-    return np.concatenate(([0], starts, [qid.size])).astype(OFFSETS_DTYPE)
 
 
 def _check_similarity_memory(m: int, n: int) -> None:
