@@ -95,7 +95,7 @@ NEW_TO_OLD = {
     "rankselect.selection.greedy_rankrls": "rankselect.rankrls",
     "rankselect.models.ranksvm": "rankselect.ranksvm",
     "rankselect.models.kernel_approximation": "rankselect.kernel_approximation",
-    "rankselect.models.sparse_ranksvm": "rankselect.sparse",
+    "rankselect.selection.sparse_ranksvm": "rankselect.sparse",
     "rankselect.selection.gas": "rankselect.gas",
     "rankselect.selection.fsmrank": "rankselect.fsmrank",
     "rankselect.selection.stability": "rankselect.stability",

@@ -30,8 +30,9 @@ PACKAGE_DIR = Path(rankselect.__file__).resolve().parent
 
 MAX_LINES = 400
 
-#: units (first component below ``rankselect``) from the bottom layer up; a unit may import
-#: only units of lower layers (``__init__`` is the package's own ``__init__.py``)
+#: units (first component below ``rankselect``, or a dotted sub-folder given its own layer,
+#: ``selection.wrapper``) from the bottom layer up; a unit may import only units of lower
+#: layers (``__init__`` is the package's own ``__init__.py``)
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("_core", "exceptions"),
     ("_config",),
@@ -42,7 +43,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("models",),
     ("selection",),
     ("analysis",),
-    ("wrapper",),
+    ("selection.wrapper",),  # the ranker in the loop: uses analysis.inspection
     ("methods",),
     ("protocol", "dask"),
     ("plotting",),
@@ -212,9 +213,17 @@ def _circle(graph: dict[str, set[str]], component: list[str]) -> list[str]:
     return component  # pragma: no cover - a component always has a circle
 
 
-def _unit(name: str, package: str) -> str:
-    parts = name.split(".")
-    return parts[1] if len(parts) > 1 else "__init__"
+def _unit(name: str, package: str, layers: tuple[tuple[str, ...], ...] = LAYERS) -> str:
+    """The unit of module ``name``: the longest dotted sub-folder with its own layer
+    (``selection.wrapper``), else the first component below the package."""
+    parts = name.split(".")[1:]
+    if not parts:
+        return "__init__"
+    units = {u for layer in layers for u in layer}
+    for i in range(len(parts), 1, -1):
+        if ".".join(parts[:i]) in units:
+            return ".".join(parts[:i])
+    return parts[0]
 
 
 def upward_imports(graph: dict[str, set[str]], package: str,
@@ -222,9 +231,9 @@ def upward_imports(graph: dict[str, set[str]], package: str,
     rank = {unit: i for i, layer in enumerate(layers) for unit in layer}
     bad = []
     for importer, targets in graph.items():
-        a = _unit(importer, package)
+        a = _unit(importer, package, layers)
         for t in sorted(targets):
-            b = _unit(t, package)
+            b = _unit(t, package, layers)
             if a == b:
                 continue
             if a not in rank or b not in rank:
@@ -377,3 +386,24 @@ def test_checks_catch_violations(tmp_path):
     assert not any("_low" in p for p in private)  # a top-level private module is shared
     assert dynamic_imports(files) == ["pkg.b.three:1: import importlib", "pkg.b.three:2: __import__"]
     assert long_modules(files) == ["pkg.b.three: 402 lines"]
+
+
+def test_a_sub_folder_with_its_own_layer(tmp_path):
+    """``a.sub`` sits above ``b`` although ``a`` sits below it: ``a.sub`` may import ``b``,
+    ``b`` may not import ``a.sub``, and ``a`` (its other modules) may not import ``b``."""
+    files = _write(tmp_path, {
+        "__init__.py": "",
+        "a/__init__.py": "",
+        "a/low.py": "from ..b import two\n",
+        "a/sub/__init__.py": "",
+        "a/sub/m.py": "from ...b import two\n",
+        "b/__init__.py": "",
+        "b/two.py": "",
+        "b/three.py": "from ..a.sub import m\n",
+    })
+    layers = (("a",), ("b",), ("a.sub",), ("__init__",))
+    assert _unit("pkg.a.sub.m", "pkg", layers) == "a.sub" and _unit("pkg.a.low", "pkg", layers) == "a"
+    bad = upward_imports(edges(files, "pkg"), "pkg", layers)
+    assert not any(b.startswith("pkg.a.sub.m ") for b in bad)
+    assert "pkg.a.low -> pkg.b.two: 'a' (layer 0) may not import 'b' (layer 1)" in bad
+    assert "pkg.b.three -> pkg.a.sub.m: 'b' (layer 1) may not import 'a.sub' (layer 2)" in bad

@@ -30,7 +30,7 @@ Public API (re-exported here):
 - sparse rankers: :class:`SparseRankSVM` (l1, weighted l1, log, MCP, lp), :func:`sparse_path`,
   :class:`FSMRank`, :class:`FSMSVM`
 - stability: :class:`StabilitySelection` (selection frequencies over query subsamples)
-- the deployed ranker in the loop (:mod:`rankselect.wrapper`): :class:`RecursiveElimination`,
+- the deployed ranker in the loop (:mod:`rankselect.selection.wrapper`): :class:`RecursiveElimination`,
   :class:`ForwardSelection` for LightGBM, XGBoost, CatBoost or rankselect rankers, seeded by
   a fast selector's order (``candidates=``)
 """
@@ -38,7 +38,7 @@ from . import exceptions, metrics
 from ._aliases import register_moved_modules
 from ._config import config_context, get_config, set_config
 from ._core import __version__
-from .analysis import costs, inspection, stats
+from .analysis import costs, inspection, redundancy_report, stats
 from .data import Fold, QueryGroups, RankingData, center_by_query, datasets, load_letor, load_letor_folds, save_letor
 from .models import (
     Nystroem,
@@ -46,12 +46,9 @@ from .models import (
     RankRLS,
     RankRLSPath,
     RankSVM,
-    SparsePath,
-    SparseRankSVM,
     pairwise,
     preference_pair_matrix,
     preference_pairs,
-    sparse_path,
 )
 from .selection import (
     FSMSVM,
@@ -62,13 +59,15 @@ from .selection import (
     FeatureImportance,
     FSMRank,
     GreedyRankRLS,
+    SparsePath,
+    SparseRankSVM,
     StabilitySelection,
     feature_importance,
     kendall_similarity,
-    redundancy_report,
+    sparse_path,
     spearman_similarity,
 )
-from .wrapper import ForwardSelection, RecursiveElimination, SelectionPath
+from .selection.wrapper import ForwardSelection, RecursiveElimination, SelectionPath
 
 # The module paths of the flat layout (rankselect.gas, rankselect.rankrls, ...) stay
 # importable, and models pickled with them unpickle (the table: rankselect._aliases.MOVED).

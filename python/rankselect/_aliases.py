@@ -21,8 +21,8 @@ from types import ModuleType
 from . import protocol
 from .analysis import costs, export, inspection, stats
 from .data import datasets, grouping, uninformative
-from .models import kernel_approximation, pairwise, rankrls, ranksvm, sparse_ranksvm
-from .selection import fsmrank, gas, greedy_rankrls, importance, similarity, stability
+from .models import kernel_approximation, pairwise, rankrls, ranksvm
+from .selection import fsmrank, gas, greedy_rankrls, importance, similarity, sparse_ranksvm, stability
 
 __all__ = ["MOVED", "register_moved_modules"]
 

@@ -251,6 +251,22 @@ def as_generator(random_state) -> np.random.Generator:
 BUDGET_RTOL = 1e-9
 
 
+def fits_budget(cost, budget: Optional[float]):
+    """Whether a total ``cost`` fits ``budget``: ``cost <= budget * (1 + BUDGET_RTOL)``, the one
+    budget rule of every selector (and of the core's greedy selection); always with
+    ``budget=None``. ``cost`` may be an array (elementwise).
+
+    Examples
+    --------
+    >>> from rankselect.costs import fits_budget
+    >>> 0.1 + 0.1 + 0.1, fits_budget(0.1 + 0.1 + 0.1, 0.3), fits_budget(0.31, 0.3)
+    (0.30000000000000004, True, False)
+    """
+    if budget is None:
+        return True if np.ndim(cost) == 0 else np.ones(np.shape(cost), dtype=bool)
+    return cost <= budget * (1 + BUDGET_RTOL)
+
+
 def check_costs(feature_costs, n_features: int) -> np.ndarray:
     """``feature_costs`` as a float64 array of shape (n_features,), finite and >= 0
     (``None``: 1 per feature).
@@ -306,7 +322,7 @@ def check_costs_and_budget(feature_costs, budget, n_features: int) -> tuple[np.n
     (array([1., 1., 1.]), 2.0)
     """
     costs, budget = check_costs(feature_costs, n_features), check_budget(budget)
-    if budget is not None and costs.min() > budget:
+    if budget is not None and not fits_budget(costs.min(), budget):
         raise ValueError(f"budget={budget} is below the cheapest feature's cost ({costs.min()}): "
                          "nothing can be selected")
     return costs, budget

@@ -17,6 +17,7 @@ loss-free weights; selectors: a selection made on ties). Filter the warning with
 from __future__ import annotations
 
 import contextvars
+import sys
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -75,6 +76,23 @@ def warn_once(message: str, category: type = UserWarning, stacklevel: int = 2) -
             return
         seen.add(key)
     warnings.warn(message, category, stacklevel=stacklevel + 1)
+
+
+#: the release that removes the deprecated paths of moved names
+REMOVED_IN = "0.3.0"
+
+
+def _moved_name(old_module: str, name: str, new_module: str) -> object:
+    """``new_module.name``, with a ``DeprecationWarning`` naming the new path: the answer of an
+    old package's module ``__getattr__`` for a name that moved to ``new_module``.
+
+    ``new_module`` is read from ``sys.modules``, not imported: the old package sits below it
+    in the layers, and ``import rankselect`` has imported every subpackage before user code
+    can ask an old path.
+    """
+    warnings.warn(f"{old_module}.{name} moved to {new_module}.{name}; the old path is removed in {REMOVED_IN}",
+                  DeprecationWarning, stacklevel=3)
+    return getattr(sys.modules[new_module], name)
 
 
 class DegenerateDataWarning(UserWarning):

@@ -16,11 +16,18 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from .models import RankRLS, RankSVM, SparseRankSVM
-from .selection import GAS, HCAS, NGAS, XGAS, FSMRank, GreedyRankRLS
-from .wrapper import ForwardSelection, RecursiveElimination
-from .wrapper.elimination import IMPORTANCES
-from .wrapper.rankers import CANDIDATES, RANKERS, boolean, count_or_fraction, forward_selection, recursive_elimination
+from .models import RankRLS, RankSVM
+from .selection import GAS, HCAS, NGAS, XGAS, FSMRank, GreedyRankRLS, SparseRankSVM
+from .selection.wrapper import ForwardSelection, RecursiveElimination
+from .selection.wrapper.elimination import IMPORTANCES
+from .selection.wrapper.rankers import (
+    CANDIDATES,
+    RANKERS,
+    boolean,
+    count_or_fraction,
+    forward_selection,
+    recursive_elimination,
+)
 
 __all__ = ["Param", "Method", "METHODS", "POW2", "SELECTORS", "method_table"]
 

@@ -34,7 +34,7 @@ API_MODULES = [
     "rankselect.methods",
     "rankselect.protocol",
     "rankselect.dask",
-    "rankselect.wrapper",
+    "rankselect.selection.wrapper",
     "rankselect.plotting",
     "rankselect.cli",
     "rankselect.exceptions",

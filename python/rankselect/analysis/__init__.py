@@ -7,8 +7,11 @@
 - :mod:`rankselect.costs` (``rankselect.analysis.costs``): feature costs, the cost-quality
   path and its Pareto front;
 - :mod:`rankselect.export` (``rankselect.analysis.export``): a selection in the form each
-  ranking library takes.
+  ranking library takes;
+- :mod:`~rankselect.analysis.redundancy`: :class:`RedundancyReport`,
+  :func:`redundancy_report` (clusters of near-duplicate features).
 """
 from . import costs, export, inspection, stats
+from .redundancy import RedundancyReport, redundancy_report
 
-__all__ = ["costs", "export", "inspection", "stats"]
+__all__ = ["costs", "export", "inspection", "stats", "RedundancyReport", "redundancy_report"]

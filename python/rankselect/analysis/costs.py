@@ -26,7 +26,14 @@ from pathlib import Path
 import numpy as np
 
 from .. import metrics
-from .._validation import check_budget, check_costs, check_costs_and_budget, check_ranking_data, check_vector
+from .._validation import (
+    check_budget,
+    check_costs,
+    check_costs_and_budget,
+    check_ranking_data,
+    check_vector,
+    fits_budget,
+)
 from ..models.rankrls import RankRLS
 from .inspection import evaluate_path
 
@@ -36,6 +43,7 @@ __all__ = [
     "check_costs",
     "check_budget",
     "check_costs_and_budget",
+    "fits_budget",
     "read_costs",
     "total_cost",
     "CostQualityPath",
@@ -169,8 +177,8 @@ class CostQualityPath:
 
     def best_within(self, budget: float) -> int:
         """Index of the best-scoring model whose total cost is within ``budget`` (the
-        cheapest on ties); ValueError when none fits."""
-        ok = np.flatnonzero(self.total_cost <= budget)
+        cheapest on ties; the budget rule :func:`fits_budget`); ValueError when none fits."""
+        ok = np.flatnonzero(fits_budget(self.total_cost, budget))
         if ok.size == 0:
             raise ValueError(f"no model costs at most {budget}")
         best = ok[self.score[ok] == self.score[ok].max()]

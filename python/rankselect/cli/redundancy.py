@@ -15,8 +15,8 @@ import sys
 from pathlib import Path
 
 from .. import plotting
+from ..analysis.redundancy import redundancy_report
 from ..data import load_letor
-from ..selection.redundancy import redundancy_report
 
 
 def add_parser(sub) -> None:

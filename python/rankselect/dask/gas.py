@@ -10,10 +10,11 @@ import numpy.typing as npt
 from distributed import Client
 
 from .. import _core
-from .._validation import check_similarity, shown
+from .._base import warn_degenerate
+from .._validation import shown
 from ..metrics.checks import Convention, check_convention, mean_over_queries
 from ..selection.gas import GAS as _GAS
-from ..selection.importance import FeatureImportance, parse_measure, pick_directions
+from ..selection.importance import SINGLE_RANKER, FeatureImportance, parse_measure, pick_directions
 from ..selection.similarity import check_variant
 from ._contract import CLIENT_CONSTRAINT, DaskEstimatorMixin
 from .shards import _client, _ordered_sum, _sh, _Shards
@@ -145,6 +146,11 @@ class GAS(DaskEstimatorMixin, _GAS):
     """:class:`rankselect.GAS` on Dask arrays: importance and similarity from per-shard sums,
     then the in-memory greedy search (``feature_costs`` and ``budget`` included).
 
+    ``fit`` is the filter skeleton of :class:`rankselect.GAS`
+    (:class:`~rankselect.selection.filter_base.FilterSelector`); this class supplies only its
+    hooks: the data as query shards, their degenerate-data facts, the importance and the
+    Kendall similarity from per-shard terms.
+
     Same parameters, validation, warnings and fitted attributes as :class:`rankselect.GAS`,
     plus ``client``.
 
@@ -176,33 +182,31 @@ class GAS(DaskEstimatorMixin, _GAS):
                          absolute=absolute, convention=convention, feature_costs=feature_costs, budget=budget)
         self.client = client
 
-    def fit(self, X, y, qid=None):
-        """Select features on Dask arrays ``X`` (m, n), ``y`` (m,), ``qid`` (m,) chunked by
-        whole queries."""
+    # -- the hooks of the filter skeleton (rankselect.selection.filter_base.FilterSelector) --
+
+    def _fit_data(self, X, y, qid) -> _Shards:
+        """The data of one ``fit``: the query shards of Dask arrays ``X`` (m, n), ``y`` (m,),
+        ``qid`` (m,) chunked by whole queries (the parameters checked first)."""
         self._validate_params()
         if isinstance(self.similarity, str) and self.similarity == "spearman":
             raise ValueError("similarity='spearman' (over all rows) is not available on Dask arrays; compute "
                              "rankselect.spearman_similarity on a sample in memory and pass the matrix")
-        if isinstance(self.importance, str) and self.importance.strip().lower() == "lambdamart":
+        if isinstance(self.importance, str) and self.importance.strip().lower() == SINGLE_RANKER:
             raise ValueError("importance='lambdamart' is not available on Dask arrays; compute "
                              "single_ranker_importance in memory and pass the array")
-        shards = self._shards(X, y, qid)
-        n = shards.n_features
-        self._check_params(n)
-        facts = self._warn_if_degenerate(shards)
-        if isinstance(self.importance, str):
-            kind, _ = parse_measure(self.importance)
-            if kind == "pairwise" and not facts.has_pair:
-                # no pair to order: every feature's pairwise accuracy is the tie value 1/2
-                imp = FeatureImportance(np.full(n, 0.5), np.ones(n, dtype=np.int64))
-            else:
-                imp = _importance(shards, self.importance, self.convention)
-        else:
-            imp = self._given_importance(n)
-        if isinstance(self.similarity, str):
-            e = _kendall(shards, self.similarity, bool(self.absolute), imp.directions.astype(np.float64),
-                         no_pairs="zeros")
-        else:
-            e = check_similarity(self.similarity, n)
-        self._select(imp, e, ~facts.varies)
-        return self
+        return self._shards(X, y, qid)
+
+    def _facts(self, data: _Shards) -> tuple[bool, np.ndarray]:
+        """The degenerate-data facts over all shards (the in-memory warning)."""
+        facts = data.facts()
+        warn_degenerate(self, facts.has_pair, facts.informative, stacklevel=5)  # user -> fit -> _fit -> _facts
+        return facts.has_pair, ~facts.varies
+
+    def _importance(self, data: _Shards, measure: str) -> FeatureImportance:
+        """The importance by ``measure`` from per-shard terms."""
+        return _importance(data, measure, self.convention)
+
+    def _similarity(self, data: _Shards, variant: str, directions: np.ndarray) -> np.ndarray:
+        """The Kendall ``variant`` of the direction-adjusted features from per-shard sums
+        (zeros when no query has two documents: degenerate data, warned about)."""
+        return _kendall(data, variant, bool(self.absolute), directions.astype(np.float64), no_pairs="zeros")

@@ -10,7 +10,7 @@ from distributed import Client
 from .. import _core
 from .._config import memory_limit
 from .._validation import check_vector
-from ..models.sparse_ranksvm import SparseRankSVM as _SparseRankSVM
+from ..selection.sparse_ranksvm import SparseRankSVM as _SparseRankSVM
 from ._contract import CLIENT_CONSTRAINT, DaskEstimatorMixin, DaskPredictMixin
 from .pairwise import PairwiseLoss
 

@@ -5,18 +5,20 @@
 - :mod:`~rankselect.models.ranksvm`: :class:`RankSVM` (squared hinge, truncated Newton),
   optionally through a kernel map of :mod:`~rankselect.models.kernel_approximation`
   (:class:`Nystroem`, :class:`RandomFourierFeatures`);
-- :mod:`~rankselect.models.sparse_ranksvm`: :class:`SparseRankSVM` (l1, weighted l1, log,
-  MCP, lp), :func:`sparse_path`, :class:`SparsePath`;
 - :mod:`rankselect.pairwise` (here ``rankselect.models.pairwise``): preference pairs and the
   pairwise squared hinge loss;
 - :mod:`~rankselect.models.linear`: the ``predict`` of every linear ranker.
+
+The sparse RankSVM (:class:`~rankselect.selection.SparseRankSVM`, :func:`sparse_path`,
+:class:`SparsePath`) selects features and lives in :mod:`rankselect.selection`; its names
+here warn (``DeprecationWarning``) until 0.3.0 removes them.
 """
+from ..exceptions import _moved_name
 from . import pairwise
 from .kernel_approximation import Nystroem, RandomFourierFeatures, kernel_matrix
 from .pairwise import preference_pair_matrix, preference_pairs
 from .rankrls import RankRLS, RankRLSPath
 from .ranksvm import RankSVM
-from .sparse_ranksvm import SparsePath, SparseRankSVM, sparse_path
 
 __all__ = [
     "RankRLS",
@@ -25,10 +27,16 @@ __all__ = [
     "Nystroem",
     "RandomFourierFeatures",
     "kernel_matrix",
-    "SparseRankSVM",
-    "SparsePath",
-    "sparse_path",
     "pairwise",
     "preference_pairs",
     "preference_pair_matrix",
 ]
+
+#: names that moved to rankselect.selection (importable from here, with a warning, until 0.3.0)
+_MOVED_TO_SELECTION = ("SparseRankSVM", "SparsePath", "sparse_path")
+
+
+def __getattr__(name: str):
+    if name in _MOVED_TO_SELECTION:
+        return _moved_name(__name__, name, "rankselect.selection")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

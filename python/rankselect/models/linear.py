@@ -29,8 +29,9 @@ class LinearPredictMixin:
 
 
 class SparseLinearRankerMixin(LinearPredictMixin):
-    """A linear ranker whose support and ``selected_features_`` come from the non-zero
-    coefficients (``support_``), ordered by decreasing ``|coef_|``.
+    """A linear ranker whose ``selected_features_`` are its non-zero coefficients, ordered by
+    decreasing ``|coef_|`` (the selectors' support mask is built from them:
+    :class:`rankselect.selection.RankingSelector`).
 
     Examples
     --------
@@ -41,10 +42,6 @@ class SparseLinearRankerMixin(LinearPredictMixin):
     >>> isinstance(svm, SparseLinearRankerMixin), int(svm.get_support().sum()) == len(svm.selected_features_)
     (True, True)
     """
-
-    def _get_support_mask(self):
-        check_is_fitted(self, "support_")
-        return self.support_
 
     @property
     def selected_features_(self):

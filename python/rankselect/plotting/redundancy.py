@@ -10,7 +10,7 @@ __all__ = ["plot_redundancy"]
 
 
 def plot_redundancy(report, *, title=None, figsize=None, cmap="viridis"):
-    """Clustered heat map of a :class:`rankselect.selection.redundancy.RedundancyReport`.
+    """Clustered heat map of a :class:`rankselect.analysis.redundancy.RedundancyReport`.
 
     The dendrogram (SciPy, distance ``1 - similarity``, the report's linkage) is drawn on
     top with the threshold's cut as a dashed line; below it the similarity matrix with rows

@@ -32,8 +32,8 @@ import numpy as np
 
 from ..methods import POW2
 from ..metrics import ndcg
-from ..models import RankRLS, SparseRankSVM
-from ..selection import GAS, HCAS, NGAS, XGAS, FeatureImportance, GreedyRankRLS
+from ..models import RankRLS
+from ..selection import GAS, HCAS, NGAS, XGAS, FeatureImportance, GreedyRankRLS, SparseRankSVM
 from .runner import load_folds
 
 try:  # the optional downstream ranker

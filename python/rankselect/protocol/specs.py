@@ -15,7 +15,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..methods import METHODS as REGISTRY
-from ..models import RankRLS, RankSVM, SparseRankSVM
+from ..models import RankRLS, RankSVM
 from ..selection import (
     GAS,
     HCAS,
@@ -24,11 +24,12 @@ from ..selection import (
     FeatureImportance,
     FSMRank,
     GreedyRankRLS,
+    SparseRankSVM,
     feature_importance,
     kendall_similarity,
     spearman_similarity,
 )
-from ..wrapper import ForwardSelection, RecursiveElimination
+from ..selection.wrapper import ForwardSelection, RecursiveElimination
 
 
 @dataclass

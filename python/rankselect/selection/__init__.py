@@ -1,4 +1,9 @@
-"""Feature selection for ranking: wrappers, filters and embedded methods.
+"""Feature selection for ranking: every selector, on one base.
+
+Every selector derives from :class:`RankingSelector` (:mod:`~rankselect.selection._base`:
+``selected_features_``, the support mask, ``get_feature_names_out``, the checks of
+``n_features_to_select``, ``feature_costs`` and ``budget`` with one budget tolerance,
+:func:`rankselect.costs.fits_budget`).
 
 - :mod:`~rankselect.selection.greedy_rankrls`: :class:`GreedyRankRLS` (forward selection by
   exact leave-query-out error);
@@ -7,24 +12,33 @@
   and :func:`kendall_similarity` (:mod:`~rankselect.selection.similarity`);
 - :mod:`~rankselect.selection.filters`: :class:`NGAS`, :class:`XGAS`, :class:`HCAS` (Gigli et
   al. 2016), on the shared base :mod:`~rankselect.selection.filter_base` with GAS, and
-  :func:`spearman_similarity`; :mod:`~rankselect.selection.redundancy`: the redundancy report;
+  :func:`spearman_similarity`;
 - :mod:`~rankselect.selection.fsmrank`: :class:`FSMRank` and the two-stage :class:`FSMSVM`;
+- :mod:`~rankselect.selection.sparse_ranksvm`: :class:`SparseRankSVM` (l1, weighted l1, log,
+  MCP, lp; the features of its non-zero weights), :func:`sparse_path`, :class:`SparsePath`;
 - :mod:`~rankselect.selection.stability`: :class:`StabilitySelection` (selection
-  frequencies over query subsamples).
+  frequencies over query subsamples);
+- :mod:`rankselect.selection.wrapper`: the deployed ranker in the loop
+  (:class:`~rankselect.selection.wrapper.RecursiveElimination`,
+  :class:`~rankselect.selection.wrapper.ForwardSelection`), a layer above
+  :mod:`rankselect.analysis` (not imported here).
 
-The sparse rankers of :mod:`rankselect.models` (:class:`~rankselect.SparseRankSVM`) select
-features too, through their non-zero weights.
+The redundancy report is an analysis: :mod:`rankselect.analysis.redundancy` (its names here
+warn until 0.3.0 removes them).
 """
+from ..exceptions import _moved_name
+from ._base import RankingSelector
 from .filters import HCAS, NGAS, XGAS, hcas_select, ngas_select, xgas_select
 from .fsmrank import FSMSVM, FSMRank
 from .gas import GAS, gas_greedy
 from .greedy_rankrls import GreedyRankRLS
 from .importance import FeatureImportance, feature_importance, single_ranker_importance
-from .redundancy import RedundancyReport, redundancy_report
 from .similarity import kendall_similarity, spearman_similarity
+from .sparse_ranksvm import SparsePath, SparseRankSVM, sparse_path
 from .stability import StabilitySelection, fold_selection_frequencies, nogueira_stability
 
 __all__ = [
+    "RankingSelector",
     "GreedyRankRLS",
     "GAS",
     "gas_greedy",
@@ -36,10 +50,11 @@ __all__ = [
     "hcas_select",
     "single_ranker_importance",
     "spearman_similarity",
-    "RedundancyReport",
-    "redundancy_report",
     "FSMRank",
     "FSMSVM",
+    "SparseRankSVM",
+    "SparsePath",
+    "sparse_path",
     "StabilitySelection",
     "nogueira_stability",
     "fold_selection_frequencies",
@@ -47,3 +62,12 @@ __all__ = [
     "feature_importance",
     "kendall_similarity",
 ]
+
+#: names that moved to rankselect.analysis (importable from here, with a warning, until 0.3.0)
+_MOVED_TO_ANALYSIS = ("RedundancyReport", "redundancy_report")
+
+
+def __getattr__(name: str):
+    if name in _MOVED_TO_ANALYSIS:
+        return _moved_name(__name__, name, "rankselect.analysis")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

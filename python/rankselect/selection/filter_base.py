@@ -32,17 +32,16 @@ budget select exactly as without costs.
 from __future__ import annotations
 
 import numbers
-from typing import Optional
+from typing import Optional, Protocol
 
 import numpy as np
-from sklearn.feature_selection import SelectorMixin
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted
 
-from .._base import RankingEstimator, warn_if_degenerate
-from .._validation import MAX_INT, check_costs_and_budget, check_similarity, shown
-from ..data.grouping import GroupedData, TrainingData
+from .._base import warn_if_degenerate
+from .._validation import MAX_INT, check_similarity, shown
+from ..data.grouping import GroupedData
 from ..metrics.checks import CONVENTIONS
+from ._base import RankingSelector
 from .importance import (
     SINGLE_RANKER,
     FeatureImportance,
@@ -52,7 +51,7 @@ from .importance import (
 )
 from .similarity import SIMILARITIES, VARIANTS, _check_similarity_memory, _similarity_grouped, _spearman
 
-__all__ = ["FilterSelector", "cost_ratio", "best_of"]
+__all__ = ["FilterSelector", "FilterData", "cost_ratio", "best_of"]
 
 
 def cost_ratio(w: np.ndarray, costs: Optional[np.ndarray]) -> np.ndarray:
@@ -93,8 +92,23 @@ def best_of(candidates: np.ndarray, w: np.ndarray, ratio: np.ndarray) -> int:
     return int(top[np.argmax(w[top])])  # argmax: the first (lowest index) of equal maxima
 
 
-class FilterSelector(SelectorMixin, RankingEstimator):
+class FilterData(Protocol):
+    """What the filter skeleton reads of one fit's data: its width. The hooks read the rest:
+    in memory a :class:`~rankselect.data.grouping.TrainingData`, on Dask the query shards."""
+
+    @property
+    def n_features(self) -> int: ...
+
+
+class FilterSelector(RankingSelector):
     """Base of the filter selectors (module docstring). Not used directly.
+
+    ``fit`` is written once: the data of the fit (``_fit_data``), the bound of
+    ``n_features_to_select``, the degenerate-data facts (``_facts``), the importance (a
+    measure computed by the hook ``_importance``, or given; ``"pairwise"`` without a
+    preference pair is the tie value 1/2 for every feature), the similarity (a variant
+    computed by the hook ``_similarity``, or given), then the subclass's ``_select``. A
+    backend (:class:`rankselect.dask.GAS`) overrides only the hooks.
 
     Examples
     --------
@@ -122,25 +136,92 @@ class FilterSelector(SelectorMixin, RankingEstimator):
         "budget": [Interval(numbers.Real, 0, None, closed="left"), None],
     }
 
-    def _check_params(self, n_features: int):
-        """The bound that depends on the data (the others: ``_parameter_constraints``)."""
-        t = self.n_features_to_select
-        if not t <= n_features:
-            raise ValueError(
-                f"n_features_to_select must be between 1 and the number of features ({n_features}), got {t}")
+    def fit(self, X, y, qid=None):
+        """Select features.
 
-    def _importance(self, data: GroupedData, has_pair=True) -> FeatureImportance:
-        imp = self.importance
-        n = data.X.shape[1]
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Relevance labels.
+        qid : array-like of shape (n_samples,)
+            Query id of every row (required).
+
+        Returns
+        -------
+        self
+        """
+        return self._fit(self._fit_data(X, y, qid))
+
+    def _fit(self, data: FilterData):
+        """The skeleton of every filter (class docstring)."""
+        n = data.n_features
+        self._n_features_to_select(n)
+        has_pair, constant = self._facts(data)
+        imp = self._importance_of(data, has_pair)
+        e = self._similarity_of(data, imp.directions)
+        self._select(imp, e, constant)
+        return self
+
+    def _importance_of(self, data: FilterData, has_pair: bool) -> FeatureImportance:
+        """The importance: the measure ``importance`` names (the hook :meth:`_importance`),
+        or the one given."""
+        imp, n = self.importance, data.n_features
         if isinstance(imp, str):
-            if imp.strip().lower() == SINGLE_RANKER:
-                return _single_ranker_grouped(data, convention=self.convention)
-            kind, k = parse_measure(imp)
-            if kind == "pairwise" and not has_pair:
+            if not has_pair and imp.strip().lower() != SINGLE_RANKER and parse_measure(imp)[0] == "pairwise":
                 # no pair to order: every feature's pairwise accuracy is the tie value 1/2
                 return FeatureImportance(np.full(n, 0.5), np.ones(n, dtype=np.int64))
-            return _feature_importance_grouped(data, kind, k, self.convention)
+            return self._importance(data, imp)
         return self._given_importance(n)
+
+    def _similarity_of(self, data: FilterData, directions: np.ndarray) -> np.ndarray:
+        """The similarity: the variant ``similarity`` names (the hook :meth:`_similarity`), or
+        the matrix given."""
+        sim = self.similarity
+        if isinstance(sim, str):
+            if sim not in SIMILARITIES:
+                raise ValueError(
+                    f"similarity must be one of {SIMILARITIES} or an (n_features, n_features) array, got {shown(sim)}")
+            return self._similarity(data, sim, directions)
+        return check_similarity(sim, data.n_features)
+
+    # -- the hooks of the in-memory data (a backend overrides these four) -------------------
+
+    def _fit_data(self, X, y, qid) -> FilterData:
+        """The data of one ``fit``: validated and grouped once (a :class:`TrainingData`)."""
+        return self._validate_training_data(X, y, qid)
+
+    def _facts(self, data) -> tuple[bool, np.ndarray]:
+        """``(has_pair, constant)``: a preference pair exists; the features constant within
+        every query. Warns (:class:`~rankselect.exceptions.DegenerateDataWarning`) for data
+        without a pair or an informative feature."""
+        grouped: GroupedData = data.grouped
+        has_pair, _ = warn_if_degenerate(self, grouped, stacklevel=5)  # user -> fit -> _fit -> _facts
+        return has_pair, grouped.constant_within_queries()
+
+    def _importance(self, data, measure: str) -> FeatureImportance:
+        """The importance by ``measure`` (a measure name or ``"lambdamart"``)."""
+        grouped: GroupedData = data.grouped
+        if measure.strip().lower() == SINGLE_RANKER:
+            return _single_ranker_grouped(grouped, convention=self.convention)
+        kind, k = parse_measure(measure)
+        return _feature_importance_grouped(grouped, kind, k, self.convention)
+
+    def _similarity(self, data, variant: str, directions: np.ndarray) -> np.ndarray:
+        """The similarity ``variant`` of the features as they are used (times ``directions``)."""
+        grouped: GroupedData = data.grouped
+        m, n = grouped.X.shape
+        if variant == "spearman":
+            return _spearman(grouped.X)  # absolute: the directions do not matter
+        if grouped.groups.sizes.max() < 2:
+            # one document per query (degenerate data, warned about): no pair to compare
+            return np.zeros((n, n))
+        _check_similarity_memory(m, n)
+        # each feature as it is used (times its direction), rows already grouped
+        assert variant in VARIANTS
+        return _similarity_grouped(grouped.X * directions, grouped.offsets, variant, bool(self.absolute))
+
+    # -- the rest ----------------------------------------------------------------------------
 
     def _given_importance(self, n: int) -> FeatureImportance:
         """The importance the user passed (a :class:`FeatureImportance` or an array of shape
@@ -165,60 +246,13 @@ class FilterSelector(SelectorMixin, RankingEstimator):
             raise ValueError("importance.directions must hold only +1 and -1")
         return FeatureImportance(values, directions.astype(np.int64))
 
-    def _similarity(self, data: GroupedData, directions) -> np.ndarray:
-        sim = self.similarity
-        m, n = data.X.shape
-        if isinstance(sim, str):
-            if sim not in SIMILARITIES:
-                raise ValueError(
-                    f"similarity must be one of {SIMILARITIES} or an (n_features, n_features) array, got {shown(sim)}")
-            if sim == "spearman":
-                return _spearman(data.X)  # absolute: the directions do not matter
-            if data.groups.sizes.max() < 2:
-                # one document per query (degenerate data, warned about): no pair to compare
-                return np.zeros((n, n))
-            _check_similarity_memory(m, n)
-            # each feature as it is used (times its direction), rows already grouped
-            assert sim in VARIANTS
-            return _similarity_grouped(data.X * directions, data.offsets, sim, bool(self.absolute))
-        return check_similarity(sim, n)
-
-    def _costs(self, n: int) -> tuple:
-        """``(costs, budget)`` checked; ``(None, None)`` without a budget and with equal
-        costs (the plain rule, exactly)."""
-        costs = budget = None
-        if self.feature_costs is not None or self.budget is not None:
-            costs, budget = check_costs_and_budget(self.feature_costs, self.budget, n)
-            if budget is None and np.all(costs == costs[0]):
-                costs = None
+    def _filter_costs(self, n: int) -> tuple[Optional[np.ndarray], Optional[float]]:
+        """``(costs, budget)`` checked (:meth:`RankingSelector._costs_and_budget`); costs
+        ``None`` without a budget and with equal costs (the plain rule, exactly)."""
+        costs, budget = self._costs_and_budget(n)
+        if costs is not None and budget is None and np.all(costs == costs[0]):
+            costs = None
         return costs, budget
-
-    def fit(self, X, y, qid=None):
-        """Select features.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-            Relevance labels.
-        qid : array-like of shape (n_samples,)
-            Query id of every row (required).
-
-        Returns
-        -------
-        self
-        """
-        return self._fit(self._validate_training_data(X, y, qid))
-
-    def _fit(self, train: TrainingData):
-        data, n = train.grouped, train.n_features
-        self._check_params(n)
-        has_pair, _ = warn_if_degenerate(self, data)
-        imp = self._importance(data, has_pair)
-        e = self._similarity(data, imp.directions)
-        constant = data.constant_within_queries()
-        self._select(imp, e, constant)
-        return self
 
     def _select(self, imp: FeatureImportance, e: np.ndarray, constant: np.ndarray) -> None:
         raise NotImplementedError
@@ -235,9 +269,3 @@ class FilterSelector(SelectorMixin, RankingEstimator):
         # an IR importance measure needs labels >= 0
         tags.target_tags.positive_only = isinstance(self.importance, str) and self.importance != "pairwise"
         return tags
-
-    def _get_support_mask(self):
-        check_is_fitted(self, "selected_features_")
-        mask = np.zeros(self.n_features_in_, dtype=bool)
-        mask[self.selected_features_] = True
-        return mask

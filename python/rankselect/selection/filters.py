@@ -39,7 +39,7 @@ from scipy.cluster.hierarchy import cut_tree, linkage
 from scipy.spatial.distance import squareform
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from .._validation import BUDGET_RTOL, shown
+from .._validation import fits_budget, shown
 from ..metrics.checks import Convention
 from .filter_base import FilterSelector, best_of, cost_ratio
 from .importance import FeatureImportance
@@ -67,7 +67,7 @@ def _inputs(importance, similarity, costs, budget):
 
 def _pool(remaining, costs, budget, spent):
     """The remaining features that fit in what is left of the budget (index order)."""
-    ok = remaining if budget is None else remaining & (spent + costs <= budget * (1 + BUDGET_RTOL))
+    ok = remaining if budget is None else remaining & fits_budget(spent + costs, budget)
     return np.flatnonzero(ok)
 
 
@@ -182,7 +182,7 @@ def hcas_select(importance, similarity, n_features_to_select: int, linkage: str 
         return np.asarray(reps, dtype=np.intp)
     spent, out = 0.0, []
     for j in reps:
-        if spent + costs[j] <= budget:
+        if fits_budget(spent + costs[j], budget):
             out.append(j)
             spent += costs[j]
     return np.asarray(out, dtype=np.intp)
@@ -198,7 +198,7 @@ class _FSAFilter(FilterSelector):
     def _select(self, imp: FeatureImportance, e: np.ndarray, constant: np.ndarray) -> None:
         n = e.shape[0]
         k = int(self.n_features_to_select)
-        costs, budget = self._costs(n)
+        costs, budget = self._filter_costs(n)
         informative = np.flatnonzero(~constant)
         sub_costs = None if costs is None else costs[informative]
         chosen = informative[self._search(imp.importance[informative], e[np.ix_(informative, informative)],
@@ -207,7 +207,7 @@ class _FSAFilter(FilterSelector):
         extra = []
         for j in np.flatnonzero(constant)[: max(0, k - chosen.size)]:
             if costs is not None and budget is not None:
-                if chosen.size < informative.size or spent + costs[j] > budget:
+                if chosen.size < informative.size or not fits_budget(spent + costs[j], budget):
                     break  # the budget stopped the search, or this one does not fit
                 spent += costs[j]
             extra.append(j)

@@ -18,18 +18,17 @@ from typing import Literal, Optional, Union
 
 import numpy as np
 import numpy.typing as npt
-from sklearn.feature_selection import SelectorMixin
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted
 
 from .. import _core
-from .._base import RankerMixin, RankingEstimator, warn_if_degenerate
+from .._base import RankerMixin, warn_if_degenerate
 from .._validation import MAX_INT, check_similarity, check_vector
 from ..data.grouping import TrainingData
 from ..data.uninformative import constant_columns, zero_features
 from ..exceptions import warn_once
 from ..models.linear import LinearPredictMixin, SparseLinearRankerMixin
 from ..models.ranksvm import RankSVM
+from ._base import RankingSelector
 
 __all__ = ["FSMRank", "FSMSVM", "pearson_importance", "pearson_similarity"]
 
@@ -89,7 +88,7 @@ _FSMRANK_CONSTRAINTS = {
 }
 
 
-class FSMRank(RankerMixin, SparseLinearRankerMixin, SelectorMixin, RankingEstimator):
+class FSMRank(RankerMixin, SparseLinearRankerMixin, RankingSelector):
     """FSMRank: feature selection for ranking by importance/similarity-regularised RankSVM.
 
     Parameters
@@ -264,7 +263,7 @@ class FSMRank(RankerMixin, SparseLinearRankerMixin, SelectorMixin, RankingEstima
         return self
 
 
-class FSMSVM(RankerMixin, LinearPredictMixin, SelectorMixin, RankingEstimator):
+class FSMSVM(RankerMixin, LinearPredictMixin, RankingSelector):
     """FSMSVM (Lai et al. Section IV): the two-stage baseline — the top
     ``n_features_to_select`` features by ``|coef_|`` of :class:`FSMRank`, then
     :class:`rankselect.RankSVM` on them.
@@ -359,9 +358,3 @@ class FSMSVM(RankerMixin, LinearPredictMixin, SelectorMixin, RankingEstimator):
         self.selected_features_ = sel
         self.coef_ = coef
         return self
-
-    def _get_support_mask(self):
-        check_is_fitted(self, "coef_")
-        mask = np.zeros(self.n_features_in_, dtype=bool)
-        mask[self.selected_features_] = True
-        return mask

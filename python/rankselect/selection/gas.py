@@ -39,7 +39,7 @@ import numpy as np
 import numpy.typing as npt
 from sklearn.utils._param_validation import Interval
 
-from .._validation import BUDGET_RTOL
+from .._validation import fits_budget
 from ..metrics.checks import Convention
 from .filter_base import FilterSelector
 from .importance import FeatureImportance
@@ -103,7 +103,7 @@ def gas_greedy(importance, similarity, n_features_to_select: int, c: float, last
     spent = 0.0
     for step in range(n_features_to_select):
         if budget is not None:
-            available &= spent + costs <= budget * (1 + BUDGET_RTOL)
+            available &= fits_budget(spent + costs, budget)
             if not (available & ~last).any():
                 # what is left of the budget buys only features constant in every query
                 # (no ranking information): stop rather than spend it on them
@@ -221,7 +221,7 @@ class GAS(FilterSelector):
         """The greedy search (:func:`gas_greedy`, with the costs and budget) on the importance,
         the similarity and the features constant within every query; sets the fitted
         attributes."""
-        costs, budget = self._costs(e.shape[0])
+        costs, budget = self._filter_costs(e.shape[0])
         selected, weights = gas_greedy(imp.importance, e, int(self.n_features_to_select), float(self.c),
                                        last=constant, costs=costs, budget=budget)
         self._set_inputs(imp, e, constant)

@@ -10,18 +10,17 @@ from typing import Optional, Union
 
 import numpy as np
 import numpy.typing as npt
-from sklearn.feature_selection import SelectorMixin
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted
 
 from .. import _core
-from .._base import RankerMixin, RankingEstimator, warn_if_degenerate
+from .._base import RankerMixin, warn_if_degenerate
 from .._config import memory_limit
-from .._validation import MAX_INT, check_costs_and_budget
+from .._validation import MAX_INT
 from ..data.grouping import TrainingData
 from ..metrics.checks import CONVENTIONS, Convention
 from ..models.linear import LinearPredictMixin
 from ..models.rankrls import check_lqo
+from ._base import RankingSelector
 
 __all__ = ["GreedyRankRLS"]
 
@@ -37,7 +36,7 @@ def _step_printer(k: int, criterion: str):
 
 
 
-class GreedyRankRLS(RankerMixin, LinearPredictMixin, SelectorMixin, RankingEstimator):
+class GreedyRankRLS(RankerMixin, LinearPredictMixin, RankingSelector):
     """Greedy RankRLS: forward feature selection by exact leave-query-out error (Algorithm 1).
 
     At each step, the feature whose addition gives the best exact LQO criterion is added
@@ -188,16 +187,15 @@ class GreedyRankRLS(RankerMixin, LinearPredictMixin, SelectorMixin, RankingEstim
         return self._fit(self._validate_training_data(X, y, qid))
 
     def _fit(self, train: TrainingData):
-        k = self.n_features_to_select  # its bound, n_features, is the core's check (the same message)
         warn_if_degenerate(self, train.grouped)
         data = check_lqo(train.grouped, gram=False)
         n = train.n_features
+        k = self._n_features_to_select(n)  # the core's check too, with the same message (Dask: the core's)
         progress = self._progress()
 
         min_improvement = None if self.min_improvement is None else float(self.min_improvement)
         args = (data.X, data.y, data.offsets, int(k), float(self.alpha), self.criterion, min_improvement,
                 progress, str(self.convention), memory_limit())
-        costs = None
         if self.floating:
             self._check_floating()
             (selected, values, path, stop), subsets, feats, added, step_values = _core.greedy_rankrls_floating(
@@ -207,10 +205,10 @@ class GreedyRankRLS(RankerMixin, LinearPredictMixin, SelectorMixin, RankingEstim
             self.best_subsets_ = [np.asarray(s, dtype=np.intp) for s in subsets]
             self.floating_steps_ = [(int(f), bool(a), float(v)) for f, a, v in zip(feats, added, step_values)]
             return self
-        if self.feature_costs is None and self.budget is None:
+        costs, budget = self._costs_and_budget(n)
+        if costs is None:
             selected, values, path, stop = _core.greedy_rankrls(*args)
         else:
-            costs, budget = check_costs_and_budget(self.feature_costs, self.budget, n)
             selected, values, path, stop = _core.greedy_rankrls_costs(*args, feature_costs=costs, budget=budget)
         self._set_path(selected, values, path, stop, n, costs)
         return self
@@ -249,10 +247,3 @@ class GreedyRankRLS(RankerMixin, LinearPredictMixin, SelectorMixin, RankingEstim
         # a ranking-measure criterion needs labels >= 0
         tags.target_tags.positive_only = self.criterion != "squared"
         return tags
-
-    def _get_support_mask(self):
-        check_is_fitted(self, "selected_features_")
-        mask = np.zeros(self.n_features_in_, dtype=bool)
-        mask[self.selected_features_] = True
-        return mask
-

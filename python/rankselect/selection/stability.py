@@ -16,11 +16,10 @@ from typing import Union
 
 import numpy as np
 from sklearn.base import BaseEstimator, clone
-from sklearn.feature_selection import SelectorMixin
-from sklearn.utils.validation import check_is_fitted
 
-from .._validation import check_ranking_data, shown
-from ..data.grouping import QueryGroups
+from .._validation import shown
+from ..data.grouping import TrainingData
+from ._base import RankingSelector
 
 __all__ = ["StabilitySelection", "nogueira_stability", "fold_selection_frequencies"]
 
@@ -66,7 +65,7 @@ def nogueira_stability(supports) -> float:
     return float(1 - s2.mean() / denom)
 
 
-class StabilitySelection(SelectorMixin, BaseEstimator):
+class StabilitySelection(RankingSelector):
     """Selection frequencies of a selector over random subsamples of whole queries.
 
     Parameters
@@ -157,9 +156,11 @@ class StabilitySelection(SelectorMixin, BaseEstimator):
         """Fit the selector on ``n_resamples`` query subsamples of ``X`` (m, n), ``y`` (m,),
         ``qid`` (m,)."""
         self._check_params()
-        names = getattr(X, "columns", None)
-        X, y, qid = check_ranking_data(X, y, qid)
-        groups = QueryGroups.from_qid(qid)
+        return self._fit(self._validate_training_data(X, y, qid))
+
+    def _fit(self, train: TrainingData):
+        X, y, qid = train.X, train.y, train.qid
+        groups = train.grouped.groups
         nq = groups.n_queries
         size = int(np.floor(self.sample_fraction * nq))
         if size < 2:
@@ -200,16 +201,7 @@ class StabilitySelection(SelectorMixin, BaseEstimator):
         idx = np.flatnonzero(self.support_)
         tie = np.where(np.isnan(mean_pos[idx]), np.inf, mean_pos[idx])
         self.selected_features_ = idx[np.lexsort((tie, -freq[idx]))]
-        self.n_features_in_ = n
-        if names is not None and all(isinstance(c, str) for c in names):
-            self.feature_names_in_ = np.asarray(list(names), dtype=object)
-        elif hasattr(self, "feature_names_in_"):
-            del self.feature_names_in_
         return self
-
-    def _get_support_mask(self):
-        check_is_fitted(self, "support_")
-        return self.support_
 
 
 def fold_selection_frequencies(result) -> dict[str, np.ndarray]:

@@ -1,7 +1,7 @@
 """Internal adapters: fit any ranker on query-grouped rows, with early stopping on
 validation queries where the ranker supports it, and read its own feature importance.
 
-The selectors of :mod:`rankselect.wrapper` hand every ranker the same thing: rows grouped
+The selectors of :mod:`rankselect.selection.wrapper` hand every ranker the same thing: rows grouped
 contiguously by query (sorted once, stably, by the selector), the query ids and the query
 sizes, and optionally the validation queries. Each library takes the query structure under
 its own name:
@@ -181,7 +181,7 @@ def make_adapter(estimator, early_stopping_rounds: Optional[int] = None,
     Examples
     --------
     >>> import rankselect as rs
-    >>> from rankselect.wrapper.adapters import make_adapter
+    >>> from rankselect.selection.wrapper.adapters import make_adapter
     >>> adapter = make_adapter(rs.RankRLS())
     >>> adapter.kind, adapter.early_stops  # fitted with qid=; no early stopping
     ('qid', False)

@@ -8,7 +8,8 @@ from typing import Any, Optional, Union
 import numpy as np
 import numpy.typing as npt
 
-from ..metrics.checks import Convention
+from ..._validation import fits_budget
+from ...metrics.checks import Convention
 from .base import RankerLoopSelector
 
 __all__ = ["ForwardSelection"]
@@ -36,7 +37,7 @@ class ForwardSelection(RankerLoopSelector):
     Parameters
     ----------
     estimator : unfitted ranker
-        As :class:`~rankselect.wrapper.RecursiveElimination`'s.
+        As :class:`~rankselect.selection.wrapper.RecursiveElimination`'s.
     n_features_to_select : "auto", int or float in (0, 1), default="auto"
         Stop at this many features and select the best subset of that size; ``"auto"``:
         add every candidate and select by ``selection_rule``.
@@ -44,7 +45,7 @@ class ForwardSelection(RankerLoopSelector):
         Try removals after each addition (see above).
     scoring, validation, cv, candidates, n_candidates, selection_rule, early_stopping_rounds, \
 convention, feature_costs, budget, n_jobs, random_state, verbose
-        As :class:`~rankselect.wrapper.RecursiveElimination`'s; ``budget``: candidates that
+        As :class:`~rankselect.selection.wrapper.RecursiveElimination`'s; ``budget``: candidates that
         would exceed it are not tried. ``n_jobs`` threads fit the candidates of a round.
 
     Attributes
@@ -52,7 +53,7 @@ convention, feature_costs, budget, n_jobs, random_state, verbose
     selected_features_ : ndarray of int, shape (k,)
         The selected features in order of addition.
     support_, n_features_, path_, candidates_, estimator_
-        As :class:`~rankselect.wrapper.RecursiveElimination`'s (``path_`` records
+        As :class:`~rankselect.selection.wrapper.RecursiveElimination`'s (``path_`` records
         additions and, with ``floating``, removals; ``path_.eligible`` marks the best
         subset of each size).
 
@@ -100,7 +101,7 @@ convention, feature_costs, budget, n_jobs, random_state, verbose
         best_of_size: dict[int, float] = {}
 
         def fits(subset) -> bool:
-            return budget is None or float(costs[subset].sum()) <= budget + 1e-12
+            return bool(fits_budget(float(costs[subset].sum()), budget))
 
         while len(selected) < stop_at:
             tries = [j for j in pool if j not in selected and fits(selected + [j])
@@ -144,5 +145,5 @@ convention, feature_costs, budget, n_jobs, random_state, verbose
             size, mean = row[0], row[1]
             if size not in seen and mean >= best_of_size[size]:
                 seen.add(size)
-                ok = self._budget is None or row[9] <= self._budget + 1e-12
+                ok = bool(fits_budget(row[9], self._budget))
                 rows[t] = row[:10] + (ok,)

@@ -21,8 +21,8 @@ from scipy.cluster.hierarchy import fcluster, linkage
 from scipy.spatial.distance import squareform
 
 from .._validation import check_matrix, check_similarity, shown
-from .importance import feature_importance, parse_measure
-from .similarity import SIMILARITIES, kendall_similarity, spearman_similarity
+from ..selection.importance import feature_importance, parse_measure
+from ..selection.similarity import SIMILARITIES, kendall_similarity, spearman_similarity
 
 __all__ = ["RedundancyReport", "redundancy_report"]
 

@@ -2,12 +2,12 @@
 that takes query groups (LightGBM, XGBoost, CatBoost, rankselect's), scored on validation
 queries, optionally seeded by a fast rankselect selector's order.
 
-- :class:`RecursiveElimination` (:mod:`~rankselect.wrapper.elimination`): drop the least
+- :class:`RecursiveElimination` (:mod:`~rankselect.selection.wrapper.elimination`): drop the least
   important features round by round (permutation importance within queries, refit loss
   change, or the ranker's own importance);
-- :class:`ForwardSelection` (:mod:`~rankselect.wrapper.forward`): add the best feature
+- :class:`ForwardSelection` (:mod:`~rankselect.selection.wrapper.forward`): add the best feature
   round by round, optionally floating;
-- :class:`SelectionPath` (:mod:`~rankselect.wrapper.path`): every subset scored, as data,
+- :class:`SelectionPath` (:mod:`~rankselect.selection.wrapper.path`): every subset scored, as data,
   and :func:`choose_step`, the rule that picks the selection (best or one standard error).
 """
 from .elimination import IMPORTANCES, RecursiveElimination

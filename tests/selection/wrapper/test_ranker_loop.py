@@ -10,7 +10,7 @@ from sklearn.linear_model import LinearRegression
 from sklearn.pipeline import Pipeline
 
 import rankselect as rs
-from rankselect.wrapper import SelectionPath, choose_step
+from rankselect.selection.wrapper import SelectionPath, choose_step
 
 lightgbm = pytest.importorskip("lightgbm")
 

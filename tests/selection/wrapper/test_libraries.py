@@ -13,7 +13,7 @@ from sklearn.utils.validation import _num_samples
 import rankselect as rs
 from conftest import shared_path
 from rankselect.exceptions import DegenerateDataWarning
-from rankselect.wrapper.adapters import make_adapter
+from rankselect.selection.wrapper.adapters import make_adapter
 
 
 @pytest.fixture(scope="module")

@@ -9,9 +9,9 @@ import numpy as np
 import numpy.typing as npt
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from .._validation import MAX_INT
-from ..analysis.inspection import permutation_importance
-from ..metrics.checks import Convention
+from ..._validation import MAX_INT
+from ...analysis.inspection import permutation_importance
+from ...metrics.checks import Convention
 from .base import RankerLoopSelector
 
 __all__ = ["RecursiveElimination", "IMPORTANCES"]
@@ -94,7 +94,7 @@ class RecursiveElimination(RankerLoopSelector):
     support_ : ndarray of bool, shape (n_features,)
     n_features_ : int
         *k*, the number of selected features.
-    path_ : :class:`~rankselect.wrapper.SelectionPath`
+    path_ : :class:`~rankselect.selection.wrapper.SelectionPath`
         Every subset scored: size, validation score with its standard error and interval,
         features removed, wall time, cost.
     ranking_ : ndarray of shape (n_features,)

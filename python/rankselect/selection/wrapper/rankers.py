@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Optional, Union
 
-from ..models import RankRLS, RankSVM
-from ..selection import GAS, GreedyRankRLS
+from ...models import RankRLS, RankSVM
+from ..gas import GAS
+from ..greedy_rankrls import GreedyRankRLS
 from .elimination import RecursiveElimination
 from .forward import ForwardSelection
 
@@ -29,7 +30,7 @@ def make_ranker(name: str, random_state: Optional[int] = None) -> Any:
 
     Examples
     --------
-    >>> from rankselect.wrapper.rankers import make_ranker
+    >>> from rankselect.selection.wrapper.rankers import make_ranker
     >>> make_ranker("rankrls")
     RankRLS()
     >>> make_ranker("ranknet")
@@ -73,7 +74,7 @@ def count_or_fraction(text: str) -> Union[int, float]:
 
     Examples
     --------
-    >>> from rankselect.wrapper.rankers import count_or_fraction
+    >>> from rankselect.selection.wrapper.rankers import count_or_fraction
     >>> count_or_fraction("3"), count_or_fraction("0.2")
     (3, 0.2)
     """
@@ -85,7 +86,7 @@ def boolean(text: str) -> bool:
 
     Examples
     --------
-    >>> from rankselect.wrapper.rankers import boolean
+    >>> from rankselect.selection.wrapper.rankers import boolean
     >>> boolean("yes"), boolean("False"), boolean("1")
     (True, False, True)
     """
@@ -107,7 +108,7 @@ def recursive_elimination(n_features_to_select: Union[str, int, float] = "auto",
 
     Examples
     --------
-    >>> from rankselect.wrapper.rankers import recursive_elimination
+    >>> from rankselect.selection.wrapper.rankers import recursive_elimination
     >>> sel = recursive_elimination(3, ranker="rankrls", step=0.5, drop_by="native")
     >>> sel.estimator, sel.importance, sel.n_features_to_select
     (RankRLS(), 'native', 3)
@@ -126,7 +127,7 @@ def forward_selection(n_features_to_select: Union[str, int, float] = "auto", ran
 
     Examples
     --------
-    >>> from rankselect.wrapper.rankers import forward_selection
+    >>> from rankselect.selection.wrapper.rankers import forward_selection
     >>> sel = forward_selection(2, ranker="rankrls", candidates="greedy-rankrls", n_candidates=5)
     >>> sel.estimator, sel.candidates, sel.n_candidates
     (RankRLS(), GreedyRankRLS(), 5)

@@ -130,7 +130,7 @@ def choose_step(path: SelectionPath, rule: str, n_features: Optional[int] = None
     Examples
     --------
     >>> import numpy as np
-    >>> from rankselect.wrapper import SelectionPath, choose_step
+    >>> from rankselect.selection.wrapper import SelectionPath, choose_step
     >>> path = SelectionPath(n_features=np.array([3, 2, 1]), scores=np.array([0.80, 0.79, 0.70]),
     ...                      score_se=np.array([0.02, 0.02, 0.03]), ci_low=np.array([0.76, 0.75, 0.64]),
     ...                      ci_high=np.array([0.84, 0.83, 0.76]), eligible=np.ones(3, dtype=bool))

@@ -12,20 +12,19 @@ import numpy as np
 import numpy.typing as npt
 from joblib import Parallel, delayed
 from sklearn.base import MetaEstimatorMixin, clone
-from sklearn.feature_selection import SelectorMixin
 from sklearn.model_selection import GroupKFold
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from .. import metrics
-from .._base import RankingEstimator
-from .._validation import MAX_INT, check_costs_and_budget, check_matrix, check_qid, check_vector
-from ..data.grouping import QueryGroups, TrainingData
-from ..metrics.checks import CONVENTIONS, Convention
+from ... import metrics
+from ..._validation import MAX_INT, check_matrix, check_qid, check_vector, fits_budget
+from ...data.grouping import QueryGroups, TrainingData
+from ...metrics.checks import CONVENTIONS, Convention
+from .._base import RankingSelector
 from .adapters import GroupedSet, Interrupted, RankerAdapter, make_adapter
 from .path import SELECTION_RULES, PathRecorder, SelectionPath, choose_step
 
-__all__: list[str] = []  # the base of the selectors: see rankselect.wrapper
+__all__: list[str] = []  # the base of the selectors: see rankselect.selection.wrapper
 
 Evaluation = tuple[np.ndarray, list]  # per-query scores over the validation queries, fitted rankers
 
@@ -41,9 +40,9 @@ def _eval_at(scoring: str) -> Optional[int]:
     return int(k) if name == "ndcg" and k.isdigit() else None
 
 
-class RankerLoopSelector(MetaEstimatorMixin, SelectorMixin, RankingEstimator):
-    """Base of :class:`~rankselect.wrapper.RecursiveElimination` and
-    :class:`~rankselect.wrapper.ForwardSelection` (see their docstrings)."""
+class RankerLoopSelector(MetaEstimatorMixin, RankingSelector):
+    """Base of :class:`~rankselect.selection.wrapper.RecursiveElimination` and
+    :class:`~rankselect.selection.wrapper.ForwardSelection` (see their docstrings)."""
 
     estimator_: Any
     path_: SelectionPath
@@ -107,10 +106,8 @@ class RankerLoopSelector(MetaEstimatorMixin, SelectorMixin, RankingEstimator):
         self._adapter: RankerAdapter = make_adapter(self.estimator, self.early_stopping_rounds, _eval_at(self.scoring))
         metrics.compute(self.scoring, np.zeros(2), np.zeros(2), np.zeros(2, dtype=np.int64))  # a valid measure?
         self._splits = self._make_splits(data)
-        if self.feature_costs is not None or self.budget is not None:
-            self._costs, self._budget = check_costs_and_budget(self.feature_costs, self.budget, n)
-        else:
-            self._costs, self._budget = np.ones(n), None
+        costs, self._budget = self._costs_and_budget(n)
+        self._costs = np.ones(n) if costs is None else costs
         self._has_costs = self.feature_costs is not None
         seed_seq = np.random.SeedSequence(self._entropy())
         self._ranker_seed = int(seed_seq.generate_state(1)[0] % (2**31 - 1))
@@ -154,17 +151,10 @@ class RankerLoopSelector(MetaEstimatorMixin, SelectorMixin, RankingEstimator):
         return np.random.default_rng(self._seed_seq.spawn(round_ + 1)[-1])
 
     def _target(self, n: int) -> Optional[int]:
-        k = self.n_features_to_select
-        if k == "auto":
+        """The number of features to select (None: ``"auto"``, the path's rule decides)."""
+        if self.n_features_to_select == "auto":
             return None
-        if isinstance(k, numbers.Integral):
-            target = int(k)
-        else:
-            target = max(1, int(round(float(k) * n)))
-        if target > self.candidates_.size:
-            raise ValueError(f"n_features_to_select={k} asks for {target} features but the candidate pool has "
-                             f"{self.candidates_.size}")
-        return target
+        return self._n_features_to_select(n, n_available=self.candidates_.size)
 
     def _make_splits(self, data: TrainingData) -> list[tuple[GroupedSet, GroupedSet]]:
         train = GroupedSet(data.grouped.X, data.grouped.y, data.grouped.gather(data.qid), data.grouped.groups.sizes)
@@ -282,7 +272,7 @@ class RankerLoopSelector(MetaEstimatorMixin, SelectorMixin, RankingEstimator):
     def _record(self, cols, per_query, added=(), removed=(), eligible: bool = True) -> None:
         cols = np.asarray(cols, dtype=np.intp)
         cost = float(self._costs[cols].sum())
-        ok = eligible and (self._budget is None or cost <= self._budget + 1e-12)
+        ok = eligible and bool(fits_budget(cost, self._budget))
         wall = time.perf_counter() - self._start
         self._recorder.add(cols, per_query, added, removed, wall, cost, ok)
         if self.verbose:
@@ -293,10 +283,6 @@ class RankerLoopSelector(MetaEstimatorMixin, SelectorMixin, RankingEstimator):
                   f"{self.scoring} {row[1]:.4f} +- {row[2]:.4f}{change} ({wall:.1f} s)", file=sys.stderr, flush=True)
 
     # ------------------------------------------------------------------ selector API
-
-    def _get_support_mask(self):
-        check_is_fitted(self, "support_")
-        return self.support_
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

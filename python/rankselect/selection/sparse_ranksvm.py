@@ -22,15 +22,15 @@ from typing import Literal, Optional
 
 import numpy as np
 import numpy.typing as npt
-from sklearn.feature_selection import SelectorMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .. import _core
-from .._base import RankerMixin, RankingEstimator, warn_if_degenerate
-from .._validation import MAX_INT, check_costs, check_positive, check_vector
+from .._base import RankerMixin, warn_if_degenerate
+from .._validation import MAX_INT, check_positive, check_vector
 from ..data.grouping import GroupedData, TrainingData
 from ..data.uninformative import constant_columns, zero_features
-from .linear import SparseLinearRankerMixin
+from ..models.linear import SparseLinearRankerMixin
+from ._base import RankingSelector
 
 __all__ = ["SparseRankSVM", "SparsePath", "sparse_path", "PENALTIES", "SOLVERS"]
 
@@ -71,7 +71,7 @@ class SparsePath:
     n_iter: np.ndarray
 
 
-class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, SelectorMixin, RankingEstimator):
+class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, RankingSelector):
     """Sparse linear RankSVM with a squared pairwise hinge loss (Laporte et al. 2014).
 
     Parameters
@@ -202,7 +202,8 @@ class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, SelectorMixin, Ranking
         if self.feature_costs is not None:
             if self.penalty != "l1" or weights is not None:
                 raise ValueError("feature_costs needs penalty='l1' and no weights (they become the L1 weights)")
-            costs = check_costs(self.feature_costs, n_features)
+            costs, _ = self._costs_and_budget(n_features)  # no budget here: the costs weigh the L1
+            assert costs is not None
             if costs.max() == 0:
                 raise ValueError("feature_costs are all 0: nothing would be penalised")
             if not np.all(costs == costs[0]):  # equal costs: the plain L1

@@ -12,7 +12,7 @@ import pytest
 from rankselect.cli import main
 from rankselect.datasets import make_ranking
 from rankselect.methods import METHODS, SELECTORS
-from rankselect.wrapper.rankers import make_ranker
+from rankselect.selection.wrapper.rankers import make_ranker
 
 pytest.importorskip("lightgbm")
 DATA = Path(__file__).resolve().parents[2] / "python" / "rankselect" / "data" / "datasets" / "data"
