@@ -42,8 +42,10 @@ class RankingSelector(SelectorMixin, RankingEstimator):
     >>> from rankselect.selection import RankingSelector
     >>> X, y, qid = rs.datasets.load_example("train")
     >>> sel = rs.GAS(n_features_to_select=3).fit(X, y, qid=qid)
-    >>> isinstance(sel, RankingSelector), sel.get_support().sum(), sel.get_feature_names_out()
-    (True, np.int64(3), array(['x2', 'x3', 'x9'], dtype=object))
+    >>> isinstance(sel, RankingSelector), int(sel.get_support().sum())
+    (True, 3)
+    >>> sel.get_feature_names_out()  # the input's names (x0, x1, ... for an array)
+    array(['x2', 'x3', 'x9'], dtype=object)
     """
 
     selected_features_: np.ndarray
@@ -63,7 +65,7 @@ class RankingSelector(SelectorMixin, RankingEstimator):
             t = max(1, int(round(float(k) * n_features)))
         available = n_features if n_available is None else int(n_available)
         if not t <= available:  # the message of the core's own check (greedy RankRLS)
-            bound = f"n_features = {available}" if n_available is None else f"the {available} candidates"
+            bound = f"n_features = {available}" if n_available is None else f"the candidate pool = {available}"
             asked = "" if isinstance(k, numbers.Integral) else f" ({t} features)"
             raise ValueError(f"n_features_to_select must be in [1, {bound}], got {k}{asked}")
         return t

@@ -190,7 +190,9 @@ class GreedyRankRLS(RankerMixin, LinearPredictMixin, RankingSelector):
         warn_if_degenerate(self, train.grouped)
         data = check_lqo(train.grouped, gram=False)
         n = train.n_features
-        k = self._n_features_to_select(n)  # the core's check too, with the same message (Dask: the core's)
+        # k's bound (n_features) is the core's check, after those of the criterion and the costs, with
+        # the message of RankingSelector._n_features_to_select (the Dask subclass calls the same core)
+        k = self.n_features_to_select
         progress = self._progress()
 
         min_improvement = None if self.min_improvement is None else float(self.min_improvement)

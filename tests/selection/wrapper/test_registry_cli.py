@@ -15,7 +15,7 @@ from rankselect.methods import METHODS, SELECTORS
 from rankselect.selection.wrapper.rankers import make_ranker
 
 pytest.importorskip("lightgbm")
-DATA = Path(__file__).resolve().parents[2] / "python" / "rankselect" / "data" / "datasets" / "data"
+DATA = Path(__file__).resolve().parents[3] / "python" / "rankselect" / "data" / "datasets" / "data"
 TRAIN, VALI = str(DATA / "example_train.txt"), str(DATA / "example_vali.txt")
 
 
