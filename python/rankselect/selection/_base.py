@@ -18,7 +18,7 @@ The estimator contract (validation once per fit, qid routing, tags) is
 from __future__ import annotations
 
 import numbers
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import numpy as np
 from sklearn.feature_selection import SelectorMixin
@@ -48,8 +48,11 @@ class RankingSelector(SelectorMixin, RankingEstimator):
     array(['x2', 'x3', 'x9'], dtype=object)
     """
 
-    selected_features_: np.ndarray
     n_features_in_: int
+
+    if TYPE_CHECKING:  # an attribute set by fit, or a property (the sparse rankers' non-zero weights)
+        @property
+        def selected_features_(self) -> np.ndarray: ...
 
     def _n_features_to_select(self, n_features: int, n_available: Optional[int] = None) -> int:
         """``n_features_to_select`` as a count, checked against the data.
@@ -58,7 +61,7 @@ class RankingSelector(SelectorMixin, RankingEstimator):
         ``k = max(1, round(f * n_features))``. ``k`` must not exceed ``n_available`` (the
         features the selector can choose from; default ``n_features``).
         """
-        k = self.n_features_to_select  # type: ignore[attr-defined]
+        k = self.n_features_to_select
         if isinstance(k, numbers.Integral):
             t = int(k)
         else:
@@ -74,7 +77,7 @@ class RankingSelector(SelectorMixin, RankingEstimator):
         """``(feature_costs, budget)`` checked (a budget alone: unit costs; the budget must
         admit the cheapest feature); ``(None, None)`` without either. A selector without a
         ``budget`` parameter has none."""
-        costs, budget = self.feature_costs, getattr(self, "budget", None)  # type: ignore[attr-defined]
+        costs, budget = self.feature_costs, getattr(self, "budget", None)
         if costs is None and budget is None:
             return None, None
         return check_costs_and_budget(costs, budget, n_features)
