@@ -1,5 +1,5 @@
 """Small random ranking problems and their explicit preference pairs, shared by the tests of
-the sparse rankers (tests/models/test_sparse_ranksvm.py, tests/selection/test_fsmrank.py)."""
+the sparse rankers (tests/selection/test_sparse_ranksvm.py, tests/selection/test_fsmrank.py)."""
 import numpy as np
 
 
