@@ -94,7 +94,16 @@ def best_of(candidates: np.ndarray, w: np.ndarray, ratio: np.ndarray) -> int:
 
 class FilterData(Protocol):
     """What the filter skeleton reads of one fit's data: its width. The hooks read the rest:
-    in memory a :class:`~rankselect.data.grouping.TrainingData`, on Dask the query shards."""
+    in memory a :class:`~rankselect.data.grouping.TrainingData`, on Dask the query shards.
+
+    Examples
+    --------
+    >>> import rankselect as rs
+    >>> X, y, qid = rs.datasets.load_example("train")
+    >>> data = rs.GAS(3)._fit_data(X, y, qid)  # in memory: validated and grouped once
+    >>> type(data).__name__, data.n_features
+    ('TrainingData', 22)
+    """
 
     @property
     def n_features(self) -> int: ...
