@@ -13,7 +13,7 @@ from pathlib import Path
 import rankselect
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = rankselect.datasets.example_path("train").parent  # the example data shipped with the package
+DATA = rankselect.data.datasets.example_path("train").parent  # the example data shipped with the package
 
 
 def readme_cli_lines():

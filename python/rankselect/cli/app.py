@@ -121,7 +121,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     --------
     >>> import shutil
     >>> from rankselect.cli import main
-    >>> from rankselect.datasets import example_path
+    >>> from rankselect.data.datasets import example_path
     >>> _ = shutil.copy(example_path("train"), "train.txt")
     >>> main(["select", "--method", "gas", "-k", "2", "train.txt"])
     # gas on train.txt: 2 features (numbered as in the file)

@@ -164,7 +164,7 @@ class GreedyRankRLS(DaskEstimatorMixin, DaskPredictMixin, _GreedyRankRLS):
     >>> import rankselect.dask as rd
     >>> cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None)
     >>> client = Client(cluster)
-    >>> X, y, qid = rd.partition_by_query(*rs.datasets.load_example("train"), n_partitions=2)
+    >>> X, y, qid = rd.partition_by_query(*rs.data.datasets.load_example("train"), n_partitions=2)
     >>> sel = rd.GreedyRankRLS(n_features_to_select=3).fit(X, y, qid)
     >>> sel.selected_features_
     array([ 7,  3, 11])

@@ -66,7 +66,7 @@ def _sh(shard):
 
 
 def _prepare(X, y, qid):
-    """A shard: rows grouped by query (:class:`~rankselect.groups.GroupedData`'s ``X``, ``y``,
+    """A shard: rows grouped by query (:class:`~rankselect.data.grouping.GroupedData`'s ``X``, ``y``,
     ``offsets`` of dtype ``np.uintp``, and the query ids), as a dict of arrays that travels."""
     X, y, qid = check_ranking_data(_own(X), _own(y), _own(qid))
     data = GroupedData.from_arrays(X, y, qid)
@@ -74,7 +74,7 @@ def _prepare(X, y, qid):
 
 
 def _grouped(shard) -> GroupedData:
-    """A shard (rows already grouped) as the package's :class:`~rankselect.groups.GroupedData`."""
+    """A shard (rows already grouped) as the package's :class:`~rankselect.data.grouping.GroupedData`."""
     shard = _sh(shard)
     m = shard["X"].shape[0]
     return GroupedData(shard["X"], shard["y"], QueryGroups(np.arange(m), shard["offsets"], shard["ids"]))

@@ -1,5 +1,5 @@
 """Paired tests of per-query scores, the Holm correction, confidence intervals of a mean
-and paired effect sizes (queries are the sampling unit; see :mod:`rankselect.stats`)."""
+and paired effect sizes (queries are the sampling unit; see :mod:`rankselect.analysis.stats`)."""
 from __future__ import annotations
 
 import inspect

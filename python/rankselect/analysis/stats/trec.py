@@ -202,16 +202,16 @@ def experiment_per_query_rows(result) -> tuple[dict[str, dict[str, np.ndarray]],
     >>> for k in range(1, 6):  # a fold layout (here five copies of the shipped example)
     ...     os.makedirs(f"{root}/Fold{k}")
     ...     for split in ("train", "vali", "test"):
-    ...         rs.save_letor(f"{root}/Fold{k}/{split}.txt", rs.datasets.load_example(split))
+    ...         rs.save_letor(f"{root}/Fold{k}/{split}.txt", rs.data.datasets.load_example(split))
     ...
     >>> grid = {"rankrls": {"alpha": [1.0]}, "greedy-rankrls": {"alpha": [1.0]}}
     >>> result = rs.protocol.run(root, ["rankrls", "greedy-rankrls"], grid=grid, progress=False)
-    >>> per, query_ids = rs.stats.experiment_per_query_rows(result)
+    >>> per, query_ids = rs.analysis.stats.experiment_per_query_rows(result)
     >>> sorted(per), sorted(per["rankrls"]), query_ids.shape
     (['greedy-rankrls', 'rankrls'], ['AP', 'NDCG@10'], (75,))
     """
     if not (hasattr(result, "methods") and hasattr(result, "folds")):
-        raise TypeError(f"result must be the ExperimentResult of rankselect.experiment.run, got "
+        raise TypeError(f"result must be the ExperimentResult of rankselect.protocol.run, got "
                         f"{type(result).__name__}")
     per = {m: {k: np.concatenate([f[m].per_query[k] for f in result.folds]) for k in ("AP", "NDCG@10")}
            for m in result.methods}
