@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from rankselect import stats
+from rankselect.analysis import stats
 
 ROOT = Path(__file__).resolve().parents[1]
 KS = (5, 10, 15)

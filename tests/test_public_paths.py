@@ -164,7 +164,9 @@ def _old_path_pattern() -> re.Pattern:
     old = sorted((o for o in _aliases.MOVED if _aliases.is_served(o)), key=len, reverse=True)
     top = sorted((o for o in old if "." not in o), key=len, reverse=True)
     dotted = "|".join(re.escape(o) for o in old)
-    return re.compile(rf"\brankselect\.(?:{dotted})\b(?!\.py)|\brs\.(?:{'|'.join(top)})\b")
+    top_names = "|".join(top)
+    return re.compile(rf"\brankselect\.(?:{dotted})\b(?!\.py)|\brs\.(?:{top_names})\b"
+                      rf"|\bfrom rankselect import [^#]*\b(?:{top_names})\b")
 
 
 def _sources() -> list[Path]:
@@ -211,7 +213,9 @@ def test_the_selector_folders_use_no_old_path():
 def test_the_check_finds_old_paths(tmp_path):
     page = tmp_path / "page.rst"
     page.write_text("import rankselect.costs\nrs.datasets.load_example()\nfrom rankselect.gas import GAS\n"
-                    "rankselect.analysis.costs\nrs.data.datasets\nrankselect.models.pairwise\nrankselect.costs.py\n")
+                    "rankselect.analysis.costs\nrs.data.datasets\nrankselect.models.pairwise\nrankselect.costs.py\n"
+                    "from rankselect import metrics, stats\nfrom rankselect import GAS, metrics\n")
     pattern = _old_path_pattern()
     hits = [line for line in page.read_text().splitlines() if pattern.search(line)]
-    assert hits == ["import rankselect.costs", "rs.datasets.load_example()", "from rankselect.gas import GAS"]
+    assert hits == ["import rankselect.costs", "rs.datasets.load_example()", "from rankselect.gas import GAS",
+                    "from rankselect import metrics, stats"]

@@ -10,7 +10,8 @@ with confidence intervals (:func:`rankselect.analysis.stats.compare`).
 import matplotlib.pyplot as plt
 
 import rankselect as rs
-from rankselect import metrics, stats
+from rankselect import metrics
+from rankselect.analysis import stats
 from rankselect.data.datasets import load_example
 
 train, test = load_example("train"), load_example("test")

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 import rankselect as rs
-from rankselect import metrics, stats
+from rankselect import metrics
+from rankselect.analysis import stats
 from rankselect.cli import main
 
 

@@ -25,7 +25,7 @@ class Comparison:
     Examples
     --------
     >>> import numpy as np
-    >>> from rankselect import stats
+    >>> from rankselect.analysis import stats
     >>> rng = np.random.default_rng(0)
     >>> base = rng.uniform(size=40)
     >>> cmp = stats.compare({"base": base, "new": base + 0.05}, baseline="base", random_state=0)
@@ -85,7 +85,7 @@ def compare(per_query: Mapping[str, npt.ArrayLike], baseline: str, *, test: str 
     Examples
     --------
     >>> import numpy as np
-    >>> from rankselect import stats
+    >>> from rankselect.analysis import stats
     >>> rng = np.random.default_rng(0)
     >>> base = rng.uniform(size=40)
     >>> per_query = {"base": base, "better": base + rng.normal(0.05, 0.02, 40), "same": base + rng.normal(0, 0.02, 40)}

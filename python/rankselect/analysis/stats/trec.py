@@ -30,7 +30,7 @@ def docnos_from_comments(comments: Sequence[str]) -> list[str]:
 
     Examples
     --------
-    >>> from rankselect import stats
+    >>> from rankselect.analysis import stats
     >>> stats.docnos_from_comments(["docid = GX001-23 inc = 1", "docid = GX002-11 inc = 0.5"])
     ['GX001-23', 'GX002-11']
     """
@@ -88,9 +88,11 @@ def write_trec_run(path: PathLike, qid, scores, docnos=None, *, run_name: str = 
 
     Examples
     --------
-    >>> from rankselect import stats
-    >>> path = stats.write_trec_run("run.txt", qid=[1, 1, 2], scores=[0.2, 0.9, 0.5])
-    >>> print(path.read_text())
+    >>> import tempfile
+    >>> from rankselect.analysis import stats
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = stats.write_trec_run(f"{folder}/run.txt", qid=[1, 1, 2], scores=[0.2, 0.9, 0.5])
+    ...     print(path.read_text())
     1 Q0 d1 1 0.9 rankselect
     1 Q0 d0 2 0.2 rankselect
     2 Q0 d2 1 0.5 rankselect
@@ -124,7 +126,7 @@ def write_trec_qrels(path: PathLike, qid, y, docnos=None) -> Path:
 
     Examples
     --------
-    >>> from rankselect import stats
+    >>> from rankselect.analysis import stats
     >>> path = stats.write_trec_qrels("qrels.txt", qid=[1, 1, 2], y=[0, 2, 1])
     >>> print(path.read_text())
     1 0 d0 0
@@ -160,7 +162,7 @@ def write_per_query(path: PathLike, per_query: Mapping[str, Mapping[str, Sequenc
 
     Examples
     --------
-    >>> from rankselect import stats
+    >>> from rankselect.analysis import stats
     >>> per_query = {"run": {"ndcg_cut_10": [0.5, 1.0]}}
     >>> path = stats.write_per_query("per_query.tsv", per_query, query_ids=[1, 2])
     >>> print(path.read_text())
