@@ -51,10 +51,12 @@ def read_costs(path, n_features: int) -> np.ndarray:
 
     Examples
     --------
+    >>> import tempfile
     >>> import numpy as np
     >>> from rankselect.analysis.costs import read_costs
-    >>> np.savetxt("costs.csv", [0.5, 3.0, 1.0])  # one cost per line (or lines "feature,cost", 1-based)
-    >>> read_costs("costs.csv", n_features=3)
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     np.savetxt(f"{folder}/costs.csv", [0.5, 3.0, 1.0])  # one cost per line (or "feature,cost", 1-based)
+    ...     read_costs(f"{folder}/costs.csv", n_features=3)
     array([0.5, 3. , 1. ])
     """
     rows: list[list[str]] = []

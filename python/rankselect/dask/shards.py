@@ -15,7 +15,8 @@ from dataclasses import dataclass
 import dask
 import dask.array as da
 import numpy as np
-from distributed import default_client
+from distributed import KilledWorker, default_client
+from distributed.comm import CommClosedError
 
 from .. import _core
 from .._validation import check_ranking_data
@@ -32,6 +33,18 @@ def _check_whole_queries(ids_per_shard: list[np.ndarray], names: list[str]) -> N
                     f"qid {q} is split across {names[seen[q]]} and {names[s]}: every chunk must hold whole "
                     "queries (rankselect.dask.partition_by_query builds such chunks)")
             seen[q] = s
+
+
+#: what a lost worker raises at the client: the scheduler gave up on a task whose workers died
+#: (KilledWorker), a closed connection (CommClosedError, ConnectionError), or an actor's
+#: ``OSError("Unable to contact Actor's worker")``
+LOST_WORKER_ERRORS: tuple[type[BaseException], ...] = (KilledWorker, CommClosedError, ConnectionError)
+
+
+def is_lost_worker(exc: BaseException) -> bool:
+    """Whether ``exc`` says that a worker was lost (a retry may succeed), not that the task
+    failed (an error of the task itself, such as an IndexError, which is raised as is)."""
+    return isinstance(exc, LOST_WORKER_ERRORS) or type(exc) is OSError
 
 
 def _client(client):

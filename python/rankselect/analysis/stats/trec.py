@@ -126,9 +126,11 @@ def write_trec_qrels(path: PathLike, qid, y, docnos=None) -> Path:
 
     Examples
     --------
+    >>> import tempfile
     >>> from rankselect.analysis import stats
-    >>> path = stats.write_trec_qrels("qrels.txt", qid=[1, 1, 2], y=[0, 2, 1])
-    >>> print(path.read_text())
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = stats.write_trec_qrels(f"{folder}/qrels.txt", qid=[1, 1, 2], y=[0, 2, 1])
+    ...     print(path.read_text())
     1 0 d0 0
     1 0 d1 2
     2 0 d2 1
@@ -162,10 +164,12 @@ def write_per_query(path: PathLike, per_query: Mapping[str, Mapping[str, Sequenc
 
     Examples
     --------
+    >>> import tempfile
     >>> from rankselect.analysis import stats
     >>> per_query = {"run": {"ndcg_cut_10": [0.5, 1.0]}}
-    >>> path = stats.write_per_query("per_query.tsv", per_query, query_ids=[1, 2])
-    >>> print(path.read_text())
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = stats.write_per_query(f"{folder}/per_query.tsv", per_query, query_ids=[1, 2])
+    ...     print(path.read_text())
     run  measure  qid  value
     run  ndcg_cut_10  1  0.5
     run  ndcg_cut_10  2  1.0
