@@ -4,6 +4,7 @@ shard task surfaces as itself, at once)."""
 from __future__ import annotations
 
 import pickle
+import threading
 
 import numpy as np
 import pytest
@@ -137,3 +138,57 @@ def test_what_counts_as_a_lost_worker():
     for bug in (IndexError("i"), ValueError("v"), TypeError("t"), RuntimeError("r"), FileNotFoundError("f"),
                 KeyError("k"), MemoryError()):
         assert not is_lost_worker(bug), bug
+
+
+class _LosingShardActor(_GreedyShardActor):
+    """The first ``losses`` scans (over all shards) answer as a lost worker does: the actor's
+    ``OSError("Unable to contact Actor's worker")`` (in-process workers: one counter)."""
+
+    losses = 0
+    lock = threading.Lock()
+
+    def scan(self, c, d, skip):
+        with self.lock:
+            lost = type(self).losses > 0
+            type(self).losses -= lost
+        if lost:
+            raise OSError("Unable to contact Actor's worker")
+        return super().scan(c, d, skip)
+
+
+class _LosingActors(ShardActors):
+    actor_class = _LosingShardActor
+
+
+class _Losing(rd.GreedyRankRLS):
+    _actors_class = _LosingActors
+
+
+def test_a_lost_worker_is_retried_and_the_fit_ends_as_in_memory(client, data):
+    X, y, qid = data
+    Xd, yd, qd = rd.partition_by_query(X, y, qid, n_partitions=2)
+    mem = rs.GreedyRankRLS(n_features_to_select=3, alpha=0.5).fit(X, y, qid=qid)
+    _LosingShardActor.losses = 1
+    est = _Losing(n_features_to_select=3, alpha=0.5).fit(Xd, yd, qd)
+    assert est._n_rebuilds == 1 and _LosingShardActor.losses == 0
+    np.testing.assert_array_equal(est.selected_features_, mem.selected_features_)
+    np.testing.assert_allclose(est.coef_path_, mem.coef_path_, rtol=0, atol=1e-10 * np.abs(mem.coef_path_).max())
+
+
+def test_retries_run_out_with_a_runtime_error(client, data):
+    X, y, qid = data
+    Xd, yd, qd = rd.partition_by_query(X, y, qid, n_partitions=2)
+    _LosingShardActor.losses = 10**6
+    est = _Losing(n_features_to_select=3, alpha=0.5)
+    est.max_retries = 2
+    try:
+        with pytest.raises(RuntimeError, match="worker holding a shard was lost 3 times") as info:
+            est.fit(Xd, yd, qd)
+    finally:
+        _LosingShardActor.losses = 0
+    assert est._n_rebuilds == 2 and isinstance(info.value.__cause__, OSError)
+    est.max_retries = 0
+    _LosingShardActor.losses = 1
+    with pytest.raises(RuntimeError, match="lost 1 times"):
+        est.fit(Xd, yd, qd)
+    assert est._n_rebuilds == 0
