@@ -27,7 +27,7 @@ from sklearn.svm import LinearSVC
 import rankselect
 from rankselect import _core
 from rankselect.data import QueryGroups
-from rankselect.pairwise import squared_hinge
+from rankselect.models.pairwise import squared_hinge
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
@@ -67,7 +67,7 @@ def explicit_inputs(X, y, qid):
 
 
 def bench_loss(name, X, y, qid, w, repeat, explicit_subset=None, numpy_subset=None, out=None):
-    p_total = rankselect.pairwise.count_pairs(y, qid)
+    p_total = rankselect.models.pairwise.count_pairs(y, qid)
     t_imp, (v_imp, _) = median_time(lambda: squared_hinge(X, y, qid, w), repeat)
     rows = [f"{name}: m={X.shape[0]}, n={X.shape[1]}, queries={len(np.unique(qid))}, pairs={p_total:.3g}",
             f"  implicit (rankselect)        {t_imp * 1e3:10.2f} ms"]
@@ -77,7 +77,7 @@ def bench_loss(name, X, y, qid, w, repeat, explicit_subset=None, numpy_subset=No
 
     # explicit pairs in the Rust core
     Xs, ys, qs = subset(explicit_subset) if explicit_subset is not None else (X, y, qid)
-    p_sub = rankselect.pairwise.count_pairs(ys, qs)
+    p_sub = rankselect.models.pairwise.count_pairs(ys, qs)
     Xg, off, i, j, poff = explicit_inputs(Xs, ys, qs)
     t_exp, (v_exp, _) = median_time(
         lambda: _core.explicit_squared_hinge_value_grad(Xg, off, i, j, poff, w), repeat)
@@ -90,7 +90,7 @@ def bench_loss(name, X, y, qid, w, repeat, explicit_subset=None, numpy_subset=No
     Xg = i = j = poff = None  # free the pair lists before the next measurement
     # NumPy on explicit pair differences
     Xs, ys, qs = subset(numpy_subset) if numpy_subset is not None else (X, y, qid)
-    p_np = rankselect.pairwise.count_pairs(ys, qs)
+    p_np = rankselect.models.pairwise.count_pairs(ys, qs)
     pi, pj = rankselect.preference_pairs(ys, qs)
     D = Xs[pi] - Xs[pj]
     del pi, pj

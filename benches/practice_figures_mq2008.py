@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "python"))
 
 import rankselect as rs  # noqa: E402
-from rankselect.costs import cost_quality_path  # noqa: E402
+from rankselect.analysis.costs import cost_quality_path  # noqa: E402
 from rankselect.plotting import plot_cost_quality, plot_selection_frequencies  # noqa: E402
 from rankselect.selection.stability import fold_selection_frequencies  # noqa: E402
 

@@ -3,7 +3,7 @@
 Per data set, only the folds where every method finished are used (the same queries for
 every method). Per (data set, k): the downstream LGBMRanker's test NDCG@10 and MAP, mean
 over those folds; a paired randomization test over the queries of those folds against
-CatBoost's ``select_features`` with Holm across methods (``rankselect.stats.compare``);
+CatBoost's ``select_features`` with Holm across methods (``rankselect.analysis.stats.compare``);
 the selection wall time (mean over folds). Writes the section between the markers of
 docs/user_guide/methods/ranker_loop_benchmark.md (included by the user guide's page
 ranker_loop.rst) and of benches/RESULTS.md, and docs/figures/ranker_loop.png.
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from rankselect import stats
+from rankselect.analysis import stats
 
 ROOT = Path(__file__).resolve().parents[1]
 KS = (5, 10, 15)

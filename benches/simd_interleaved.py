@@ -11,7 +11,7 @@ checkout) and, ``--rounds`` times, calls every build in turn on each kernel, the
   ``kendall_bench.py`` (every ``--numpy-every`` rounds);
 - ``parser``: ``load_letor`` of the 136-feature MSLR-like file of ``parser_bench.py``
   (``--parser-mb`` MB); reported in MB/s;
-- ``hinge``: the pairwise squared hinge value and gradient (``rankselect.pairwise``) on
+- ``hinge``: the pairwise squared hinge value and gradient (``rankselect.models.pairwise``) on
   MQ2008 Fold1 train; anchor: NumPy on the explicit pair-difference matrix (``pairwise_bench.py``).
 
 One process per thread count and level (the level is fixed per process; the previous build

@@ -2,8 +2,11 @@
 root; tests that need it skip with a clear reason when it is absent."""
 from __future__ import annotations
 
+import shutil
+import subprocess
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Optional
 
 import pytest
 
@@ -35,3 +38,35 @@ def dask_client(processes: bool = False):
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=processes, silence_logs=50,
                                   **kw) as cluster, distributed.Client(cluster) as client:
         yield client
+
+
+# ------------------------------------------------------------ the suite leaves no file behind
+
+
+def _working_tree_status() -> Optional[set[str]]:
+    """``git status --porcelain`` of the checkout holding the tests (untracked files listed
+    one by one), or None outside a git checkout (an installed package, an unpacked sdist)."""
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        return None
+    out = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=all"],
+                         capture_output=True, text=True)
+    return set(out.stdout.splitlines()) if out.returncode == 0 else None
+
+
+def pytest_sessionstart(session):
+    session.config._rankselect_tree_before = _working_tree_status()
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """Fail the run when the tests left a file in the working tree (they write only under
+    temporary folders; caches such as .pytest_cache and .hypothesis are gitignored)."""
+    before = getattr(session.config, "_rankselect_tree_before", None)
+    if before is None or getattr(session.config, "workerinput", None) is not None:
+        return  # not a git checkout, or a pytest-xdist worker (the controller checks)
+    after = _working_tree_status() or set()
+    new = sorted(after - before)
+    if new:
+        session.config.get_terminal_writer().line(
+            "\nthe test suite changed the working tree (tests write only under temporary folders):\n  "
+            + "\n  ".join(new), red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED

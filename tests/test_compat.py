@@ -1,17 +1,19 @@
-"""The flat layout's module paths still work (rankselect._aliases): imports by the old paths
-give the same objects, and estimators pickled under the old class paths unpickle."""
+"""The flat layout's module paths still work for one release (rankselect._aliases): imports by
+the old paths give the same objects with a DeprecationWarning that names the new path, and
+estimators pickled under the old class paths unpickle."""
 from __future__ import annotations
 
 import importlib
 import pickle
 import pickletools
+import sys
 import warnings
 
 import numpy as np
 import pytest
 
 import rankselect as rs
-from rankselect._aliases import MOVED
+from rankselect._aliases import MOVED, new_paths
 
 #: every public name of the flat layout's modules (rankselect <module>.py before the
 #: subpackages), which must stay importable from the same path
@@ -59,34 +61,56 @@ STAYED = {"methods", "exceptions"}
 
 
 def test_the_alias_table_covers_every_moved_module():
-    assert set(MOVED) == set(OLD_PUBLIC) - BECAME_PACKAGES - STAYED
+    assert {old for old in MOVED if "." not in old and old != "wrapper"} == set(OLD_PUBLIC) - BECAME_PACKAGES - STAYED
+
+
+def _forget(old: str) -> None:
+    """Undo an earlier import of ``rankselect.<old>`` (so that importing it warns again)."""
+    sys.modules.pop(f"rankselect.{old}", None)
+    vars(rs).pop(old, None)
 
 
 @pytest.mark.parametrize("old", sorted(OLD_PUBLIC))
 def test_old_module_path_imports_its_names(old):
     if old == "dask":
         pytest.importorskip("distributed")
-    module = importlib.import_module(f"rankselect.{old}")
-    assert getattr(rs, old) is module  # ``import rankselect; rankselect.<old>`` as before
+    moved = old in MOVED
+    if moved:
+        _forget(old)
+        with pytest.warns(DeprecationWarning, match=rf"rankselect\.{old} is deprecated .*removed in 0\.3\.0; "
+                                                    rf"use {new_paths(old)[0]}"):
+            module = importlib.import_module(f"rankselect.{old}")
+        vars(rs).pop(old, None)  # the attribute that the import set: now rankselect.__getattr__ answers
+        with pytest.warns(DeprecationWarning, match=rf"rankselect\.{old} is deprecated"):
+            assert getattr(rs, old) is module  # ``import rankselect; rankselect.<old>`` as before
+    else:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            module = importlib.import_module(f"rankselect.{old}")
+            assert getattr(rs, old) is module
     namespace = {}
-    exec(f"from rankselect.{old} import {', '.join(OLD_PUBLIC[old])}", namespace)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        exec(f"from rankselect.{old} import {', '.join(OLD_PUBLIC[old])}", namespace)
     for name in OLD_PUBLIC[old]:
         assert namespace[name] is getattr(module, name), (old, name)
 
 
 def test_old_paths_give_the_new_objects():
-    import rankselect.gas
-    import rankselect.kendall
-    import rankselect.rankrls
     from rankselect.models.rankrls import RankRLS
     from rankselect.selection.gas import GAS
     from rankselect.selection.greedy_rankrls import GreedyRankRLS
     from rankselect.selection.similarity import kendall_similarity
 
-    assert rankselect.gas.GAS is GAS is rs.GAS
-    assert rankselect.rankrls.RankRLS is RankRLS and rankselect.rankrls.GreedyRankRLS is GreedyRankRLS
-    assert rankselect.kendall.kendall_similarity is kendall_similarity
-    assert rs.experiment is rs.protocol and rs.datasets is rs.data.datasets
+    with pytest.warns(DeprecationWarning):
+        import rankselect.gas
+        import rankselect.kendall
+        import rankselect.rankrls
+
+        assert rankselect.gas.GAS is GAS is rs.GAS
+        assert rankselect.rankrls.RankRLS is RankRLS and rankselect.rankrls.GreedyRankRLS is GreedyRankRLS
+        assert rankselect.kendall.kendall_similarity is kendall_similarity
+        assert rs.experiment is rs.protocol and rs.datasets is rs.data.datasets
 
 
 #: module of each class now -> its module in the flat layout
@@ -117,7 +141,7 @@ def _globals(data: bytes):
 
 @pytest.fixture(scope="module")
 def example():
-    return rs.datasets.load_example("train")
+    return rs.data.datasets.load_example("train")
 
 
 ESTIMATORS = {
@@ -143,7 +167,9 @@ def test_estimator_pickled_under_the_old_class_path_unpickles(name, example):
     names = _globals(data)
     assert any(g.startswith(tuple(f"{old} " for old in NEW_TO_OLD.values())) for g in names), names
     assert not any(g.startswith(tuple(f"{new} " for new in NEW_TO_OLD)) for g in names), names
-    back = pickle.loads(data)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # the old path warns on its first import
+        back = pickle.loads(data)
     assert type(back) is type(est)
     out = (lambda e: e.predict(X)) if hasattr(est, "predict") else (lambda e: e.transform(X))
     np.testing.assert_array_equal(out(back), out(est))
@@ -155,7 +181,9 @@ def test_results_pickled_under_the_old_class_path_unpickle(example):
                 rs.feature_importance(X, y, qid)):
         data = _with_old_class_paths(obj)
         assert not any(g.startswith(tuple(f"{new} " for new in NEW_TO_OLD)) for g in _globals(data))
-        back = pickle.loads(data)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            back = pickle.loads(data)
         assert type(back) is type(obj)
         for a, b in zip(vars(back).values() if hasattr(back, "__dict__") else back,
                         vars(obj).values() if hasattr(obj, "__dict__") else obj):

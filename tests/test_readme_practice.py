@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from rankselect.cli import main
-from rankselect.datasets import example_path
+from rankselect.data.datasets import example_path
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 BLOCK = re.compile(r"<!-- practice-example -->\n```(python|bash)\n(.*?)```", re.S)
@@ -56,7 +56,7 @@ def test_readme_practice_examples_run(tmp_path, monkeypatch):
     assert ns["sel"].cost_path_[-1] <= 3.0
     assert (tmp_path / "run.txt").exists() and (tmp_path / "features.txt").read_text().strip()
     f = ns["st"].selection_frequencies_
-    from rankselect.datasets import example_truth
+    from rankselect.data.datasets import example_truth
 
     truth = example_truth()
     assert f[truth.informative].min() > f[truth.noise].max()

@@ -181,7 +181,7 @@ def test_w1_float_qids_beyond_int64_are_refused_not_merged():
         rs.preference_pairs(y, np.repeat([1.0, -(2.0**64), 3, 4], 10))
     # The largest float below 2^63 still works and keeps queries apart.
     i, _ = rs.preference_pairs(y, np.repeat([2.0**63 - 1024, 2.0**63 - 2048, 0, 1], 10))
-    assert len(i) == rs.pairwise.count_pairs(y, np.repeat([1, 2, 3, 4], 10))
+    assert len(i) == rs.models.pairwise.count_pairs(y, np.repeat([1, 2, 3, 4], 10))
 
 
 # --- W2: labels whose gain 2^r - 1 overflows -------------------------------------------------

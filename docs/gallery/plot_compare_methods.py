@@ -4,14 +4,15 @@ A statistical comparison of methods
 
 Compare rankers the way IR papers do: per-query scores on the test split, a paired
 randomization test against a baseline, Holm's correction across methods and effect sizes
-with confidence intervals (:func:`rankselect.stats.compare`).
+with confidence intervals (:func:`rankselect.analysis.stats.compare`).
 """
 
 import matplotlib.pyplot as plt
 
 import rankselect as rs
-from rankselect import metrics, stats
-from rankselect.datasets import load_example
+from rankselect import metrics
+from rankselect.analysis import stats
+from rankselect.data.datasets import load_example
 
 train, test = load_example("train"), load_example("test")
 models = {

@@ -4,7 +4,7 @@ Feature costs: the cost-quality front
 
 When features cost latency, a selector should buy quality per unit cost. Greedy RankRLS
 with ``feature_costs`` adds the feature of largest exact leave-query-out improvement per
-unit cost; :func:`rankselect.costs.cost_quality_path` scores every prefix on validation
+unit cost; :func:`rankselect.analysis.costs.cost_quality_path` scores every prefix on validation
 data and :func:`rankselect.plotting.plot_cost_quality` draws each path with its Pareto
 front.
 """
@@ -13,8 +13,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 import rankselect as rs
-from rankselect.costs import cost_quality_path
-from rankselect.datasets import load_example
+from rankselect.analysis.costs import cost_quality_path
+from rankselect.data.datasets import load_example
 from rankselect.plotting import plot_cost_quality
 
 train, vali = load_example("train"), load_example("vali")

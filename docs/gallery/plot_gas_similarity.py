@@ -15,7 +15,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 import rankselect as rs
-from rankselect.datasets import example_truth, load_example
+from rankselect.data.datasets import example_truth, load_example
 from rankselect.plotting import plot_similarity
 
 train = load_example("train")

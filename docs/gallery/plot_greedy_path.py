@@ -16,7 +16,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 import rankselect as rs
-from rankselect.datasets import example_truth, load_example
+from rankselect.data.datasets import example_truth, load_example
 
 train, vali = load_example("train"), load_example("vali")
 sel = rs.GreedyRankRLS(n_features_to_select=12, alpha=1.0).fit(*train)

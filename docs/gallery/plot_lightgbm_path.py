@@ -3,7 +3,7 @@ Selection for LightGBM with ``evaluate_path``
 =============================================
 
 A selector's order is only as good as the ranker you deploy finds it.
-:func:`rankselect.inspection.evaluate_path` fits a LightGBM ranker on every prefix of an
+:func:`rankselect.analysis.inspection.evaluate_path` fits a LightGBM ranker on every prefix of an
 order and scores it on validation data, so the number of features is chosen with the
 model that will use them. Here: the orders of greedy RankRLS, GAS and LightGBM's own
 split-gain importance (trained on all features).
@@ -14,8 +14,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 import rankselect as rs
-from rankselect.datasets import load_example
-from rankselect.inspection import evaluate_path
+from rankselect.analysis.inspection import evaluate_path
+from rankselect.data.datasets import load_example
 
 train, vali = load_example("train"), load_example("vali")
 

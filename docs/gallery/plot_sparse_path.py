@@ -10,7 +10,7 @@ enter one by one; a non-convex penalty (log) keeps fewer of them at the same qua
 import matplotlib.pyplot as plt
 
 import rankselect as rs
-from rankselect.datasets import load_example
+from rankselect.data.datasets import load_example
 
 train, vali = load_example("train"), load_example("vali")
 paths = {penalty: rs.sparse_path(*train, penalty=penalty) for penalty in ("l1", "log")}

@@ -11,7 +11,7 @@ copies share the remaining selections.
 import matplotlib.pyplot as plt
 
 import rankselect as rs
-from rankselect.datasets import example_truth, load_example
+from rankselect.data.datasets import example_truth, load_example
 from rankselect.plotting import plot_selection_frequencies
 
 train = load_example("train")

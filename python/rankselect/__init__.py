@@ -9,44 +9,48 @@ Public API (re-exported here):
 
 - data: :func:`load_letor`, :func:`load_letor_folds`, :func:`save_letor`,
   :class:`RankingData`, :class:`Fold`, :class:`QueryGroups`, :func:`center_by_query`,
-  :mod:`rankselect.datasets` (synthetic data with known ground truth, shipped example)
+  :mod:`rankselect.data.datasets` (synthetic data with known ground truth, shipped example)
 - evaluation: :mod:`rankselect.metrics` (NDCG, P@k, MAP, MeanNDCG, ERR; standard and
   LETOR conventions; ``make_scorer`` for scikit-learn searches)
 - :mod:`rankselect.exceptions`: :class:`~rankselect.exceptions.DegenerateDataWarning`
 - every estimator and selector follows one contract (``rankselect._base``): ``fit(X, y, qid)``
   and ``score(X, y, qid)`` request ``qid`` under metadata routing, scikit-learn validation
-- inspection of any ranker: :mod:`rankselect.inspection` (query-wise permutation importance,
+- inspection of any ranker: :mod:`rankselect.analysis.inspection` (query-wise permutation importance,
   ``evaluate_path`` for LightGBM / XGBoost / rankselect on a selection order)
-- comparison: :mod:`rankselect.stats` (randomization / Wilcoxon / t paired tests, Holm,
+- comparison: :mod:`rankselect.analysis.stats` (randomization / Wilcoxon / t paired tests, Holm,
   effect sizes with CIs, TREC run / qrels / per-query export)
 - RankRLS and greedy RankRLS: :class:`RankRLS`, :class:`GreedyRankRLS`
 - GAS: :class:`GAS`, :func:`kendall_similarity`, :func:`feature_importance`; its successors
   :class:`NGAS`, :class:`XGAS`, :class:`HCAS` (Gigli et al. 2016) with
   :func:`spearman_similarity`
 - pairwise: :func:`preference_pairs`, :func:`preference_pair_matrix`,
-  :mod:`rankselect.pairwise` (squared hinge loss, gradient, Hessian-vector product),
+  :mod:`rankselect.models.pairwise` (squared hinge loss, gradient, Hessian-vector product),
   :class:`RankSVM`
 - kernel approximation: :class:`Nystroem`, :class:`RandomFourierFeatures`
 - sparse rankers: :class:`SparseRankSVM` (l1, weighted l1, log, MCP, lp), :func:`sparse_path`,
   :class:`FSMRank`, :class:`FSMSVM`
 - stability: :class:`StabilitySelection` (selection frequencies over query subsamples)
+- feature costs and budgets: :mod:`rankselect.analysis.costs`
 - the deployed ranker in the loop (:mod:`rankselect.selection.wrapper`): :class:`RecursiveElimination`,
   :class:`ForwardSelection` for LightGBM, XGBoost, CatBoost or rankselect rankers, seeded by
   a fast selector's order (``candidates=``)
+
+The module paths of older layouts (the flat modules of the first releases) still import, with a :class:`DeprecationWarning` naming the new path, until 0.3.0 (the table:
+``rankselect._aliases.MOVED``). The subpackages :mod:`rankselect.protocol`,
+:mod:`rankselect.plotting`, :mod:`rankselect.dask` and :mod:`rankselect.cli` are imported on
+first use.
 """
-from . import exceptions, metrics
-from ._aliases import register_moved_modules
+from . import _aliases, exceptions, metrics
 from ._config import config_context, get_config, set_config
 from ._core import __version__
-from .analysis import costs, inspection, redundancy_report, stats
-from .data import Fold, QueryGroups, RankingData, center_by_query, datasets, load_letor, load_letor_folds, save_letor
+from .analysis import redundancy_report
+from .data import Fold, QueryGroups, RankingData, center_by_query, load_letor, load_letor_folds, save_letor
 from .models import (
     Nystroem,
     RandomFourierFeatures,
     RankRLS,
     RankRLSPath,
     RankSVM,
-    pairwise,
     preference_pair_matrix,
     preference_pairs,
 )
@@ -69,9 +73,9 @@ from .selection import (
 )
 from .selection.wrapper import ForwardSelection, RecursiveElimination, SelectionPath
 
-# The module paths of the flat layout (rankselect.gas, rankselect.rankrls, ...) stay
-# importable, and models pickled with them unpickle (the table: rankselect._aliases.MOVED).
-globals().update(register_moved_modules())
+# The module paths of older layouts (the flat modules) stay importable
+# with a DeprecationWarning, and models pickled with them unpickle (rankselect._aliases.MOVED).
+_aliases.install()
 
 __all__ = [
     "__version__",
@@ -86,13 +90,9 @@ __all__ = [
     "save_letor",
     "QueryGroups",
     "center_by_query",
-    "datasets",
     # evaluation
     "metrics",
     "exceptions",
-    "inspection",
-    "stats",
-    "costs",
     # selectors and rankers
     "RankRLS",
     "RankRLSPath",
@@ -106,7 +106,6 @@ __all__ = [
     "redundancy_report",
     "FeatureImportance",
     "feature_importance",
-    "pairwise",
     "preference_pairs",
     "preference_pair_matrix",
     "RankSVM",
@@ -122,3 +121,22 @@ __all__ = [
     "ForwardSelection",
     "SelectionPath",
 ]
+
+
+def __getattr__(name: str):
+    """A lazy subpackage, or a moved module's old path (deprecated: a warning names the new one)."""
+    if name in _aliases.LAZY_SUBPACKAGES:
+        return _aliases.import_submodule(name)
+    if name in _aliases.MOVED and _aliases.is_served(name):
+        return _aliases.load(name, stacklevel=2)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    """``__all__``, the public subpackages and modules, and the dunder names."""
+    from pathlib import Path
+
+    here = Path(__file__).parent
+    modules = {p.stem if p.suffix == ".py" else p.name for p in here.iterdir()
+               if (p.suffix == ".py" or (p / "__init__.py").is_file()) and not p.name.startswith("_")}
+    return sorted({*__all__, *modules, *(n for n in globals() if n.startswith("__") and n.endswith("__"))})

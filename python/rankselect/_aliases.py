@@ -1,57 +1,117 @@
-"""The module paths of the flat layout, kept importable.
+"""The module paths that moved, kept importable for one release (removed in 0.3.0).
 
 Until the subpackage layout, every module of the package sat at its top: estimators
 pickled then name their class by that path (``rankselect.gas.GAS``,
 ``rankselect.rankrls.GreedyRankRLS``) and scripts import from it (``from rankselect.kendall
-import kendall_similarity``). :data:`MOVED` is the one table of those paths: each old
-module name maps to the module(s) that now hold its names. :func:`register_moved_modules`
-(called by ``rankselect/__init__``) makes every old path importable: ``import
-rankselect.gas``, ``from rankselect.gas import GAS`` and unpickling find the new module. A
-module split in two (``rankrls``: RankRLS in :mod:`rankselect.models`, GreedyRankRLS in
-:mod:`rankselect.selection`) is a read-only view holding the public names of both.
+import kendall_similarity``). Later, selectors moved into :mod:`rankselect.selection` and the
+redundancy report into :mod:`rankselect.analysis`. :data:`MOVED` is the one table of those
+paths: each old module name maps to the name(s) of the module(s) that now hold its names.
+
+The table is resolved lazily, by module name: :class:`MovedModuleFinder` (on
+``sys.meta_path``, installed by ``rankselect/__init__``) answers ``import rankselect.gas``,
+``from rankselect.gas import GAS`` and unpickling with the new module, and
+``rankselect.__getattr__`` answers the attribute ``rankselect.gas`` through :func:`load`;
+both emit a :class:`DeprecationWarning` naming the new path. Nothing of the table is
+imported before an old path is used, so ``import rankselect`` imports neither the protocol
+nor the CLI. A module split in two (``rankrls``: RankRLS in :mod:`rankselect.models`,
+GreedyRankRLS in :mod:`rankselect.selection`) is a read-only view holding the public names
+of both.
+
+An entry is served only while its old path has no source of its own and its new path has
+one (a move in progress keeps the old module until the new one exists).
 
 ``rankselect.data``, ``rankselect.metrics``, ``rankselect.plotting``, ``rankselect.dask`` and
 ``rankselect.cli`` became packages of the same name that re-export what the modules had.
 """
 from __future__ import annotations
 
+import importlib
+import importlib.abc
+import importlib.machinery
 import sys
+import warnings
+from pathlib import Path
 from types import ModuleType
+from typing import Optional
 
-from . import protocol
-from .analysis import costs, export, inspection, stats
-from .data import datasets, grouping, uninformative
-from .models import kernel_approximation, pairwise, rankrls, ranksvm
-from .selection import fsmrank, gas, greedy_rankrls, importance, similarity, sparse_ranksvm, stability
+__all__ = ["LAZY_SUBPACKAGES", "MOVED", "REMOVED_IN", "MovedModuleFinder", "import_submodule", "install", "is_served",
+           "load", "new_paths"]
 
-__all__ = ["MOVED", "register_moved_modules"]
+#: the release that removes the old paths
+REMOVED_IN = "0.3.0"
 
-#: old module name (``rankselect.<name>``) -> the module(s) holding its names now
-MOVED: dict[str, tuple[ModuleType, ...]] = {
-    "groups": (grouping,),
-    "uninformative": (uninformative,),
-    "datasets": (datasets,),
-    "pairwise": (pairwise,),
-    "rankrls": (rankrls, greedy_rankrls),
-    "ranksvm": (ranksvm,),
-    "sparse": (sparse_ranksvm,),
-    "kernel_approximation": (kernel_approximation,),
-    "gas": (gas,),
-    "fsmrank": (fsmrank,),
-    "stability": (stability,),
-    "importance": (importance,),
-    "kendall": (similarity,),
-    "costs": (costs,),
-    "inspection": (inspection,),
-    "stats": (stats,),
-    "export": (export,),
-    "experiment": (protocol,),
+#: old module name (below ``rankselect``) -> the module(s) below ``rankselect`` holding its names now
+MOVED: dict[str, tuple[str, ...]] = {
+    # the flat layout (every module at the top of the package)
+    "groups": ("data.grouping",),
+    "uninformative": ("data.uninformative",),
+    "datasets": ("data.datasets",),
+    "pairwise": ("models.pairwise",),
+    "rankrls": ("models.rankrls", "selection.greedy_rankrls"),
+    "ranksvm": ("models.ranksvm",),
+    "sparse": ("models.sparse_ranksvm",),
+    "kernel_approximation": ("models.kernel_approximation",),
+    "gas": ("selection.gas",),
+    "fsmrank": ("selection.fsmrank",),
+    "stability": ("selection.stability",),
+    "importance": ("selection.importance",),
+    "kendall": ("selection.similarity",),
+    "costs": ("analysis.costs",),
+    "inspection": ("analysis.inspection",),
+    "stats": ("analysis.stats",),
+    "export": ("analysis.export",),
+    "experiment": ("protocol",),
+    # every selector in one folder; the redundancy report with the analyses
+    "wrapper": ("selection.wrapper",),
+    "wrapper.adapters": ("selection.wrapper.adapters",),
+    "wrapper.base": ("selection.wrapper.base",),
+    "wrapper.elimination": ("selection.wrapper.elimination",),
+    "wrapper.forward": ("selection.wrapper.forward",),
+    "wrapper.path": ("selection.wrapper.path",),
+    "wrapper.rankers": ("selection.wrapper.rankers",),
+    "models.sparse_ranksvm": ("selection.sparse_ranksvm",),
+    "selection.redundancy": ("analysis.redundancy",),
 }
 
+#: subpackages that ``import rankselect`` does not import: the attribute imports them on first use
+LAZY_SUBPACKAGES = ("protocol", "plotting", "dask", "cli")
+
 _PACKAGE = __name__.rpartition(".")[0]
+_ROOT = Path(__file__).resolve().parent
 
 
-def _view(name: str, modules: tuple[ModuleType, ...]) -> ModuleType:
+def _has_source(name: str) -> bool:
+    """Whether the module ``rankselect.<name>`` has a source file in this installation."""
+    base = _ROOT.joinpath(*name.split("."))
+    return base.with_suffix(".py").is_file() or (base / "__init__.py").is_file()
+
+
+def is_served(old: str) -> bool:
+    """Whether the table answers ``rankselect.<old>`` (it has no source and its new modules do)."""
+    return old in MOVED and not _has_source(old) and all(_has_source(_current(t)) for t in MOVED[old])
+
+
+def _current(name: str) -> str:
+    """``name`` followed through the table while it is itself an old path (a module moved twice)."""
+    seen = set()
+    while name in MOVED and len(MOVED[name]) == 1 and not _has_source(name) and name not in seen:
+        seen.add(name)
+        name = MOVED[name][0]
+    return name
+
+
+def new_paths(old: str) -> list[str]:
+    """The full module names that hold the names of ``rankselect.<old>`` now."""
+    return [f"{_PACKAGE}.{_current(t)}" for t in MOVED[old]]
+
+
+def _message(old: str) -> str:
+    new = " and ".join(new_paths(old))
+    return (f"{_PACKAGE}.{old} is deprecated and will be removed in {REMOVED_IN}; "
+            f"use {new} instead")
+
+
+def _view(name: str, modules: list[ModuleType]) -> ModuleType:
     """A module named ``name`` holding the public names (``__all__``) of ``modules``."""
     view = ModuleType(name, f"Moved: the names of {', '.join(m.__name__ for m in modules)}.")
     names = [n for m in modules for n in m.__all__]
@@ -62,12 +122,63 @@ def _view(name: str, modules: tuple[ModuleType, ...]) -> ModuleType:
     return view
 
 
-def register_moved_modules() -> dict[str, ModuleType]:
-    """Register every old path of :data:`MOVED` in ``sys.modules``; returns ``{old name:
-    module}`` for the package's namespace (``rankselect.gas`` as an attribute)."""
-    out = {}
-    for old, modules in MOVED.items():
-        module = modules[0] if len(modules) == 1 else _view(f"{_PACKAGE}.{old}", modules)
-        sys.modules[f"{_PACKAGE}.{old}"] = module
-        out[old] = module
-    return out
+def _resolve(old: str) -> ModuleType:
+    modules = [importlib.import_module(name) for name in new_paths(old)]
+    return modules[0] if len(modules) == 1 else _view(f"{_PACKAGE}.{old}", modules)
+
+
+def import_submodule(name: str) -> ModuleType:
+    """``rankselect.<name>``, imported now (a lazy subpackage's attribute)."""
+    return importlib.import_module(f"{_PACKAGE}.{name}")
+
+
+def load(old: str, stacklevel: int = 2) -> ModuleType:
+    """The module that answers ``rankselect.<old>`` (registered in ``sys.modules`` under the
+    old name), with a :class:`DeprecationWarning` that names the new path."""
+    warnings.warn(_message(old), DeprecationWarning, stacklevel=stacklevel + 1)
+    full = f"{_PACKAGE}.{old}"
+    module = sys.modules.get(full)
+    if module is None:
+        module = sys.modules[full] = _resolve(old)
+    return module
+
+
+class _MovedModuleLoader(importlib.abc.Loader):
+    def __init__(self, old: str) -> None:
+        self.old = old
+        self.spec: Optional[importlib.machinery.ModuleSpec] = None
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
+        # stacklevel 2 reaches the importing code: the import system's own frames are skipped
+        warnings.warn(_message(self.old), DeprecationWarning, stacklevel=2)
+        module = _resolve(self.old)
+        self.spec = getattr(module, "__spec__", None)
+        return module
+
+    def exec_module(self, module: ModuleType) -> None:
+        """The module is the new one, executed when it was imported; only its own
+        ``__spec__`` (which the import system replaced by the old path's) is put back."""
+        if self.spec is not None:
+            module.__spec__ = self.spec
+
+
+class MovedModuleFinder(importlib.abc.MetaPathFinder):
+    """Finds every old path of :data:`MOVED` that :func:`is_served` (others: ``None``)."""
+
+    def find_spec(self, fullname: str, path: object = None,
+                  target: object = None) -> Optional[importlib.machinery.ModuleSpec]:
+        prefix = _PACKAGE + "."
+        if not fullname.startswith(prefix):
+            return None
+        old = fullname[len(prefix):]
+        if not is_served(old):
+            return None
+        return importlib.machinery.ModuleSpec(fullname, _MovedModuleLoader(old))
+
+
+def install() -> None:
+    """Put one :class:`MovedModuleFinder` first on ``sys.meta_path`` (before the path finder,
+    which would otherwise find a moved package's submodules under a second name)."""
+    if not any(type(f).__name__ == "MovedModuleFinder" and getattr(f, "__module__", "") == __name__
+               for f in sys.meta_path):
+        sys.meta_path.insert(0, MovedModuleFinder())

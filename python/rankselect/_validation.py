@@ -242,7 +242,7 @@ def as_generator(random_state) -> np.random.Generator:
     raise TypeError(f"random_state must be None, an int or a numpy Generator, got {random_state!r}")
 
 
-# -- feature costs and budgets (rankselect.costs): the selectors' argument checks ----------
+# -- feature costs and budgets (rankselect.analysis.costs): the selectors' argument checks ----------
 
 
 #: relative rounding tolerance of a budget: a selection whose cost is at most
@@ -273,7 +273,7 @@ def check_costs(feature_costs, n_features: int) -> np.ndarray:
 
     Examples
     --------
-    >>> from rankselect.costs import check_costs
+    >>> from rankselect.analysis.costs import check_costs
     >>> check_costs([1, 2.5, 0], n_features=3)
     array([1. , 2.5, 0. ])
     """
@@ -299,7 +299,7 @@ def check_budget(budget) -> Optional[float]:
 
     Examples
     --------
-    >>> from rankselect.costs import check_budget
+    >>> from rankselect.analysis.costs import check_budget
     >>> check_budget(3), check_budget(None)
     (3.0, None)
     """
@@ -317,7 +317,7 @@ def check_costs_and_budget(feature_costs, budget, n_features: int) -> tuple[np.n
 
     Examples
     --------
-    >>> from rankselect.costs import check_costs_and_budget
+    >>> from rankselect.analysis.costs import check_costs_and_budget
     >>> check_costs_and_budget(None, 2.0, n_features=3)  # a budget alone: unit costs
     (array([1., 1., 1.]), 2.0)
     """

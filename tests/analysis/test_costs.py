@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 import rankselect as rs
+from rankselect.analysis.costs import cost_quality_path, pareto_front, read_costs
 from rankselect.cli import main
-from rankselect.costs import cost_quality_path, pareto_front, read_costs
-from rankselect.datasets import example_path, load_example
+from rankselect.data.datasets import example_path, load_example
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""rankselect.export and ``rankselect export``: hand-off of a selection."""
+"""rankselect.analysis.export and ``rankselect export``: hand-off of a selection."""
 from __future__ import annotations
 
 import json
@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 import rankselect as rs
+from rankselect.analysis.export import export_selection, write_selection
 from rankselect.cli import main
-from rankselect.datasets import example_path, load_example
-from rankselect.export import export_selection, write_selection
+from rankselect.data.datasets import example_path, load_example
 
 
 @pytest.fixture(scope="module")
@@ -49,7 +49,7 @@ def test_names_and_plain_columns():
 
 def test_lightgbm_trains_on_the_exported_columns(fitted):
     lgb = pytest.importorskip("lightgbm")
-    from rankselect.inspection import fit_ranker
+    from rankselect.analysis.inspection import fit_ranker
 
     spec = json.loads(export_selection(fitted, "lightgbm"))
     train = load_example("train")

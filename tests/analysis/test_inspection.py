@@ -1,4 +1,4 @@
-"""rankselect.inspection: query-wise permutation importance and evaluate_path."""
+"""rankselect.analysis.inspection: query-wise permutation importance and evaluate_path."""
 from __future__ import annotations
 
 import numpy as np
@@ -7,14 +7,14 @@ from scipy import stats
 
 import rankselect as rs
 from rankselect import metrics
-from rankselect.datasets import load_example, make_ranking
-from rankselect.inspection import (
+from rankselect.analysis.inspection import (
     _within_query_shuffle,
     evaluate_path,
     fit_ranker,
     permutation_importance,
 )
-from rankselect.stats import mean_confidence_interval
+from rankselect.analysis.stats import mean_confidence_interval
+from rankselect.data.datasets import load_example, make_ranking
 
 
 @pytest.fixture(scope="module")

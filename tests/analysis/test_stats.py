@@ -1,4 +1,4 @@
-"""rankselect.stats: paired tests, Holm, effect sizes, TREC run / qrels / per-query export."""
+"""rankselect.analysis.stats: paired tests, Holm, effect sizes, TREC run / qrels / per-query export."""
 from __future__ import annotations
 
 import itertools
@@ -9,7 +9,7 @@ import pytest
 from scipy import stats as sps
 
 from rankselect import metrics
-from rankselect.stats import (
+from rankselect.analysis.stats import (
     compare,
     compare_experiment,
     docnos_from_comments,

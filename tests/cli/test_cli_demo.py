@@ -22,7 +22,7 @@ def test_demo_rejects_bad_k(capsys):
 def test_demo_never_selects_constant_features_and_stops(capsys):
     """#17.9: constant features cannot change the model; with k = all features the path
     stops before them and the demo says so."""
-    from rankselect.datasets import example_truth
+    from rankselect.data.datasets import example_truth
 
     truth = example_truth()
     n = 22

@@ -17,7 +17,7 @@ import pytest
 import rankselect
 from rankselect.cli import EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, cli_wording, main
 
-DATA = rankselect.datasets.example_path("train").parent  # the example data shipped with the package
+DATA = rankselect.data.datasets.example_path("train").parent  # the example data shipped with the package
 
 
 def _env():
@@ -249,7 +249,7 @@ def test_fsmrank_warning_numbers_features_as_the_file(capsys):
     assert "features 18, 22 as numbered in the file" in err and "0-based" not in err
     # the library keeps 0-based columns and says so
     with pytest.warns(UserWarning, match=r"0-based columns \[17, 21\]"):
-        rankselect.FSMRank().fit(*rankselect.datasets.load_example("train"))
+        rankselect.FSMRank().fit(*rankselect.data.datasets.load_example("train"))
 
 
 def test_cli_wording():

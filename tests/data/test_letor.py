@@ -17,7 +17,7 @@ import rankselect
 from conftest import shared_path
 from rankselect import RankingData, load_letor, load_letor_folds, save_letor
 from rankselect.cli import main as cli_main
-from rankselect.datasets import (
+from rankselect.data.datasets import (
     EXAMPLE_DIGITS,
     example_path,
     example_splits,
@@ -419,7 +419,7 @@ def test_make_ranking_unshuffled_layout_and_validation():
 def test_shipped_example_is_regenerated_by_its_seed(tmp_path):
     paths = write_example(tmp_path)
     for p in paths:
-        shipped = Path(rankselect.datasets.__file__).parent / "data" / p.name
+        shipped = Path(rankselect.data.datasets.__file__).parent / "data" / p.name
         assert shipped.read_bytes() == p.read_bytes(), p.name
     full = example_splits()
     for split in ("train", "vali", "test"):
@@ -433,7 +433,7 @@ def test_shipped_example_is_regenerated_by_its_seed(tmp_path):
 
 def test_example_truth_matches_module_docstring():
     t = example_truth()
-    doc = rankselect.datasets.__doc__
+    doc = rankselect.data.datasets.__doc__
     one = lambda cols: ", ".join(str(int(c) + 1) for c in cols)  # noqa: E731
     assert f"- informative: {one(t.informative)} " in doc
     red = ", ".join(f"{r + 1} (copy of {s + 1})" for r, s in t.redundant_of.items())

@@ -22,10 +22,9 @@ def test_every_api_module_has_a_page():
 
 def test_every_public_subpackage_and_top_level_module_is_an_api_module():
     """A new public folder (``rankselect/<name>/``) or top-level module needs its API page:
-    it is one of API_MODULES, or the same module object as one of them (``rankselect.stats``
-    is ``rankselect.analysis.stats``). Modules inside a folder are its implementation: their
-public names are documented through the folder's ``__all__``; the command line's
-subcommand modules through the CLI reference."""
+    it is one of API_MODULES, or the same module object as one of them. Modules inside a
+    folder are its implementation: their public names are documented through the folder's
+    ``__all__``; the command line's subcommand modules through the CLI reference."""
     api_objects = {id(importlib.import_module(m)) for m in API_MODULES}
     missing = []
     for info in pkgutil.walk_packages(rankselect.__path__, "rankselect."):

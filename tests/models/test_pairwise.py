@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rankselect
-from rankselect.pairwise import count_pairs
+from rankselect.models.pairwise import count_pairs
 
 
 def brute_pairs(y, qid):

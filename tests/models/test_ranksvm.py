@@ -11,7 +11,7 @@ from sklearn.svm import LinearSVC
 
 import rankselect
 from rankselect import RankSVM
-from rankselect.pairwise import squared_hinge
+from rankselect.models.pairwise import squared_hinge
 
 
 def make_data(seed, n_queries=8, docs=15, n=6):

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from rankselect import _core
 from rankselect.data import QueryGroups
-from rankselect.pairwise import squared_hinge, squared_hinge_hessp
+from rankselect.models.pairwise import squared_hinge, squared_hinge_hessp
 
 
 def reference(X, y, qid, w, v=None):

@@ -144,7 +144,7 @@ def test_curve_counts_are_features_in_use(tmp_path):
     """The curve's count is the table's: features with a non-zero weight, not counting a
     column that is zero on every training row (RankRLS leaves round-off there)."""
     from rankselect.data import RankingData, save_letor
-    from rankselect.datasets import make_ranking
+    from rankselect.data.datasets import make_ranking
 
     root = tmp_path / "Z"
     for f in range(1, 6):

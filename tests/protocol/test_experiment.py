@@ -13,7 +13,7 @@ import rankselect
 
 # the harness drives the loaders, metrics and RankRLS of other modules
 pytest.importorskip("rankselect.data", reason="rankselect.data (LETOR loader) not in this build")
-pytest.importorskip("rankselect.datasets", reason="rankselect.datasets (make_ranking) not in this build")
+pytest.importorskip("rankselect.data.datasets", reason="rankselect.data.datasets (make_ranking) not in this build")
 if not all(hasattr(rankselect, n) for n in ("RankRLS", "GreedyRankRLS")):
     pytest.skip("RankRLS / GreedyRankRLS not in this build", allow_module_level=True)
 
@@ -43,7 +43,7 @@ def _write_letor(path: Path, X, y, qid) -> None:
 def _make_layout(root: Path, seed: int = 0) -> Path:
     """Five parts S1..S5 from make_ranking, folds cyclic as in LETOR 4.0 (Fold1 = train
     S1,S2,S3 / vali S4 / test S5)."""
-    from rankselect.datasets import make_ranking
+    from rankselect.data.datasets import make_ranking
 
     parts = []
     for i in range(5):

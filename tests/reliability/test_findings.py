@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 import rankselect as rs
-from rankselect import metrics, stats
+from rankselect import metrics
+from rankselect.analysis import stats
 from rankselect.cli import main
 
 
@@ -148,13 +149,13 @@ def test_named_errors_instead_of_index_or_attribute_errors():
     X, y, q = _data()
     ranker = rs.RankRLS().fit(X, y, qid=q)
     with pytest.raises(ValueError, match="y"):
-        rs.inspection.evaluate_path([0, 1], rs.RankRLS(), (X, y, q), (X, y[:5], q))
+        rs.analysis.inspection.evaluate_path([0, 1], rs.RankRLS(), (X, y, q), (X, y[:5], q))
     with pytest.raises(TypeError, match="dense"):
-        rs.inspection.permutation_importance(ranker, sparse.csr_matrix(X), y, q)
+        rs.analysis.inspection.permutation_importance(ranker, sparse.csr_matrix(X), y, q)
     with pytest.raises(TypeError, match="integer"):
-        rs.inspection.permutation_importance(ranker, X, y, q, features=[1.5])
+        rs.analysis.inspection.permutation_importance(ranker, X, y, q, features=[1.5])
     with pytest.raises((TypeError, ValueError)):
-        rs.costs.cost_quality_path(rs.GreedyRankRLS(n_features_to_select=2).fit(X, y, qid=q), 3, np.ones(5))
+        rs.analysis.costs.cost_quality_path(rs.GreedyRankRLS(n_features_to_select=2).fit(X, y, qid=q), 3, np.ones(5))
 
 
 def test_gridsearch_without_metadata_routing_says_what_to_enable():

@@ -18,7 +18,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rankselect as rs
-from rankselect import costs, inspection, metrics, pairwise, stats
+from rankselect import metrics
+from rankselect.analysis import costs, inspection, stats
+from rankselect.models import pairwise
 
 # OSError: a function reading a file may rightly say the file is missing.
 ALLOWED = (ValueError, TypeError, MemoryError, OSError)
@@ -27,6 +29,18 @@ FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
                 suppress_health_check=list(HealthCheck))
 
 M = 12  # rows of the well-formed arrays
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _in_a_temporary_folder(tmp_path_factory):
+    """A function that writes a file (``write_trec_run("x", ...)``, a drawn path) writes it
+    under a temporary folder, never in the caller's working directory."""
+    here = os.getcwd()
+    os.chdir(tmp_path_factory.mktemp("fuzz_cwd"))
+    try:
+        yield
+    finally:
+        os.chdir(here)
 
 
 def _good():

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import rankselect as rs
-from rankselect.datasets import make_ranking
+from rankselect.data.datasets import make_ranking
 from rankselect.selection.stability import StabilitySelection, fold_selection_frequencies, nogueira_stability
 
 

@@ -1,14 +1,13 @@
 """Analysis of rankers and selections, after fitting.
 
-- :mod:`rankselect.inspection` (here ``rankselect.analysis.inspection``): query-wise
+- :mod:`rankselect.analysis.inspection` (here ``rankselect.analysis.inspection``): query-wise
   permutation importance of any ranker, validation curves of a selection order;
-- :mod:`rankselect.stats` (``rankselect.analysis.stats``): paired tests, Holm, effect sizes,
+- :mod:`rankselect.analysis.stats`: paired tests, Holm, effect sizes,
   TREC run / qrels / per-query export;
-- :mod:`rankselect.costs` (``rankselect.analysis.costs``): feature costs, the cost-quality
+- :mod:`rankselect.analysis.costs`: feature costs, the cost-quality
   path and its Pareto front;
-- :mod:`rankselect.export` (``rankselect.analysis.export``): a selection in the form each
-  ranking library takes;
-- :mod:`~rankselect.analysis.redundancy`: :class:`RedundancyReport`,
+- :mod:`rankselect.analysis.export`: a selection in the form each ranking library takes;
+- :mod:`rankselect.analysis.redundancy`: :class:`RedundancyReport`,
   :func:`redundancy_report` (clusters of near-duplicate features).
 """
 from . import costs, export, inspection, stats

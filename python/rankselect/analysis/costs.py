@@ -59,10 +59,12 @@ def read_costs(path, n_features: int) -> np.ndarray:
 
     Examples
     --------
+    >>> import tempfile
     >>> import numpy as np
-    >>> from rankselect.costs import read_costs
-    >>> np.savetxt("costs.csv", [0.5, 3.0, 1.0])  # one cost per line (or lines "feature,cost", 1-based)
-    >>> read_costs("costs.csv", n_features=3)
+    >>> from rankselect.analysis.costs import read_costs
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     np.savetxt(f"{folder}/costs.csv", [0.5, 3.0, 1.0])  # one cost per line (or "feature,cost", 1-based)
+    ...     read_costs(f"{folder}/costs.csv", n_features=3)
     array([0.5, 3. , 1. ])
     """
     rows: list[list[str]] = []
@@ -103,7 +105,7 @@ def total_cost(costs: np.ndarray, features) -> float:
     Examples
     --------
     >>> import numpy as np
-    >>> from rankselect.costs import total_cost
+    >>> from rankselect.analysis.costs import total_cost
     >>> total_cost(np.array([0.5, 1.0, 2.0]), features=[0, 2])
     2.5
     """
@@ -124,7 +126,7 @@ def pareto_front(total_cost, score) -> np.ndarray:
 
     Examples
     --------
-    >>> from rankselect.costs import pareto_front
+    >>> from rankselect.analysis.costs import pareto_front
     >>> pareto_front(total_cost=[1.0, 2.0, 3.0, 4.0], score=[0.5, 0.7, 0.6, 0.8])
     array([0, 1, 3])
     """
@@ -156,8 +158,8 @@ class CostQualityPath:
     --------
     >>> import numpy as np
     >>> import rankselect as rs
-    >>> train, vali = rs.datasets.load_example("train"), rs.datasets.load_example("vali")
-    >>> from rankselect.costs import cost_quality_path
+    >>> train, vali = rs.data.datasets.load_example("train"), rs.data.datasets.load_example("vali")
+    >>> from rankselect.analysis.costs import cost_quality_path
     >>> costs = np.ones(train.n_features)
     >>> path = cost_quality_path(rs.GreedyRankRLS(n_features_to_select=5).fit(*train), vali, costs)
     >>> path.pareto, path.best_within(3.0)
@@ -195,7 +197,7 @@ def cost_quality_path(model, vali, feature_costs, *, scoring: str = "ndcg@10", c
         With ``coef_path_`` (greedy RankRLS: one model per prefix) or ``coefs`` (a
         :class:`~rankselect.SparsePath`: one model per ``C``), those linear models are
         scored. Otherwise (a filter such as GAS) ``ranker`` is fitted on ``train`` for
-        every prefix of ``selected_features_`` (:func:`rankselect.inspection.evaluate_path`).
+        every prefix of ``selected_features_`` (:func:`rankselect.analysis.inspection.evaluate_path`).
     vali : RankingData or (X, y, qid)
     feature_costs : array-like of shape (n_features,)
     scoring : str
@@ -217,8 +219,8 @@ def cost_quality_path(model, vali, feature_costs, *, scoring: str = "ndcg@10", c
     --------
     >>> import numpy as np
     >>> import rankselect as rs
-    >>> train, vali = rs.datasets.load_example("train"), rs.datasets.load_example("vali")
-    >>> from rankselect.costs import cost_quality_path
+    >>> train, vali = rs.data.datasets.load_example("train"), rs.data.datasets.load_example("vali")
+    >>> from rankselect.analysis.costs import cost_quality_path
     >>> costs = np.linspace(0.1, 2.2, train.n_features)
     >>> sel = rs.GreedyRankRLS(n_features_to_select=4, feature_costs=costs).fit(*train)
     >>> path = cost_quality_path(sel, vali, costs, scoring="ndcg@10")

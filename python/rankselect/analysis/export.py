@@ -104,8 +104,8 @@ def export_selection(selection, format: str = "json", *, n_features: Optional[in
     Examples
     --------
     >>> import rankselect as rs
-    >>> from rankselect.export import export_selection
-    >>> X, y, qid = rs.datasets.load_example("train")
+    >>> from rankselect.analysis.export import export_selection
+    >>> X, y, qid = rs.data.datasets.load_example("train")
     >>> sel = rs.GreedyRankRLS(n_features_to_select=3).fit(X, y, qid=qid)
     >>> print(export_selection(sel, "ranklib"))
     8
@@ -183,7 +183,7 @@ def write_selection(path: Union[str, os.PathLike[str]], selection, format: str =
     --------
     >>> import tempfile
     >>> from pathlib import Path
-    >>> from rankselect.export import write_selection
+    >>> from rankselect.analysis.export import write_selection
     >>> path = write_selection(Path(tempfile.mkdtemp()) / "features.txt", [7, 3, 11], "ranklib", n_features=22)
     >>> print(path.read_text())
     8

@@ -88,8 +88,8 @@ class PermutationImportance:
     --------
     >>> import numpy as np
     >>> import rankselect as rs
-    >>> train, vali = rs.datasets.load_example("train"), rs.datasets.load_example("vali")
-    >>> from rankselect.inspection import permutation_importance
+    >>> train, vali = rs.data.datasets.load_example("train"), rs.data.datasets.load_example("vali")
+    >>> from rankselect.analysis.inspection import permutation_importance
     >>> model = rs.RankRLS().fit(*train)
     >>> imp = permutation_importance(model, *vali, n_repeats=2, random_state=0, features=[7])
     >>> type(imp).__name__, imp.importances.shape
@@ -163,8 +163,8 @@ def permutation_importance(ranker, X, y, qid, *, scoring: str = "ndcg@10", n_rep
     --------
     >>> import numpy as np
     >>> import rankselect as rs
-    >>> train, vali = rs.datasets.load_example("train"), rs.datasets.load_example("vali")
-    >>> from rankselect.inspection import permutation_importance
+    >>> train, vali = rs.data.datasets.load_example("train"), rs.data.datasets.load_example("vali")
+    >>> from rankselect.analysis.inspection import permutation_importance
     >>> model = rs.RankRLS(alpha=1.0).fit(*train)
     >>> imp = permutation_importance(model, *vali, scoring="ndcg@10", n_repeats=3, random_state=0, features=[7, 0])
     >>> imp.importances_mean.round(3)
@@ -257,8 +257,8 @@ def fit_ranker(estimator, X, y, qid, **fit_params):
     --------
     >>> import numpy as np
     >>> import rankselect as rs
-    >>> train, vali = rs.datasets.load_example("train"), rs.datasets.load_example("vali")
-    >>> from rankselect.inspection import fit_ranker
+    >>> train, vali = rs.data.datasets.load_example("train"), rs.data.datasets.load_example("vali")
+    >>> from rankselect.analysis.inspection import fit_ranker
     >>> model = fit_ranker(rs.RankRLS(), *train)  # qid= for rankselect and XGBoost, group= for LightGBM
     >>> model.coef_.shape
     (22,)
@@ -302,8 +302,8 @@ class PathCurve:
     --------
     >>> import numpy as np
     >>> import rankselect as rs
-    >>> train, vali = rs.datasets.load_example("train"), rs.datasets.load_example("vali")
-    >>> from rankselect.inspection import evaluate_path
+    >>> train, vali = rs.data.datasets.load_example("train"), rs.data.datasets.load_example("vali")
+    >>> from rankselect.analysis.inspection import evaluate_path
     >>> curve = evaluate_path([7, 3, 11], rs.RankRLS(), train, vali)
     >>> type(curve).__name__, curve.per_query.shape
     ('PathCurve', (3, 15))
@@ -364,8 +364,8 @@ def evaluate_path(order, ranker, train, vali, *, scoring: str = "ndcg@10", n_fea
     --------
     >>> import numpy as np
     >>> import rankselect as rs
-    >>> train, vali = rs.datasets.load_example("train"), rs.datasets.load_example("vali")
-    >>> from rankselect.inspection import evaluate_path
+    >>> train, vali = rs.data.datasets.load_example("train"), rs.data.datasets.load_example("vali")
+    >>> from rankselect.analysis.inspection import evaluate_path
     >>> order = rs.GreedyRankRLS(n_features_to_select=4).fit(*train).selected_features_
     >>> curve = evaluate_path(order, rs.RankRLS(alpha=1.0), train, vali, scoring="ndcg@10")
     >>> curve.n_features, curve.scores.round(3), curve.best_n_features

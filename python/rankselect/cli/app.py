@@ -119,16 +119,18 @@ def main(argv: Optional[list[str]] = None) -> int:
 
     Examples
     --------
-    >>> import shutil
+    >>> import shutil, tempfile
     >>> from rankselect.cli import main
-    >>> from rankselect.datasets import example_path
-    >>> _ = shutil.copy(example_path("train"), "train.txt")
-    >>> main(["select", "--method", "gas", "-k", "2", "train.txt"])
-    # gas on train.txt: 2 features (numbered as in the file)
+    >>> from rankselect.data.datasets import example_path
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> train = shutil.copy(example_path("train"), f"{folder.name}/train.txt")
+    >>> main(["select", "--method", "gas", "-k", "2", train])
+    # gas on ...train.txt: 2 features (numbered as in the file)
             step       feature    gas weight
                1            10      0.737614
                2             4      0.612827
     0
+    >>> folder.cleanup()
     """
     command = "?"
     try:

@@ -1,5 +1,5 @@
 """``select --costs costs.csv --budget B``: feature costs for the selectors that take them
-(greedy-rankrls, gas, ngas, xgas, hcas, sparse-ranksvm; see ``rankselect.costs``). costs.csv holds one cost
+(greedy-rankrls, gas, ngas, xgas, hcas, sparse-ranksvm; see ``rankselect.analysis.costs``). costs.csv holds one cost
 per feature in column order, or ``feature,cost`` lines with 1-based feature numbers."""
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ that ``rankselect select ... --json`` prints (``-`` reads it from standard input
   when the selecting method learnt one.
 
 ``--names FILE``: one feature name per line, in column order. See
-``rankselect.export.export_selection`` for the Python function behind it.
+``rankselect.analysis.export.export_selection`` for the Python function behind it.
 """
 from __future__ import annotations
 

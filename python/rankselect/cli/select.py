@@ -69,7 +69,7 @@ def add_parser(sub) -> None:
         shown = ", ".join(f"{n}: {d}" for n, d in defaults.items())
         p.add_argument(flag, dest=prm.dest, type=prm.type, choices=prm.choices, default=argparse.SUPPRESS,
                        help=f"{', '.join(names)}: {prm.help} (default {shown})")
-    add_cost_arguments(p)  # --costs, --budget (rankselect.costs)
+    add_cost_arguments(p)  # --costs, --budget (rankselect.analysis.costs)
     p.set_defaults(handler=run)
 
 

@@ -1,9 +1,14 @@
 """What every Dask estimator shares with its in-memory class: the shards of the data, the
-degenerate-data warning from shard facts, predictions on Dask or NumPy arrays."""
+degenerate-data warning from shard facts, predictions on Dask or NumPy arrays, the in-memory
+twin (``to_local``) and pickling without the client."""
 from __future__ import annotations
+
+import copy
+from typing import Any
 
 import dask.array as da
 import numpy as np
+from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from .._base import warn_degenerate
@@ -18,9 +23,51 @@ CLIENT_CONSTRAINT = {"client": "no_validation"}
 
 class DaskEstimatorMixin:
     """Mixed in before the in-memory estimator class: ``fit`` runs its validation and
-    contract, the data arrive as :class:`_Shards`."""
+    contract, the data arrive as :class:`_Shards`.
+
+    As LightGBM's Dask layer: :meth:`to_local` gives the in-memory estimator, and a pickled
+    estimator does not carry its ``client`` (an unpickled one has ``client=None``: it uses
+    the default client, :func:`distributed.default_client`, when it next needs one).
+    """
 
     client: object
+
+    @classmethod
+    def _local_class(cls) -> type:
+        """The in-memory estimator class this Dask class subclasses (the first estimator
+        class of the MRO outside ``rankselect.dask``)."""
+        for klass in cls.__mro__:
+            if (issubclass(klass, BaseEstimator) and not issubclass(klass, DaskEstimatorMixin)
+                    and not klass.__module__.startswith(__name__.rpartition(".")[0])):
+                return klass
+        raise TypeError(f"{cls.__name__} has no in-memory estimator class")  # pragma: no cover
+
+    def to_local(self) -> Any:
+        """The equivalent in-memory estimator: the in-memory class (e.g.
+        :class:`rankselect.GreedyRankRLS` for :class:`rankselect.dask.GreedyRankRLS`) with
+        the same parameters (less ``client``) and, if fitted, a copy of every fitted
+        attribute; it predicts and transforms in-memory arrays as this one does.
+
+        Returns
+        -------
+        estimator : the in-memory estimator, independent of this one and of any cluster
+        """
+        params = self.get_params(deep=False)  # type: ignore[attr-defined]
+        params.pop("client", None)
+        local = self._local_class()(**params)
+        for name, value in vars(self).items():
+            if name not in params and name != "client":
+                setattr(local, name, copy.deepcopy(value))
+        return local
+
+    def __getstate__(self) -> dict:
+        """The state to pickle, without the client (a client holds connections): the
+        unpickled estimator has ``client=None`` and uses the default client."""
+        getstate = getattr(super(), "__getstate__", None)
+        state = dict(getstate() if getstate is not None else vars(self))
+        if "client" in state:
+            state["client"] = None
+        return state
 
     def _shards(self, X, y, qid, reset: bool = True) -> _Shards:
         """The shards of ``(X, y, qid)`` on the estimator's client; with ``reset``, sets

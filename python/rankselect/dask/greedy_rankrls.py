@@ -15,7 +15,7 @@ from .._validation import check_costs_and_budget
 from ..metrics.checks import Convention
 from ..selection.greedy_rankrls import GreedyRankRLS as _GreedyRankRLS
 from ._contract import CLIENT_CONSTRAINT, DaskEstimatorMixin, DaskPredictMixin, check_lqo_queries
-from .shards import _own, _sh, _Shards
+from .shards import _own, _sh, _Shards, is_lost_worker
 
 __all__ = ["GreedyRankRLS", "ShardActors"]
 
@@ -68,8 +68,13 @@ class ShardActors:
     Fault handling: every shard state is a function of its rows and of the history of the
     ``add`` rounds. When a worker holding a shard is lost, its shard data are recomputed by
     Dask from the graph, new actors replay the history and the round is retried; after
-    ``max_retries`` losses in one fit a RuntimeError stops it.
+    ``max_retries`` losses in one fit a RuntimeError stops it. Only a lost worker is retried
+    (:func:`~rankselect.dask.shards.is_lost_worker`); an error of a shard task itself is
+    raised as is.
     """
+
+    #: The actor class of one shard (a hook for tests).
+    actor_class = _GreedyShardActor
 
     def __init__(self, client, shards: _Shards, alpha, criterion, convention, max_retries: int) -> None:
         self._client = client
@@ -82,25 +87,29 @@ class ShardActors:
 
     def _start(self):
         """One new actor per shard (built on the worker that holds the shard)."""
-        futs = [self._client.submit(_GreedyShardActor, f, *self._args, actor=True,
+        futs = [self._client.submit(self.actor_class, f, *self._args, actor=True,
                                     key=f"rankselect-greedy-shard-{i}-{uuid.uuid4().hex}")
                 for i, f in enumerate(self._shards.futures)]
         return [f.result() for f in futs]
 
     def _call_all(self, method, *args):
-        """``method(*args)`` on every shard actor, results in shard order; rebuilds lost actors."""
+        """``method(*args)`` on every shard actor, results in shard order; rebuilds the actors
+        after a lost worker (:func:`~rankselect.dask.shards.is_lost_worker`) and retries. Any
+        other error (a bug in a shard task: an IndexError, a ValueError) is raised as is, at
+        once."""
         for attempt in range(self.max_retries + 1):
             try:
+                if attempt:
+                    self._rebuild()
                 futs = [getattr(a, method)(*args) for a in self._actors]
                 return [f.result() for f in futs]
-            except (ValueError, TypeError, MemoryError, KeyboardInterrupt):
-                raise
-            except Exception as exc:  # a lost worker: CommClosedError, OSError, KilledWorker, ...
+            except Exception as exc:
+                if not is_lost_worker(exc):
+                    raise
                 if attempt == self.max_retries:
                     raise RuntimeError(
                         f"GreedyRankRLS: a Dask worker holding a shard was lost {attempt + 1} times "
                         f"(last error: {type(exc).__name__}: {exc}); the fit was stopped") from exc
-                self._rebuild()
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _rebuild(self):
@@ -150,7 +159,9 @@ class GreedyRankRLS(DaskEstimatorMixin, DaskPredictMixin, _GreedyRankRLS):
 
     A lost worker is survived: new actors replay the history of the steps (the identical
     state) and the round is retried, up to :attr:`max_retries` losses per fit (then a
-    RuntimeError).
+    RuntimeError); any other error of a shard task is raised as is, without a retry.
+    :meth:`to_local` gives the in-memory :class:`rankselect.GreedyRankRLS`; a pickled one
+    drops its ``client`` (unpickled, it uses the default client).
 
     Same parameters, validation, warnings and fitted attributes as
     :class:`rankselect.GreedyRankRLS` (``selected_features_``, ``lqo_scores_``,
@@ -164,7 +175,7 @@ class GreedyRankRLS(DaskEstimatorMixin, DaskPredictMixin, _GreedyRankRLS):
     >>> import rankselect.dask as rd
     >>> cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None)
     >>> client = Client(cluster)
-    >>> X, y, qid = rd.partition_by_query(*rs.datasets.load_example("train"), n_partitions=2)
+    >>> X, y, qid = rd.partition_by_query(*rs.data.datasets.load_example("train"), n_partitions=2)
     >>> sel = rd.GreedyRankRLS(n_features_to_select=3).fit(X, y, qid)
     >>> sel.selected_features_
     array([ 7,  3, 11])

@@ -57,7 +57,7 @@ def compute(metric: str, y, scores, qid, *, convention: str = "standard", ties: 
     >>> import rankselect.dask as rd
     >>> cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None)
     >>> client = Client(cluster)
-    >>> X, y, qid = rd.partition_by_query(*rs.datasets.load_example("train"), n_partitions=2)
+    >>> X, y, qid = rd.partition_by_query(*rs.data.datasets.load_example("train"), n_partitions=2)
     >>> round(rd.compute("ndcg@10", y, X[:, 7], qid), 4)
     0.347
     >>> client.close()
@@ -83,7 +83,7 @@ def evaluate(y, scores, qid, *, convention: str = "standard", ties: str = "stabl
     >>> import rankselect.dask as rd
     >>> cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None)
     >>> client = Client(cluster)
-    >>> X, y, qid = rd.partition_by_query(*rs.datasets.load_example("train"), n_partitions=2)
+    >>> X, y, qid = rd.partition_by_query(*rs.data.datasets.load_example("train"), n_partitions=2)
     >>> round(rd.evaluate(y, X[:, 7], qid, ks=[10])["NDCG@10"], 4)
     0.347
     >>> client.close()

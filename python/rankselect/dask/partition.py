@@ -49,7 +49,7 @@ def partition_by_query(X, y, qid, *, n_partitions: Optional[int] = None,
     >>> import rankselect.dask as rd
     >>> cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None)
     >>> client = Client(cluster)
-    >>> X, y, qid = rd.partition_by_query(*rs.datasets.load_example("train"), n_partitions=2)
+    >>> X, y, qid = rd.partition_by_query(*rs.data.datasets.load_example("train"), n_partitions=2)
     >>> X.chunks[0], X.shape
     ((302, 281), (583, 22))
     >>> client.close()
@@ -129,7 +129,7 @@ def read_letor(paths: Sequence, *, n_features: Optional[int] = None, dtype=np.fl
     >>> import rankselect.dask as rd
     >>> cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None)
     >>> client = Client(cluster)
-    >>> paths = [str(rs.datasets.example_path(s)) for s in ("train", "vali")]  # one chunk per file
+    >>> paths = [str(rs.data.datasets.example_path(s)) for s in ("train", "vali")]  # one chunk per file
     >>> X, y, qid = rd.read_letor(paths)
     >>> X.chunks[0], X.shape[1]
     ((583, 234), 22)

@@ -64,7 +64,7 @@ class RankRLS(DaskEstimatorMixin, DaskPredictMixin, _RankRLS):
     >>> import rankselect.dask as rd
     >>> cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None)
     >>> client = Client(cluster)
-    >>> X, y, qid = rd.partition_by_query(*rs.datasets.load_example("train"), n_partitions=2)
+    >>> X, y, qid = rd.partition_by_query(*rs.data.datasets.load_example("train"), n_partitions=2)
     >>> model = rd.RankRLS(alpha=1.0).fit(X, y, qid)
     >>> model.coef_.shape
     (22,)

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 import dask
 import dask.array as da
 import numpy as np
-from distributed import default_client
+from distributed import KilledWorker, default_client
+from distributed.comm import CommClosedError
 
 from .. import _core
 from .._validation import check_ranking_data
@@ -32,6 +33,18 @@ def _check_whole_queries(ids_per_shard: list[np.ndarray], names: list[str]) -> N
                     f"qid {q} is split across {names[seen[q]]} and {names[s]}: every chunk must hold whole "
                     "queries (rankselect.dask.partition_by_query builds such chunks)")
             seen[q] = s
+
+
+#: what a lost worker raises at the client: the scheduler gave up on a task whose workers died
+#: (KilledWorker), a closed connection (CommClosedError, ConnectionError), or an actor's
+#: ``OSError("Unable to contact Actor's worker")``
+LOST_WORKER_ERRORS: tuple[type[BaseException], ...] = (KilledWorker, CommClosedError, ConnectionError)
+
+
+def is_lost_worker(exc: BaseException) -> bool:
+    """Whether ``exc`` says that a worker was lost (a retry may succeed), not that the task
+    failed (an error of the task itself, such as an IndexError, which is raised as is)."""
+    return isinstance(exc, LOST_WORKER_ERRORS) or type(exc) is OSError
 
 
 def _client(client):
@@ -66,7 +79,7 @@ def _sh(shard):
 
 
 def _prepare(X, y, qid):
-    """A shard: rows grouped by query (:class:`~rankselect.groups.GroupedData`'s ``X``, ``y``,
+    """A shard: rows grouped by query (:class:`~rankselect.data.grouping.GroupedData`'s ``X``, ``y``,
     ``offsets`` of dtype ``np.uintp``, and the query ids), as a dict of arrays that travels."""
     X, y, qid = check_ranking_data(_own(X), _own(y), _own(qid))
     data = GroupedData.from_arrays(X, y, qid)
@@ -74,7 +87,7 @@ def _prepare(X, y, qid):
 
 
 def _grouped(shard) -> GroupedData:
-    """A shard (rows already grouped) as the package's :class:`~rankselect.groups.GroupedData`."""
+    """A shard (rows already grouped) as the package's :class:`~rankselect.data.grouping.GroupedData`."""
     shard = _sh(shard)
     m = shard["X"].shape[0]
     return GroupedData(shard["X"], shard["y"], QueryGroups(np.arange(m), shard["offsets"], shard["ids"]))

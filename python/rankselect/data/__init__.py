@@ -8,7 +8,7 @@ synthetic and shipped data sets.
   grouped once per ``fit``), :func:`center_by_query`;
 - :mod:`~rankselect.data.uninformative`: :func:`zero_features`,
   :func:`constant_within_queries`, :func:`constant_columns`;
-- :mod:`rankselect.datasets` (here ``rankselect.data.datasets``): synthetic data with known
+- :mod:`rankselect.data.datasets` (here ``rankselect.data.datasets``): synthetic data with known
   ground truth and the example shipped with the package.
 """
 from . import datasets

@@ -200,7 +200,7 @@ class TrainingData:
     Examples
     --------
     >>> import rankselect as rs
-    >>> X, y, qid = rs.datasets.load_example("train")
+    >>> X, y, qid = rs.data.datasets.load_example("train")
     >>> sel = rs.GreedyRankRLS(n_features_to_select=2)
     >>> data = sel._validate_training_data(X, y, qid)  # what every fit builds once
     >>> type(data).__name__, data.grouped.offsets.shape

@@ -58,7 +58,7 @@ class RankingData:
     Examples
     --------
     >>> import rankselect as rs
-    >>> data = rs.load_letor(rs.datasets.example_path("train"))
+    >>> data = rs.load_letor(rs.data.datasets.example_path("train"))
     >>> X, y, qid = data
     >>> data.n_features, data.n_queries, X.shape
     (22, 40, (583, 22))
@@ -116,7 +116,7 @@ class Fold:
     Examples
     --------
     >>> import rankselect as rs
-    >>> fold = rs.Fold("example", *(rs.datasets.load_example(s) for s in ("train", "vali", "test")))
+    >>> fold = rs.Fold("example", *(rs.data.datasets.load_example(s) for s in ("train", "vali", "test")))
     >>> train, vali, test = fold
     >>> train.n_queries, vali.n_queries, test.n_queries
     (40, 15, 15)
@@ -207,7 +207,7 @@ def load_letor(
     Examples
     --------
     >>> import rankselect as rs
-    >>> data = rs.load_letor(rs.datasets.example_path("train"))
+    >>> data = rs.load_letor(rs.data.datasets.example_path("train"))
     >>> data.X.shape, data.y[:3], data.qid[:3]
     ((583, 22), array([2., 1., 1.]), array([1, 1, 1]))
     """
@@ -281,7 +281,7 @@ def load_letor_folds(
     >>> for k in range(1, 6):  # five folds (here five copies of the shipped example)
     ...     os.makedirs(f"{root}/Fold{k}")
     ...     for split in ("train", "vali", "test"):
-    ...         rs.save_letor(f"{root}/Fold{k}/{split}.txt", rs.datasets.load_example(split))
+    ...         rs.save_letor(f"{root}/Fold{k}/{split}.txt", rs.data.datasets.load_example(split))
     ...
     >>> folds = rs.load_letor_folds(root)
     >>> len(folds), folds[0].name, folds[0].train.X.shape

@@ -89,7 +89,7 @@ def make_scorer(measure: str, *, convention: str = "standard", ties: str = "stab
     --------
     >>> import rankselect as rs
     >>> from rankselect.metrics import make_scorer
-    >>> X, y, qid = rs.datasets.load_example("train")
+    >>> X, y, qid = rs.data.datasets.load_example("train")
     >>> scorer = make_scorer("map", convention="letor")
     >>> model = rs.RankRLS().fit(X, y, qid=qid)
     >>> import sklearn

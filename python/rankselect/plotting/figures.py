@@ -35,7 +35,7 @@ def save_experiment_figures(result, out_dir, *, fold: Optional[int] = None) -> l
     >>> for k in range(1, 6):  # a fold layout (here five copies of the shipped example)
     ...     os.makedirs(f"{root}/Fold{k}")
     ...     for split in ("train", "vali", "test"):
-    ...         rs.save_letor(f"{root}/Fold{k}/{split}.txt", rs.datasets.load_example(split))
+    ...         rs.save_letor(f"{root}/Fold{k}/{split}.txt", rs.data.datasets.load_example(split))
     ...
     >>> grid = {"rankrls": {"alpha": [1.0]}, "greedy-rankrls": {"alpha": [1.0]}}
     >>> result = rs.protocol.run(root, ["rankrls", "greedy-rankrls"], grid=grid, progress=False)

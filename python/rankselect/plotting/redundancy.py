@@ -24,7 +24,7 @@ def plot_redundancy(report, *, title=None, figsize=None, cmap="viridis"):
     Examples
     --------
     >>> from rankselect import redundancy_report
-    >>> from rankselect.datasets import load_example
+    >>> from rankselect.data.datasets import load_example
     >>> from rankselect.plotting import plot_redundancy
     >>> fig = plot_redundancy(redundancy_report(load_example().X, threshold=0.9))
     >>> len(fig.axes)  # dendrogram, heat map, colour bar

@@ -11,13 +11,13 @@ __all__ = ["plot_cost_quality", "plot_selection_frequencies"]
 
 def plot_cost_quality(paths, ax=None, *, title=None):
     """Cost-quality trade-off: validation measure against total feature cost, every model
-    as a marker and each path's Pareto front (:func:`rankselect.costs.pareto_front`) as a
+    as a marker and each path's Pareto front (:func:`rankselect.analysis.costs.pareto_front`) as a
     step line.
 
     Parameters
     ----------
     paths : CostQualityPath or dict label -> CostQualityPath
-        From :func:`rankselect.costs.cost_quality_path`.
+        From :func:`rankselect.analysis.costs.cost_quality_path`.
     ax : matplotlib Axes, optional
     title : str, optional
 
@@ -29,8 +29,8 @@ def plot_cost_quality(paths, ax=None, *, title=None):
     --------
     >>> import numpy as np
     >>> import rankselect as rs
-    >>> train, vali = rs.datasets.load_example("train"), rs.datasets.load_example("vali")
-    >>> from rankselect.costs import cost_quality_path
+    >>> train, vali = rs.data.datasets.load_example("train"), rs.data.datasets.load_example("vali")
+    >>> from rankselect.analysis.costs import cost_quality_path
     >>> from rankselect.plotting import plot_cost_quality
     >>> costs = np.linspace(0.1, 2.2, train.n_features)
     >>> path = cost_quality_path(rs.GreedyRankRLS(n_features_to_select=5).fit(*train), vali, costs)
@@ -67,7 +67,7 @@ def plot_selection_frequencies(frequencies, ax=None, *, feature_numbers=None, ti
     ----------
     frequencies : array-like of shape (n_features,) or dict label -> array-like
         E.g. :attr:`rankselect.StabilitySelection.selection_frequencies_` and
-        :func:`rankselect.stability.fold_selection_frequencies`.
+        :func:`rankselect.selection.stability.fold_selection_frequencies`.
     ax : matplotlib Axes, optional
     feature_numbers : sequence of int, optional
         Tick labels; default 1-based feature numbers (as in LETOR files).

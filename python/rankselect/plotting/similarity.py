@@ -45,7 +45,7 @@ def plot_similarity(sim, ax=None, *, labels=None, title=None, cmap=None, vmin=No
     --------
     >>> import rankselect as rs
     >>> from rankselect.plotting import plot_similarity
-    >>> X, y, qid = rs.datasets.load_example("train")
+    >>> X, y, qid = rs.data.datasets.load_example("train")
     >>> ax = plot_similarity(rs.kendall_similarity(X[:, :5], qid), title="Kendall similarity")
     >>> ax.get_title()
     'Kendall similarity'

@@ -80,7 +80,7 @@ def plot_single_feature_scores(train_scores: npt.ArrayLike, test_scores: npt.Arr
     --------
     >>> import rankselect as rs
     >>> from rankselect.plotting import plot_single_feature_scores
-    >>> train, test = rs.datasets.load_example("train"), rs.datasets.load_example("test")
+    >>> train, test = rs.data.datasets.load_example("train"), rs.data.datasets.load_example("test")
     >>> a = rs.protocol.single_feature_scores(*train)
     >>> b = rs.protocol.single_feature_scores(*test)
     >>> fig = plot_single_feature_scores(a, b, title="example")

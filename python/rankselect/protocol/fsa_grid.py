@@ -39,7 +39,7 @@ from .runner import load_folds
 try:  # the optional downstream ranker
     import lightgbm
 except ImportError:  # pragma: no cover - exercised only without LightGBM
-    lightgbm = None  # type: ignore[assignment]
+    lightgbm = None  # type: ignore[assignment, unused-ignore]  # (unused when mypy runs without LightGBM)
 
 __all__ = ["FSA_FRACTIONS", "fsa_sizes", "fsa_grid", "FSAGridResult", "SELECTORS", "RANKERS"]
 

@@ -30,7 +30,7 @@ class MethodFold:
     >>> for k in range(1, 6):  # a fold layout (here five copies of the shipped example)
     ...     os.makedirs(f"{root}/Fold{k}")
     ...     for split in ("train", "vali", "test"):
-    ...         rs.save_letor(f"{root}/Fold{k}/{split}.txt", rs.datasets.load_example(split))
+    ...         rs.save_letor(f"{root}/Fold{k}/{split}.txt", rs.data.datasets.load_example(split))
     ...
     >>> grid = {"rankrls": {"alpha": [1.0]}, "greedy-rankrls": {"alpha": [1.0]}}
     >>> result = rs.protocol.run(root, ["rankrls", "greedy-rankrls"], grid=grid, progress=False)
@@ -105,7 +105,7 @@ class ExperimentResult:
     >>> for k in range(1, 6):  # a fold layout (here five copies of the shipped example)
     ...     os.makedirs(f"{root}/Fold{k}")
     ...     for split in ("train", "vali", "test"):
-    ...         rs.save_letor(f"{root}/Fold{k}/{split}.txt", rs.datasets.load_example(split))
+    ...         rs.save_letor(f"{root}/Fold{k}/{split}.txt", rs.data.datasets.load_example(split))
     ...
     >>> grid = {"rankrls": {"alpha": [1.0]}, "greedy-rankrls": {"alpha": [1.0]}}
     >>> result = rs.protocol.run(root, ["rankrls", "greedy-rankrls"], grid=grid, progress=False)

@@ -41,7 +41,7 @@ def load_folds(data_dir: Union[str, os.PathLike]) -> list:
     >>> for k in range(1, 6):
     ...     os.makedirs(f"{root}/Fold{k}")
     ...     for split in ("train", "vali", "test"):
-    ...         rs.save_letor(f"{root}/Fold{k}/{split}.txt", rs.datasets.load_example(split))
+    ...         rs.save_letor(f"{root}/Fold{k}/{split}.txt", rs.data.datasets.load_example(split))
     ...
     >>> folds = rs.protocol.load_folds(root)
     >>> [f.name for f in folds]
@@ -203,7 +203,7 @@ def run(
     >>> for k in range(1, 6):  # a fold layout (here five copies of the shipped example)
     ...     os.makedirs(f"{root}/Fold{k}")
     ...     for split in ("train", "vali", "test"):
-    ...         rs.save_letor(f"{root}/Fold{k}/{split}.txt", rs.datasets.load_example(split))
+    ...         rs.save_letor(f"{root}/Fold{k}/{split}.txt", rs.data.datasets.load_example(split))
     ...
     >>> grid = {"rankrls": {"alpha": [1.0]}, "greedy-rankrls": {"alpha": [1.0]}}
     >>> result = rs.protocol.run(root, ["rankrls", "greedy-rankrls"], grid=grid, progress=False)
@@ -284,7 +284,7 @@ def _run_method(fold, label, name, options, grid, sel_key, convention, cache, ba
     gen = spec.candidates(tr, grid, options, cache.setdefault(name, {}))
     # A weight on an all-zero column changes no score (RankRLS leaves round-off there): the
     # counts (curve and table) and the sparsity ratio are over the available features only.
-    available = ~zero_features(tr.X)  # one definition: rankselect.uninformative
+    available = ~zero_features(tr.X)  # one definition: rankselect.data.uninformative
     while True:
         try:
             batch = next(gen)

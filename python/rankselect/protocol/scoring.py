@@ -55,7 +55,7 @@ def single_feature_scores(X, y, qid, *, k: int = 10, convention: str = "letor") 
     Examples
     --------
     >>> import rankselect as rs
-    >>> X, y, qid = rs.datasets.load_example("train")
+    >>> X, y, qid = rs.data.datasets.load_example("train")
     >>> scores = rs.protocol.single_feature_scores(X, y, qid, k=10)
     >>> scores.shape, int(scores.argmax())
     ((22,), 7)

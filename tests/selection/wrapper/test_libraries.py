@@ -18,7 +18,7 @@ from rankselect.selection.wrapper.adapters import make_adapter
 
 @pytest.fixture(scope="module")
 def data():
-    return rs.datasets.load_example("train"), rs.datasets.load_example("vali")
+    return rs.data.datasets.load_example("train"), rs.data.datasets.load_example("vali")
 
 
 def test_xgboost_ranker_in_the_loop(data):

@@ -17,7 +17,7 @@ lightgbm = pytest.importorskip("lightgbm")
 
 @pytest.fixture(scope="module")
 def data():
-    return rs.datasets.load_example("train"), rs.datasets.load_example("vali")
+    return rs.data.datasets.load_example("train"), rs.data.datasets.load_example("vali")
 
 
 def ranker(**kw):
@@ -86,7 +86,7 @@ def test_forward_adds_the_best_feature_each_round(data):
     sel = rs.ForwardSelection(ranker(), n_features_to_select=2, candidates=cand,
                               validation=(va.X, va.y, va.qid), random_state=0).fit(tr.X, tr.y, tr.qid)
     first = sel.selected_features_[0]
-    curve = rs.inspection.evaluate_path
+    curve = rs.analysis.inspection.evaluate_path
     scores = {j: curve([j], ranker(random_state=sel.estimator_.random_state), (tr.X, tr.y, tr.qid),
                        (va.X, va.y, va.qid)).scores[0] for j in cand}
     assert scores[first] == pytest.approx(max(scores.values()), abs=0.02)

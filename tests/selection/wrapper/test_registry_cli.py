@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from rankselect.cli import main
-from rankselect.datasets import make_ranking
+from rankselect.data.datasets import make_ranking
 from rankselect.methods import METHODS, SELECTORS
 from rankselect.selection.wrapper.rankers import make_ranker
 

@@ -25,7 +25,7 @@ class Comparison:
     Examples
     --------
     >>> import numpy as np
-    >>> from rankselect import stats
+    >>> from rankselect.analysis import stats
     >>> rng = np.random.default_rng(0)
     >>> base = rng.uniform(size=40)
     >>> cmp = stats.compare({"base": base, "new": base + 0.05}, baseline="base", random_state=0)
@@ -85,7 +85,7 @@ def compare(per_query: Mapping[str, npt.ArrayLike], baseline: str, *, test: str 
     Examples
     --------
     >>> import numpy as np
-    >>> from rankselect import stats
+    >>> from rankselect.analysis import stats
     >>> rng = np.random.default_rng(0)
     >>> base = rng.uniform(size=40)
     >>> per_query = {"base": base, "better": base + rng.normal(0.05, 0.02, 40), "same": base + rng.normal(0, 0.02, 40)}
@@ -125,7 +125,7 @@ _EXPERIMENT_KEYS = {"map": "AP", "ap": "AP", "ndcg@10": "NDCG@10"}
 def check_experiment(result) -> None:
     """TypeError unless ``result`` is a LETOR protocol run (``methods`` and ``folds``)."""
     if not (hasattr(result, "methods") and hasattr(result, "folds")):
-        raise TypeError(f"result must be the ExperimentResult of rankselect.experiment.run, got "
+        raise TypeError(f"result must be the ExperimentResult of rankselect.protocol.run, got "
                         f"{type(result).__name__}")
 
 
@@ -141,11 +141,11 @@ def experiment_per_query(result, metric: str = "MAP") -> dict[str, np.ndarray]:
     >>> for k in range(1, 6):  # a fold layout (here five copies of the shipped example)
     ...     os.makedirs(f"{root}/Fold{k}")
     ...     for split in ("train", "vali", "test"):
-    ...         rs.save_letor(f"{root}/Fold{k}/{split}.txt", rs.datasets.load_example(split))
+    ...         rs.save_letor(f"{root}/Fold{k}/{split}.txt", rs.data.datasets.load_example(split))
     ...
     >>> grid = {"rankrls": {"alpha": [1.0]}, "greedy-rankrls": {"alpha": [1.0]}}
     >>> result = rs.protocol.run(root, ["rankrls", "greedy-rankrls"], grid=grid, progress=False)
-    >>> per_query = rs.stats.experiment_per_query(result, metric="MAP")
+    >>> per_query = rs.analysis.stats.experiment_per_query(result, metric="MAP")
     >>> {name: v.shape for name, v in per_query.items()}
     {'rankrls': (75,), 'greedy-rankrls': (75,)}
     """
@@ -157,7 +157,7 @@ def experiment_per_query(result, metric: str = "MAP") -> dict[str, np.ndarray]:
 
 
 def compare_experiment(result, baseline: str, metric: str = "MAP", **kwargs) -> Comparison:
-    """:func:`compare` on a :class:`rankselect.experiment.ExperimentResult`: the per-query
+    """:func:`compare` on a :class:`rankselect.protocol.ExperimentResult`: the per-query
     test scores of every fold pooled (each test query once).
 
     Examples
@@ -168,11 +168,11 @@ def compare_experiment(result, baseline: str, metric: str = "MAP", **kwargs) -> 
     >>> for k in range(1, 6):  # a fold layout (here five copies of the shipped example)
     ...     os.makedirs(f"{root}/Fold{k}")
     ...     for split in ("train", "vali", "test"):
-    ...         rs.save_letor(f"{root}/Fold{k}/{split}.txt", rs.datasets.load_example(split))
+    ...         rs.save_letor(f"{root}/Fold{k}/{split}.txt", rs.data.datasets.load_example(split))
     ...
     >>> grid = {"rankrls": {"alpha": [1.0]}, "greedy-rankrls": {"alpha": [1.0]}}
     >>> result = rs.protocol.run(root, ["rankrls", "greedy-rankrls"], grid=grid, progress=False)
-    >>> table = rs.stats.compare_experiment(result, baseline="rankrls", metric="MAP", random_state=0)
+    >>> table = rs.analysis.stats.compare_experiment(result, baseline="rankrls", metric="MAP", random_state=0)
     >>> type(table).__name__
     'Comparison'
     """

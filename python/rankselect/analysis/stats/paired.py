@@ -1,5 +1,5 @@
 """Paired tests of per-query scores, the Holm correction, confidence intervals of a mean
-and paired effect sizes (queries are the sampling unit; see :mod:`rankselect.stats`)."""
+and paired effect sizes (queries are the sampling unit; see :mod:`rankselect.analysis.stats`)."""
 from __future__ import annotations
 
 import inspect
@@ -64,7 +64,7 @@ class TestResult:
     Examples
     --------
     >>> import numpy as np
-    >>> from rankselect import stats
+    >>> from rankselect.analysis import stats
     >>> a, b = np.array([0.5, 0.7, 0.9, 0.6]), np.array([0.4, 0.6, 0.9, 0.5])
     >>> res = stats.paired_test(a, b, test="t")
     >>> type(res).__name__, round(res.pvalue, 4)
@@ -106,7 +106,7 @@ def paired_test(a, b, test: str = "randomization", *, alternative: str = "two-si
     Examples
     --------
     >>> import numpy as np
-    >>> from rankselect import stats
+    >>> from rankselect.analysis import stats
     >>> rng = np.random.default_rng(0)
     >>> a = rng.uniform(size=50)
     >>> b = a - 0.05 + rng.normal(scale=0.05, size=50)
@@ -148,7 +148,7 @@ def holm(pvalues) -> np.ndarray:
 
     Examples
     --------
-    >>> from rankselect import stats
+    >>> from rankselect.analysis import stats
     >>> stats.holm([0.01, 0.04, 0.03])
     array([0.03, 0.06, 0.06])
     """
@@ -175,7 +175,7 @@ def mean_confidence_interval(values, confidence: float = 0.95, method: str = "t"
     Examples
     --------
     >>> import numpy as np
-    >>> from rankselect import stats
+    >>> from rankselect.analysis import stats
     >>> low, high = stats.mean_confidence_interval(np.array([0.5, 0.6, 0.7, 0.8]))
     >>> round(low, 4), round(high, 4)
     (0.4446, 0.8554)
@@ -208,7 +208,7 @@ class EffectSize:
     Examples
     --------
     >>> import numpy as np
-    >>> from rankselect import stats
+    >>> from rankselect.analysis import stats
     >>> es = stats.effect_size(np.array([0.5, 0.7, 0.9, 0.6]), np.array([0.4, 0.6, 0.85, 0.5]), random_state=0)
     >>> type(es).__name__, round(es.mean_diff, 4)
     ('EffectSize', 0.0875)
@@ -237,7 +237,7 @@ def effect_size(a, b, *, confidence: float = 0.95, n_resamples: int = 2000, rand
     Examples
     --------
     >>> import numpy as np
-    >>> from rankselect import stats
+    >>> from rankselect.analysis import stats
     >>> rng = np.random.default_rng(0)
     >>> a = rng.uniform(size=30)
     >>> es = stats.effect_size(a, a - 0.1 + rng.normal(scale=0.05, size=30), random_state=0)

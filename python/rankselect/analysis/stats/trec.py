@@ -30,7 +30,7 @@ def docnos_from_comments(comments: Sequence[str]) -> list[str]:
 
     Examples
     --------
-    >>> from rankselect import stats
+    >>> from rankselect.analysis import stats
     >>> stats.docnos_from_comments(["docid = GX001-23 inc = 1", "docid = GX002-11 inc = 0.5"])
     ['GX001-23', 'GX002-11']
     """
@@ -88,9 +88,11 @@ def write_trec_run(path: PathLike, qid, scores, docnos=None, *, run_name: str = 
 
     Examples
     --------
-    >>> from rankselect import stats
-    >>> path = stats.write_trec_run("run.txt", qid=[1, 1, 2], scores=[0.2, 0.9, 0.5])
-    >>> print(path.read_text())
+    >>> import tempfile
+    >>> from rankselect.analysis import stats
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = stats.write_trec_run(f"{folder}/run.txt", qid=[1, 1, 2], scores=[0.2, 0.9, 0.5])
+    ...     print(path.read_text())
     1 Q0 d1 1 0.9 rankselect
     1 Q0 d0 2 0.2 rankselect
     2 Q0 d2 1 0.5 rankselect
@@ -124,9 +126,11 @@ def write_trec_qrels(path: PathLike, qid, y, docnos=None) -> Path:
 
     Examples
     --------
-    >>> from rankselect import stats
-    >>> path = stats.write_trec_qrels("qrels.txt", qid=[1, 1, 2], y=[0, 2, 1])
-    >>> print(path.read_text())
+    >>> import tempfile
+    >>> from rankselect.analysis import stats
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = stats.write_trec_qrels(f"{folder}/qrels.txt", qid=[1, 1, 2], y=[0, 2, 1])
+    ...     print(path.read_text())
     1 0 d0 0
     1 0 d1 2
     2 0 d2 1
@@ -160,10 +164,12 @@ def write_per_query(path: PathLike, per_query: Mapping[str, Mapping[str, Sequenc
 
     Examples
     --------
-    >>> from rankselect import stats
+    >>> import tempfile
+    >>> from rankselect.analysis import stats
     >>> per_query = {"run": {"ndcg_cut_10": [0.5, 1.0]}}
-    >>> path = stats.write_per_query("per_query.tsv", per_query, query_ids=[1, 2])
-    >>> print(path.read_text())
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = stats.write_per_query(f"{folder}/per_query.tsv", per_query, query_ids=[1, 2])
+    ...     print(path.read_text())
     run  measure  qid  value
     run  ndcg_cut_10  1  0.5
     run  ndcg_cut_10  2  1.0
@@ -202,16 +208,16 @@ def experiment_per_query_rows(result) -> tuple[dict[str, dict[str, np.ndarray]],
     >>> for k in range(1, 6):  # a fold layout (here five copies of the shipped example)
     ...     os.makedirs(f"{root}/Fold{k}")
     ...     for split in ("train", "vali", "test"):
-    ...         rs.save_letor(f"{root}/Fold{k}/{split}.txt", rs.datasets.load_example(split))
+    ...         rs.save_letor(f"{root}/Fold{k}/{split}.txt", rs.data.datasets.load_example(split))
     ...
     >>> grid = {"rankrls": {"alpha": [1.0]}, "greedy-rankrls": {"alpha": [1.0]}}
     >>> result = rs.protocol.run(root, ["rankrls", "greedy-rankrls"], grid=grid, progress=False)
-    >>> per, query_ids = rs.stats.experiment_per_query_rows(result)
+    >>> per, query_ids = rs.analysis.stats.experiment_per_query_rows(result)
     >>> sorted(per), sorted(per["rankrls"]), query_ids.shape
     (['greedy-rankrls', 'rankrls'], ['AP', 'NDCG@10'], (75,))
     """
     if not (hasattr(result, "methods") and hasattr(result, "folds")):
-        raise TypeError(f"result must be the ExperimentResult of rankselect.experiment.run, got "
+        raise TypeError(f"result must be the ExperimentResult of rankselect.protocol.run, got "
                         f"{type(result).__name__}")
     per = {m: {k: np.concatenate([f[m].per_query[k] for f in result.folds]) for k in ("AP", "NDCG@10")}
            for m in result.methods}

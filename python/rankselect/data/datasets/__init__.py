@@ -76,7 +76,7 @@ class GroundTruth:
 
     Examples
     --------
-    >>> from rankselect.datasets import example_truth
+    >>> from rankselect.data.datasets import example_truth
     >>> truth = example_truth()
     >>> truth.informative, truth.noise[:3]
     (array([ 7,  3, 11,  4, 16]), array([1, 5, 6]))
@@ -101,7 +101,7 @@ class SyntheticRanking(RankingData):
 
     Examples
     --------
-    >>> from rankselect.datasets import make_ranking
+    >>> from rankselect.data.datasets import make_ranking
     >>> data = make_ranking(n_queries=10, random_state=0)
     >>> type(data).__name__, data.X.shape, data.truth.informative
     ('SyntheticRanking', (200, 20), array([ 5, 17,  3,  4,  8]))
@@ -187,7 +187,7 @@ def make_ranking(
 
     Examples
     --------
-    >>> from rankselect.datasets import make_ranking
+    >>> from rankselect.data.datasets import make_ranking
     >>> data = make_ranking(n_queries=20, docs_per_query=10, n_informative=3, n_redundant=2, n_noise=5, random_state=0)
     >>> data.X.shape, data.n_queries
     ((200, 10), 20)
@@ -290,7 +290,7 @@ def example_path(split: str = "train") -> Path:
 
     Examples
     --------
-    >>> from rankselect.datasets import example_path
+    >>> from rankselect.data.datasets import example_path
     >>> example_path("vali").name
     'example_vali.txt'
     """
@@ -302,7 +302,7 @@ def load_example(split: str = "train", **kwargs) -> RankingData:
 
     Examples
     --------
-    >>> from rankselect.datasets import load_example
+    >>> from rankselect.data.datasets import load_example
     >>> train = load_example("train")
     >>> train.X.shape, train.n_queries
     ((583, 22), 40)
@@ -321,7 +321,7 @@ def example_truth() -> GroundTruth:
 
     Examples
     --------
-    >>> from rankselect.datasets import example_truth
+    >>> from rankselect.data.datasets import example_truth
     >>> example_truth().informative
     array([ 7,  3, 11,  4, 16])
     """
@@ -346,7 +346,7 @@ def write_example(directory: Optional[Union[str, Path]] = None) -> Sequence[Path
     Examples
     --------
     >>> import tempfile
-    >>> from rankselect.datasets import write_example
+    >>> from rankselect.data.datasets import write_example
     >>> [p.name for p in write_example(tempfile.mkdtemp())]
     ['example_train.txt', 'example_vali.txt', 'example_test.txt']
     """
