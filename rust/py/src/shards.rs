@@ -184,7 +184,12 @@ impl KendallSums {
 
 /// kendall_sums(x, offsets, variant) -> KendallSums
 #[pyfunction]
-fn kendall_sums(py: Python<'_>, x: PyReadonlyArray2<'_, f64>, offsets: PyReadonlyArray1<'_, usize>, variant: &str) -> PyResult<KendallSums> {
+fn kendall_sums(
+    py: Python<'_>,
+    x: PyReadonlyArray2<'_, f64>,
+    offsets: PyReadonlyArray1<'_, usize>,
+    variant: &str,
+) -> PyResult<KendallSums> {
     let variant = Variant::parse(variant).py()?;
     let (x, offsets) = (x.as_array(), query_offsets(&offsets)?);
     let (s, sn, q) = crate::errors::run_detached(py, || {

@@ -37,7 +37,8 @@ impl LetorData {
     /// The one conversion of the core's parsed file.
     fn from_core<T: Element + numpy::Element>(py: Python<'_>, d: Letor<T>) -> PyResult<Self> {
         let (m, n) = (d.n_rows(), d.n_features);
-        let x = Array2::from_shape_vec((m, n), d.x).map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
+        let x =
+            Array2::from_shape_vec((m, n), d.x).map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
         let comments = d.comments.map(|c| PyList::new(py, c).map(Bound::unbind)).transpose()?;
         Ok(LetorData {
             x: x.into_pyarray(py).into_any().unbind(),

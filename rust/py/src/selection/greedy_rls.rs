@@ -264,10 +264,16 @@ impl GreedyResult {
 #[pymethods]
 impl GreedyResult {
     fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
-        let mut fields = vec!["selected", "lqo_scores", "coef_path", "stop_reason"];
-        if slf.get().subsets.is_some() {
-            fields.extend(["subsets", "step_features", "step_added", "step_values"]);
-        }
+        let fields = [
+            "selected",
+            "lqo_scores",
+            "coef_path",
+            "stop_reason",
+            "subsets",
+            "step_features",
+            "step_added",
+            "step_values",
+        ];
         fields_repr(slf.as_any(), &fields)
     }
 }
