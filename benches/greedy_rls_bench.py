@@ -150,7 +150,8 @@ def scale(args):
         last[0] = now
 
     last[0] = time.perf_counter()
-    sel, errs, path, _ = _core.greedy_rankrls(X, y, offsets, k, 1.0, "squared", None, progress)
+    r = _core.greedy_rankrls(X, y, offsets, _core.GreedyOptions(k, 1.0), progress)
+    sel, path = r.selected, r.coef_path
     total = time.perf_counter() - t0
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     bw = copy_bandwidth()  # after the fit, so its buffers do not count in the peak
@@ -210,8 +211,7 @@ def scaling_child(args):
     rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     stamps = []
     t0 = time.perf_counter()
-    _core.greedy_rankrls(X, y, offsets, k, 1.0, "squared", None,
-                         lambda *a: stamps.append(time.perf_counter()))
+    _core.greedy_rankrls(X, y, offsets, _core.GreedyOptions(k, 1.0), lambda *a: stamps.append(time.perf_counter()))
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     steps = np.diff(np.r_[t0, stamps])
     bw = copy_bandwidth_threads(t)  # after the fit, so its buffers do not count in the peak

@@ -62,8 +62,8 @@ def explicit_inputs(X, y, qid):
     g = QueryGroups.from_qid(qid)
     Xg = np.ascontiguousarray(g.gather(X))
     off = g.offsets.astype(np.uintp)
-    i, j, poff = _core.preference_pairs(np.ascontiguousarray(g.gather(y)), off)
-    return Xg, off, i, j, poff
+    pairs = _core.preference_pairs(np.ascontiguousarray(g.gather(y)), off)
+    return Xg, off, pairs.i, pairs.j, pairs.pair_offsets
 
 
 def bench_loss(name, X, y, qid, w, repeat, explicit_subset=None, numpy_subset=None, out=None):

@@ -74,7 +74,11 @@ def greedy_data(m: int, n: int, docs: int):
 def greedy_step(core, X, y, offsets) -> float:
     stamps: list[float] = []
     t0 = time.perf_counter()
-    core.greedy_rankrls(X, y, offsets, 4, 1.0, "squared", None, lambda *a: stamps.append(time.perf_counter()))
+    progress = lambda *a: stamps.append(time.perf_counter())  # noqa: E731
+    if hasattr(core, "GreedyOptions"):  # issue #32's binding
+        core.greedy_rankrls(X, y, offsets, core.GreedyOptions(4, 1.0), progress)
+    else:  # a build before it
+        core.greedy_rankrls(X, y, offsets, 4, 1.0, "squared", None, progress)
     return float(np.median(np.diff(np.r_[t0, stamps])[1:]))
 
 
@@ -118,7 +122,8 @@ def main() -> None:
         w = np.linspace(-0.5, 0.5, X.shape[1])
         g = builds[0][1].QueryGroups.from_qid(qid)
         Xg = np.ascontiguousarray(g.gather(X))
-        i, j, _ = builds[0][1]._core.preference_pairs(np.ascontiguousarray(g.gather(y)), g.offsets.astype(np.uintp))
+        pairs = builds[0][1]._core.preference_pairs(np.ascontiguousarray(g.gather(y)), g.offsets.astype(np.uintp))
+        i, j = (pairs[0], pairs[1]) if isinstance(pairs, tuple) else (pairs.i, pairs.j)  # a build before #32: a tuple
         D = Xg[i] - Xg[j]
 
         def numpy_value_grad(D, w):  # pairwise_bench.py's anchor

@@ -79,9 +79,18 @@ def test_stub_class_matches_the_extension(name):
     cls = getattr(_core, name)
     stub = next(n for n in _stub_tree().body if isinstance(n, ast.ClassDef) and n.name == name)
     methods = {n.name: n for n in stub.body if isinstance(n, ast.FunctionDef)}
-    ctor = "__new__" if "__new__" in methods else "__init__"  # PyO3 classes construct in __new__
-    assert _stub_signature(methods[ctor])[1:] == _runtime_signature(cls), (
-        f"_core.pyi's {name}.{ctor} does not match {inspect.signature(cls)}")
+    if "__new__" in methods or "__init__" in methods:
+        ctor = "__new__" if "__new__" in methods else "__init__"  # PyO3 classes construct in __new__
+        assert _stub_signature(methods[ctor])[1:] == _runtime_signature(cls), (
+            f"_core.pyi's {name}.{ctor} does not match {inspect.signature(cls)}")
+    else:  # a result class: only its binding builds it
+        with pytest.raises(TypeError, match="cannot create"):
+            cls()
+    properties = {n.name for n in stub.body if isinstance(n, ast.FunctionDef)
+                  and any(isinstance(d, ast.Name) and d.id == "property" for d in n.decorator_list)}
+    runtime = {k for k, v in vars(cls).items()
+               if (inspect.isgetsetdescriptor(v) or inspect.ismemberdescriptor(v)) and not k.startswith("_")}
+    assert properties == runtime, f"_core.pyi's {name} fields differ from the extension's"
     for mname, node in methods.items():
         if mname in ("__init__", "__new__"):
             continue

@@ -9,14 +9,17 @@ __all__ = [
     "THREAD_POOL_FALLBACK",
     "simd_level",
     "simd_levels",
+    "QueryGrouping",
     "group_queries",
     "center_by_query",
+    "LetorData",
     "load_letor",
     "CONVENTIONS",
     "TIES",
     "metrics_per_query",
     "parse_measure",
     "query_pair_counts",
+    "PreferencePairs",
     "preference_pairs",
     "squared_hinge_value_grad",
     "squared_hinge_hessp",
@@ -32,10 +35,13 @@ __all__ = [
     "rankrls_lqo_errors",
     "rankrls_solve",
     "rankrls_fit",
+    "RankRLSLqo",
     "rankrls_lqo",
     "rankrls_alpha_path",
+    "RankSVMFit",
     "ranksvm_fit",
     "ranksvm_fit_with",
+    "SparseRankSVMFit",
     "sparse_ranksvm",
     "sparse_ranksvm_with",
     "sparse_c_min",
@@ -43,17 +49,21 @@ __all__ = [
     "nystroem_normalization",
     "nystroem_transform",
     "random_fourier_transform",
+    "GreedyOptions",
+    "GreedyResult",
     "greedy_rankrls",
-    "greedy_rankrls_costs",
-    "greedy_rankrls_floating",
     "kendall_similarity",
     "KENDALL_SHORT_MAX",
+    "PairwiseAccuracy",
     "pairwise_accuracy",
     "metric_importance",
+    "FSMRankFit",
     "fsmrank",
     "GreedyShard",
     "greedy_rankrls_sharded",
+    "KendallSums",
     "kendall_sums",
+    "PairwiseCounts",
     "pairwise_counts",
 ]
 
@@ -67,13 +77,37 @@ def simd_level() -> str:
 def simd_levels() -> list[str]:
     """The SIMD levels this CPU runs, from the narrowest."""
 
-def group_queries(
-    qid: npt.NDArray[np.int64],
-) -> tuple[npt.NDArray[np.uintp], npt.NDArray[np.uintp], npt.NDArray[np.int64]]: ...
+# Every binding that hands back more than two values returns a read-only result class with
+# named fields (rust/py/src/results.rs), never a bare tuple; its repr lists the fields.
+@final
+class QueryGrouping:
+    """Rows grouped by query: the rows of query q are ``perm[offsets[q]:offsets[q + 1]]``,
+    its id ``ids[q]``."""
+    @property
+    def perm(self) -> npt.NDArray[np.uintp]: ...
+    @property
+    def offsets(self) -> npt.NDArray[np.uintp]: ...
+    @property
+    def ids(self) -> npt.NDArray[np.int64]: ...
+
+def group_queries(qid: npt.NDArray[np.int64]) -> QueryGrouping:
+    """Stable grouping of rows by qid: queries in order of first appearance, rows in input order."""
 
 def center_by_query(x: npt.NDArray[np.float64], offsets: npt.NDArray[np.uintp]) -> npt.NDArray[np.float64]:
     """Rows grouped by query: each column minus its query mean (RankRLS's centring)."""
 
+
+@final
+class LetorData:
+    """A parsed LETOR file: ``x`` (m, n), ``y``, ``qid``, each row's comment (or None)."""
+    @property
+    def x(self) -> npt.NDArray[np.float64] | npt.NDArray[np.float32]: ...
+    @property
+    def y(self) -> npt.NDArray[np.float64]: ...
+    @property
+    def qid(self) -> npt.NDArray[np.int64]: ...
+    @property
+    def comments(self) -> list[str] | None: ...
 
 def load_letor(
     path: str,
@@ -82,12 +116,7 @@ def load_letor(
     comments: bool = False,
     allow_nonfinite: bool = False,
     max_memory: int | None = None,
-) -> tuple[
-    npt.NDArray[np.float64] | npt.NDArray[np.float32],
-    npt.NDArray[np.float64],
-    npt.NDArray[np.int64],
-    list[str] | None,
-]: ...
+) -> LetorData: ...
 
 #: the metric convention names, the default first: ("standard", "exponential", "trec", "lightgbm",
 #: "letor"); "standard" is the old name of "exponential" (core ``Convention::NAMES``)
@@ -115,9 +144,22 @@ def rankrls_fit(
     x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], offsets: npt.NDArray[np.uintp], alpha: float
 ) -> npt.NDArray[np.float64]: ...
 
+@final
+class RankRLSLqo:
+    """RankRLS with exact leave-query-out predictions (grouped order), the query-centred
+    hold-out residuals and their sum of squares (eq. 7)."""
+    @property
+    def coef(self) -> npt.NDArray[np.float64]: ...
+    @property
+    def predictions(self) -> npt.NDArray[np.float64]: ...
+    @property
+    def residuals(self) -> npt.NDArray[np.float64]: ...
+    @property
+    def lqo_error(self) -> float: ...
+
 def rankrls_lqo(
     x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], offsets: npt.NDArray[np.uintp], alpha: float
-) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64], float]: ...
+) -> RankRLSLqo: ...
 
 def rankrls_alpha_path(
     x: npt.NDArray[np.float64],
@@ -159,55 +201,71 @@ def rankrls_lqo_errors(
 def rankrls_solve(g: npt.NDArray[np.float64], b: npt.NDArray[np.float64], alpha: float) -> npt.NDArray[np.float64]:
     """(G + alpha I)^-1 b (eq. 5, Cholesky)."""
 
-# greedy_rls
-# The two greedy bindings share their leading arguments, in this order; stop is None,
-# "min_improvement", "uninformative" or (costs) "budget": GreedyRankRLS.stop_reason_ as is.
+# greedy_rls: one binding; GreedyOptions says which run (plain, per cost under a budget,
+# floating), greedy_rankrls runs it in memory and greedy_rankrls_sharded over query shards.
+@final
+class GreedyOptions:
+    """Which greedy RankRLS run: names and integers checked here, values by the run."""
+    def __new__(
+        cls,
+        n_features_to_select: int,
+        alpha: float,
+        criterion: str = "squared",
+        min_improvement: float | None = None,
+        convention: str = "standard",
+        max_memory: int | None = None,
+        feature_costs: npt.NDArray[np.float64] | None = None,
+        budget: float | None = None,
+        floating: bool = False,
+    ) -> GreedyOptions: ...
+    @property
+    def n_features_to_select(self) -> int: ...
+    @property
+    def alpha(self) -> float: ...
+    @property
+    def criterion(self) -> str: ...
+    @property
+    def min_improvement(self) -> float | None: ...
+    @property
+    def convention(self) -> str: ...
+    @property
+    def max_memory(self) -> int | None: ...
+    @property
+    def feature_costs(self) -> npt.NDArray[np.float64] | None: ...
+    @property
+    def budget(self) -> float | None: ...
+    @property
+    def floating(self) -> bool: ...
+
+@final
+class GreedyResult:
+    """A greedy RankRLS path; ``stop_reason`` is None, "min_improvement", "uninformative",
+    "budget" or "visited" (GreedyRankRLS.stop_reason_ as is). The floating fields are None
+    unless the run was floating."""
+    @property
+    def selected(self) -> npt.NDArray[np.uintp]: ...
+    @property
+    def lqo_scores(self) -> npt.NDArray[np.float64]: ...
+    @property
+    def coef_path(self) -> npt.NDArray[np.float64]: ...
+    @property
+    def stop_reason(self) -> str | None: ...
+    @property
+    def subsets(self) -> list[npt.NDArray[np.uintp]] | None: ...
+    @property
+    def step_features(self) -> npt.NDArray[np.uintp] | None: ...
+    @property
+    def step_added(self) -> npt.NDArray[np.bool_] | None: ...
+    @property
+    def step_values(self) -> npt.NDArray[np.float64] | None: ...
+
 def greedy_rankrls(
     x: npt.NDArray[np.float64],
     y: npt.NDArray[np.float64],
     offsets: npt.NDArray[np.uintp],
-    n_features_to_select: int,
-    alpha: float,
-    criterion: str = "squared",
-    min_improvement: float | None = None,
+    options: GreedyOptions,
     progress: Callable[[int, int, float], object] | None = None,
-    convention: str = "standard",
-    max_memory: int | None = None,
-) -> tuple[npt.NDArray[np.uintp], npt.NDArray[np.float64], npt.NDArray[np.float64], str | None]: ...
-
-def greedy_rankrls_floating(
-    x: npt.NDArray[np.float64],
-    y: npt.NDArray[np.float64],
-    offsets: npt.NDArray[np.uintp],
-    n_features_to_select: int,
-    alpha: float,
-    criterion: str = "squared",
-    progress: Callable[[int, int, float], object] | None = None,
-    convention: str = "standard",
-    max_memory: int | None = None,
-) -> tuple[
-    tuple[npt.NDArray[np.uintp], npt.NDArray[np.float64], npt.NDArray[np.float64], str | None],
-    list[npt.NDArray[np.uintp]],
-    npt.NDArray[np.uintp],
-    npt.NDArray[np.bool_],
-    npt.NDArray[np.float64],
-]: ...
-
-def greedy_rankrls_costs(
-    x: npt.NDArray[np.float64],
-    y: npt.NDArray[np.float64],
-    offsets: npt.NDArray[np.uintp],
-    n_features_to_select: int,
-    alpha: float,
-    criterion: str = "squared",
-    min_improvement: float | None = None,
-    progress: Callable[[int, int, float], object] | None = None,
-    convention: str = "standard",
-    max_memory: int | None = None,
-    *,
-    feature_costs: npt.NDArray[np.float64],
-    budget: float | None = None,
-) -> tuple[npt.NDArray[np.uintp], npt.NDArray[np.float64], npt.NDArray[np.float64], str | None]: ...
+) -> GreedyResult: ...
 
 KENDALL_SHORT_MAX: int
 
@@ -219,12 +277,22 @@ def kendall_similarity(
     short_max: int | None = None,
 ) -> npt.NDArray[np.float64]: ...
 
+@final
+class PairwiseAccuracy:
+    """Pairwise accuracy of every feature by ``x`` and by ``-x``, and the preference pairs."""
+    @property
+    def ascending(self) -> npt.NDArray[np.float64]: ...
+    @property
+    def descending(self) -> npt.NDArray[np.float64]: ...
+    @property
+    def n_pairs(self) -> int: ...
+
 def pairwise_accuracy(
     x: npt.NDArray[np.float64],
     y: npt.NDArray[np.float64],
     offsets: npt.NDArray[np.uintp],
     short_max: int | None = None,
-) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], int]: ...
+) -> PairwiseAccuracy: ...
 
 def metric_importance(
     x: npt.NDArray[np.float64],
@@ -239,10 +307,21 @@ def query_pair_counts(
     y: npt.NDArray[np.float64], offsets: npt.NDArray[np.uintp]
 ) -> npt.NDArray[np.uintp]: ...
 
+@final
+class PreferencePairs:
+    """Pair p is grouped rows ``(i[p], j[p])`` with ``y[i] > y[j]``; the pairs of query q are
+    ``pair_offsets[q]:pair_offsets[q + 1]``."""
+    @property
+    def i(self) -> npt.NDArray[np.uintp]: ...
+    @property
+    def j(self) -> npt.NDArray[np.uintp]: ...
+    @property
+    def pair_offsets(self) -> npt.NDArray[np.uintp]: ...
+
 def preference_pairs(
     y: npt.NDArray[np.float64], offsets: npt.NDArray[np.uintp], max_pairs: int | None = None,
     max_memory: int | None = None,
-) -> tuple[npt.NDArray[np.uintp], npt.NDArray[np.uintp], npt.NDArray[np.uintp]]: ...
+) -> PreferencePairs: ...
 
 def squared_hinge_value_grad(
     x: npt.NDArray[np.float64],
@@ -292,8 +371,8 @@ def explicit_squared_hinge_value_grad(
     w: npt.NDArray[np.float64],
 ) -> tuple[float, npt.NDArray[np.float64]]: ...
 
-# The solver contract (rust/py/src/solver.rs): a solver binding returns
-# (SolverResult, *extras), the shared result first, then the method's own counts.
+# The solver contract (rust/py/src/solvers.rs): a solver binding returns a fit class whose
+# ``result`` is the shared SolverResult, its other fields the method's own extras.
 @final
 class SolverResult:
     """What every solver returns (read-only)."""
@@ -319,7 +398,17 @@ class SolverResult:
     @property
     def converged(self) -> bool: ...
 
-# ranksvm (rust/py/src/ranksvm.rs)
+# ranksvm (rust/py/src/models/ranksvm.rs)
+@final
+class RankSVMFit:
+    """RankSVM's truncated Newton: the solver's result, the CG iterations, the preference pairs."""
+    @property
+    def result(self) -> SolverResult: ...
+    @property
+    def n_cg_iter(self) -> int: ...
+    @property
+    def n_pairs(self) -> int: ...
+
 def ranksvm_fit(
     x: npt.NDArray[np.float64],
     y: npt.NDArray[np.float64],
@@ -329,8 +418,8 @@ def ranksvm_fit(
     max_iter: int,
     max_cg_iter: int,
     w0: npt.NDArray[np.float64] | None = None,
-) -> tuple[SolverResult, int, int]:
-    """(result, n_cg_iter, n_pairs); result.kkt_residual is the relative gradient norm."""
+) -> RankSVMFit:
+    """result.kkt_residual is the relative gradient norm."""
 
 def ranksvm_fit_with(
     loss: object,
@@ -341,7 +430,7 @@ def ranksvm_fit_with(
     max_cg_iter: int,
     w0: npt.NDArray[np.float64] | None = None,
     max_memory: int | None = None,
-) -> tuple[SolverResult, int, int]:
+) -> RankSVMFit:
     """``ranksvm_fit``'s truncated Newton with the pairwise loss answered by ``loss``:
     ``value_grad(w) -> (L, grad)``, ``hessp(w, v) -> H v``,
     ``line_derivatives(w, d, t, second) -> (grad L(w + t d) . d, d . H(w + t d) d)``,
@@ -382,14 +471,21 @@ def random_fourier_transform(
     offset: npt.NDArray[np.float64],
 ) -> npt.NDArray[np.float64]: ...
 
-# sparse solvers (rust/py/src/sparse.rs); x rows grouped by query (offsets)
+# sparse solvers (rust/py/src/models/sparse_ranksvm.rs); x rows grouped by query (offsets)
+@final
+class SparseRankSVMFit:
+    """Sparse RankSVM: the last (weighted) L1 problem's result, the weighted-L1 solves done."""
+    @property
+    def result(self) -> SolverResult: ...
+    @property
+    def n_reweightings(self) -> int: ...
+
 def sparse_ranksvm(
     x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], offsets: npt.NDArray[np.uintp],
     c: float, penalty: str, p: float, epsilon: float, mcp_gamma: float,
     weights: npt.NDArray[np.float64] | None, w0: npt.NDArray[np.float64] | None,
     max_iter: int, max_reweightings: int, tol: float, solver: str = "prox-newton",
-) -> tuple[SolverResult, int]:
-    """(result, n_reweightings)."""
+) -> SparseRankSVMFit: ...
 
 def sparse_ranksvm_with(
     loss: object, n_features: int,
@@ -397,7 +493,7 @@ def sparse_ranksvm_with(
     weights: npt.NDArray[np.float64] | None, w0: npt.NDArray[np.float64] | None,
     max_iter: int, max_reweightings: int, tol: float, solver: str = "prox-newton",
     max_memory: int | None = None,
-) -> tuple[SolverResult, int]:
+) -> SparseRankSVMFit:
     """``sparse_ranksvm`` with the pairwise loss answered by ``loss``: ``value(w)``,
     ``value_grad(w) -> (L, grad)``, ``hessian_block(w, ws) -> H[ws, ws]``,
     ``lipschitz_bound()``. An exception raised by ``loss`` is re-raised as is."""
@@ -408,13 +504,23 @@ def sparse_c_min(
 ) -> float:
     """Smallest C with a non-zero (weighted) L1 sparse RankSVM solution (KKT at w = 0)."""
 
+@final
+class FSMRankFit:
+    """FSMRank: the result on the doubled problem (its coef is [w+, w-], 2d), coef = w+ - w-
+    (d), the preference pairs."""
+    @property
+    def result(self) -> SolverResult: ...
+    @property
+    def coef(self) -> npt.NDArray[np.float64]: ...
+    @property
+    def n_pairs(self) -> int: ...
+
 def fsmrank(
     x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], offsets: npt.NDArray[np.uintp],
     similarity: npt.NDArray[np.float64], importance: npt.NDArray[np.float64],
     lambda1: float, lambda2: float, w0: npt.NDArray[np.float64] | None,
     max_iter: int, tol: float, accelerate: bool = True,
-) -> tuple[SolverResult, npt.NDArray[np.float64], int]:
-    """(result on the doubled problem, its coef = [w+, w-] (2d); coef = w+ - w- (d); n_pairs)."""
+) -> FSMRankFit: ...
 
 # Query-shard kernels (rankselect.dask): see rust/core/src/greedy_shard.rs and shard_sums.rs.
 @final
@@ -445,25 +551,37 @@ def greedy_rankrls_sharded(
     shards: object,
     n_features: int,
     n_queries: int,
-    n_features_to_select: int,
-    alpha: float,
-    criterion: str = "squared",
-    min_improvement: float | None = None,
+    options: GreedyOptions,
     progress: Callable[[int, int, float], object] | None = None,
-    convention: str = "standard",
-    max_memory: int | None = None,
-    *,
-    feature_costs: npt.NDArray[np.float64] | None = None,
-    budget: float | None = None,
-) -> tuple[npt.NDArray[np.uintp], npt.NDArray[np.float64], npt.NDArray[np.float64], str | None]:
-    """Greedy RankRLS over query shards: the core's selection loop; ``shards`` answers
-    ``informative()``, ``gram()``, ``baseline()``, ``dots()``, ``scan(c, d, skip)``,
-    ``cross(b)``, ``add(b, c, d, t, skip)`` with one entry per shard, in shard order."""
+) -> GreedyResult:
+    """Greedy RankRLS over query shards (``options`` not floating): the core's selection loop;
+    ``shards`` answers ``informative()``, ``gram()``, ``baseline()``, ``dots()``,
+    ``scan(c, d, skip)``, ``cross(b)``, ``add(b, c, d, t, skip)`` with one entry per shard, in
+    shard order."""
 
-def kendall_sums(
-    x: npt.NDArray[np.float64], offsets: npt.NDArray[np.uintp], variant: str
-) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], int]: ...
+@final
+class KendallSums:
+    """A shard's Kendall sums: ``s``, ``s_neg`` (n, n) and the queries summed."""
+    @property
+    def s(self) -> npt.NDArray[np.float64]: ...
+    @property
+    def s_neg(self) -> npt.NDArray[np.float64]: ...
+    @property
+    def n_queries(self) -> int: ...
+
+def kendall_sums(x: npt.NDArray[np.float64], offsets: npt.NDArray[np.uintp], variant: str) -> KendallSums: ...
+
+@final
+class PairwiseCounts:
+    """A shard's exact counts behind pairwise accuracy (twice the misordered pairs by ``x``
+    and by ``-x``, a tie counting one) and its preference pairs."""
+    @property
+    def ascending(self) -> npt.NDArray[np.uint64]: ...
+    @property
+    def descending(self) -> npt.NDArray[np.uint64]: ...
+    @property
+    def n_pairs(self) -> int: ...
 
 def pairwise_counts(
     x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], offsets: npt.NDArray[np.uintp]
-) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64], int]: ...
+) -> PairwiseCounts: ...

@@ -98,9 +98,9 @@ def test_hessp_matrix_and_explicit_rust_kernel():
     assert_close(squared_hinge_hessp(X, y, qid, w, V), H @ V)
     # the explicit-pair Rust kernel agrees too
     g = QueryGroups.from_qid(qid)
-    i, j, poff = _core.preference_pairs(g.gather(y), g.offsets.astype(np.uintp))
+    pairs = _core.preference_pairs(g.gather(y), g.offsets.astype(np.uintp))
     ev, eg = _core.explicit_squared_hinge_value_grad(
-        np.ascontiguousarray(g.gather(X)), g.offsets.astype(np.uintp), i, j, poff, w)
+        np.ascontiguousarray(g.gather(X)), g.offsets.astype(np.uintp), pairs.i, pairs.j, pairs.pair_offsets, w)
     value, grad = squared_hinge(X, y, qid, w)
     assert_close(value, ev)
     assert_close(grad, eg)

@@ -25,7 +25,8 @@ __all__ = ["GAS", "kendall_similarity", "feature_importance"]
 def _shard_kendall(shard, variant, directions):
     shard = _sh(shard)
     X = shard["X"] if directions is None else np.ascontiguousarray(shard["X"] * directions)
-    return _core.kendall_sums(X, shard["offsets"], variant)
+    sums = _core.kendall_sums(X, shard["offsets"], variant)
+    return sums.s, sums.s_neg, sums.n_queries
 
 
 def _kendall(shards, variant, absolute, directions=None, no_pairs="raise"):
@@ -76,7 +77,8 @@ def kendall_similarity(X, qid, variant: str = "geng", absolute: bool = False, *,
 
 def _shard_pairwise(shard):
     shard = _sh(shard)
-    return _core.pairwise_counts(shard["X"], shard["y"], shard["offsets"])
+    counts = _core.pairwise_counts(shard["X"], shard["y"], shard["offsets"])
+    return counts.ascending, counts.descending, counts.n_pairs
 
 
 def _shard_metric_importance(shard, measure, convention):

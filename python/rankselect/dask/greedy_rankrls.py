@@ -217,12 +217,12 @@ class GreedyRankRLS(DaskEstimatorMixin, DaskPredictMixin, _GreedyRankRLS):
         actors = self._actors_class(shards.client, shards, self.alpha, self.criterion, self.convention,
                                     self.max_retries)
         min_improvement = None if self.min_improvement is None else float(self.min_improvement)
+        options = _core.GreedyOptions(int(k), float(self.alpha), self.criterion, min_improvement, str(self.convention),
+                                      memory_limit(), costs, budget)
         try:
-            selected, values, path, stop = _core.greedy_rankrls_sharded(
-                actors, n, shards.n_queries, int(k), float(self.alpha), self.criterion, min_improvement,
-                self._progress(), str(self.convention), memory_limit(), feature_costs=costs, budget=budget)
+            r = _core.greedy_rankrls_sharded(actors, n, shards.n_queries, options, self._progress())
         finally:
             self._n_rebuilds = actors.n_rebuilds
             del actors
-        self._set_path(selected, values, path, stop, n, costs)
+        self._set_path(r.selected, r.lqo_scores, r.coef_path, r.stop_reason, n, costs)
         return self

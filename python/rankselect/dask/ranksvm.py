@@ -67,8 +67,9 @@ class RankSVM(DaskEstimatorMixin, DaskPredictMixin, _RankSVM):
         if not (facts.has_pair and facts.informative):
             result, n_cg, n_pairs = self._constant_loss(n, facts.n_pairs), 0, facts.n_pairs
         else:
-            result, n_cg, n_pairs = _core.ranksvm_fit_with(
+            fit = _core.ranksvm_fit_with(
                 PairwiseLoss(shards), n, float(self.C), float(self.tol), int(self.max_iter), int(self.max_cg_iter),
                 max_memory=memory_limit())
+            result, n_cg, n_pairs = fit.result, fit.n_cg_iter, fit.n_pairs
         self._set_result(result, n_cg, n_pairs)
         return self

@@ -73,11 +73,11 @@ class SparseRankSVM(DaskEstimatorMixin, DaskPredictMixin, _SparseRankSVM):
             result = _core.SolverResult(np.zeros(n), 0.0, np.zeros(1), 0.0, 0, True)
             self._set_fitted(result, 0, constant, zero)
             return self
-        result, n_rew = _core.sparse_ranksvm_with(
+        fit = _core.sparse_ranksvm_with(
             PairwiseLoss(shards), n, float(self.C), self.penalty, float(self.p), float(self.epsilon),
             float(self.mcp_gamma), weights, w0, int(self.max_iter), int(self.max_reweightings), float(self.tol),
             self.solver, max_memory=memory_limit())
-        self._set_fitted(result, n_rew, constant, zero)
+        self._set_fitted(fit.result, fit.n_reweightings, constant, zero)
         return self
 
     def c_min(self, X, y, qid) -> float:

@@ -59,8 +59,8 @@ class QueryGroups:
         qid = np.asarray(qid)
         if qid.dtype != np.int64 or qid.ndim != 1:
             qid = check_qid(qid)
-        perm, offsets, ids = _core.group_queries(np.ascontiguousarray(qid))
-        return cls(perm.astype(np.intp), np.ascontiguousarray(offsets, dtype=OFFSETS_DTYPE), ids)
+        g = _core.group_queries(np.ascontiguousarray(qid))
+        return cls(g.perm.astype(np.intp), np.ascontiguousarray(g.offsets, dtype=OFFSETS_DTYPE), g.ids)
 
     @property
     def n_queries(self) -> int:

@@ -223,7 +223,7 @@ def load_letor(
     if os.path.isdir(p):
         raise IsADirectoryError(f"expected a LETOR file, got a directory: {p}")
     try:
-        X, y, qid, com = _core.load_letor(
+        parsed = _core.load_letor(
             p,
             n_features=n_features,
             float32=dt == np.dtype(np.float32),
@@ -235,8 +235,8 @@ def load_letor(
         raise ValueError(f"{p}: {exc}") from None
     except MemoryError as exc:
         raise MemoryError(f"{p}: {exc}") from None
-    _warn_split_queries(p, qid)
-    return RankingData(X, y, qid, com)
+    _warn_split_queries(p, parsed.qid)
+    return RankingData(parsed.x, parsed.y, parsed.qid, parsed.comments)
 
 
 _SPLITS = ("train", "vali", "test")

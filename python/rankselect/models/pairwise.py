@@ -124,9 +124,9 @@ def _pairs(y, qid, max_pairs, bytes_per_pair, what):
         "pass a smaller max_pairs, split long queries, or use the implicit loss (rankselect.pairwise.squared_hinge),"
         " which never lists the pairs",
     )
-    i, j, _ = _core.preference_pairs(yg, g.offsets, max_memory=memory_limit())
+    pairs = _core.preference_pairs(yg, g.offsets, max_memory=memory_limit())
     perm = g.perm
-    return perm[i.astype(np.intp)], perm[j.astype(np.intp)]
+    return perm[pairs.i.astype(np.intp)], perm[pairs.j.astype(np.intp)]
 
 
 def preference_pair_matrix(y, qid, max_pairs: Optional[int] = DEFAULT_MAX_PAIRS) -> sp.csr_matrix:

@@ -262,5 +262,5 @@ class RankRLS(RankerMixin, LinearPredictMixin, RankingEstimator):
             raise ValueError("lqo_predict needs the training data: X, y and qid must be those "
                              "given to fit (leave-query-out predictions exist only for them)")
         data = check_lqo(GroupedData.from_arrays(X, y, qid))
-        _, pred, _, _ = _core.rankrls_lqo(data.X, data.y, data.offsets, self.alpha_)
-        return data.scatter(np.asarray(pred))
+        lqo = _core.rankrls_lqo(data.X, data.y, data.offsets, self.alpha_)
+        return data.scatter(np.asarray(lqo.predictions))

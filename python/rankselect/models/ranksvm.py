@@ -180,9 +180,10 @@ class RankSVM(RankerMixin, RankingEstimator):
             n_pairs = int(np.sum(_core.query_pair_counts(data.y, data.offsets)))
             result, n_cg = self._constant_loss(data.X.shape[1], n_pairs), 0
         else:
-            result, n_cg, n_pairs = _core.ranksvm_fit(
+            fit = _core.ranksvm_fit(
                 data.X, data.y, data.offsets, float(self.C), float(self.tol),
                 int(self.max_iter), int(self.max_cg_iter))
+            result, n_cg, n_pairs = fit.result, fit.n_cg_iter, fit.n_pairs
         self._set_result(result, n_cg, n_pairs)
         return self
 

@@ -221,10 +221,11 @@ class FSMRank(RankerMixin, SparseLinearRankerMixin, RankingSelector):
         keep = np.flatnonzero(~constant)
         s, A = self._measures(X, y, keep)
         data = train.grouped.columns(keep)
-        result, coef_k, n_pairs = _core.fsmrank(
+        fit = _core.fsmrank(
             data.X, data.y, data.offsets, np.ascontiguousarray(A[np.ix_(keep, keep)]),
             np.ascontiguousarray(s[keep]), lambda1, lambda2, None, int(self.max_iter),
             float(self.tol), bool(accelerate))
+        result, coef_k, n_pairs = fit.result, fit.coef, fit.n_pairs
         coef = np.zeros(X.shape[1])
         coef[keep] = coef_k
         w2 = np.asarray(result.coef)

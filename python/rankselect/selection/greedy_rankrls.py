@@ -196,23 +196,20 @@ class GreedyRankRLS(RankerMixin, LinearPredictMixin, RankingSelector):
         progress = self._progress()
 
         min_improvement = None if self.min_improvement is None else float(self.min_improvement)
-        args = (data.X, data.y, data.offsets, int(k), float(self.alpha), self.criterion, min_improvement,
-                progress, str(self.convention), memory_limit())
+        costs = budget = None
         if self.floating:
             self._check_floating()
-            (selected, values, path, stop), subsets, feats, added, step_values = _core.greedy_rankrls_floating(
-                data.X, data.y, data.offsets, int(k), float(self.alpha), self.criterion, progress,
-                str(self.convention), memory_limit())
-            self._set_path(selected, values, path, stop, n, None)
-            self.best_subsets_ = [np.asarray(s, dtype=np.intp) for s in subsets]
-            self.floating_steps_ = [(int(f), bool(a), float(v)) for f, a, v in zip(feats, added, step_values)]
-            return self
-        costs, budget = self._costs_and_budget(n)
-        if costs is None:
-            selected, values, path, stop = _core.greedy_rankrls(*args)
         else:
-            selected, values, path, stop = _core.greedy_rankrls_costs(*args, feature_costs=costs, budget=budget)
-        self._set_path(selected, values, path, stop, n, costs)
+            costs, budget = self._costs_and_budget(n)
+        options = _core.GreedyOptions(int(k), float(self.alpha), self.criterion, min_improvement, str(self.convention),
+                                      memory_limit(), costs, budget, bool(self.floating))
+        r = _core.greedy_rankrls(data.X, data.y, data.offsets, options, progress)
+        self._set_path(r.selected, r.lqo_scores, r.coef_path, r.stop_reason, n, costs)
+        if (r.subsets is not None and r.step_features is not None and r.step_added is not None
+                and r.step_values is not None):  # floating: the best subset of every size, every step
+            self.best_subsets_ = [np.asarray(s, dtype=np.intp) for s in r.subsets]
+            self.floating_steps_ = [(int(f), bool(a), float(v))
+                                    for f, a, v in zip(r.step_features, r.step_added, r.step_values)]
         return self
 
     def _check_floating(self) -> None:

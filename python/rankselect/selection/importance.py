@@ -129,8 +129,8 @@ def pairwise_accuracy(X, y, qid) -> tuple:
 
 
 def _pairwise_accuracy(data: GroupedData) -> tuple:
-    asc, desc, _ = _core.pairwise_accuracy(data.X, data.y, data.offsets)
-    return asc, desc
+    acc = _core.pairwise_accuracy(data.X, data.y, data.offsets)
+    return acc.ascending, acc.descending
 
 
 def feature_importance(X, y, qid, measure: str = "map", convention: str = "standard") -> FeatureImportance:

@@ -218,10 +218,11 @@ class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, RankingSelector):
 
     def _solve(self, data, C, weights, w0):
         """``(_core.SolverResult, n_reweightings)`` of the core's sparse RankSVM at ``C``."""
-        return _core.sparse_ranksvm(
+        fit = _core.sparse_ranksvm(
             data.X, data.y, data.offsets, float(C), self.penalty, float(self.p), float(self.epsilon),
             float(self.mcp_gamma), weights, w0, int(self.max_iter), int(self.max_reweightings),
             float(self.tol), self.solver)
+        return fit.result, fit.n_reweightings
 
     # -- fit ----------------------------------------------------------------------------
     def fit(self, X, y, qid=None, *, coef_init=None):

@@ -14,6 +14,7 @@ mod errors;
 mod metrics;
 mod models;
 mod pairwise;
+mod results;
 mod selection;
 mod shards;
 mod solvers;

@@ -3,7 +3,7 @@
 //! All functions take rows already grouped by query (`offsets`); the Python layer groups
 //! and maps indices back to input rows.
 
-use numpy::{IntoPyArray, PyReadonlyArray1, PyReadonlyArray2};
+use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
 use rankselect_core::models::ranksvm::InMemoryLoss;
 use rankselect_core::pairwise::pairs;
@@ -14,6 +14,7 @@ use rankselect_core::solvers::truncated_newton::NewtonLoss;
 use crate::arrays::{PyMat, PyVec};
 use crate::data::groups::query_offsets;
 use crate::errors::{opt_count_arg, IntoPyResult};
+use crate::results::fields_repr;
 
 fn check_len(name: &str, got: usize, want: usize) -> PyResult<()> {
     if got != want {
@@ -35,7 +36,27 @@ fn query_pair_counts<'py>(
     Ok(counts.into_pyarray(py))
 }
 
-/// preference_pairs(y, offsets, max_pairs=None, max_memory=None) -> (i, j, pair_offsets),
+/// PreferencePairs: the preference pairs of grouped rows (read-only, uintp): pair `p` is rows
+/// `(i[p], j[p])` with `y[i] > y[j]`, and the pairs of query q are
+/// `pair_offsets[q]:pair_offsets[q + 1]`.
+#[pyclass(frozen, module = "rankselect._core", name = "PreferencePairs")]
+pub struct PreferencePairs {
+    #[pyo3(get)]
+    i: Py<PyArray1<usize>>,
+    #[pyo3(get)]
+    j: Py<PyArray1<usize>>,
+    #[pyo3(get)]
+    pair_offsets: Py<PyArray1<usize>>,
+}
+
+#[pymethods]
+impl PreferencePairs {
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        fields_repr(slf.as_any(), &["i", "j", "pair_offsets"])
+    }
+}
+
+/// preference_pairs(y, offsets, max_pairs=None, max_memory=None) -> PreferencePairs, of
 /// grouped rows. `max_memory`: bytes the pair lists may take (None: no limit).
 #[pyfunction]
 #[pyo3(signature = (y, offsets, max_pairs=None, max_memory=None))]
@@ -45,13 +66,17 @@ fn preference_pairs<'py>(
     offsets: PyReadonlyArray1<'py, usize>,
     max_pairs: Option<Bound<'py, PyAny>>,
     max_memory: Option<Bound<'py, PyAny>>,
-) -> PyResult<(PyVec<'py, usize>, PyVec<'py, usize>, PyVec<'py, usize>)> {
+) -> PyResult<PreferencePairs> {
     let y = y.as_slice()?;
     let offsets = query_offsets(&offsets)?;
     let max_pairs = opt_count_arg(max_pairs.as_ref(), "max_pairs")?;
     let max_memory = opt_count_arg(max_memory.as_ref(), "max_memory")?.map_or(u64::MAX, |v| v as u64);
     let p = crate::errors::run_detached(py, || pairs::preference_pairs(y, &offsets, max_pairs, max_memory))?;
-    Ok((p.i.into_pyarray(py), p.j.into_pyarray(py), p.offsets.into_pyarray(py)))
+    Ok(PreferencePairs {
+        i: p.i.into_pyarray(py).unbind(),
+        j: p.j.into_pyarray(py).unbind(),
+        pair_offsets: p.offsets.into_pyarray(py).unbind(),
+    })
 }
 
 /// squared_hinge_value_grad(X, y, offsets, w) -> (value, grad): implicit pairs.
@@ -212,6 +237,7 @@ fn explicit_squared_hinge_value_grad<'py>(
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(query_pair_counts, m)?)?;
+    m.add_class::<PreferencePairs>()?;
     m.add_function(wrap_pyfunction!(preference_pairs, m)?)?;
     m.add_function(wrap_pyfunction!(squared_hinge_value_grad, m)?)?;
     m.add_function(wrap_pyfunction!(squared_hinge_hessp, m)?)?;

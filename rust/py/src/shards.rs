@@ -1,10 +1,10 @@
 //! Bindings of the query-shard kernels (`rankselect_core::shards::{greedy_shard, shard_sums}`) used
 //! by `rankselect.dask`: each Dask worker calls them on its own block of whole queries.
 
-use numpy::{IntoPyArray, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
+use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use rankselect_core::selection::greedy_rls::{Choice, Criterion, GreedyOptions};
+use rankselect_core::selection::greedy_rls::Criterion;
 use rankselect_core::selection::kendall::{Variant, DEFAULT_SHORT_MAX};
 use rankselect_core::shards::greedy_shard::GreedyShard as Shard;
 use rankselect_core::shards::greedy_sharded::greedy_rankrls_sharded as sharded_kernel;
@@ -14,7 +14,8 @@ use crate::arrays::{PyMat, PyVec};
 use crate::callbacks::PySource;
 use crate::data::groups::query_offsets;
 use crate::errors::{count_arg, opt_count_arg, python_interrupt, IntoPyResult};
-use crate::selection::greedy_rls::{criterion_of, run_greedy, GreedyOut};
+use crate::results::fields_repr;
+use crate::selection::greedy_rls::{criterion_of, run_with_progress, GreedyOptions, GreedyResult};
 
 /// GreedyShard(X, y, offsets, alpha, criterion="squared", convention="standard", max_memory=None)
 ///
@@ -118,97 +119,125 @@ impl GreedyShard {
     }
 }
 
-/// greedy_rankrls_sharded(shards, n_features, n_queries, n_features_to_select, alpha,
-///     criterion="squared", min_improvement=None, progress=None, convention="standard",
-///     max_memory=None, *, feature_costs=None, budget=None) -> (selected, values, coef_path (steps, n), stop)
+/// greedy_rankrls_sharded(shards, n_features, n_queries, options, progress=None) -> GreedyResult
 ///
-/// The arguments after `shards, n_features, n_queries` are `greedy_rankrls_costs`'s, in its order.
-///
-/// Greedy RankRLS over query shards: the core's selection loop (ties, NaN, `min_improvement`,
-/// the uninformative stop, costs and budget) and arithmetic, with the shards' partial sums
-/// from `shards`, an object answering `informative()`, `gram()`, `baseline()`, `dots()`,
-/// `scan(c, d, skip)`, `cross(b)`, `add(b, c, d, t, skip)` with one entry per shard, in
-/// shard order (`rankselect_core::shards::greedy_sharded::ShardCalls`). An exception raised
-/// by `shards` or `progress` stops the run and is re-raised as is. `max_memory` (bytes):
-/// MemoryError before the driver's n x n matrices would exceed it (the shards apply their own).
+/// `greedy_rankrls` over query shards, with the same `options` (a `GreedyOptions`; not
+/// floating: the shards have no removal step) and result: the core's selection loop (ties,
+/// NaN, `min_improvement`, the uninformative stop, costs and budget) and arithmetic, with the
+/// shards' partial sums from `shards`, an object answering `informative()`, `gram()`,
+/// `baseline()`, `dots()`, `scan(c, d, skip)`, `cross(b)`, `add(b, c, d, t, skip)` with one
+/// entry per shard, in shard order (`rankselect_core::shards::greedy_sharded::ShardCalls`). An
+/// exception raised by `shards` or `progress` stops the run and is re-raised as is. The
+/// options' `max_memory` (bytes): MemoryError before the driver's n x n matrices would exceed
+/// it (the shards apply their own).
 #[pyfunction]
-#[pyo3(signature = (shards, n_features, n_queries, n_features_to_select, alpha, criterion="squared",
-                    min_improvement=None, progress=None, convention="standard", max_memory=None, *,
-                    feature_costs=None, budget=None))]
-// A binding takes its Python signature as is: one argument per parameter.
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (shards, n_features, n_queries, options, progress=None))]
 fn greedy_rankrls_sharded<'py>(
     py: Python<'py>,
     shards: Py<PyAny>,
     n_features: &Bound<'py, PyAny>,
     n_queries: &Bound<'py, PyAny>,
-    n_features_to_select: &Bound<'py, PyAny>,
-    alpha: f64,
-    criterion: &str,
-    min_improvement: Option<f64>,
+    options: PyRef<'py, GreedyOptions>,
     progress: Option<Py<PyAny>>,
-    convention: &str,
-    max_memory: Option<u64>,
-    feature_costs: Option<PyReadonlyArray1<'py, f64>>,
-    budget: Option<f64>,
-) -> PyResult<GreedyOut<'py>> {
+) -> PyResult<GreedyResult> {
     let n = count_arg(n_features, "n_features")?;
     let n_queries = count_arg(n_queries, "n_queries")?;
-    let k = count_arg(n_features_to_select, "n_features_to_select")?;
+    if options.floating() {
+        return Err(PyValueError::new_err(
+            "floating selection is not available over query shards (they have no removal step)",
+        ));
+    }
     // The shards check their own labels against the criterion.
-    let crit = criterion_of(criterion, convention, &[])?;
-    let opts = GreedyOptions { n_features_to_select: k, alpha, min_improvement, max_memory: None };
-    let costs: Option<Vec<f64>> = match (&feature_costs, budget) {
-        (Some(c), _) => Some(c.as_slice()?.to_vec()),
-        (None, Some(_)) => Some(vec![1.0; n]),
-        (None, None) => None,
-    };
-    let choice = match &costs {
-        Some(feature_costs) => Choice::PerCost { feature_costs, budget },
-        None => Choice::Best,
-    };
+    let crit = options.criterion(&[])?;
+    let opts = options.core(None);
+    let costs = options.costs(n);
+    let choice = options.choice(&costs);
     // The summed Gram matrix, the primal path's factor and the path itself: three n x n.
-    let mut source = PySource::new(shards, n, 16, 3, max_memory)?;
-    let out = run_greedy(py, progress, |interrupt, report| {
+    let mut source = PySource::new(shards, n, 16, 3, options.max_memory())?;
+    let out = run_with_progress(py, progress, |interrupt, report| {
         sharded_kernel(&mut source, n, n_queries, &opts, &choice, crit.as_ref(), interrupt, report)
     });
     source.finish(Ok(()))?;
-    out
+    Ok(GreedyResult::from_path(py, out?))
 }
 
-/// kendall_sums(x, offsets, variant) -> (S (n, n), S_neg (n, n), n_queries_used)
+/// KendallSums: one shard's Kendall sums (read-only), over its queries with at least two
+/// documents: `s[a, b] = sum_q tau_q(a, b)`, `s_neg[a, b] = sum_q D_q / n0_q` (Geng's similarity
+/// with `-b`; zeros for tau-b), both (n, n), and `n_queries`, the queries summed
+/// (`shard_sums::kendall_sums`; the similarity is `sum s / sum n_queries` over shards).
+#[pyclass(frozen, module = "rankselect._core", name = "KendallSums")]
+pub struct KendallSums {
+    #[pyo3(get)]
+    s: Py<PyArray2<f64>>,
+    #[pyo3(get)]
+    s_neg: Py<PyArray2<f64>>,
+    #[pyo3(get)]
+    n_queries: u64,
+}
+
+#[pymethods]
+impl KendallSums {
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        fields_repr(slf.as_any(), &["s", "s_neg", "n_queries"])
+    }
+}
+
+/// kendall_sums(x, offsets, variant) -> KendallSums
 #[pyfunction]
-fn kendall_sums<'py>(
-    py: Python<'py>,
-    x: PyReadonlyArray2<'py, f64>,
-    offsets: PyReadonlyArray1<'py, usize>,
+fn kendall_sums(
+    py: Python<'_>,
+    x: PyReadonlyArray2<'_, f64>,
+    offsets: PyReadonlyArray1<'_, usize>,
     variant: &str,
-) -> PyResult<(PyMat<'py, f64>, PyMat<'py, f64>, u64)> {
+) -> PyResult<KendallSums> {
     let variant = Variant::parse(variant).py()?;
     let (x, offsets) = (x.as_array(), query_offsets(&offsets)?);
     let (s, sn, q) = crate::errors::run_detached(py, || {
         shard_sums::kendall_sums(x, &offsets, variant, DEFAULT_SHORT_MAX, &python_interrupt())
     })?;
-    Ok((s.into_pyarray(py), sn.into_pyarray(py), q))
+    Ok(KendallSums { s: s.into_pyarray(py).unbind(), s_neg: sn.into_pyarray(py).unbind(), n_queries: q })
 }
 
-/// pairwise_counts(x, y, offsets) -> (E_asc (n,), E_desc (n,), n_preference_pairs), uint64
+/// PairwiseCounts: one shard's exact counts behind pairwise accuracy (read-only):
+/// `ascending` and `descending` (n,) uint64, twice the preference pairs each feature misorders
+/// by `x` and by `-x` (a tie counting one), and `n_pairs`, the shard's preference pairs
+/// (`acc = 1 - E / (2 n_pairs)` over the summed shards).
+#[pyclass(frozen, module = "rankselect._core", name = "PairwiseCounts")]
+pub struct PairwiseCounts {
+    #[pyo3(get)]
+    ascending: Py<PyArray1<u64>>,
+    #[pyo3(get)]
+    descending: Py<PyArray1<u64>>,
+    #[pyo3(get)]
+    n_pairs: u64,
+}
+
+#[pymethods]
+impl PairwiseCounts {
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        fields_repr(slf.as_any(), &["ascending", "descending", "n_pairs"])
+    }
+}
+
+/// pairwise_counts(x, y, offsets) -> PairwiseCounts
 #[pyfunction]
 fn pairwise_counts<'py>(
     py: Python<'py>,
     x: PyReadonlyArray2<'py, f64>,
     y: PyReadonlyArray1<'py, f64>,
     offsets: PyReadonlyArray1<'py, usize>,
-) -> PyResult<(PyVec<'py, u64>, PyVec<'py, u64>, u64)> {
+) -> PyResult<PairwiseCounts> {
     let (x, y, offsets) = (x.as_array(), y.as_array(), query_offsets(&offsets)?);
     let (a, d, p) = crate::errors::run_detached(py, || {
         shard_sums::pairwise_counts(x, y, &offsets, DEFAULT_SHORT_MAX, &python_interrupt())
     })?;
-    Ok((a.into_pyarray(py), d.into_pyarray(py), p))
+    Ok(PairwiseCounts { ascending: a.into_pyarray(py).unbind(), descending: d.into_pyarray(py).unbind(), n_pairs: p })
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<GreedyShard>()?;
+    m.add_class::<KendallSums>()?;
+    m.add_class::<PairwiseCounts>()?;
     m.add_function(wrap_pyfunction!(greedy_rankrls_sharded, m)?)?;
     m.add_function(wrap_pyfunction!(kendall_sums, m)?)?;
     m.add_function(wrap_pyfunction!(pairwise_counts, m)?)?;

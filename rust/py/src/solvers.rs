@@ -1,10 +1,10 @@
 //! The solver contract across the boundary: `rankselect_core::solvers::SolverResult` as one
 //! Python type, `_core.SolverResult`, built here (and only here) from the core's result.
 //!
-//! Rule for every solver binding: it returns `(SolverResult, *extras)`, the shared contract
-//! first, then the method's own extras (`ranksvm_fit`: `n_cg_iter`, `n_pairs`;
-//! `sparse_ranksvm`: `n_reweightings`; `fsmrank`: the result of the doubled problem, then
-//! `coef = w+ - w-` and `n_pairs`).
+//! Rule for every solver binding: it returns a read-only fit class whose `result` is the
+//! shared contract, the method's own extras named beside it (`RankSVMFit`: `n_cg_iter`,
+//! `n_pairs`; `SparseRankSVMFit`: `n_reweightings`; `FSMRankFit`: the result of the doubled
+//! problem, then `coef = w+ - w-` and `n_pairs`).
 
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1, PyUntypedArrayMethods};
 use pyo3::prelude::*;

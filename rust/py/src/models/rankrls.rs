@@ -1,13 +1,14 @@
 //! Bindings of `rankselect_core::models::rankrls`: RankRLS, exact LQO predictions, alpha paths.
 
 use faer::Mat;
-use numpy::{IntoPyArray, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
+use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
 use rankselect_core::models::rankrls;
 
 use crate::arrays::{PyMat, PyVec};
 use crate::data::groups::query_offsets;
 use crate::errors::{python_interrupt, IntoPyResult};
+use crate::results::fields_repr;
 
 /// rankrls_fit(X, y, offsets, alpha) -> coef
 ///
@@ -28,13 +29,30 @@ fn rankrls_fit<'py>(
     Ok(w.into_pyarray(py))
 }
 
-/// What `rankrls_lqo` returns: `(coef, predictions, residuals, lqo_error)`.
-type LqoOut<'py> = (PyVec<'py, f64>, PyVec<'py, f64>, PyVec<'py, f64>, f64);
+/// RankRLSLqo: RankRLS with its exact leave-query-out (LQO) predictions (read-only): `coef`
+/// (n,), the weights on all rows; `predictions` (m,), grouped order, each row's by the model
+/// trained without its query; `residuals` (m,), the query-centred hold-out residuals; and
+/// `lqo_error`, their sum of squares (eq. 7).
+#[pyclass(frozen, module = "rankselect._core", name = "RankRLSLqo")]
+pub struct RankRLSLqo {
+    #[pyo3(get)]
+    coef: Py<PyArray1<f64>>,
+    #[pyo3(get)]
+    predictions: Py<PyArray1<f64>>,
+    #[pyo3(get)]
+    residuals: Py<PyArray1<f64>>,
+    #[pyo3(get)]
+    lqo_error: f64,
+}
 
-/// rankrls_lqo(X, y, offsets, alpha) -> (coef, predictions, residuals, error)
-///
-/// Exact leave-query-out predictions (grouped order) of the model trained without each
-/// row's query, and the query-centred hold-out residuals.
+#[pymethods]
+impl RankRLSLqo {
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        fields_repr(slf.as_any(), &["coef", "predictions", "residuals", "lqo_error"])
+    }
+}
+
+/// rankrls_lqo(X, y, offsets, alpha) -> RankRLSLqo
 #[pyfunction]
 fn rankrls_lqo<'py>(
     py: Python<'py>,
@@ -42,13 +60,18 @@ fn rankrls_lqo<'py>(
     y: PyReadonlyArray1<'py, f64>,
     offsets: PyReadonlyArray1<'py, usize>,
     alpha: f64,
-) -> PyResult<LqoOut<'py>> {
+) -> PyResult<RankRLSLqo> {
     let off = query_offsets(&offsets)?;
     let xv = x.as_array();
     let yv = y.as_slice()?;
     let interrupt = python_interrupt();
     let r = crate::errors::run_detached(py, || rankrls::fit_lqo(xv, yv, &off, alpha, &interrupt))?;
-    Ok((r.coef.into_pyarray(py), r.predictions.into_pyarray(py), r.residuals.into_pyarray(py), r.lqo_error))
+    Ok(RankRLSLqo {
+        coef: r.coef.into_pyarray(py).unbind(),
+        predictions: r.predictions.into_pyarray(py).unbind(),
+        residuals: r.residuals.into_pyarray(py).unbind(),
+        lqo_error: r.lqo_error,
+    })
 }
 
 /// rankrls_alpha_path(X, y, offsets, alphas) -> (lqo_errors, coefs (n_alphas, n))
@@ -188,6 +211,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         m.add_function(f)?;
     }
     m.add_function(wrap_pyfunction!(rankrls_fit, m)?)?;
+    m.add_class::<RankRLSLqo>()?;
     m.add_function(wrap_pyfunction!(rankrls_lqo, m)?)?;
     m.add_function(wrap_pyfunction!(rankrls_alpha_path, m)?)?;
     Ok(())

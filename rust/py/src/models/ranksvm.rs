@@ -2,22 +2,48 @@
 
 use numpy::{PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
-use rankselect_core::models::ranksvm::{fit, RankSvmParams};
+use rankselect_core::models::ranksvm::{fit, RankSvmFit, RankSvmParams};
 use rankselect_core::solvers::truncated_newton::truncated_newton;
 use rankselect_core::solvers::SolverResult as CoreResult;
 
 use crate::callbacks::PySource;
 use crate::data::groups::query_offsets;
 use crate::errors::{count_arg, python_interrupt};
+use crate::results::fields_repr;
 use crate::solvers::SolverResult;
 
-/// ranksvm_fit(X, y, offsets, C, tol, max_iter, max_cg_iter, w0=None)
-///     -> (SolverResult, n_cg_iter, n_pairs)
+/// RankSVMFit: what RankSVM's truncated Newton returns (read-only): `result`, the solver
+/// contract's `SolverResult` (`kkt_residual` the relative gradient norm `||g|| / ||g_0||`,
+/// `n_iter` the Newton steps), `n_cg_iter`, the CG iterations (Hessian-vector products), and
+/// `n_pairs`, the preference pairs.
+#[pyclass(frozen, module = "rankselect._core", name = "RankSVMFit")]
+pub struct RankSVMFit {
+    #[pyo3(get)]
+    result: Py<SolverResult>,
+    #[pyo3(get)]
+    n_cg_iter: usize,
+    #[pyo3(get)]
+    n_pairs: usize,
+}
+
+impl RankSVMFit {
+    /// The one conversion of the core's fit.
+    fn from_core(py: Python<'_>, f: &RankSvmFit) -> PyResult<Self> {
+        let result = Py::new(py, SolverResult::from_core(py, CoreResult::from(f)))?;
+        Ok(RankSVMFit { result, n_cg_iter: f.n_cg_iter, n_pairs: f.n_pairs })
+    }
+}
+
+#[pymethods]
+impl RankSVMFit {
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        fields_repr(slf.as_any(), &["result", "n_cg_iter", "n_pairs"])
+    }
+}
+
+/// ranksvm_fit(X, y, offsets, C, tol, max_iter, max_cg_iter, w0=None) -> RankSVMFit
 ///
-/// Rows grouped by query (offsets). `SolverResult.kkt_residual` is the relative gradient
-/// norm `||g|| / ||g_0||`, `n_iter` the Newton steps; `n_cg_iter` counts the CG iterations
-/// (Hessian-vector products), `n_pairs` the preference pairs. Runs with the GIL released;
-/// Ctrl-C interrupts.
+/// Rows grouped by query (offsets). Runs with the GIL released; Ctrl-C interrupts.
 #[pyfunction]
 #[pyo3(signature = (x, y, offsets, c, tol, max_iter, max_cg_iter, w0=None))]
 // A binding takes its Python signature as is: one argument per parameter.
@@ -32,7 +58,7 @@ fn ranksvm_fit<'py>(
     max_iter: &Bound<'py, PyAny>,
     max_cg_iter: &Bound<'py, PyAny>,
     w0: Option<PyReadonlyArray1<'py, f64>>,
-) -> PyResult<(SolverResult, usize, usize)> {
+) -> PyResult<RankSVMFit> {
     let max_iter = count_arg(max_iter, "max_iter")?;
     let max_cg_iter = count_arg(max_cg_iter, "max_cg_iter")?;
     let x = x.as_array();
@@ -54,12 +80,11 @@ fn ranksvm_fit<'py>(
         let interrupt = python_interrupt();
         fit(x, y, &offsets, &params, w0, &interrupt)
     })?;
-    let (n_cg_iter, n_pairs) = (f.n_cg_iter, f.n_pairs);
-    Ok((SolverResult::from_core(py, CoreResult::from(&f)), n_cg_iter, n_pairs))
+    RankSVMFit::from_core(py, &f)
 }
 
-/// ranksvm_fit_with(loss, n_features, C, tol, max_iter, max_cg_iter, w0=None)
-///     -> (SolverResult, n_cg_iter, n_pairs)
+/// ranksvm_fit_with(loss, n_features, C, tol, max_iter, max_cg_iter, w0=None, max_memory=None)
+///     -> RankSVMFit
 ///
 /// The truncated Newton of `ranksvm_fit` with the pairwise loss `L` answered by `loss`, an
 /// object with `value_grad(w) -> (L, grad)`, `hessp(w, v) -> H v`,
@@ -81,7 +106,7 @@ fn ranksvm_fit_with<'py>(
     max_cg_iter: &Bound<'py, PyAny>,
     w0: Option<PyReadonlyArray1<'py, f64>>,
     max_memory: Option<u64>,
-) -> PyResult<(SolverResult, usize, usize)> {
+) -> PyResult<RankSVMFit> {
     let n = count_arg(n_features, "n_features")?;
     let max_iter = count_arg(max_iter, "max_iter")?;
     let max_cg_iter = count_arg(max_cg_iter, "max_cg_iter")?;
@@ -93,11 +118,11 @@ fn ranksvm_fit_with<'py>(
         truncated_newton(&mut source, &params, w0.as_deref(), &interrupt)
     })?;
     let f = source.finish(result)?;
-    let (n_cg_iter, n_pairs) = (f.n_cg_iter, f.n_pairs);
-    Ok((SolverResult::from_core(py, CoreResult::from(&f)), n_cg_iter, n_pairs))
+    RankSVMFit::from_core(py, &f)
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<RankSVMFit>()?;
     m.add_function(wrap_pyfunction!(ranksvm_fit, m)?)?;
     m.add_function(wrap_pyfunction!(ranksvm_fit_with, m)?)?;
     Ok(())

@@ -13,10 +13,37 @@ use rankselect_core::solvers::Solver;
 use crate::callbacks::PySource;
 use crate::data::groups::query_offsets;
 use crate::errors::{count_arg, python_interrupt, IntoPyResult};
+use crate::results::fields_repr;
 use crate::solvers::SolverResult;
 
+/// SparseRankSVMFit: what sparse RankSVM returns (read-only): `result`, the solver contract's
+/// `SolverResult` of the last (weighted) L1 problem, and `n_reweightings`, the weighted-L1
+/// solves done (1 for `l1`).
+#[pyclass(frozen, module = "rankselect._core", name = "SparseRankSVMFit")]
+pub struct SparseRankSVMFit {
+    #[pyo3(get)]
+    result: Py<SolverResult>,
+    #[pyo3(get)]
+    n_reweightings: usize,
+}
+
+impl SparseRankSVMFit {
+    /// The one conversion of the core's fit.
+    fn from_core(py: Python<'_>, fit: sparse_core::SparseFit) -> PyResult<Self> {
+        let result = Py::new(py, SolverResult::from_core(py, fit.result))?;
+        Ok(SparseRankSVMFit { result, n_reweightings: fit.n_reweightings })
+    }
+}
+
+#[pymethods]
+impl SparseRankSVMFit {
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        fields_repr(slf.as_any(), &["result", "n_reweightings"])
+    }
+}
+
 /// sparse_ranksvm(x, y, offsets, c, penalty, p, epsilon, mcp_gamma, weights, w0, max_iter,
-/// max_reweightings, tol, solver="prox-newton") -> (SolverResult, n_reweightings)
+/// max_reweightings, tol, solver="prox-newton") -> SparseRankSVMFit
 ///
 /// Rows of `x` (m, n) grouped by query (`offsets`). Minimises `Ω(w) + c·L(w)` with
 /// `Ω = ||w||_1` / weighted L1 (`penalty="l1"`), or the non-convex `log`, `mcp`
@@ -43,7 +70,7 @@ fn sparse_ranksvm<'py>(
     max_reweightings: &Bound<'py, PyAny>,
     tol: f64,
     solver: &str,
-) -> PyResult<(SolverResult, usize)> {
+) -> PyResult<SparseRankSVMFit> {
     let max_iter = count_arg(max_iter, "max_iter")?;
     let max_reweightings = count_arg(max_reweightings, "max_reweightings")?;
     let solver = Solver::by_name(solver, max_iter, tol).py()?;
@@ -58,7 +85,7 @@ fn sparse_ranksvm<'py>(
     let fit = crate::errors::run_detached(py, || {
         sparse_core::fit(xv, y, &offsets, c, penalty, w0, &solver, &reweighting, &interrupt)
     })?;
-    Ok((SolverResult::from_core(py, fit.result), fit.n_reweightings))
+    SparseRankSVMFit::from_core(py, fit)
 }
 
 /// sparse_c_min(x, y, offsets, weights=None) -> float
@@ -81,7 +108,7 @@ fn sparse_c_min<'py>(
 }
 
 /// sparse_ranksvm_with(loss, n_features, c, penalty, p, epsilon, mcp_gamma, weights, w0,
-///     max_iter, max_reweightings, tol, solver="prox-newton") -> (SolverResult, n_reweightings)
+///     max_iter, max_reweightings, tol, solver="prox-newton", max_memory=None) -> SparseRankSVMFit
 ///
 /// `sparse_ranksvm` with the pairwise loss `L` answered by `loss`, an object with
 /// `value(w)`, `value_grad(w) -> (L, grad)`, `hessian_block(w, ws) -> H[ws, ws]` and
@@ -109,7 +136,7 @@ fn sparse_ranksvm_with<'py>(
     tol: f64,
     solver: &str,
     max_memory: Option<u64>,
-) -> PyResult<(SolverResult, usize)> {
+) -> PyResult<SparseRankSVMFit> {
     let n = count_arg(n_features, "n_features")?;
     let max_iter = count_arg(max_iter, "max_iter")?;
     let max_reweightings = count_arg(max_reweightings, "max_reweightings")?;
@@ -125,10 +152,11 @@ fn sparse_ranksvm_with<'py>(
         sparse_core::fit_with(&source, c, penalty, w0, &solver, &reweighting, &interrupt)
     })?;
     let fit = source.finish(result)?;
-    Ok((SolverResult::from_core(py, fit.result), fit.n_reweightings))
+    SparseRankSVMFit::from_core(py, fit)
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<SparseRankSVMFit>()?;
     m.add_function(wrap_pyfunction!(sparse_ranksvm, m)?)?;
     m.add_function(wrap_pyfunction!(sparse_ranksvm_with, m)?)?;
     m.add_function(wrap_pyfunction!(sparse_c_min, m)?)?;

@@ -1,22 +1,39 @@
 //! Bindings of `rankselect_core::selection::fsmrank`: FSMRank (Lai et al. 2013), solved by
 //! FISTA on the doubled features; the result is the solver contract's `SolverResult`.
 
-use numpy::{IntoPyArray, PyReadonlyArray1, PyReadonlyArray2};
+use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use rankselect_core::selection::fsmrank::fsmrank as kernel;
 use rankselect_core::solvers::fista::FistaOptions;
 
-use crate::arrays::PyVec;
 use crate::data::groups::query_offsets;
 use crate::errors::{count_arg, python_interrupt, IntoPyResult};
+use crate::results::fields_repr;
 use crate::solvers::SolverResult;
 
+/// FSMRankFit: what FSMRank returns (read-only): `result`, the solver contract's
+/// `SolverResult` on the doubled problem (its `coef` is `w = [w+, w-]`, 2d; FISTA's best
+/// iterate), `coef = w+ - w-` (d) and `n_pairs`, the preference pairs.
+#[pyclass(frozen, module = "rankselect._core", name = "FSMRankFit")]
+pub struct FSMRankFit {
+    #[pyo3(get)]
+    result: Py<SolverResult>,
+    #[pyo3(get)]
+    coef: Py<PyArray1<f64>>,
+    #[pyo3(get)]
+    n_pairs: usize,
+}
+
+#[pymethods]
+impl FSMRankFit {
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        fields_repr(slf.as_any(), &["result", "coef", "n_pairs"])
+    }
+}
+
 /// fsmrank(x, y, offsets, similarity, importance, lambda1, lambda2, w0, max_iter, tol,
-/// accelerate) -> (SolverResult, coef (d), n_pairs)
-///
-/// The result is the solver's on the doubled problem (its `coef` is `w = [w+, w-]`, 2d;
-/// FISTA's best iterate); the extras are `coef = w+ - w-` (d) and the number of pairs.
+/// accelerate=True) -> FSMRankFit
 ///
 /// Lai et al. eq. (2) on the doubled features, by Alg. 1 (`accelerate=False`: plain
 /// projected proximal gradient, for comparison).
@@ -37,7 +54,7 @@ fn fsmrank<'py>(
     max_iter: &Bound<'py, PyAny>,
     tol: f64,
     accelerate: bool,
-) -> PyResult<(SolverResult, PyVec<'py, f64>, usize)> {
+) -> PyResult<FSMRankFit> {
     let max_iter = count_arg(max_iter, "max_iter")?;
     let xv = x.as_array();
     let m = xv.nrows();
@@ -56,10 +73,12 @@ fn fsmrank<'py>(
     let r = crate::errors::run_detached(py, || {
         kernel(xv, y, &offsets, sim, imp, lambda1, lambda2, w0.as_deref(), &opts, &interrupt)
     })?;
-    Ok((SolverResult::from_core(py, r.solver.into()), r.coef.into_pyarray(py), r.n_pairs))
+    let result = Py::new(py, SolverResult::from_core(py, r.solver.into()))?;
+    Ok(FSMRankFit { result, coef: r.coef.into_pyarray(py).unbind(), n_pairs: r.n_pairs })
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<FSMRankFit>()?;
     m.add_function(wrap_pyfunction!(fsmrank, m)?)?;
     Ok(())
 }

@@ -1,25 +1,29 @@
-//! Bindings of `rankselect_core::selection::greedy_rls`: greedy RankRLS with exact LQO selection.
+//! Bindings of `rankselect_core::selection::greedy_rls` and `cost_greedy`: greedy RankRLS
+//! with exact LQO selection, as one entry point. `GreedyOptions` says which run (plain,
+//! per cost under a budget, floating), `greedy_rankrls` runs it in memory (and
+//! `shards::greedy_rankrls_sharded` over query shards), and both return one `GreedyResult`.
 
-use numpy::{IntoPyArray, PyReadonlyArray1, PyReadonlyArray2};
+use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use pyo3::types::PyList;
 use rankselect_core::interrupt::Interrupt;
 use rankselect_core::metrics::{Convention, Measure, MetricSpec};
+use rankselect_core::selection::cost_greedy::greedy_rankrls_costs;
 use rankselect_core::selection::greedy_rls::{
-    greedy_rankrls as kernel, Criterion, GreedyOptions, GreedyPath, MetricCriterion, Squared, Stop,
+    greedy_rankrls as plain_kernel, greedy_rankrls_floating, Choice, Criterion, FloatingPath,
+    GreedyOptions as CoreOptions, GreedyPath, MetricCriterion, Squared, Stop,
 };
 use rankselect_core::Error;
 
-use crate::arrays::{PyMat, PyVec};
 use crate::data::groups::query_offsets;
 use crate::errors::{count_arg, opt_count_arg, python_interrupt, IntoPyResult};
+use crate::results::fields_repr;
 
-/// The greedy criterion named `name`: `None` for the squared LQO criterion, else the ranking
-/// measure's spec with `convention` (labels `y` whose gain `2^r - 1` overflows, which would
-/// make every criterion value NaN, are refused). The one parser of a greedy criterion, for
-/// the in-memory bindings and the Dask shards (`shards::GreedyShard`).
-pub(crate) fn criterion_spec(name: &str, convention: &str, y: &[f64]) -> PyResult<Option<MetricSpec>> {
-    // checked even where the squared criterion does not use it
+/// The measure of the greedy criterion named `name`: `None` for the squared LQO criterion,
+/// else the ranking measure's spec with `convention` (both checked, the convention even where
+/// the squared criterion does not use it).
+fn parse_criterion(name: &str, convention: &str) -> PyResult<Option<MetricSpec>> {
     let convention: Convention = convention.parse().py()?;
     if name.eq_ignore_ascii_case("squared") {
         return Ok(None);
@@ -31,97 +35,292 @@ pub(crate) fn criterion_spec(name: &str, convention: &str, y: &[f64]) -> PyResul
     })?;
     let spec = MetricSpec::new(measure).with_convention(convention);
     spec.validate().map_err(|e| PyValueError::new_err(format!("criterion: {e}")))?;
-    let top = y.iter().copied().filter(|v| v.is_finite()).fold(0.0, f64::max);
-    rankselect_core::metrics::check_gain_labels(&spec, top).py()?;
     Ok(Some(spec))
 }
 
-/// [`criterion_spec`] as the core's [`Criterion`].
-pub(crate) fn criterion_of(name: &str, convention: &str, y: &[f64]) -> PyResult<Box<dyn Criterion + Send + Sync>> {
-    Ok(match criterion_spec(name, convention, y)? {
+/// The core's [`Criterion`] of `spec` for labels `y`: labels whose gain `2^r - 1` overflows,
+/// which would make every criterion value NaN, are refused.
+fn criterion_for(spec: Option<MetricSpec>, y: &[f64]) -> PyResult<Box<dyn Criterion + Send + Sync>> {
+    Ok(match spec {
         None => Box::new(Squared),
-        Some(spec) => Box::new(MetricCriterion(spec)),
+        Some(spec) => {
+            let top = y.iter().copied().filter(|v| v.is_finite()).fold(0.0, f64::max);
+            rankselect_core::metrics::check_gain_labels(&spec, top).py()?;
+            Box::new(MetricCriterion(spec))
+        }
     })
 }
 
-/// greedy_rankrls(X, y, offsets, n_features_to_select, alpha, criterion="squared",
-///                min_improvement=None, progress=None, convention="standard", max_memory=None)
-///     -> (selected, values, coef_path (steps, n), stop)
+/// The greedy criterion named `name` with `convention`, for labels `y` (the one parser of a
+/// greedy criterion: [`GreedyOptions`] and the Dask shards, `shards::GreedyShard`).
+pub(crate) fn criterion_of(name: &str, convention: &str, y: &[f64]) -> PyResult<Box<dyn Criterion + Send + Sync>> {
+    criterion_for(parse_criterion(name, convention)?, y)
+}
+
+/// GreedyOptions(n_features_to_select, alpha, criterion="squared", min_improvement=None,
+///               convention="standard", max_memory=None, feature_costs=None, budget=None,
+///               floating=False)
 ///
-/// Rows grouped by query (offsets). `progress(step, feature, value)` is called after every
-/// step (with the GIL); an exception it raises stops the run and propagates. `stop` is None
-/// (`n_features_to_select` steps), "min_improvement" or "uninformative" (every remaining
-/// feature is constant within every query: such features are never candidates).
-/// `max_memory` (bytes): MemoryError before allocating caches larger than that (None: no
-/// limit). The leading arguments are those of `greedy_rankrls_costs`, in the same order.
+/// Which greedy RankRLS run `greedy_rankrls` (and `greedy_rankrls_sharded`) does, read-only:
+/// select `n_features_to_select` features with ridge `alpha` by the exact LQO `criterion`
+/// ("squared" or a ranking measure such as "ndcg@10", with `convention`); stop early when a
+/// step improves by less than `min_improvement` (relative; None: never); `max_memory` (bytes):
+/// MemoryError before the caches would exceed it (None: no limit). `feature_costs` and/or
+/// `budget`: choose by improvement per unit cost, never exceeding `budget` (a budget alone:
+/// unit costs). `floating=True`: sequential floating forward selection (neither costs, budget
+/// nor `min_improvement`). Names and integers are checked here; the values by the run.
+#[pyclass(frozen, module = "rankselect._core", name = "GreedyOptions")]
+pub struct GreedyOptions {
+    #[pyo3(get)]
+    n_features_to_select: usize,
+    #[pyo3(get)]
+    alpha: f64,
+    #[pyo3(get)]
+    criterion: String,
+    #[pyo3(get)]
+    min_improvement: Option<f64>,
+    #[pyo3(get)]
+    convention: String,
+    #[pyo3(get)]
+    max_memory: Option<u64>,
+    costs: Option<Vec<f64>>,
+    #[pyo3(get)]
+    budget: Option<f64>,
+    #[pyo3(get)]
+    floating: bool,
+    spec: Option<MetricSpec>,
+}
+
+#[pymethods]
+impl GreedyOptions {
+    #[new]
+    #[pyo3(signature = (n_features_to_select, alpha, criterion="squared", min_improvement=None,
+                        convention="standard", max_memory=None, feature_costs=None, budget=None, floating=false))]
+    // A binding takes its Python signature as is: one argument per parameter.
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        n_features_to_select: &Bound<'_, PyAny>,
+        alpha: f64,
+        criterion: &str,
+        min_improvement: Option<f64>,
+        convention: &str,
+        max_memory: Option<Bound<'_, PyAny>>,
+        feature_costs: Option<PyReadonlyArray1<'_, f64>>,
+        budget: Option<f64>,
+        floating: bool,
+    ) -> PyResult<Self> {
+        let n_features_to_select = count_arg(n_features_to_select, "n_features_to_select")?;
+        let max_memory = opt_count_arg(max_memory.as_ref(), "max_memory")?.map(|v| v as u64);
+        let spec = parse_criterion(criterion, convention)?;
+        let costs = feature_costs.map(|c| c.as_slice().map(|s| s.to_vec())).transpose()?;
+        if floating && (costs.is_some() || budget.is_some() || min_improvement.is_some()) {
+            return Err(PyValueError::new_err(
+                "floating selection takes neither feature_costs, budget nor min_improvement",
+            ));
+        }
+        Ok(GreedyOptions {
+            n_features_to_select,
+            alpha,
+            criterion: criterion.to_owned(),
+            min_improvement,
+            convention: convention.to_owned(),
+            max_memory,
+            costs,
+            budget,
+            floating,
+            spec,
+        })
+    }
+
+    /// The feature costs (a copy), or None.
+    #[getter]
+    fn feature_costs<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArray1<f64>>> {
+        self.costs.as_ref().map(|c| c.clone().into_pyarray(py))
+    }
+
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        fields_repr(
+            slf.as_any(),
+            &[
+                "n_features_to_select",
+                "alpha",
+                "criterion",
+                "min_improvement",
+                "convention",
+                "max_memory",
+                "feature_costs",
+                "budget",
+                "floating",
+            ],
+        )
+    }
+}
+
+impl GreedyOptions {
+    /// The core's options, `max_memory` left to the caller (the in-memory caches take it;
+    /// over shards the driver applies it to its own matrices).
+    pub(crate) fn core(&self, max_memory: Option<u64>) -> CoreOptions {
+        CoreOptions {
+            n_features_to_select: self.n_features_to_select,
+            alpha: self.alpha,
+            min_improvement: self.min_improvement,
+            max_memory,
+        }
+    }
+
+    pub(crate) fn max_memory(&self) -> Option<u64> {
+        self.max_memory
+    }
+
+    pub(crate) fn floating(&self) -> bool {
+        self.floating
+    }
+
+    /// The criterion for labels `y` ([`criterion_for`]).
+    pub(crate) fn criterion(&self, y: &[f64]) -> PyResult<Box<dyn Criterion + Send + Sync>> {
+        criterion_for(self.spec, y)
+    }
+
+    /// The feature costs of a run on `n` features: the given ones, unit costs under a budget
+    /// alone, or None (the best criterion, no costs).
+    pub(crate) fn costs(&self, n: usize) -> Option<Vec<f64>> {
+        match (&self.costs, self.budget) {
+            (Some(c), _) => Some(c.clone()),
+            (None, Some(_)) => Some(vec![1.0; n]),
+            (None, None) => None,
+        }
+    }
+
+    /// The choice rule with the costs of [`Self::costs`].
+    pub(crate) fn choice<'c>(&self, costs: &'c Option<Vec<f64>>) -> Choice<'c> {
+        match costs {
+            Some(feature_costs) => Choice::PerCost { feature_costs, budget: self.budget },
+            None => Choice::Best,
+        }
+    }
+}
+
+/// GreedyResult: what a greedy RankRLS run returns (read-only).
+///
+/// `selected` (uintp): the features in order of selection (floating: the best subset of the
+/// largest size); `lqo_scores`: the criterion after each step (floating: the best of each
+/// subset size); `coef_path` (steps, n): the weights of every prefix (floating: of each size's
+/// best subset); `stop_reason`: None (`n_features_to_select` steps), "min_improvement",
+/// "uninformative" (only features constant within every query are left), "budget" or
+/// (floating) "visited" (every addition gives a subset already visited). Floating only (else
+/// None): `subsets`, the best subset of every size; `step_features`, `step_added`,
+/// `step_values`, every step's feature, whether it was added, and the criterion after it.
+#[pyclass(frozen, module = "rankselect._core", name = "GreedyResult")]
+pub struct GreedyResult {
+    #[pyo3(get)]
+    selected: Py<PyArray1<usize>>,
+    #[pyo3(get)]
+    lqo_scores: Py<PyArray1<f64>>,
+    #[pyo3(get)]
+    coef_path: Py<PyArray2<f64>>,
+    #[pyo3(get)]
+    stop_reason: Option<&'static str>,
+    #[pyo3(get)]
+    subsets: Option<Py<PyList>>,
+    #[pyo3(get)]
+    step_features: Option<Py<PyArray1<usize>>>,
+    #[pyo3(get)]
+    step_added: Option<Py<PyArray1<bool>>>,
+    #[pyo3(get)]
+    step_values: Option<Py<PyArray1<f64>>>,
+}
+
+impl GreedyResult {
+    /// The result of a (non-floating) path: the one conversion of the core's path.
+    pub(crate) fn from_path(py: Python<'_>, path: GreedyPath) -> Self {
+        GreedyResult {
+            selected: path.selected.into_pyarray(py).unbind(),
+            lqo_scores: path.lqo_scores.into_pyarray(py).unbind(),
+            coef_path: path.coef_path.into_pyarray(py).unbind(),
+            stop_reason: path.stop.map(stop_name),
+            subsets: None,
+            step_features: None,
+            step_added: None,
+            step_values: None,
+        }
+    }
+
+    /// The result of a floating search: its path, then its subsets and steps.
+    fn from_floating(py: Python<'_>, fp: FloatingPath) -> PyResult<Self> {
+        let subsets = PyList::new(py, fp.subsets.into_iter().map(|s| s.into_pyarray(py)))?.unbind();
+        let features: Vec<usize> = fp.steps.iter().map(|s| s.0).collect();
+        let added: Vec<bool> = fp.steps.iter().map(|s| s.1).collect();
+        let values: Vec<f64> = fp.steps.iter().map(|s| s.2).collect();
+        Ok(GreedyResult {
+            subsets: Some(subsets),
+            step_features: Some(features.into_pyarray(py).unbind()),
+            step_added: Some(added.into_pyarray(py).unbind()),
+            step_values: Some(values.into_pyarray(py).unbind()),
+            ..GreedyResult::from_path(py, fp.path)
+        })
+    }
+}
+
+#[pymethods]
+impl GreedyResult {
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        let fields = [
+            "selected",
+            "lqo_scores",
+            "coef_path",
+            "stop_reason",
+            "subsets",
+            "step_features",
+            "step_added",
+            "step_values",
+        ];
+        fields_repr(slf.as_any(), &fields)
+    }
+}
+
+/// greedy_rankrls(X, y, offsets, options, progress=None) -> GreedyResult
+///
+/// Greedy RankRLS on rows grouped by query (`offsets`) as `options` (a `GreedyOptions`)
+/// says: plain, per cost under a budget, or floating. `progress(step, feature, value)` is
+/// called after every step (every addition when floating; with the GIL); an exception it
+/// raises stops the run and propagates.
 #[pyfunction]
-#[pyo3(signature = (x, y, offsets, n_features_to_select, alpha, criterion="squared", min_improvement=None,
-                    progress=None, convention="standard", max_memory=None))]
-// A binding takes its Python signature as is: one argument per parameter.
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (x, y, offsets, options, progress=None))]
 fn greedy_rankrls<'py>(
     py: Python<'py>,
     x: PyReadonlyArray2<'py, f64>,
     y: PyReadonlyArray1<'py, f64>,
     offsets: PyReadonlyArray1<'py, usize>,
-    n_features_to_select: &Bound<'py, PyAny>,
-    alpha: f64,
-    criterion: &str,
-    min_improvement: Option<f64>,
+    options: PyRef<'py, GreedyOptions>,
     progress: Option<Py<PyAny>>,
-    convention: &str,
-    max_memory: Option<Bound<'py, PyAny>>,
-) -> PyResult<GreedyOut<'py>> {
+) -> PyResult<GreedyResult> {
     let off = query_offsets(&offsets)?;
     let xv = x.as_array();
     let yv = y.as_slice()?;
-    let crit = criterion_of(criterion, convention, yv)?;
-    let opts = greedy_options(n_features_to_select, alpha, min_improvement, max_memory)?;
-    run_greedy(py, progress, |interrupt, report| kernel(xv, yv, &off, &opts, crit.as_ref(), interrupt, report))
+    let crit = options.criterion(yv)?;
+    let opts = options.core(options.max_memory);
+    if options.floating {
+        let fp = run_with_progress(py, progress, |interrupt, report| {
+            greedy_rankrls_floating(xv, yv, &off, &opts, crit.as_ref(), interrupt, report)
+        })?;
+        return GreedyResult::from_floating(py, fp);
+    }
+    let budget = options.budget;
+    let path = match options.costs(xv.ncols()) {
+        Some(costs) => run_with_progress(py, progress, |interrupt, report| {
+            greedy_rankrls_costs(xv, yv, &off, &opts, &costs, budget, crit.as_ref(), interrupt, report)
+        })?,
+        None => run_with_progress(py, progress, |interrupt, report| {
+            plain_kernel(xv, yv, &off, &opts, crit.as_ref(), interrupt, report)
+        })?,
+    };
+    Ok(GreedyResult::from_path(py, path))
 }
-
-/// The core's [`GreedyOptions`] from the arguments every greedy binding takes, named as in
-/// Python (integers checked by [`count_arg`], which names them).
-pub(crate) fn greedy_options(
-    n_features_to_select: &Bound<'_, PyAny>,
-    alpha: f64,
-    min_improvement: Option<f64>,
-    max_memory: Option<Bound<'_, PyAny>>,
-) -> PyResult<GreedyOptions> {
-    Ok(GreedyOptions {
-        n_features_to_select: count_arg(n_features_to_select, "n_features_to_select")?,
-        alpha,
-        min_improvement,
-        max_memory: opt_count_arg(max_memory.as_ref(), "max_memory")?.map(|v| v as u64),
-    })
-}
-
-/// What a greedy binding returns: `(selected, values, coef_path (steps, n), stop)`.
-pub(crate) type GreedyOut<'py> = (PyVec<'py, usize>, PyVec<'py, f64>, PyMat<'py, f64>, Option<&'static str>);
 
 /// The plumbing every greedy binding shares: runs `kernel(interrupt, report)` with the GIL
 /// released, Ctrl-C as the interrupt, and `report(step, feature, value)` calling the Python
 /// `progress` callback (re-attaching briefly); an exception raised by the callback stops the
-/// kernel and is re-raised as is. The path is converted to [`GreedyOut`].
-pub(crate) fn run_greedy<'py, K>(py: Python<'py>, progress: Option<Py<PyAny>>, kernel: K) -> PyResult<GreedyOut<'py>>
-where
-    K: Send
-        + FnOnce(
-            &dyn Interrupt,
-            &mut dyn FnMut(usize, usize, f64) -> rankselect_core::Result<()>,
-        ) -> rankselect_core::Result<GreedyPath>,
-{
-    let path = run_with_progress(py, progress, kernel)?;
-    Ok(greedy_out(py, path))
-}
-
-/// [`GreedyOut`] of a core path.
-pub(crate) fn greedy_out(py: Python<'_>, path: GreedyPath) -> GreedyOut<'_> {
-    let stop = path.stop.map(stop_name);
-    (path.selected.into_pyarray(py), path.lqo_scores.into_pyarray(py), path.coef_path.into_pyarray(py), stop)
-}
-
-/// The GIL, interrupt and progress plumbing of [`run_greedy`] for a kernel returning any `T`.
+/// kernel and is re-raised as is.
 pub(crate) fn run_with_progress<T, K>(py: Python<'_>, progress: Option<Py<PyAny>>, kernel: K) -> PyResult<T>
 where
     T: Send,
@@ -163,6 +362,8 @@ pub(crate) fn stop_name(s: Stop) -> &'static str {
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<GreedyOptions>()?;
+    m.add_class::<GreedyResult>()?;
     m.add_function(wrap_pyfunction!(greedy_rankrls, m)?)?;
     Ok(())
 }
