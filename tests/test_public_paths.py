@@ -154,10 +154,6 @@ def test_a_module_moved_twice_names_its_last_home(monkeypatch):
 #: files that name the old paths on purpose: the table, and the tests of the deprecation
 ALLOWED = {"python/rankselect/_aliases.py", "tests/test_compat.py", "tests/test_public_paths.py"}
 
-#: folders of the selector move (another branch): their docstrings still say ``rs.datasets``
-#: and ``rankselect.costs``; strict xfail below until they follow (then move them to the check)
-PENDING = ("python/rankselect/selection/", "python/rankselect/wrapper/", "python/rankselect/models/",
-           "python/rankselect/dask/gas.py")
 
 
 def _old_path_pattern() -> re.Pattern:
@@ -188,26 +184,19 @@ def _uses(paths: list[Path]) -> list[str]:
     return out
 
 
-def _checked(pending: bool) -> list[Path]:
+def _checked() -> list[Path]:
     if not (ROOT / "README.md").is_file() or not (ROOT / "python").is_dir():
         pytest.skip("run from a checkout (README.md, docs/ and python/ beside tests/)")
     out = []
     for p in _sources():
         rel = p.relative_to(ROOT).as_posix()
-        if rel in ALLOWED:
-            continue
-        if rel.startswith(PENDING) == pending:
+        if rel not in ALLOWED:
             out.append(p)
     return out
 
 
 def test_no_page_docstring_or_test_uses_an_old_path():
-    assert _uses(_checked(pending=False)) == []
-
-
-@pytest.mark.xfail(strict=True, reason="the selector folders follow after the merge of the selector move")
-def test_the_selector_folders_use_no_old_path():
-    assert _uses(_checked(pending=True)) == []
+    assert _uses(_checked()) == []
 
 
 def test_the_check_finds_old_paths(tmp_path):

@@ -258,7 +258,7 @@ def fits_budget(cost, budget: Optional[float]):
 
     Examples
     --------
-    >>> from rankselect.costs import fits_budget
+    >>> from rankselect.analysis.costs import fits_budget
     >>> 0.1 + 0.1 + 0.1, fits_budget(0.1 + 0.1 + 0.1, 0.3), fits_budget(0.31, 0.3)
     (0.30000000000000004, True, False)
     """

@@ -135,6 +135,8 @@ def test_what_counts_as_a_lost_worker():
     assert is_lost_worker(CommClosedError("in <TCP>: Stream is closed"))
     assert is_lost_worker(OSError("Unable to contact Actor's worker"))
     assert is_lost_worker(ConnectionResetError())
+    assert is_lost_worker(RuntimeError("Worker holding Actor was lost.  Status: error"))
+    assert not is_lost_worker(RuntimeError("something else"))
     for bug in (IndexError("i"), ValueError("v"), TypeError("t"), RuntimeError("r"), FileNotFoundError("f"),
                 KeyError("k"), MemoryError()):
         assert not is_lost_worker(bug), bug

@@ -1,6 +1,6 @@
 """The one selector base (rankselect.selection.RankingSelector): every selector derives from
 it and lives under rankselect.selection; one support mask; one budget rule
-(rankselect.costs.fits_budget) in every selector; the filter skeleton written once."""
+(rankselect.analysis.costs.fits_budget) in every selector; the filter skeleton written once."""
 from __future__ import annotations
 
 import ast
@@ -15,7 +15,7 @@ from sklearn.feature_selection import SelectorMixin
 import rankselect as rs
 import rankselect.selection
 import rankselect.selection.wrapper
-from rankselect.costs import fits_budget
+from rankselect.analysis.costs import fits_budget
 from rankselect.selection import RankingSelector
 from rankselect.selection.filter_base import FilterSelector
 
@@ -98,7 +98,7 @@ def test_fits_budget_is_relative():
 
 @pytest.fixture(scope="module")
 def example():
-    return rs.datasets.load_example("train"), rs.datasets.load_example("vali")
+    return rs.data.datasets.load_example("train"), rs.data.datasets.load_example("vali")
 
 
 @pytest.mark.parametrize("cls", [rs.GAS, rs.NGAS, rs.XGAS, rs.HCAS])
@@ -130,7 +130,7 @@ def test_ranker_loop_selectors_use_the_relative_tolerance(example, cls):
 
 
 def test_cost_quality_path_best_within_uses_the_same_rule():
-    from rankselect.costs import CostQualityPath
+    from rankselect.analysis.costs import CostQualityPath
 
     path = CostQualityPath(total_cost=np.array([0.1, 0.1 + 0.1 + 0.1]), score=np.array([0.5, 0.6]),
                            n_features=np.array([1, 3]), features=[[0], [0, 1, 2]], scoring="ndcg@10")

@@ -53,7 +53,7 @@ class RedundancyReport:
     Examples
     --------
     >>> from rankselect import redundancy_report
-    >>> from rankselect.datasets import load_example
+    >>> from rankselect.data.datasets import load_example
     >>> report = redundancy_report(load_example().X, threshold=0.9)
     >>> report.n_redundant_features, [c.tolist() for c in report.redundant][:2]
     (5, [[0, 16], [2, 11]])
@@ -135,7 +135,7 @@ def redundancy_report(X, qid=None, y=None, *, similarity: Union[str, Any] = "spe
     Examples
     --------
     >>> from rankselect import redundancy_report
-    >>> from rankselect.datasets import load_example
+    >>> from rankselect.data.datasets import load_example
     >>> data = load_example()
     >>> report = redundancy_report(data.X, data.qid, data.y, threshold=0.9, importance="ndcg@10")
     >>> print(report.summary())

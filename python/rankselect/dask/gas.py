@@ -62,7 +62,7 @@ def kendall_similarity(X, qid, variant: str = "geng", absolute: bool = False, *,
     >>> import rankselect.dask as rd
     >>> cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None)
     >>> client = Client(cluster)
-    >>> X, y, qid = rd.partition_by_query(*rs.datasets.load_example("train"), n_partitions=2)
+    >>> X, y, qid = rd.partition_by_query(*rs.data.datasets.load_example("train"), n_partitions=2)
     >>> rd.kendall_similarity(X, qid).shape
     (22, 22)
     >>> client.close()
@@ -132,7 +132,7 @@ def feature_importance(X, y, qid, measure: str = "map", convention: str = "stand
     >>> import rankselect.dask as rd
     >>> cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None)
     >>> client = Client(cluster)
-    >>> X, y, qid = rd.partition_by_query(*rs.datasets.load_example("train"), n_partitions=2)
+    >>> X, y, qid = rd.partition_by_query(*rs.data.datasets.load_example("train"), n_partitions=2)
     >>> imp = rd.feature_importance(X, y, qid, measure="map")
     >>> int(imp.importance.argmax())
     9
@@ -163,7 +163,7 @@ class GAS(DaskEstimatorMixin, _GAS):
     >>> import rankselect.dask as rd
     >>> cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None)
     >>> client = Client(cluster)
-    >>> X, y, qid = rd.partition_by_query(*rs.datasets.load_example("train"), n_partitions=2)
+    >>> X, y, qid = rd.partition_by_query(*rs.data.datasets.load_example("train"), n_partitions=2)
     >>> gas = rd.GAS(3, 0.1).fit(X, y, qid)
     >>> gas.selected_features_
     array([9, 3, 2])

@@ -37,14 +37,18 @@ def _check_whole_queries(ids_per_shard: list[np.ndarray], names: list[str]) -> N
 
 #: what a lost worker raises at the client: the scheduler gave up on a task whose workers died
 #: (KilledWorker), a closed connection (CommClosedError, ConnectionError), or an actor's
-#: ``OSError("Unable to contact Actor's worker")``
+#: ``OSError("Unable to contact Actor's worker")`` or ``RuntimeError("Worker holding Actor was
+#: lost. ...")`` (distributed's ``Actor`` raises the one or the other, depending on when the
+#: worker died)
 LOST_WORKER_ERRORS: tuple[type[BaseException], ...] = (KilledWorker, CommClosedError, ConnectionError)
 
 
 def is_lost_worker(exc: BaseException) -> bool:
     """Whether ``exc`` says that a worker was lost (a retry may succeed), not that the task
     failed (an error of the task itself, such as an IndexError, which is raised as is)."""
-    return isinstance(exc, LOST_WORKER_ERRORS) or type(exc) is OSError
+    if isinstance(exc, LOST_WORKER_ERRORS) or type(exc) is OSError:
+        return True
+    return type(exc) is RuntimeError and str(exc).startswith("Worker holding Actor was lost")
 
 
 def _client(client):

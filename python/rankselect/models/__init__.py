@@ -5,7 +5,7 @@
 - :mod:`~rankselect.models.ranksvm`: :class:`RankSVM` (squared hinge, truncated Newton),
   optionally through a kernel map of :mod:`~rankselect.models.kernel_approximation`
   (:class:`Nystroem`, :class:`RandomFourierFeatures`);
-- :mod:`rankselect.pairwise` (here ``rankselect.models.pairwise``): preference pairs and the
+- :mod:`rankselect.models.pairwise` (here ``rankselect.models.pairwise``): preference pairs and the
   pairwise squared hinge loss;
 - :mod:`~rankselect.models.linear`: the ``predict`` of every linear ranker.
 

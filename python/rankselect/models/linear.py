@@ -15,7 +15,7 @@ class LinearPredictMixin:
     --------
     >>> import rankselect as rs
     >>> from rankselect.models.linear import LinearPredictMixin
-    >>> X, y, qid = rs.datasets.load_example("train")
+    >>> X, y, qid = rs.data.datasets.load_example("train")
     >>> model = rs.RankRLS().fit(X, y, qid=qid)
     >>> isinstance(model, LinearPredictMixin), model.predict(X[:2]).shape  # predict is X @ coef_
     (True, (2,))
@@ -37,7 +37,7 @@ class SparseLinearRankerMixin(LinearPredictMixin):
     --------
     >>> import rankselect as rs
     >>> from rankselect.models.linear import SparseLinearRankerMixin
-    >>> X, y, qid = rs.datasets.load_example("train")
+    >>> X, y, qid = rs.data.datasets.load_example("train")
     >>> svm = rs.SparseRankSVM(C=0.01).fit(X, y, qid=qid)
     >>> isinstance(svm, SparseLinearRankerMixin), int(svm.get_support().sum()) == len(svm.selected_features_)
     (True, True)

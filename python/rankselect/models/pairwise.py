@@ -68,7 +68,7 @@ def count_pairs(y, qid) -> int:
 
     Examples
     --------
-    >>> from rankselect.pairwise import count_pairs
+    >>> from rankselect.models.pairwise import count_pairs
     >>> count_pairs(y=[2, 0, 1, 1], qid=[1, 1, 1, 2])
     3
     """
@@ -121,7 +121,7 @@ def _pairs(y, qid, max_pairs, bytes_per_pair, what):
         total * bytes_per_pair,
         f"{what}: {total} preference pairs (qid {g.ids[q] if counts.size else '-'} has the most, "
         f"{int(counts[q]) if counts.size else 0})",
-        "pass a smaller max_pairs, split long queries, or use the implicit loss (rankselect.pairwise.squared_hinge),"
+        "pass a smaller max_pairs, split long queries, or use the implicit loss (rankselect.models.pairwise.squared_hinge),"
         " which never lists the pairs",
     )
     pairs = _core.preference_pairs(yg, g.offsets, max_memory=memory_limit())
@@ -191,7 +191,7 @@ def squared_hinge(X, y, qid, w) -> tuple[float, np.ndarray]:
     Examples
     --------
     >>> import numpy as np
-    >>> from rankselect.pairwise import squared_hinge
+    >>> from rankselect.models.pairwise import squared_hinge
     >>> X = np.array([[1., 0.], [0., 1.], [0., 0.]])
     >>> loss, grad = squared_hinge(X, y=[2, 1, 0], qid=[1, 1, 1], w=np.zeros(2))
     >>> loss, grad
@@ -219,7 +219,7 @@ def squared_hinge_hessp(X, y, qid, w, v) -> np.ndarray:
     Examples
     --------
     >>> import numpy as np
-    >>> from rankselect.pairwise import squared_hinge_hessp
+    >>> from rankselect.models.pairwise import squared_hinge_hessp
     >>> X = np.array([[1., 0.], [0., 1.], [0., 0.]])
     >>> squared_hinge_hessp(X, y=[2, 1, 0], qid=[1, 1, 1], w=np.zeros(2), v=np.array([1., 0.]))
     array([ 4., -2.])

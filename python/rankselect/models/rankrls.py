@@ -68,7 +68,7 @@ def group_for_lqo(X, y, qid, *, gram: bool = True) -> GroupedData:
     --------
     >>> import rankselect as rs
     >>> from rankselect.models.rankrls import group_for_lqo
-    >>> data = group_for_lqo(*rs.datasets.load_example("train"))
+    >>> data = group_for_lqo(*rs.data.datasets.load_example("train"))
     >>> data.offsets.shape  # 40 queries: 41 offsets
     (41,)
     """
@@ -93,7 +93,7 @@ class RankRLSPath:
     Examples
     --------
     >>> import rankselect as rs
-    >>> X, y, qid = rs.datasets.load_example("train")
+    >>> X, y, qid = rs.data.datasets.load_example("train")
     >>> path = rs.RankRLS().path(X, y, qid, alphas=[0.1, 1.0, 10.0])
     >>> path.coefs.shape
     (3, 22)
@@ -163,7 +163,7 @@ class RankRLS(RankerMixin, LinearPredictMixin, RankingEstimator):
     Examples
     --------
     >>> import rankselect as rs
-    >>> X, y, qid = rs.datasets.load_example("train")
+    >>> X, y, qid = rs.data.datasets.load_example("train")
     >>> model = rs.RankRLS(alpha=[0.1, 1.0, 10.0]).fit(X, y, qid=qid)
     >>> model.alpha_
     10.0

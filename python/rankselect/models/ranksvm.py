@@ -84,7 +84,7 @@ class RankSVM(RankerMixin, RankingEstimator):
     Examples
     --------
     >>> import rankselect as rs
-    >>> X, y, qid = rs.datasets.load_example("train")
+    >>> X, y, qid = rs.data.datasets.load_example("train")
     >>> model = rs.RankSVM(C=1.0).fit(X, y, qid=qid)
     >>> model.coef_.shape
     (22,)

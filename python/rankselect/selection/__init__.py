@@ -3,7 +3,7 @@
 Every selector derives from :class:`RankingSelector` (:mod:`~rankselect.selection._base`:
 ``selected_features_``, the support mask, ``get_feature_names_out``, the checks of
 ``n_features_to_select``, ``feature_costs`` and ``budget`` with one budget tolerance,
-:func:`rankselect.costs.fits_budget`).
+:func:`rankselect.analysis.costs.fits_budget`).
 
 - :mod:`~rankselect.selection.greedy_rankrls`: :class:`GreedyRankRLS` (forward selection by
   exact leave-query-out error);

@@ -9,7 +9,7 @@ what every selector shares is written here once:
 - the check of ``n_features_to_select`` against the data (its type and lower bound are the
   ``_parameter_constraints`` of each selector): a count, or a fraction of the features;
 - the check of ``feature_costs`` and ``budget``, and the one budget rule
-  (:func:`rankselect.costs.fits_budget`: a total cost fits when
+  (:func:`rankselect.analysis.costs.fits_budget`: a total cost fits when
   ``cost <= budget * (1 + 1e-9)``, the relative tolerance of the core's greedy selection).
 
 The estimator contract (validation once per fit, qid routing, tags) is
@@ -40,7 +40,7 @@ class RankingSelector(SelectorMixin, RankingEstimator):
     --------
     >>> import rankselect as rs
     >>> from rankselect.selection import RankingSelector
-    >>> X, y, qid = rs.datasets.load_example("train")
+    >>> X, y, qid = rs.data.datasets.load_example("train")
     >>> sel = rs.GAS(n_features_to_select=3).fit(X, y, qid=qid)
     >>> isinstance(sel, RankingSelector), int(sel.get_support().sum())
     (True, 3)

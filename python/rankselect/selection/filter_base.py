@@ -99,7 +99,7 @@ class FilterData(Protocol):
     Examples
     --------
     >>> import rankselect as rs
-    >>> X, y, qid = rs.datasets.load_example("train")
+    >>> X, y, qid = rs.data.datasets.load_example("train")
     >>> data = rs.GAS(3)._fit_data(X, y, qid)  # in memory: validated and grouped once
     >>> type(data).__name__, data.n_features
     ('TrainingData', 22)

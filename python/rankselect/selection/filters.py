@@ -240,7 +240,7 @@ _DOC_EXAMPLE = """
     Examples
     --------
     >>> from rankselect import {c}
-    >>> from rankselect.datasets import load_example
+    >>> from rankselect.data.datasets import load_example
     >>> data = load_example()
     >>> selector = {c}(n_features_to_select=3).fit(data.X, data.y, qid=data.qid)
     >>> selector.selected_features_

@@ -114,7 +114,7 @@ class FSMRank(RankerMixin, SparseLinearRankerMixin, RankingSelector):
     support_ : ndarray of bool, shape (n_features,)
     sparsity_ratio_ : float
         Non-zero coefficients / features not all-zero on the training rows (as
-        :attr:`SparseRankSVM.sparsity_ratio_`; see :mod:`rankselect.uninformative`).
+        :attr:`SparseRankSVM.sparsity_ratio_`; see :mod:`rankselect.data.uninformative`).
     doubled_coef_ : ndarray of shape (2 * n_features,)
         ``[w+, w-] >= 0``, the solution on the doubled features.
     importance_ : ndarray of shape (n_features,)
@@ -140,7 +140,7 @@ class FSMRank(RankerMixin, SparseLinearRankerMixin, RankingSelector):
     Examples
     --------
     >>> import rankselect as rs
-    >>> X, y, qid = rs.datasets.load_example("train")
+    >>> X, y, qid = rs.data.datasets.load_example("train")
     >>> fsm = rs.FSMRank(lambda1=0.1, lambda2=0.01).fit(X, y, qid=qid)
     >>> fsm.selected_features_
     array([ 3, 11,  7,  4, 16,  9,  2, 14])
@@ -302,7 +302,7 @@ class FSMSVM(RankerMixin, LinearPredictMixin, RankingSelector):
     Examples
     --------
     >>> import rankselect as rs
-    >>> X, y, qid = rs.datasets.load_example("train")
+    >>> X, y, qid = rs.data.datasets.load_example("train")
     >>> sel = rs.FSMSVM(n_features_to_select=3).fit(X, y, qid=qid)
     >>> sel.selected_features_
     array([ 3, 11,  7])

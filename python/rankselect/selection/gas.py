@@ -155,7 +155,7 @@ class GAS(FilterSelector):
         Metric conventions for a GAS-E importance (:mod:`rankselect.metrics`).
     feature_costs : array-like of shape (n_features,) or None
         Feature costs (>= 0): the greedy takes the largest penalised importance per cost
-        (:mod:`rankselect.costs`); equal costs select as without costs.
+        (:mod:`rankselect.analysis.costs`); equal costs select as without costs.
     budget : float or None
         Stop before the total cost would exceed it (costs default to 1 per feature).
 

@@ -76,7 +76,7 @@ class GreedyRankRLS(RankerMixin, LinearPredictMixin, RankingSelector):
     feature_costs : array-like of shape (n_features,) or None, default=None
         Cost of computing each feature (>= 0, e.g. latency). Each step then adds the
         feature of largest exact LQO improvement per unit cost
-        (:mod:`rankselect.costs`; a free feature that improves comes first). Equal costs
+        (:mod:`rankselect.analysis.costs`; a free feature that improves comes first). Equal costs
         select as without costs.
     budget : float or None, default=None
         Stop before the total cost of the selection would exceed ``budget`` (costs default
@@ -135,7 +135,7 @@ class GreedyRankRLS(RankerMixin, LinearPredictMixin, RankingSelector):
     Examples
     --------
     >>> import rankselect as rs
-    >>> X, y, qid = rs.datasets.load_example("train")
+    >>> X, y, qid = rs.data.datasets.load_example("train")
     >>> sel = rs.GreedyRankRLS(n_features_to_select=3, alpha=1.0).fit(X, y, qid=qid)
     >>> sel.selected_features_
     array([ 7,  3, 11])

@@ -50,7 +50,7 @@ class FeatureImportance(NamedTuple):
     Examples
     --------
     >>> import rankselect as rs
-    >>> X, y, qid = rs.datasets.load_example("train")
+    >>> X, y, qid = rs.data.datasets.load_example("train")
     >>> imp = rs.feature_importance(X, y, qid, measure="ndcg@10")
     >>> imp.importance.shape, imp.directions.shape
     ((22,), (22,))
@@ -159,7 +159,7 @@ def feature_importance(X, y, qid, measure: str = "map", convention: str = "stand
     Examples
     --------
     >>> import rankselect as rs
-    >>> X, y, qid = rs.datasets.load_example("train")
+    >>> X, y, qid = rs.data.datasets.load_example("train")
     >>> imp = rs.feature_importance(X, y, qid, measure="map")
     >>> imp.importance[:4].round(3)
     array([0.657, 0.574, 0.704, 0.71 ])
@@ -207,7 +207,7 @@ def single_ranker_importance(X, y, qid, *, n_estimators: int = 100, convention: 
     --------
     Not run here (one LightGBM fit per feature):
 
-    >>> from rankselect.datasets import load_example
+    >>> from rankselect.data.datasets import load_example
     >>> from rankselect.selection import single_ranker_importance
     >>> data = load_example()
     >>> imp = single_ranker_importance(data.X, data.y, data.qid, n_estimators=20)  # doctest: +SKIP

@@ -56,7 +56,7 @@ class SparsePath:
     Examples
     --------
     >>> import rankselect as rs
-    >>> X, y, qid = rs.datasets.load_example("train")
+    >>> X, y, qid = rs.data.datasets.load_example("train")
     >>> path = rs.sparse_path(X, y, qid, Cs=[0.01, 0.05, 0.5])
     >>> path.n_selected
     array([13, 17, 20])
@@ -90,7 +90,7 @@ class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, RankingSelector):
         Non-negative weights of the weighted L1 penalty (eq. 12); ``penalty="l1"`` only.
     feature_costs : array-like of shape (n_features,) or None
         Cost of each feature (>= 0): the weighted L1 penalty with ``beta_j = cost_j /
-        mean(cost)`` (:mod:`rankselect.costs`), so equal costs are the plain L1 and a free
+        mean(cost)`` (:mod:`rankselect.analysis.costs`), so equal costs are the plain L1 and a free
         feature is not penalised; ``penalty="l1"`` only, not with ``weights``.
     max_iter : int, default=5000
         Maximum solver iterations (Newton steps or FISTA steps) per (weighted) L1 solve.
@@ -112,7 +112,7 @@ class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, RankingSelector):
     sparsity_ratio_ : float
         Non-zero coefficients / features not all-zero on the training rows (Laporte et al.
         Section V-B; the one denominator of every sparsity ratio, see
-        :mod:`rankselect.uninformative`).
+        :mod:`rankselect.data.uninformative`).
     n_iter_ : int
         Total solver iterations.
     n_reweightings_ : int
@@ -135,7 +135,7 @@ class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, RankingSelector):
     Examples
     --------
     >>> import rankselect as rs
-    >>> X, y, qid = rs.datasets.load_example("train")
+    >>> X, y, qid = rs.data.datasets.load_example("train")
     >>> svm = rs.SparseRankSVM(C=0.05, penalty="l1").fit(X, y, qid=qid)
     >>> svm.selected_features_
     array([ 3, 11,  7,  4, 16, 20,  9, 19, 18,  5,  6, 10, 12, 13, 14,  1, 15])
@@ -327,7 +327,7 @@ def sparse_path(X, y, qid, Cs=None, penalty="l1", **params) -> SparsePath:
     Examples
     --------
     >>> import rankselect as rs
-    >>> X, y, qid = rs.datasets.load_example("train")
+    >>> X, y, qid = rs.data.datasets.load_example("train")
     >>> path = rs.sparse_path(X, y, qid, penalty="log")
     >>> path.Cs.shape, int(path.n_selected.max())
     ((10,), 16)

@@ -7,7 +7,7 @@ feature is selected, how much the selection order varies, and the features selec
 least ``threshold`` of the time (a scikit-learn selector: ``get_support``, ``transform``).
 
 :func:`fold_selection_frequencies` gives the same frequencies across the folds of a LETOR
-protocol run (:class:`rankselect.experiment.ExperimentResult`).
+protocol run (:class:`rankselect.protocol.ExperimentResult`).
 """
 from __future__ import annotations
 
@@ -107,7 +107,7 @@ class StabilitySelection(RankingSelector):
     Examples
     --------
     >>> import rankselect as rs
-    >>> X, y, qid = rs.datasets.load_example("train")
+    >>> X, y, qid = rs.data.datasets.load_example("train")
     >>> st = rs.StabilitySelection(rs.GreedyRankRLS(n_features_to_select=3), n_resamples=10, random_state=0)
     >>> st = st.fit(X, y, qid=qid)
     >>> st.selection_frequencies_.round(1)
@@ -209,7 +209,7 @@ def fold_selection_frequencies(result) -> dict[str, np.ndarray]:
 
     Parameters
     ----------
-    result : rankselect.experiment.ExperimentResult
+    result : rankselect.protocol.ExperimentResult
 
     Returns
     -------
@@ -224,7 +224,7 @@ def fold_selection_frequencies(result) -> dict[str, np.ndarray]:
     >>> for k in range(1, 6):  # a fold layout (here five copies of the shipped example)
     ...     os.makedirs(f"{root}/Fold{k}")
     ...     for split in ("train", "vali", "test"):
-    ...         rs.save_letor(f"{root}/Fold{k}/{split}.txt", rs.datasets.load_example(split))
+    ...         rs.save_letor(f"{root}/Fold{k}/{split}.txt", rs.data.datasets.load_example(split))
     ...
     >>> grid = {"rankrls": {"alpha": [1.0]}, "greedy-rankrls": {"alpha": [1.0]}}
     >>> result = rs.protocol.run(root, ["rankrls", "greedy-rankrls"], grid=grid, progress=False)

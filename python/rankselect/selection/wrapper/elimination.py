@@ -45,7 +45,7 @@ class RecursiveElimination(RankerLoopSelector):
         Features removed per round: a count, or a fraction of the current subset (at least 1).
     importance : {"permutation", "refit", "native"}, default="permutation"
         ``"permutation"``: the drop of ``scoring`` when the feature is shuffled within each
-        validation query (:func:`rankselect.inspection.permutation_importance`,
+        validation query (:func:`rankselect.analysis.inspection.permutation_importance`,
         ``n_repeats`` shuffles); ``"refit"``: the loss of ``scoring`` when the ranker is
         refitted without the feature (one fit per feature and round: for small candidate
         sets); ``"native"``: the ranker's own importance (LightGBM's gain,
@@ -109,8 +109,8 @@ class RecursiveElimination(RankerLoopSelector):
     Examples
     --------
     >>> import rankselect as rs
-    >>> X, y, qid = rs.datasets.load_example("train")
-    >>> X_vali, y_vali, qid_vali = rs.datasets.load_example("vali")
+    >>> X, y, qid = rs.data.datasets.load_example("train")
+    >>> X_vali, y_vali, qid_vali = rs.data.datasets.load_example("vali")
     >>> sel = rs.RecursiveElimination(rs.RankRLS(), n_features_to_select=3, step=0.5,
     ...                               validation=(X_vali, y_vali, qid_vali), random_state=0)
     >>> sel = sel.fit(X, y, qid=qid)

@@ -62,8 +62,8 @@ convention, feature_costs, budget, n_jobs, random_state, verbose
     Greedy RankRLS proposes five candidates, RankRLS on the validation queries decides:
 
     >>> import rankselect as rs
-    >>> X, y, qid = rs.datasets.load_example("train")
-    >>> X_vali, y_vali, qid_vali = rs.datasets.load_example("vali")
+    >>> X, y, qid = rs.data.datasets.load_example("train")
+    >>> X_vali, y_vali, qid_vali = rs.data.datasets.load_example("vali")
     >>> sel = rs.ForwardSelection(rs.RankRLS(), n_features_to_select=2, candidates=rs.GreedyRankRLS(),
     ...                           n_candidates=5, validation=(X_vali, y_vali, qid_vali), random_state=0)
     >>> sel = sel.fit(X, y, qid=qid)

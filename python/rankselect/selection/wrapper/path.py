@@ -43,8 +43,8 @@ class SelectionPath:
     The ``path_`` of a fitted selector:
 
     >>> import rankselect as rs
-    >>> X, y, qid = rs.datasets.load_example("train")
-    >>> X_vali, y_vali, qid_vali = rs.datasets.load_example("vali")
+    >>> X, y, qid = rs.data.datasets.load_example("train")
+    >>> X_vali, y_vali, qid_vali = rs.data.datasets.load_example("vali")
     >>> sel = rs.RecursiveElimination(rs.RankRLS(), n_features_to_select=3, step=0.5,
     ...                               validation=(X_vali, y_vali, qid_vali), random_state=0)
     >>> path = sel.fit(X, y, qid=qid).path_
