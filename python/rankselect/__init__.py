@@ -35,7 +35,8 @@ Public API (re-exported here):
   :class:`ForwardSelection` for LightGBM, XGBoost, CatBoost or rankselect rankers, seeded by
   a fast selector's order (``candidates=``)
 
-The module paths of older layouts (the flat modules of the first releases) still import, with a :class:`DeprecationWarning` naming the new path, until 0.3.0 (the table:
+The module paths of older layouts (the flat modules of the first releases) still import,
+with a :class:`DeprecationWarning` naming the new path, until 0.3.0 (the table:
 ``rankselect._aliases.MOVED``). The subpackages :mod:`rankselect.protocol`,
 :mod:`rankselect.plotting`, :mod:`rankselect.dask` and :mod:`rankselect.cli` are imported on
 first use.

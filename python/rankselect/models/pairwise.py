@@ -121,8 +121,8 @@ def _pairs(y, qid, max_pairs, bytes_per_pair, what):
         total * bytes_per_pair,
         f"{what}: {total} preference pairs (qid {g.ids[q] if counts.size else '-'} has the most, "
         f"{int(counts[q]) if counts.size else 0})",
-        "pass a smaller max_pairs, split long queries, or use the implicit loss (rankselect.models.pairwise.squared_hinge),"
-        " which never lists the pairs",
+        "pass a smaller max_pairs, split long queries, or use the implicit loss "
+        "(rankselect.models.pairwise.squared_hinge), which never lists the pairs",
     )
     pairs = _core.preference_pairs(yg, g.offsets, max_memory=memory_limit())
     perm = g.perm
