@@ -8,10 +8,20 @@ synthetic and shipped data sets.
   grouped once per ``fit``), :func:`center_by_query`;
 - :mod:`~rankselect.data.uninformative`: :func:`zero_features`,
   :func:`constant_within_queries`, :func:`constant_columns`;
-- :mod:`rankselect.data.datasets` (here ``rankselect.data.datasets``): synthetic data with known
-  ground truth and the example shipped with the package.
+- :mod:`~rankselect.data.feature_groups`: :class:`FeatureGroups` (feature families: groups of
+  columns computed by one extractor), :class:`ExtractionCosts` (group costs paid once),
+  :func:`check_feature_groups`, :func:`read_feature_groups`;
+- :mod:`rankselect.data.datasets`: synthetic data with known ground truth, the example
+  shipped with the package, and the feature layouts of LETOR 4.0 and MSLR-WEB.
 """
 from . import datasets
+from .feature_groups import (
+    ExtractionCosts,
+    FeatureGroups,
+    check_feature_groups,
+    check_group_costs,
+    read_feature_groups,
+)
 from .grouping import OFFSETS_DTYPE, GroupedData, QueryGroups, TrainingData, center_by_query
 from .letor import Fold, PathLike, RankingData, load_letor, load_letor_folds, save_letor, split_queries
 from .uninformative import constant_columns, constant_within_queries, zero_features
@@ -33,4 +43,9 @@ __all__ = [
     "constant_within_queries",
     "constant_columns",
     "datasets",
+    "FeatureGroups",
+    "ExtractionCosts",
+    "check_feature_groups",
+    "check_group_costs",
+    "read_feature_groups",
 ]

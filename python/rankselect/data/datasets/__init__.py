@@ -31,6 +31,9 @@ API is 0-based), are:
 - constant: 18, 22
 
 (``example_truth()`` returns the same as a :class:`GroundTruth`, 0-based.)
+
+:func:`feature_layout` gives the published feature layouts of LETOR 4.0 and MSLR-WEB10K/30K
+(names and families only, no data: :mod:`rankselect.data.datasets.layouts`).
 """
 from __future__ import annotations
 
@@ -43,8 +46,12 @@ from typing import Any, Optional, Union, cast
 import numpy as np
 
 from ..letor import RankingData, load_letor, save_letor
+from .layouts import LAYOUTS, STREAMS, feature_layout
 
 __all__ = [
+    "feature_layout",
+    "LAYOUTS",
+    "STREAMS",
     "GroundTruth",
     "SyntheticRanking",
     "make_ranking",

@@ -1,0 +1,132 @@
+"""Feature families as data: FeatureGroups, the cost rule with shared group costs, the CLI's
+group file, the published layouts, and the selector base's group parameters."""
+import numpy as np
+import pytest
+
+from rankselect.data import ExtractionCosts, check_feature_groups, check_group_costs, read_feature_groups
+from rankselect.data.datasets import STREAMS, feature_layout
+from rankselect.selection._base import GROUP_PARAMETER_CONSTRAINTS, RankingSelector
+
+
+def test_labels_mapping_and_groups_give_one_form():
+    a = check_feature_groups(["b", "t", "b", 7], 4)
+    assert a.names == ("b", "t", "7") and a.index.tolist() == [0, 1, 0, 2]
+    m = check_feature_groups({"t": [1], "b": [0, 2], 7: [3]}, 4)
+    assert m.names == a.names and m.index.tolist() == a.index.tolist()
+    assert check_feature_groups(a, 4) is a
+    assert a.columns(["7", "b"]).tolist() == [3, 0, 2]
+    assert a.groups_of([2, 3, 0]) == [0, 2]
+    assert a.as_dict() == {"b": [0, 2], "t": [1], "7": [3]}
+
+
+@pytest.mark.parametrize("spec, n, match", [
+    (["a", "b"], 3, "has 2 labels but X has 3"),
+    ({"a": [0], "b": [0, 1]}, 2, "column 0 is in two groups"),
+    ({"a": [0]}, 2, "leaves column 1 in no group"),
+    ({"a": [5]}, 2, "holds column 5"),
+    ({"a": []}, 1, "is empty"),
+    (check_feature_groups(["a"], 1), 2, "describes 1 features but X has 2"),
+])
+def test_bad_groups_are_named(spec, n, match):
+    with pytest.raises(ValueError, match=match):
+        check_feature_groups(spec, n)
+
+
+@pytest.mark.parametrize("spec", ["abc", 3, [1.5, 2.0], {"a": "01"}])
+def test_wrong_types(spec):
+    with pytest.raises(TypeError):
+        check_feature_groups(spec, 2)
+
+
+def test_group_costs_and_the_cost_rule():
+    g = check_feature_groups(["a", "b", "a", "c"], 4)
+    gc = check_group_costs({"a": 10, "c": 5}, g)
+    assert gc.tolist() == [10, 0, 5]
+    with pytest.raises(ValueError, match="finite and >= 0"):
+        check_group_costs([1, -1, 0], g)
+    with pytest.raises(ValueError, match="3 groups"):
+        check_group_costs([1, 2], g)
+    c = ExtractionCosts(np.ones(4), g, gc)
+    # the first member pays the group's cost, the others ride along
+    assert c.marginal([]).tolist() == [11, 1, 11, 6]
+    assert c.marginal([0]).tolist() == [1, 1, 1, 6]
+    assert c.total([0, 2]) == 12 and c.total([0, 1, 3]) == 18 and c.total([]) == 0
+    assert c.group_total(0) == 12
+    assert ExtractionCosts(np.arange(4.0)).total([1, 3]) == 4
+
+
+def test_read_feature_groups(tmp_path):
+    p = tmp_path / "groups.csv"
+    p.write_text("feature,group,cost\n# streams\n1,body,2.5\n2,title,\n3,body,2.5\n4,title,1\n")
+    g, costs = read_feature_groups(p, 4)
+    assert g.names == ("body", "title") and g.index.tolist() == [0, 1, 0, 1]
+    assert costs.tolist() == [2.5, 1.0]
+    p.write_text("1,a\n2,b\n")
+    assert read_feature_groups(p, 2)[1] is None
+    for text, match in [("1,a\n", "feature 2 has no group"), ("1,a\n3,b\n", "line 2: feature 3 is out of range"),
+                        ("1,a,1\n2,a,2\n", "line 2: group 'a' has cost 2.0 here"),
+                        ("1,a,inf\n2,a\n", "line 1: .*finite"), ("x,a\n2,b\n", "line 1: the feature number"),
+                        ("1,a\n1,b\n", "line 2: feature 1 is given a group twice")]:
+        p.write_text(text)
+        with pytest.raises(ValueError, match=match):
+            read_feature_groups(p, 2)
+
+
+def test_published_layouts():
+    s = feature_layout("letor4", by="stream")
+    assert s.n_features == 46 and s.names == (*STREAMS, "document")
+    assert s.members(s.group_id("document")).tolist() == list(range(40, 46))
+    assert s.feature_names[0] == "TF (body)" and s.feature_names[40] == "PageRank"
+    m = feature_layout("MQ2008", by="measure")
+    assert m.n_groups == 8 + 6 and m.members(m.group_id("BM25")).tolist() == [20, 21, 22, 23, 24]
+    w = feature_layout("mslr-web30k", by="stream")
+    assert w.n_features == 136 and [len(w.members(g)) for g in range(6)] == [25] * 5 + [11]
+    wm = feature_layout("mslr", by="measure")
+    assert wm.n_groups == 25 + 11 and wm.members(wm.group_id("BM25")).tolist() == [105, 106, 107, 108, 109]
+    assert w.feature_names[129] == "PageRank" and w.feature_names[135] == "url dwell time"
+    with pytest.raises(ValueError, match="unknown layout"):
+        feature_layout("yahoo")
+    with pytest.raises(ValueError, match="by must be"):
+        feature_layout("letor4", by="column")
+
+
+class _Toy(RankingSelector):
+    """A selector taking the group parameters, for the base's checks."""
+
+    _parameter_constraints = {**GROUP_PARAMETER_CONSTRAINTS}
+
+    def __init__(self, n_features_to_select=1, feature_costs=None, budget=None, feature_groups=None,
+                 group_costs=None, select_groups=True):
+        self.n_features_to_select = n_features_to_select
+        self.feature_costs = feature_costs
+        self.budget = budget
+        self.feature_groups = feature_groups
+        self.group_costs = group_costs
+        self.select_groups = select_groups
+
+    def fit(self, X, y, qid=None):  # not called: the checks below are the base's
+        raise NotImplementedError
+
+
+def test_base_group_parameters():
+    t = _Toy(n_features_to_select=2, feature_groups=["a", "a", "b"], group_costs={"a": 3})
+    g = t._feature_groups(3)
+    assert t._selects_groups() and t._n_groups_to_select(g) == 2
+    costs, budget = t._extraction_costs(3)
+    assert budget is None and costs.feature_costs.tolist() == [0, 0, 0]  # extraction only
+    assert costs.total([0, 1, 2]) == 3
+    t.selected_features_ = np.array([2, 0, 1])
+    t.n_features_in_ = 3
+    t._set_selected_groups(g)
+    assert t.selected_groups_.tolist() == ["b", "a"] and t.get_support().all()
+    with pytest.raises(ValueError, match=r"n_groups = 2\], got 3"):
+        _Toy(n_features_to_select=3, feature_groups=["a", "a", "b"])._n_groups_to_select(g)
+    with pytest.raises(ValueError, match="group_costs needs feature_groups"):
+        _Toy(group_costs=[1.0])._extraction_costs(3)
+    # the budget admits the cheapest whole group, or the cheapest feature with its group's cost
+    with pytest.raises(ValueError, match="cheapest group's cost"):
+        _Toy(feature_groups=["a", "a", "b"], group_costs=[3, 5], feature_costs=[1, 1, 1],
+             budget=4.5)._extraction_costs(3)
+    assert _Toy(feature_groups=["a", "a", "b"], group_costs=[3, 5], feature_costs=[1, 1, 1], budget=4.5,
+                select_groups=False)._extraction_costs(3)[1] == 4.5
+    assert _Toy()._extraction_costs(3) == (None, None)
