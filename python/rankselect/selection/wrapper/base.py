@@ -12,13 +12,13 @@ import numpy as np
 import numpy.typing as npt
 from joblib import Parallel, delayed
 from sklearn.base import MetaEstimatorMixin, clone
-from sklearn.model_selection import GroupKFold
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ... import metrics
 from ..._validation import MAX_INT, check_matrix, check_qid, check_vector, fits_budget
 from ...data.grouping import QueryGroups, TrainingData
+from ...data.splits import query_masks, query_splits
 from ...metrics.checks import CONVENTIONS, Convention
 from .._base import RankingSelector
 from .adapters import GroupedSet, Interrupted, RankerAdapter, make_adapter
@@ -58,7 +58,7 @@ class RankerLoopSelector(MetaEstimatorMixin, RankingSelector):
                                  Interval(numbers.Real, 0, 1, closed="neither")],
         "scoring": [str],
         "validation": [tuple, None],
-        "cv": [Interval(numbers.Integral, 2, MAX_INT, closed="left"), HasMethods(["split"]), None],
+        "cv": [Interval(numbers.Integral, 2, MAX_INT, closed="left"), HasMethods(["split"]), "array-like", None],
         "candidates": ["array-like", HasMethods(["fit"]), None],
         "n_candidates": [Interval(numbers.Integral, 1, MAX_INT, closed="both"), None],
         "selection_rule": [StrOptions(set(SELECTION_RULES))],
@@ -175,20 +175,16 @@ class RankerLoopSelector(MetaEstimatorMixin, RankingSelector):
             return [(train, vali)]
         self._final_eval = None
         cv: Any = 3 if self.cv is None else self.cv
-        splitter: Any = GroupKFold(n_splits=cv) if isinstance(cv, numbers.Integral) else cv
         n_queries = train.sizes.size
-        if isinstance(cv, numbers.Integral) and n_queries < int(cv):
-            raise ValueError(f"cv={cv} query folds need at least {cv} queries, the training data has {n_queries} "
-                             f"(n_samples={train.y.size})")
-        query_index = np.repeat(np.arange(n_queries), train.sizes)
-        splits = []
-        for tr_rows, te_rows in splitter.split(train.X, train.y, groups=query_index):
-            tr_q = np.zeros(n_queries, dtype=bool)
-            tr_q[np.unique(query_index[tr_rows])] = True
-            te_q = np.zeros(n_queries, dtype=bool)
-            te_q[np.unique(query_index[te_rows])] = True
-            splits.append((train.rows(tr_q), train.rows(te_q)))
-        return splits
+        if isinstance(cv, numbers.Integral) or hasattr(cv, "split"):
+            # the grouped rows, query k labelled k (the folds of earlier releases)
+            labels = np.repeat(np.arange(n_queries), train.sizes)
+            pairs = query_splits(cv, labels, train.X, train.y)
+            masks = query_masks(pairs, labels, np.arange(n_queries))
+        else:  # (train, test) pairs of row indices of X as given
+            pairs = query_splits(cv, data.qid)
+            masks = query_masks(pairs, data.qid, train.qid[np.cumsum(train.sizes) - train.sizes])
+        return [(train.rows(tr_q), train.rows(te_q)) for tr_q, te_q in masks]
 
     def _candidate_order(self, data: TrainingData) -> np.ndarray:
         """The features the selection works on, best first: all of them, an order, or a

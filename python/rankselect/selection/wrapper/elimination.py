@@ -56,9 +56,12 @@ class RecursiveElimination(RankerLoopSelector):
         A measure of :func:`rankselect.metrics.compute` (``"map"``, ``"ndcg@5"``, ...).
     validation : tuple (X_vali, y_vali, qid_vali), optional
         Validation queries that score every subset (and early-stop the ranker).
-    cv : int or splitter, optional
+    cv : int, splitter or list of (train, test) row-index pairs, optional
         Without ``validation``: query folds (``GroupKFold(cv)`` by query; default 3); each
-        subset is scored on the held-out queries of every fold.
+        subset is scored on the held-out queries of every fold. A group splitter
+        (``GroupKFold``, ``GroupShuffleSplit``, ...) gets ``groups=qid``; a row splitter
+        (``KFold``, ``ShuffleSplit``) is refused, and index pairs that put a query on both
+        sides are a ValueError (:func:`rankselect.data.splits.query_splits`).
     candidates : rankselect selector (fitted or not) or array of feature indices, optional
         Start from the top ``n_candidates`` features of this order instead of all.
         An unfitted selector is fitted on the training data (with
