@@ -215,3 +215,34 @@ def test_dask_gas_refuses_fsa_inputs():
         DaskGAS(3, similarity="spearman").fit(None, None, None)
     with pytest.raises(ValueError, match="lambdamart.*Dask"):
         DaskGAS(3, importance="lambdamart").fit(None, None, None)
+
+
+def _ref_hcas_fsa(r, s, k):
+    """FSA's HCAS (R's ``hclust(method="ward.D")`` on ``1 - s``), computed independently
+    as SciPy's Ward on the similarity ``1 - sqrt(1 - s)`` (issue #35 item 10)."""
+    return ref_hcas(r, 1.0 - np.sqrt(np.clip(1.0 - np.asarray(s), 0.0, None)), k, "ward")
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), n=st.integers(2, 12), data=st.data())
+def test_hcas_ward_d_matches_fsa_definition(seed, n, data):
+    r, s = _problem(seed, n, False)
+    k = data.draw(st.integers(1, n))
+    assert hcas_select(r, s, k, "ward.D").tolist() == _ref_hcas_fsa(r, s, k)
+
+
+def test_mq2008_hcas_ward_d_equals_fsa(mq2008_train):
+    d = mq2008_train
+    n = d.X.shape[1]
+    base = HCAS(2, "ward.D").fit(d.X, d.y, qid=d.qid)
+    inf = np.flatnonzero(~np.isin(np.arange(n), base.constant_features_))
+    r = base.importance_[inf]
+    s = base.similarity_[np.ix_(inf, inf)]
+    differs = 0
+    for k in (2, 5, 9, 12, 14, 18, 23, 30, 35):
+        fsa = HCAS(k, "ward.D").fit(d.X, d.y, qid=d.qid)
+        assert fsa.selected_features_.tolist() == inf[_ref_hcas_fsa(r, s, k)].tolist(), k
+        ward = HCAS(k).fit(d.X, d.y, qid=d.qid)  # the default stays SciPy's Ward (ward.D2)
+        assert ward.selected_features_.tolist() == inf[ref_hcas(r, s, k, "ward")].tolist(), k
+        differs += ward.selected_features_.tolist() != fsa.selected_features_.tolist()
+    assert differs > 0  # the two linkages are different clusterings on MQ2008
