@@ -34,6 +34,7 @@ One layer, so that each rule lives once:
 """
 from __future__ import annotations
 
+import inspect
 import warnings
 
 import numpy as np
@@ -88,6 +89,18 @@ class RankingEstimator(BaseEstimator):
     __metadata_request__fit = {"qid": True}
 
     _parameter_constraints: dict = {}
+
+    def __setstate__(self, state) -> None:
+        """Unpickle; a parameter added after the pickle was made takes its ``__init__``
+        default, so that ``repr``, ``get_params`` and ``clone`` of an old pickle work."""
+        super().__setstate__(state)
+        init = type(self).__init__
+        defaults = inspect.signature(init).parameters if init is not object.__init__ else {}
+        for name in self._get_param_names():
+            if name not in self.__dict__ and name in defaults:
+                default = defaults[name].default
+                if default is not inspect.Parameter.empty:
+                    setattr(self, name, default)
 
     def _validate_X(self, X, *, reset: bool):
         """X as a C-contiguous float64 (m, n) array; sets (reset=True) or checks (reset=False)

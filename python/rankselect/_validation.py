@@ -57,6 +57,34 @@ def refuse_complex(a: np.ndarray, name: str) -> None:
         raise TypeError(f"{name} must be real numbers, got complex dtype {a.dtype}")
 
 
+def check_fit_result(fitted: Any, estimator: Any) -> Any:
+    """``fitted`` (what ``estimator.fit`` returned), or TypeError when it is not a fitted
+    ranker: scikit-learn's contract is that ``fit`` returns ``self``."""
+    if fitted is None or not hasattr(fitted, "predict"):
+        raise TypeError(f"{type(estimator).__name__}.fit returned {type(fitted).__name__}: fit must return self "
+                        "(the fitted ranker), as scikit-learn requires")
+    return fitted
+
+
+def check_predictions(pred: Any, ranker: Any, n: int) -> np.ndarray:
+    """The scores ``ranker.predict`` returned for ``n`` rows as a float64 vector (n,):
+    TypeError for complex or non-numeric scores, ValueError for a wrong length or
+    non-finite values, each naming the ranker."""
+    who = f"{type(ranker).__name__}.predict"
+    a = np.asarray(pred)
+    if np.iscomplexobj(a):
+        raise TypeError(f"{who} returned complex scores ({a.dtype}); a ranker must return real scores")
+    if not (np.issubdtype(a.dtype, np.number) or a.dtype == bool):
+        raise TypeError(f"{who} returned {a.dtype} values, not numbers")
+    a = a.astype(np.float64).ravel()
+    if a.shape[0] != n:
+        raise ValueError(f"{who} returned {a.shape[0]} scores for {n} rows")
+    if not np.isfinite(a).all():
+        bad = int(np.flatnonzero(~np.isfinite(a))[0])
+        raise ValueError(f"{who} returned a non-finite score ({float(a[bad])}) at row {bad}")
+    return a
+
+
 def check_magnitude(X: np.ndarray, name: str = "X") -> None:
     """Refuse values whose squares, summed over the rows, would overflow float64.
 

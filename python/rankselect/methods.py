@@ -202,7 +202,8 @@ METHODS: dict[str, Method] = {
         "hcas", HCAS,
         "HCAS (Gigli et al. 2016): hierarchical clustering of the features into k clusters, the most relevant of each",
         "k features: the most relevant of each of k clusters on 1 - similarity",
-        (Param("linkage", "agglomerative linkage", type=str, choices=("ward", "single")), _IMPORTANCE, _SIMILARITY),
+        (Param("linkage", "agglomerative linkage (ward.D: FSA's code)", type=str,
+               choices=("ward", "ward.D", "single")), _IMPORTANCE, _SIMILARITY),
         lambda n: {"k": list(range(1, n + 1)), "alpha": POW2, "C": _CS},
         k="n_features_to_select", options=dict(_FILTER_OPTIONS, linkage="ward")),
     "sparse-ranksvm": Method(

@@ -22,7 +22,7 @@ import scipy.sparse as sp
 from sklearn.base import clone
 
 from .. import metrics
-from .._validation import as_generator, check_qid, check_vector
+from .._validation import as_generator, check_fit_result, check_predictions, check_qid, check_vector
 from ..data.grouping import QueryGroups
 from .stats.paired import mean_confidence_interval
 
@@ -200,7 +200,7 @@ def permutation_importance(ranker, X, y, qid, *, scoring: str = "ndcg@10", n_rep
     rng = as_generator(random_state)
 
     def per_query(scores):
-        return metrics.compute(scoring, y, np.asarray(scores, dtype=np.float64).ravel(), qid,
+        return metrics.compute(scoring, y, check_predictions(scores, ranker, y.size), qid,
                                convention=convention, per_query=True)
 
     base = per_query(ranker.predict(X))
@@ -274,10 +274,12 @@ def fit_ranker(estimator, X, y, qid, **fit_params):
     yg = y[rows]
     params = _fit_params_of(estimator)
     if "qid" in params:
-        return estimator.fit(Xg, yg, qid=qid[rows], **fit_params)
-    if "group" in params:
-        return estimator.fit(Xg, yg, group=groups.sizes, **fit_params)
-    return estimator.fit(Xg, yg, **fit_params)
+        fitted = estimator.fit(Xg, yg, qid=qid[rows], **fit_params)
+    elif "group" in params:
+        fitted = estimator.fit(Xg, yg, group=groups.sizes, **fit_params)
+    else:
+        fitted = estimator.fit(Xg, yg, **fit_params)
+    return check_fit_result(fitted, estimator)
 
 
 @dataclass
@@ -391,7 +393,7 @@ def evaluate_path(order, ranker, train, vali, *, scoring: str = "ndcg@10", n_fea
     for k in ks:
         cols = order[:k]
         est = fit_ranker(clone(ranker), _columns(Xt, cols), yt, qt, **(fit_params or {}))
-        pred = np.asarray(est.predict(_columns(Xv, cols)), dtype=np.float64).ravel()
+        pred = check_predictions(est.predict(_columns(Xv, cols)), est, yv.size)
         pq = metrics.compute(scoring, yv, pred, qv, convention=convention, per_query=True)
         per_q.append(pq)
         scores.append(float(pq.mean()))

@@ -20,7 +20,7 @@ Measures
 """
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import NamedTuple, Optional
 
 import numpy as np
 
@@ -220,6 +220,22 @@ def single_ranker_importance(X, y, qid, *, n_estimators: int = 100, convention: 
     return _single_ranker_grouped(GroupedData.from_arrays(X, y, qid), n_estimators, convention)
 
 
+def lightgbm_label_gain(labels) -> Optional[list[float]]:
+    """LightGBM's ``label_gain`` for integer relevance ``labels``: the exponential gain
+    ``2^l - 1`` for ``l = 0 .. max label`` (Jarvelin and Kekalainen 2002; LightGBM's own
+    default up to label 30), or None when LightGBM's default already covers the labels
+    (largest label <= 30, so earlier results do not move).
+
+    Examples
+    --------
+    >>> from rankselect.selection.importance import lightgbm_label_gain
+    >>> lightgbm_label_gain([0, 1, 2]) is None, lightgbm_label_gain([0, 31])[-2:]
+    (True, [1073741823.0, 2147483647.0])
+    """
+    top = int(np.max(np.rint(np.asarray(labels, dtype=np.float64)))) if np.size(labels) else 0
+    return None if top <= 30 else [2.0**level - 1.0 for level in range(top + 1)]
+
+
 def _single_ranker_grouped(data: GroupedData, n_estimators: int = 100, convention: str = "standard"
                            ) -> FeatureImportance:
     """:func:`single_ranker_importance` on data validated and grouped by the caller."""
@@ -232,6 +248,7 @@ def _single_ranker_grouped(data: GroupedData, n_estimators: int = 100, conventio
     m, n = data.X.shape
     sizes = np.diff(data.offsets).astype(np.int64)
     labels = np.rint(data.y).astype(np.int64)
+    gain = lightgbm_label_gain(labels)  # labels above 30 (rankselect takes up to 959)
     scores = np.zeros((m, n))
     for j in range(n):
         column = data.X[:, j:j + 1]
@@ -240,6 +257,8 @@ def _single_ranker_grouped(data: GroupedData, n_estimators: int = 100, conventio
         model = lightgbm.LGBMRanker(objective="lambdarank", n_estimators=n_estimators, learning_rate=0.1,
                                     num_leaves=4, min_child_samples=1, deterministic=True, force_row_wise=True,
                                     n_jobs=1, random_state=0, verbose=-1)
+        if gain is not None:
+            model.set_params(label_gain=gain)
         model.fit(column, labels, group=sizes)
         scores[:, j] = model.predict(column)
     ascending, _ = _core.metric_importance(np.ascontiguousarray(scores), data.y, data.offsets, "ndcg@10",

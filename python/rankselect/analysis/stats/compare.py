@@ -46,16 +46,21 @@ class Comparison:
         """The table in Markdown (``*`` marks a significant difference after correction)."""
         f = f"{{:.{digits}f}}"
         adj = "p (Holm)" if self.correction == "holm" else "p"
-        lines = [f"{self.test} test against {self.baseline}, {self.n_queries} queries, alpha {self.alpha:g}", "",
+        lines = [f"{self.test} test against {_cell(self.baseline)}, {self.n_queries} queries, alpha {self.alpha:g}", "",
                  f"| method | mean | diff [CI] | d_z [CI] | p | {adj} |", "|---|---|---|---|---|---|"]
         for r in self.rows:
             mark = " *" if r["significant"] else ""
             lines.append(
-                f"| {r['method']} | {f.format(r['mean'])} | {f.format(r['mean_diff'])} "
+                f"| {_cell(r['method'])} | {f.format(r['mean'])} | {f.format(r['mean_diff'])} "
                 f"[{f.format(r['diff_ci'][0])}, {f.format(r['diff_ci'][1])}] | {r['d_z']:.2f} "
                 f"[{r['d_z_ci'][0]:.2f}, {r['d_z_ci'][1]:.2f}] | {r['pvalue']:.3g} | "
                 f"{r['pvalue_adjusted']:.3g}{mark} |")
         return "\n".join(lines)
+
+
+def _cell(name) -> str:
+    """A method name as one Markdown table cell: ``|`` escaped, line breaks as spaces."""
+    return " ".join(str(name).replace("\\", "\\\\").replace("|", "\\|").split())
 
 
 def compare(per_query: Mapping[str, npt.ArrayLike], baseline: str, *, test: str = "randomization",

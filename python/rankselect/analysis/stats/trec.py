@@ -9,7 +9,7 @@ from typing import Union
 
 import numpy as np
 
-from ..._validation import check_qid, check_vector
+from ..._validation import check_qid, check_vector, shown
 from ...data.grouping import QueryGroups
 
 __all__ = [
@@ -110,7 +110,7 @@ def write_trec_run(path: PathLike, qid, scores, docnos=None, *, run_name: str = 
         seen = set()
         for d in rows:
             if docs[d] in seen:
-                raise ValueError(f"docno {docs[d]!r} appears twice in query {g.ids[q]}")
+                raise ValueError(f"docno {shown(docs[d])} appears twice in query {g.ids[q]}")
             seen.add(docs[d])
         ranked = rows[np.argsort(-scores[rows], kind="stable")]
         lines.extend(f"{g.ids[q]} Q0 {docs[r]} {i + 1} {float(scores[r])!r} {run_name}" for i, r in enumerate(ranked))
@@ -139,7 +139,7 @@ def write_trec_qrels(path: PathLike, qid, y, docnos=None) -> Path:
     y = check_vector(y, "y", n=qid.shape[0])
     if (y != np.round(y)).any() or (y < 0).any():
         i = int(np.flatnonzero((y != np.round(y)) | (y < 0))[0])
-        raise ValueError(f"qrels labels must be integers >= 0; row {i} has {y[i]!r}")
+        raise ValueError(f"qrels labels must be integers >= 0; row {i} has {shown(y[i])}")
     docs = _docnos(docnos, qid.shape[0])
     g = QueryGroups.from_qid(qid)
     lines = [f"{g.ids[q]} 0 {docs[r]} {int(y[r])}" for q in range(g.n_queries)

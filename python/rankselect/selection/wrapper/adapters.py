@@ -28,6 +28,9 @@ from typing import Any, Optional
 import numpy as np
 from sklearn.base import clone
 
+from ..._validation import check_fit_result
+from ..importance import lightgbm_label_gain
+
 __all__ = ["make_adapter"]
 
 
@@ -110,16 +113,23 @@ class RankerAdapter:
         return est
 
     def fit(self, train: GroupedSet, seed: int, eval_set: Optional[GroupedSet] = None):
-        """A fitted clone of the ranker on ``train``; early stopping on ``eval_set``."""
+        """A fitted clone of the ranker on ``train``; early stopping on ``eval_set``
+        (TypeError when the ranker's ``fit`` does not return the fitted ranker)."""
         if self.stop.is_set():
             raise Interrupted
         est = self._seeded(seed)
+        return check_fit_result(self._fit(est, train, eval_set), est)
+
+    def _fit(self, est, train: GroupedSet, eval_set: Optional[GroupedSet]):
         ev = eval_set if self.early_stops else None
         rounds = int(self.early_stopping_rounds or 0)
         if self.kind == "lightgbm":
             import lightgbm
 
             kw: dict[str, Any] = {"callbacks": [self._lightgbm_check]}
+            gain = lightgbm_label_gain(train.y if ev is None else np.concatenate([train.y, ev.y]))
+            if gain is not None and est.get_params().get("label_gain") is None:
+                est.set_params(label_gain=gain)  # labels above 30: the exponential gain 2^l - 1
             if ev is not None:
                 if "eval_X" in _fit_parameters(lightgbm.LGBMRanker):  # LightGBM >= 4.7
                     kw["eval_X"], kw["eval_y"] = (ev.X,), (ev.y,)

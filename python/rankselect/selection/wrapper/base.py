@@ -16,7 +16,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ... import metrics
-from ..._validation import MAX_INT, check_matrix, check_qid, check_vector, fits_budget
+from ..._validation import MAX_INT, check_matrix, check_predictions, check_qid, check_vector, fits_budget
 from ...data.grouping import QueryGroups, TrainingData
 from ...data.splits import query_masks, query_splits
 from ...metrics.checks import CONVENTIONS, Convention
@@ -236,7 +236,7 @@ class RankerLoopSelector(MetaEstimatorMixin, RankingSelector):
         for train, vali in self._splits:
             v = vali.columns(cols)
             model = self._adapter.fit(train.columns(cols), self._ranker_seed, v)
-            pred = np.asarray(model.predict(v.X), dtype=np.float64).ravel()
+            pred = check_predictions(model.predict(v.X), model, v.y.size)
             per_query.append(metrics.compute(self.scoring, v.y, pred, v.qid, convention=self.convention,
                                              per_query=True))
             models.append(model)
