@@ -17,6 +17,19 @@ Settings are per thread and per asynchronous context: a :func:`config_context` b
 them for the code it runs only (``contextvars``), never for another thread's fit; blocks may
 overlap (each exit removes its own change). :func:`set_config` outside any block changes the
 process-wide defaults.
+
+Workers
+-------
+The tasks that rankselect runs in parallel (the ranker fits of the selectors' ``n_jobs``) go
+through :class:`Parallel` and :func:`delayed`: the settings of the calling thread (its
+:func:`config_context` blocks included) are captured when the ``Parallel`` call starts and are
+the settings of every task, on threads and in loky worker processes alike, together with
+scikit-learn's own settings (``sklearn.utils.parallel``). A pool that rankselect does not start
+(a user's ``joblib.Parallel``, ``GridSearchCV(n_jobs=2)``) knows nothing of rankselect's
+settings: its threads see the process-wide defaults of :func:`set_config` but no
+:func:`config_context` block, and its loky worker processes see neither (they start from
+``max_memory=None``). Use rankselect's :class:`Parallel` / :func:`delayed` for such a pool, or
+call :func:`set_config` inside the task.
 """
 from __future__ import annotations
 
@@ -29,7 +42,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, Optional
 
-__all__ = ["set_config", "get_config", "config_context", "memory_limit", "check_memory", "format_bytes"]
+from sklearn.utils import parallel as _sk_parallel
+
+__all__ = ["set_config", "get_config", "config_context", "memory_limit", "check_memory", "format_bytes",
+           "Parallel", "delayed"]
 
 _lock = threading.Lock()
 _global: dict[str, Any] = {"max_memory": None}
@@ -112,6 +128,46 @@ def config_context(*, max_memory: Optional[int] = None) -> Iterator[None]:
         yield
     finally:
         _blocks.set(tuple(b for b in _blocks.get() if b[0] != bid))
+
+
+#: scikit-learn's ``delayed``: what :class:`Parallel` takes (it carries scikit-learn's settings)
+delayed = _sk_parallel.delayed
+
+
+class _InConfig:
+    """A task that runs under rankselect's settings ``config`` (picklable for loky)."""
+
+    def __init__(self, function, config: dict[str, Any]) -> None:
+        self.function = function
+        self.config = config
+
+    def with_config_and_warning_filters(self, config, warning_filters):  # scikit-learn's hook
+        hook = getattr(self.function, "with_config_and_warning_filters", None)
+        if hook is not None:
+            self.function = hook(config, warning_filters)
+        return self
+
+    def __call__(self, *args, **kwargs):
+        with config_context(**self.config):
+            return self.function(*args, **kwargs)
+
+
+class Parallel(_sk_parallel.Parallel):
+    """``joblib.Parallel`` whose tasks run in the caller's settings: rankselect's (captured
+    when the call starts, :func:`config_context` blocks included) and scikit-learn's.
+
+    Examples
+    --------
+    >>> import rankselect as rs
+    >>> from rankselect._config import Parallel, delayed
+    >>> with rs.config_context(max_memory=2**20):
+    ...     Parallel(n_jobs=2, prefer="threads")(delayed(rs.get_config)() for _ in range(2))
+    [{'max_memory': 1048576}, {'max_memory': 1048576}]
+    """
+
+    def __call__(self, iterable):
+        config = get_config()
+        return super().__call__((_InConfig(f, config), args, kwargs) for f, args, kwargs in iterable)
 
 
 def _available_memory() -> int:

@@ -10,12 +10,12 @@ from typing import Any, Callable, Optional, Union
 
 import numpy as np
 import numpy.typing as npt
-from joblib import Parallel, delayed
 from sklearn.base import MetaEstimatorMixin, clone
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ... import metrics
+from ..._config import Parallel, delayed
 from ..._validation import MAX_INT, check_matrix, check_predictions, check_qid, check_vector, fits_budget
 from ...data.grouping import QueryGroups, TrainingData
 from ...data.splits import query_masks, query_splits
@@ -245,7 +245,8 @@ class RankerLoopSelector(MetaEstimatorMixin, RankingSelector):
         return result
 
     def _map(self, fn: Callable, items: list) -> list:
-        """``[fn(item) for item in items]``, on ``n_jobs`` threads (results in input order)."""
+        """``[fn(item) for item in items]``, on ``n_jobs`` threads (results in input order),
+        each in the caller's settings (``rankselect.config_context``, scikit-learn's)."""
         if self.n_jobs in (None, 1) or len(items) < 2:
             return [fn(item) for item in items]
         stop = self._adapter.stop
