@@ -5,7 +5,10 @@ ValueError, TypeError or MemoryError. Anything else (IndexError, AttributeError,
 OverflowError, ZeroDivisionError, KeyError, RuntimeError, pyo3's PanicException, ...) fails.
 
 About a minute in all: the profile below sets the examples per target (``FUZZ_EXAMPLES``
-overrides it for a longer local run)."""
+overrides it for a longer local run). The selectors of issue 32 (ranker in the loop, the FSA
+filters, floating greedy RankRLS) get their own generators (issue 35): bad rankers, row and
+group splitters and leaky index pairs, zero / huge / non-finite costs and budget edges, small
+alpha; 100 examples each, about 10 s."""
 from __future__ import annotations
 
 import inspect
@@ -176,4 +179,97 @@ def test_estimator_refuses_bad_input_cleanly(name, data):
         y = data.draw(_bad_arrays(1), label="y")
     else:
         qid = data.draw(_bad_arrays(1), label="qid")
+    _call_ok(est.fit, X, y, qid=qid)
+
+
+# --- the selectors of issue 32 (issue 35): ranker in the loop, the FSA filters, floating -----
+class _FitNone(rs.RankRLS):
+    def fit(self, X, y, qid=None):
+        super().fit(X, y, qid=qid)
+
+
+class _Predicts(rs.RankRLS):
+    """A ranker whose predictions are replaced by ``kind``."""
+
+    def __init__(self, alpha=1.0, kind="complex"):
+        super().__init__(alpha=alpha)
+        self.kind = kind
+
+    def predict(self, X):
+        p = super().predict(X)
+        return {"complex": p + 1j, "nan": p * np.nan, "short": p[:-1], "object": p.astype(str),
+                "2d": np.c_[p, p]}[self.kind]
+
+
+class _Raises(rs.RankRLS):
+    def fit(self, X, y, qid=None):
+        raise ValueError("this ranker refuses to fit")
+
+
+def _rankers():
+    return st.one_of(
+        st.builds(rs.RankRLS, alpha=st.sampled_from([1e-12, 1e-6, 1e-3, 1.0, 1e6])),
+        st.builds(_Predicts, kind=st.sampled_from(["complex", "nan", "short", "object", "2d"])),
+        st.just(_FitNone()), st.just(_Raises()))
+
+
+def _splitters(qid):
+    from sklearn.model_selection import GroupKFold, GroupShuffleSplit, KFold, LeaveOneGroupOut, ShuffleSplit
+
+    rows = np.arange(qid.size)
+    held = qid == qid[0]
+    return st.sampled_from([
+        None, 2, 3, 100, KFold(3, shuffle=True, random_state=0), ShuffleSplit(2, random_state=0), GroupKFold(2),
+        GroupShuffleSplit(2, test_size=0.5, random_state=0), LeaveOneGroupOut(), [(rows[~held], rows[held])],
+        [(rows[:-2], rows[-4:])], [], [(rows, [])], [(rows, [10**6])], [rows],
+    ])
+
+
+COSTS = st.sampled_from([None, np.zeros(4), np.full(4, 1e300), np.array([1.0, np.inf, 1, 1]),
+                         np.array([1.0, np.nan, 1, 1]), np.array([1.0, -1, 1, 1]), np.array([0.1, 0.1, 0.1, 5.0]),
+                         np.ones(3)])
+BUDGETS = st.sampled_from([None, 0.0, 0.3, 0.1 + 0.1 + 0.1, 2.0, 1e-300, np.inf, np.nan, -1.0])
+
+
+def _selector_data():
+    rng = np.random.default_rng(1)
+    X = rng.random((36, 4))
+    y = rng.integers(0, 3, 36).astype(float)
+    return X, y, np.repeat(np.arange(6), 6)
+
+
+@settings(max_examples=100, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_ranker_loop_selectors_fuzz(data):
+    from rankselect.selection.wrapper import ForwardSelection, RecursiveElimination
+
+    X, y, qid = _selector_data()
+    cls = data.draw(st.sampled_from([ForwardSelection, RecursiveElimination]), label="selector")
+    kw = {"floating": data.draw(st.booleans())} if cls is ForwardSelection else {
+        "importance": data.draw(st.sampled_from(["permutation", "refit", "native"]))}
+    est = cls(data.draw(_rankers(), label="ranker"), n_features_to_select=data.draw(st.sampled_from([1, 2, "auto"])),
+              cv=data.draw(_splitters(qid), label="cv"), feature_costs=data.draw(COSTS, label="costs"),
+              budget=data.draw(BUDGETS, label="budget"), n_jobs=data.draw(st.sampled_from([None, 2])),
+              random_state=0, **kw)
+    _call_ok(est.fit, X, y, qid)
+
+
+@settings(max_examples=100, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_filters_and_floating_fuzz(data):
+    X, y, qid = _selector_data()
+    name = data.draw(st.sampled_from(["GAS", "NGAS", "XGAS", "HCAS", "GreedyRankRLS"]), label="selector")
+    k = data.draw(st.sampled_from([1, 2, 4, 5]), label="k")
+    if name == "GreedyRankRLS":
+        est = rs.GreedyRankRLS(k, alpha=data.draw(st.sampled_from([1e-12, 1e-8, 1e-6, 1e-4, 1.0])), floating=True)
+    elif name == "HCAS":
+        est = rs.HCAS(k, data.draw(st.sampled_from(["ward", "ward.D", "single"]), label="linkage"))
+    elif name == "XGAS":
+        est = rs.XGAS(k, data.draw(st.sampled_from([1e-9, 0.05, 1.0])))
+    else:
+        est = getattr(rs, name)(k)
+    est.set_params(feature_costs=data.draw(COSTS, label="costs"), budget=data.draw(BUDGETS, label="budget"))
+    if data.draw(st.booleans(), label="constant column"):
+        X = X.copy()
+        X[:, 0] = 1.0
     _call_ok(est.fit, X, y, qid=qid)
