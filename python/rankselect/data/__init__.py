@@ -11,6 +11,8 @@ synthetic and shipped data sets.
 - :mod:`~rankselect.data.feature_groups`: :class:`FeatureGroups` (feature families: groups of
   columns computed by one extractor), :class:`ExtractionCosts` (group costs paid once),
   :func:`check_feature_groups`, :func:`read_feature_groups`;
+- :mod:`~rankselect.data.splits`: :func:`query_splits` (the one rule for every ``cv=``: folds
+  by query, row splitters refused);
 - :mod:`rankselect.data.datasets`: synthetic data with known ground truth, the example
   shipped with the package, and the feature layouts of LETOR 4.0 and MSLR-WEB.
 """
@@ -24,6 +26,7 @@ from .feature_groups import (
 )
 from .grouping import OFFSETS_DTYPE, GroupedData, QueryGroups, TrainingData, center_by_query
 from .letor import Fold, PathLike, RankingData, load_letor, load_letor_folds, save_letor, split_queries
+from .splits import query_splits
 from .uninformative import constant_columns, constant_within_queries, zero_features
 
 __all__ = [
@@ -33,6 +36,7 @@ __all__ = [
     "load_letor_folds",
     "save_letor",
     "split_queries",
+    "query_splits",
     "PathLike",
     "OFFSETS_DTYPE",
     "QueryGroups",
