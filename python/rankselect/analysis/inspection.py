@@ -273,13 +273,8 @@ def fit_ranker(estimator, X, y, qid, **fit_params):
     Xg = X.iloc[rows] if hasattr(X, "iloc") else X[rows]
     yg = y[rows]
     params = _fit_params_of(estimator)
-    if "qid" in params:
-        fitted = estimator.fit(Xg, yg, qid=qid[rows], **fit_params)
-    elif "group" in params:
-        fitted = estimator.fit(Xg, yg, group=groups.sizes, **fit_params)
-    else:
-        fitted = estimator.fit(Xg, yg, **fit_params)
-    return check_fit_result(fitted, estimator)
+    queries = {"qid": qid[rows]} if "qid" in params else {"group": groups.sizes} if "group" in params else {}
+    return check_fit_result(estimator.fit(Xg, yg, **queries, **fit_params), estimator)
 
 
 @dataclass
