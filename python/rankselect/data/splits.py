@@ -61,7 +61,7 @@ def query_splits(cv: Any, qid, X=None, y=None, *, name: str = "cv") -> list[tupl
     >>> from sklearn.model_selection import KFold
     >>> from rankselect.data.splits import query_splits
     >>> qid = np.repeat([1, 2, 3], 2)
-    >>> [test.tolist() for _, test in query_splits(3, qid)]
+    >>> sorted(test.tolist() for _, test in query_splits(3, qid))  # one query per fold
     [[0, 1], [2, 3], [4, 5]]
     >>> query_splits(KFold(3), qid)
     Traceback (most recent call last):
@@ -132,7 +132,16 @@ def _indices(part: Any, m: int, what: str) -> np.ndarray:
 
 
 def query_masks(pairs, qid, query_ids) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Boolean masks over ``query_ids`` (n_queries,) of the queries on each side of ``pairs``."""
+    """Boolean masks over ``query_ids`` (n_queries,) of the queries on each side of ``pairs``
+    (row-index pairs of rows with query ids ``qid``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rankselect.data.splits import query_masks
+    >>> query_masks([(np.array([0, 1]), np.array([2]))], np.array([5, 5, 7]), np.array([5, 7]))
+    [(array([ True, False]), array([False,  True]))]
+    """
     qid = np.asarray(qid)
     return [(np.isin(query_ids, qid[tr]), np.isin(query_ids, qid[te])) for tr, te in pairs]
 
