@@ -183,7 +183,7 @@ def run(
         entries for methods not in ``methods`` are ignored, unknown names are errors).
     metric : validation metric for model selection: "map" (default), "ndcg@k", "p@k",
         "meanndcg".
-    convention : "letor" (Eval-Score-4.0 conventions, default) or "standard".
+    convention : "letor" (Eval-Score-4.0 conventions, default), "exponential", "trec" or "lightgbm".
     jobs : bound the number of threads (Rust core via ``RAYON_NUM_THREADS``, effective if no
         parallel kernel ran yet in this process; BLAS via threadpoolctl).
     progress : show a tqdm bar per fold x grid point; without tqdm, print one line per fold

@@ -133,7 +133,7 @@ def _pairwise_accuracy(data: GroupedData) -> tuple:
     return acc.ascending, acc.descending
 
 
-def feature_importance(X, y, qid, measure: str = "map", convention: str = "standard") -> FeatureImportance:
+def feature_importance(X, y, qid, measure: str = "map", convention: str = "exponential") -> FeatureImportance:
     """Importance of every feature used alone as the ranking score, in its better direction.
 
     Parameters
@@ -147,7 +147,7 @@ def feature_importance(X, y, qid, measure: str = "map", convention: str = "stand
         ``"map"``, ``"ndcg"``, ``"ndcg@k"``, ``"p@k"``, ``"meanndcg"``, ``"err@k"`` (GAS-E)
         or ``"pairwise"`` (GAS-L);
         see the module docstring.
-    convention : {"standard", "exponential", "trec", "lightgbm", "letor"}, default="standard"
+    convention : {"exponential", "trec", "lightgbm", "letor"} ("standard": the old name of "exponential"), default="exponential"
         Metric conventions of :mod:`rankselect.metrics` (ignored by ``"pairwise"``).
         Ties in a feature's values are always broken pessimistically.
 
@@ -183,7 +183,7 @@ def _feature_importance_grouped(data: GroupedData, kind: str, k, convention: str
     return pick_directions(*_core.metric_importance(data.X, data.y, data.offsets, name, convention))
 
 
-def single_ranker_importance(X, y, qid, *, n_estimators: int = 100, convention: str = "standard") -> FeatureImportance:
+def single_ranker_importance(X, y, qid, *, n_estimators: int = 100, convention: str = "exponential") -> FeatureImportance:
     """FSA's relevance of every feature (Gigli et al. 2016): the NDCG@10 of a LambdaMART
     ranker trained on that one feature alone (``importance="lambdamart"`` of the filters).
 
@@ -220,7 +220,7 @@ def single_ranker_importance(X, y, qid, *, n_estimators: int = 100, convention: 
     return _single_ranker_grouped(GroupedData.from_arrays(X, y, qid), n_estimators, convention)
 
 
-def _single_ranker_grouped(data: GroupedData, n_estimators: int = 100, convention: str = "standard"
+def _single_ranker_grouped(data: GroupedData, n_estimators: int = 100, convention: str = "exponential"
                            ) -> FeatureImportance:
     """:func:`single_ranker_importance` on data validated and grouped by the caller."""
     try:
