@@ -7,7 +7,7 @@ on test. Prints the table of test means over the folds; with ``--out DIR`` write
 selected features numbered as in the file, skipped degenerate grid points, paired
 t-tests) and, with ``--plots``, PNG figures.
 
-Methods: rankrls, greedy-rankrls, ranksvm, gas, ngas, xgas, hcas, sparse-ranksvm, fsmrank. Fixed options
+Methods: {methods}. Fixed options
 follow a colon: ``--method sparse-ranksvm:penalty=log``, ``--method gas:ranker=ranksvm``.
 Grids: ``--grid greedy-rankrls:alpha=2^-3,2^0,2^3`` or ``--grid greedy-rankrls:k=1,2,3``
 (repeatable; values may be written 2^e).
@@ -29,11 +29,12 @@ from pathlib import Path
 
 from .. import plotting
 from ..methods import METHODS
-from ..metrics.checks import CONVENTIONS
 from ..protocol import run as run_protocol
 from ..protocol.fsa_grid import fsa_grid
 from ..protocol.runner import parse_value
-from .common import plural
+from .common import add_convention_argument, conventions_of, plural
+
+__doc__ = (__doc__ or "").replace("{methods}", ", ".join(METHODS))  # every method of the registry
 
 
 def add_parser(sub) -> None:
@@ -51,8 +52,7 @@ def add_parser(sub) -> None:
                    help="override one grid parameter of a method (repeatable)")
     p.add_argument("--metric", default="map",
                    help="validation metric for model selection (map, ndcg@10, p@10, meanndcg)")
-    p.add_argument("--convention", choices=CONVENTIONS, default="letor",
-                   help="evaluation conventions (default letor: Eval-Score-4.0)")
+    add_convention_argument(p, "letor")  # letor: Eval-Score-4.0
     p.add_argument("--folds", metavar="I,J", help="run only these folds (1-based, comma separated)")
     p.add_argument("--out", metavar="DIR", help="write experiment.json, experiment.md (and PNGs with --plots) here")
     p.add_argument("--plots", action="store_true", help="with --out: also write PNG figures (needs matplotlib)")
@@ -100,9 +100,10 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError(f"--plots: {exc}") from None
     if args.fsa_grid:
         return _run_fsa(args, folds)
+    convention = conventions_of(args.convention, "rankselect experiment")[0]
     res = run_protocol(
         args.data_dir, args.method, grid=parse_grid(args.grid), metric=args.metric,
-        convention=args.convention, jobs=args.jobs, progress=not args.quiet, folds=folds,
+        convention=convention, jobs=args.jobs, progress=not args.quiet, folds=folds,
     )
     print(f"# {args.data_dir}: test means over {plural(len(res.folds), 'fold')} (selection by validation {res.metric}, "
           f"{res.convention} conventions)")

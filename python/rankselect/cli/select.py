@@ -212,7 +212,10 @@ def run(args: argparse.Namespace) -> int:
             flag = next(p.cli_flag for p in method.params if p.name == method.path_param)
             raise ValueError(f"give -k or {flag} to {method.name}, not both: -k picks {method.path_param} on the path")
         if getattr(args, "costs", None) is not None or getattr(args, "budget", None) is not None:
-            raise ValueError(f"--costs/--budget with -k on {method.name}: give --C instead of -k")
+            takes = "feature_costs" in method.build().get_params()
+            flag = next(p.cli_flag for p in method.params if p.name == method.path_param)
+            raise ValueError(f"--costs/--budget with -k on {method.name}: give {flag} instead of -k"
+                             if takes else f"{method.name} takes no feature costs (--costs/--budget)")
         est, note = _fit_path(method, params, args.k, train.X, train.y, train.qid)
         costs = None
     else:
