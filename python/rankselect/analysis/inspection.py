@@ -385,6 +385,8 @@ def evaluate_path(order, ranker, train, vali, *, scoring: str = "ndcg@10", n_fea
         raise ValueError(f"order holds a column outside 0 .. {n - 1}")
     ks = np.arange(1, order.size + 1) if n_features is None else np.asarray(
         [_check_count(k, "n_features") for k in n_features])
+    if ks.size == 0:
+        raise ValueError("n_features must name at least one subset size, got an empty sequence")
     if (ks > order.size).any():
         raise ValueError(f"n_features must be <= len(order) = {order.size}")
     scores, per_q, feats = [], [], []

@@ -7,6 +7,7 @@ from typing import Optional
 import numpy as np
 
 from .. import _core
+from .._validation import shown
 from ..metrics.checks import CONVENTIONS, TIES, check_choice, check_k, check_max_grade, mean_over_queries
 from .shards import _as_dask, _client, _sh, _Shards
 
@@ -29,7 +30,7 @@ def _shard_scores_metrics(shard, specs, max_grade):
     if (shard["y"] < 0).any():
         i = int(np.flatnonzero(shard["y"] < 0)[0])
         q = shard["ids"][int(np.searchsorted(shard["offsets"], i, side="right")) - 1]
-        raise ValueError(f"y must hold relevance labels >= 0; a row of qid {q} has {shard['y'][i]!r}")
+        raise ValueError(f"y must hold relevance labels >= 0; a row of qid {q} has {shown(shard['y'][i])}")
     return _core.metrics_per_query(specs, shard["y"], np.ascontiguousarray(shard["X"][:, 0]), shard["offsets"],
                                    max_grade)
 

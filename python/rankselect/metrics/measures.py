@@ -9,7 +9,7 @@ from typing import Any, Optional
 import numpy as np
 
 from .. import _core
-from .._validation import check_scores
+from .._validation import check_scores, shown
 from ..data.grouping import QueryGroups
 from .checks import CONVENTIONS, TIES, check_choice, check_k, check_max_grade, mean_over_queries
 
@@ -32,7 +32,7 @@ def _prepare(y, scores, qid) -> tuple[QueryGroups, np.ndarray, np.ndarray]:
         raise ValueError("y is empty: metrics need at least one query with one document")
     if (y < 0).any():
         i = int(np.flatnonzero(y < 0)[0])
-        raise ValueError(f"y must hold relevance labels >= 0; row {i} has {y[i]!r}")
+        raise ValueError(f"y must hold relevance labels >= 0; row {i} has {shown(y[i])}")
     groups = QueryGroups.from_qid(qid)
     return groups, np.ascontiguousarray(groups.gather(y)), np.ascontiguousarray(groups.gather(scores))
 
