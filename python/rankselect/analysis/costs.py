@@ -68,6 +68,7 @@ def read_costs(path, n_features: int) -> np.ndarray:
     array([0.5, 3. , 1. ])
     """
     rows: list[list[str]] = []
+    linenos: list[int] = []
     for lineno, line in enumerate(Path(path).read_text().splitlines(), 1):
         line = line.split("#", 1)[0].strip()
         if not line:
@@ -81,14 +82,15 @@ def read_costs(path, n_features: int) -> np.ndarray:
             raise ValueError(f"{path}: line {lineno}: not a number: {line!r}") from None
         if len(fields) not in (1, 2) or (rows and len(fields) != len(rows[0])):
             raise ValueError(f"{path}: line {lineno}: expected 'cost' or 'feature,cost', got {line!r}")
-        rows.append(fields + [str(lineno)])
+        rows.append(fields)
+        linenos.append(lineno)
     if not rows:
         raise ValueError(f"{path}: no costs")
-    if len(rows[0]) == 2:
+    if len(rows[0]) == 1:
         costs = np.array([float(r[0]) for r in rows])
     else:
         costs = np.full(n_features, np.nan)
-        for feat, cost, lineno_text in rows:
+        for (feat, cost), lineno_text in zip(rows, linenos):
             j = float(feat)
             if not np.isfinite(j) or j != int(j) or not 1 <= j <= n_features:
                 raise ValueError(f"{path}: line {lineno_text}: feature number {feat} is not a whole number in "

@@ -178,11 +178,12 @@ def _validation_rows(est, selected, Xv, yv, qv, Xt, yt, qt, convention: str = VA
 def _reported_params(method, est, params: dict, k: Optional[int]) -> dict:
     """The parameters ``--json`` reports: the user's (by name, as given, for a method built from
     names such as ``--ranker``), else the estimator's."""
+    used = {name: (v.tolist() if isinstance(v, np.ndarray) else v) for name, v in est.get_params().items()}
+    costs = {name: used[name] for name in ("feature_costs", "budget") if used.get(name) is not None}
     if method.make:
-        return {**params, **({method.k: k} if k is not None else {})}
-    keep = set(params) | {method.k, method.path_param, "budget"}  # path methods: the value -k chose
-    return {name: (v.tolist() if isinstance(v, np.ndarray) else v)
-            for name, v in est.get_params().items() if name in keep}
+        return {**params, **({method.k: k} if k is not None else {}), **costs}
+    keep = set(params) | {method.k, method.path_param}  # path methods: the value -k chose
+    return {**{name: v for name, v in used.items() if name in keep}, **costs}
 _STOP_REASONS = {
     "uninformative": "the other features are constant within every query (they carry no ranking information)",
     "min_improvement": "no further feature improves the criterion by min_improvement",
