@@ -70,3 +70,26 @@ def test_the_built_site_if_present():
     if not (build / "index.html").is_file():
         pytest.skip("docs/_build/html not built (.ci/run checks it after sphinx-build)")
     assert offline_problems(build) == []
+
+
+def test_a_reexported_constant_shows_its_own_doc_comment(tmp_path):
+    """Constants' API pages showed ``tuple``'s docstring (issue 35): a constant re-exported by
+    a package gets the ``#:`` comment of the module that defines it."""
+    sphinx = pytest.importorskip("sphinx.application")
+    import sys
+
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "conf.py").write_text(f"import sys\nsys.path.insert(0, {str(DOCS / '_ext')!r})\n"
+                                 'extensions = ["sphinx.ext.autodoc", "rankselect_docs"]\n')
+    (src / "index.rst").write_text("Title\n=====\n\n.. autodata:: rankselect.selection.wrapper.SELECTION_RULES\n"
+                                   "   :no-value:\n")
+    out = tmp_path / "text"
+    try:
+        sphinx.Sphinx(str(src), str(src), str(out), str(tmp_path / "doctrees"), "text",
+                      status=None, warning=None, freshenv=True).build()
+    finally:
+        sys.path[:] = [p for p in sys.path if p != str(DOCS / "_ext")]
+    text = (out / "index.txt").read_text()
+    assert "the rules that pick the selected subset" in text
+    assert "Built-in immutable sequence" not in text
