@@ -182,3 +182,38 @@ def test_train_help_shows_one_default(capsys):
         main(["train", "--help"])
     text = " ".join(capsys.readouterr().out.split())
     assert "(default 1 / n_features) (default" not in text and "(default 1 / n_features)" in text
+
+
+@pytest.fixture(scope="module")
+def fold_layout(tmp_path_factory):
+    root = tmp_path_factory.mktemp("folds")
+    for k in range(1, 6):
+        (root / f"Fold{k}").mkdir()
+        for split in ("train", "vali", "test"):
+            rankselect.save_letor(root / f"Fold{k}" / f"{split}.txt", rankselect.data.datasets.load_example(split))
+    return str(root)
+
+
+@pytest.mark.parametrize("with_out", [True, False])
+def test_ctrl_c_in_experiment_keeps_the_finished_folds(fold_layout, capsys, tmp_path, monkeypatch, with_out):
+    from rankselect.protocol import runner
+
+    real, calls = runner._run_method, []
+
+    def interrupted_in_fold_3(fold, *args, **kwargs):
+        calls.append(fold.name)
+        if fold.name == "Fold3":
+            raise KeyboardInterrupt
+        return real(fold, *args, **kwargs)
+
+    monkeypatch.setattr(runner, "_run_method", interrupted_in_fold_3)
+    out = tmp_path / "out"
+    args = ["experiment", fold_layout, "--method", "rankrls", "--grid", "rankrls:alpha=1", "--quiet"]
+    assert main(args + (["--out", str(out)] if with_out else [])) == 130
+    cap = capsys.readouterr()
+    assert "fold(s) 1,2 finished" in cap.err and "--folds 3,4,5" in cap.err
+    if with_out:
+        saved = json.loads((out / "experiment.json").read_text())
+        assert len(saved["folds"]) == 2
+    else:
+        assert "rankrls" in cap.out  # the table of the finished folds

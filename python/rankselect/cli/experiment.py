@@ -16,6 +16,10 @@ Grids: ``--grid greedy-rankrls:alpha=2^-3,2^0,2^3`` or ``--grid greedy-rankrls:k
 50 and 75 % of the features with each selector, retrain, report test NDCG@10 with a linear
 ranker and, where installed, LightGBM; ``--cache FILE`` makes it resumable).
 
+With ``--out DIR``, each fold's results are written as the fold finishes: Ctrl-C keeps the
+finished folds there (without ``--out``, their table is printed) and says which ``--folds``
+are left to run.
+
 ``--jobs N`` bounds the threads: it sets RAYON_NUM_THREADS for the Rust core before the
 first kernel runs, and limits the BLAS threads with threadpoolctl.
 """
@@ -101,24 +105,56 @@ def run(args: argparse.Namespace) -> int:
     if args.fsa_grid:
         return _run_fsa(args, folds)
     convention = conventions_of(args.convention, "rankselect experiment")[0]
-    res = run_protocol(
-        args.data_dir, args.method, grid=parse_grid(args.grid), metric=args.metric,
-        convention=convention, jobs=args.jobs, progress=not args.quiet, folds=folds,
-    )
+    finished: list = []  # the result of the folds finished so far
+
+    def save(partial) -> None:
+        finished[:] = [partial]
+        if args.out:
+            _write(partial, Path(args.out))
+
+    try:
+        res = run_protocol(
+            args.data_dir, args.method, grid=parse_grid(args.grid), metric=args.metric,
+            convention=convention, jobs=args.jobs, progress=not args.quiet, folds=folds, on_fold=save,
+        )
+    except KeyboardInterrupt:
+        _report_interrupted(args, folds, finished[0] if finished else None)
+        raise
     print(f"# {args.data_dir}: test means over {plural(len(res.folds), 'fold')} (selection by validation {res.metric}, "
           f"{res.convention} conventions)")
     print(res.table())
     if args.out:
         out = Path(args.out)
-        out.mkdir(parents=True, exist_ok=True)
-        res.to_json(out / "experiment.json")
-        (out / "experiment.md").write_text(res.to_markdown())
-        written = [out / "experiment.json", out / "experiment.md"]
+        written = _write(res, out)
         if args.plots:
             written += plotting.save_experiment_figures(res, out)
         for p in written:
             print(f"wrote {p}", file=sys.stderr)
     return 0
+
+
+def _write(res, out: Path) -> list[Path]:
+    """experiment.json and experiment.md of ``res`` in ``out`` (written whole each time)."""
+    out.mkdir(parents=True, exist_ok=True)
+    res.to_json(out / "experiment.json")
+    (out / "experiment.md").write_text(res.to_markdown())
+    return [out / "experiment.json", out / "experiment.md"]
+
+
+def _report_interrupted(args: argparse.Namespace, folds, partial) -> None:
+    """After Ctrl-C: what was kept, and the ``--folds`` left to run."""
+    asked = folds if folds is not None else [1, 2, 3, 4, 5]  # the five LETOR folds (load_letor_folds)
+    done = asked[: len(partial.folds)] if partial is not None else []
+    left = ",".join(str(i) for i in asked[len(done):])
+    err = sys.stderr
+    if not done:
+        print("rankselect experiment: interrupted before the first fold finished; nothing was saved", file=err)
+        return
+    where = f"saved in {Path(args.out) / 'experiment.json'}" if args.out else "their table follows"
+    print(f"rankselect experiment: interrupted; fold(s) {','.join(map(str, done))} finished, {where}; "
+          f"to run the rest: --folds {left}" + (" with another --out" if args.out else ""), file=err)
+    if not args.out:
+        print(partial.table())
 
 
 def _run_fsa(args: argparse.Namespace, folds) -> int:
