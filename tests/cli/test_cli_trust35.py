@@ -217,3 +217,10 @@ def test_ctrl_c_in_experiment_keeps_the_finished_folds(fold_layout, capsys, tmp_
         assert len(saved["folds"]) == 2
     else:
         assert "rankrls" in cap.out  # the table of the finished folds
+
+
+def test_fista_with_k_walks_the_path_with_prox_newton(files, capsys):
+    assert main(["select", "--method", "sparse-ranksvm", "--solver", "fista", "-k", "2", files[0], "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert "path walked with solver prox-newton, the model fitted with fista" in out["note"]
+    assert out["params"]["solver"] == "fista"
