@@ -41,19 +41,7 @@ with a :class:`DeprecationWarning` naming the new path, until 0.3.0 (the table:
 :mod:`rankselect.plotting`, :mod:`rankselect.dask` and :mod:`rankselect.cli` are imported on
 first use.
 """
-import sys as _sys
-
-try:  # the core fixes its SIMD level on import: a bad RANKSELECT_SIMD fails here
-    from . import _core
-except ValueError as _exc:
-    _argv = getattr(_sys, "orig_argv", _sys.argv)
-    if (_sys.argv[0].endswith(("/rankselect", "\\rankselect", "rankselect.exe"))  # the console script
-            or any(a in ("rankselect", "rankselect.cli") and _argv[i - 1] == "-m" for i, a in enumerate(_argv) if i)):
-        print(f"rankselect: error: {_exc}", file=_sys.stderr)  # the command line: one line, exit 2
-        raise SystemExit(2) from None
-    raise
-del _sys
-from . import _aliases, exceptions, metrics
+from . import _aliases, _cli_guard, exceptions, metrics  # noqa: F401 (_cli_guard: before _core is used)
 from ._config import config_context, get_config, set_config
 from ._core import __version__
 from .analysis import redundancy_report

@@ -8,6 +8,7 @@ import ast
 from pathlib import Path
 
 import pytest
+
 from check_offline import main, offline_problems
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"

@@ -205,7 +205,8 @@ def cost_quality_path(model, vali, feature_costs, *, scoring: str = "ndcg@10", c
     feature_costs : array-like of shape (n_features,)
     scoring : str
         Measure of :func:`rankselect.metrics.compute`.
-    convention : {"exponential", "trec", "lightgbm", "letor"} ("standard": the old name of "exponential")
+    convention : {"exponential", "trec", "lightgbm", "letor"}
+        (``"standard"``: the old name of ``"exponential"``)
     train : RankingData or (X, y, qid), optional
         Needed for a selector without a model path.
     ranker : estimator, optional

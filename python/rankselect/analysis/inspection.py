@@ -149,7 +149,8 @@ def permutation_importance(ranker, X, y, qid, *, scoring: str = "ndcg@10", n_rep
     random_state : None, int or numpy Generator
     features : sequence of int, optional
         Columns to inspect (default all); the result rows follow this order.
-    convention : {"exponential", "trec", "lightgbm", "letor"} ("standard": the old name of "exponential")
+    convention : {"exponential", "trec", "lightgbm", "letor"}
+        (``"standard"``: the old name of ``"exponential"``)
     ci : {"t", "bootstrap"}
     confidence : float in (0, 1), default=0.95
     n_bootstrap : int
@@ -352,7 +353,8 @@ def evaluate_path(order, ranker, train, vali, *, scoring: str = "ndcg@10", n_fea
         Measure name of :func:`rankselect.metrics.compute`.
     n_features : sequence of int, optional
         Prefix lengths to evaluate (each in ``1 .. len(order)``).
-    convention : {"exponential", "trec", "lightgbm", "letor"} ("standard": the old name of "exponential")
+    convention : {"exponential", "trec", "lightgbm", "letor"}
+        (``"standard"``: the old name of ``"exponential"``)
     fit_params : dict, optional
         Extra keyword arguments of ``fit``.
 

@@ -1,6 +1,7 @@
 """``select --costs costs.csv --budget B``: feature costs for the selectors that take them
-(greedy-rankrls, gas, ngas, xgas, hcas, sparse-ranksvm, rfe, forward; see ``rankselect.analysis.costs``). costs.csv holds one cost
-per feature in column order, or ``feature,cost`` lines with 1-based feature numbers."""
+(greedy-rankrls, gas, ngas, xgas, hcas, sparse-ranksvm, rfe, forward; see
+``rankselect.analysis.costs``). costs.csv holds one cost per feature in column order, or
+``feature,cost`` lines with 1-based feature numbers."""
 from __future__ import annotations
 
 import argparse

@@ -71,7 +71,8 @@ def ndcg(y, scores, qid, k: Optional[int] = None, *, convention: str = "exponent
     qid : array-like of shape (m,)
         Query id of every row.
     k : int >= 1 or None
-    convention : {"exponential", "trec", "lightgbm", "letor"} ("standard": the old name of "exponential")
+    convention : {"exponential", "trec", "lightgbm", "letor"}
+        (``"standard"``: the old name of ``"exponential"``)
     ties : {"stable", "pessimistic"}
     per_query : bool
         Return the array of shape (n_queries,) instead of the mean.

@@ -76,7 +76,8 @@ def make_scorer(measure: str, *, convention: str = "exponential", ties: str = "s
     measure : str
         A measure name of :func:`compute`: ``"ndcg@10"``, ``"ndcg"``, ``"map"``, ``"p@10"``,
         ``"meanndcg"``, ``"err@10"``, ... (case-insensitive).
-    convention : {"exponential", "trec", "lightgbm", "letor"} ("standard": the old name of "exponential"), default="exponential"
+    convention : {"exponential", "trec", "lightgbm", "letor"}, default="exponential"
+        (``"standard"``: the old name of ``"exponential"``)
     ties : {"stable", "pessimistic"}, default="stable"
     qid : array-like of shape (m,), default=None
         Query ids used when the caller passes none (a routed ``qid`` takes precedence).

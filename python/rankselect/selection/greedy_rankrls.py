@@ -65,7 +65,8 @@ class GreedyRankRLS(RankerMixin, LinearPredictMixin, RankingSelector):
         ``"meanndcg"``, ``"err@10"``, ...): the mean over queries of the measure of the
         exact LQO predictions (each query scored by the model trained without it); higher
         is better and the candidate maximising it is added. Labels must be >= 0.
-    convention : {"exponential", "trec", "lightgbm", "letor"} ("standard": the old name of "exponential"), default="exponential"
+    convention : {"exponential", "trec", "lightgbm", "letor"}, default="exponential"
+        (``"standard"``: the old name of ``"exponential"``)
         Metric convention for a ranking-measure criterion (see :mod:`rankselect.metrics`).
     min_improvement : float >= 0 or None, default=None
         Early stop: after the first feature, stop before adding a feature whose criterion

@@ -147,7 +147,8 @@ def feature_importance(X, y, qid, measure: str = "map", convention: str = "expon
         ``"map"``, ``"ndcg"``, ``"ndcg@k"``, ``"p@k"``, ``"meanndcg"``, ``"err@k"`` (GAS-E)
         or ``"pairwise"`` (GAS-L);
         see the module docstring.
-    convention : {"exponential", "trec", "lightgbm", "letor"} ("standard": the old name of "exponential"), default="exponential"
+    convention : {"exponential", "trec", "lightgbm", "letor"}, default="exponential"
+        (``"standard"``: the old name of ``"exponential"``)
         Metric conventions of :mod:`rankselect.metrics` (ignored by ``"pairwise"``).
         Ties in a feature's values are always broken pessimistically.
 
@@ -183,7 +184,8 @@ def _feature_importance_grouped(data: GroupedData, kind: str, k, convention: str
     return pick_directions(*_core.metric_importance(data.X, data.y, data.offsets, name, convention))
 
 
-def single_ranker_importance(X, y, qid, *, n_estimators: int = 100, convention: str = "exponential") -> FeatureImportance:
+def single_ranker_importance(X, y, qid, *, n_estimators: int = 100,
+                             convention: str = "exponential") -> FeatureImportance:
     """FSA's relevance of every feature (Gigli et al. 2016): the NDCG@10 of a LambdaMART
     ranker trained on that one feature alone (``importance="lambdamart"`` of the filters).
 
