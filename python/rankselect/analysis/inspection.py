@@ -150,7 +150,6 @@ def permutation_importance(ranker, X, y, qid, *, scoring: str = "ndcg@10", n_rep
     features : sequence of int, optional
         Columns to inspect (default all); the result rows follow this order.
     convention : {"exponential", "trec", "lightgbm", "letor"}
-        (``"standard"``: the old name of ``"exponential"``)
     ci : {"t", "bootstrap"}
     confidence : float in (0, 1), default=0.95
     n_bootstrap : int
@@ -354,7 +353,6 @@ def evaluate_path(order, ranker, train, vali, *, scoring: str = "ndcg@10", n_fea
     n_features : sequence of int, optional
         Prefix lengths to evaluate (each in ``1 .. len(order)``).
     convention : {"exponential", "trec", "lightgbm", "letor"}
-        (``"standard"``: the old name of ``"exponential"``)
     fit_params : dict, optional
         Extra keyword arguments of ``fit``.
 
@@ -386,11 +384,9 @@ def evaluate_path(order, ranker, train, vali, *, scoring: str = "ndcg@10", n_fea
     if (order < 0).any() or (order >= n).any():
         raise ValueError(f"order holds a column outside 0 .. {n - 1}")
     ks = np.arange(1, order.size + 1) if n_features is None else np.asarray(
-        [_check_count(k, "n_features") for k in n_features])
-    if ks.size == 0:
-        raise ValueError("n_features must name at least one subset size, got an empty sequence")
-    if (ks > order.size).any():
-        raise ValueError(f"n_features must be <= len(order) = {order.size}")
+        [_check_count(k, "n_features") for k in n_features], dtype=np.intp)
+    if ks.size == 0 or (ks > order.size).any():  # at least one size, each <= len(order)
+        raise ValueError(f"n_features must name at least one subset size, each <= len(order) = {order.size}")
     scores, per_q, feats = [], [], []
     for k in ks:
         cols = order[:k]
