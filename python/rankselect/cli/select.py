@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Sequence
 from typing import Optional
 
 import numpy as np
@@ -241,10 +242,11 @@ def run(args: argparse.Namespace) -> int:
     selected = [int(j) for j in est.selected_features_]
     if args.k is not None and len(selected) < args.k and not note:
         note = _short_note(est, args.k, len(selected), train.X.shape[1])
-    step_scores = method.step_scores(est)
+    step_scores: Optional[Sequence[Optional[float]]] = method.step_scores(est)
     score_name = method.score_label(est)
-    path = getattr(est, "path_", None)
-    loop_rows = _loop_rows(path, selected) if isinstance(path, SelectionPath) else None
+    found = getattr(est, "path_", None)
+    path: Optional[SelectionPath] = found if isinstance(found, SelectionPath) else None
+    loop_rows = _loop_rows(path, selected) if path is not None else None
     if loop_rows is not None:  # the ranker's own scores, on --vali or on query folds of TRAIN
         where = "vali" if est.validation is not None else "cv"
         score_name = f"{where} {est.scoring}"
@@ -268,7 +270,7 @@ def run(args: argparse.Namespace) -> int:
         if costs is not None:
             out["costs_file"] = args.costs
             out["total_cost"] = total_cost(costs, selected)
-        if loop_rows is not None:
+        if loop_rows is not None and path is not None:
             out["score_ci"] = [None if r is None else [_finite(r[1]), _finite(r[2])] for r in loop_rows]
             out["score_convention"] = est.convention
             out["path"] = _path_json(path)
@@ -300,7 +302,8 @@ def run(args: argparse.Namespace) -> int:
     for i, j in enumerate(selected):
         row = [f"{i + 1:>12d}", f"{j + 1:>12d}"]
         if step_scores is not None:
-            row.append(f"{'':>12}" if step_scores[i] is None else f"{float(step_scores[i]):>12.6g}")
+            v = step_scores[i]
+            row.append(f"{'':>12}" if v is None else f"{float(v):>12.6g}")
         if loop_rows is not None:
             r = loop_rows[i]
             row.append(f"{'':>12}" if r is None else f"[{r[1]:.4f}, {r[2]:.4f}]")
@@ -311,7 +314,7 @@ def run(args: argparse.Namespace) -> int:
     if costs is not None:
         budget = "" if args.budget is None else f" (budget {args.budget:g})"
         print(f"# total cost {total_cost(costs, selected):.6g}{budget}")
-    if loop_rows is not None:
+    if path is not None:
         print(f"# every subset scored ({score_name}, 95% CI, features):")
         for s in range(len(path)):
             feats = " ".join(str(int(j) + 1) for j in path.features[s])
