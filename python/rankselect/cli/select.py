@@ -302,8 +302,8 @@ def run(args: argparse.Namespace) -> int:
     for i, j in enumerate(selected):
         row = [f"{i + 1:>12d}", f"{j + 1:>12d}"]
         if step_scores is not None:
-            v = step_scores[i]
-            row.append(f"{'':>12}" if v is None else f"{float(v):>12.6g}")
+            step = step_scores[i]
+            row.append(f"{'':>12}" if step is None else f"{float(step):>12.6g}")
         if loop_rows is not None:
             r = loop_rows[i]
             row.append(f"{'':>12}" if r is None else f"[{r[1]:.4f}, {r[2]:.4f}]")
