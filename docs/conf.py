@@ -29,6 +29,7 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
     "sphinx.ext.mathjax",
+    "sphinx-mathjax-offline",  # MathJax 3 copied into _static/mathjax: formulas render offline
     "sphinx.ext.viewcode",
     "numpydoc",
     "myst_parser",
@@ -83,6 +84,9 @@ sphinx_gallery_conf = {
     # the "Examples in the gallery" of each API page
     "backreferences_dir": "api/generated/backreferences",
     "doc_module": ("rankselect",),
+    # no sg_execution_times pages: their tables load jQuery and DataTables from CDNs, and the
+    # site must work offline (tests/docs/check_offline.py)
+    "write_computation_times": False,
 }
 
 # ---------------------------------------------------------------- HTML

@@ -38,7 +38,7 @@ MAX_LINES = 400
 #: layers (``__init__`` is the package's own ``__init__.py``)
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("_core", "exceptions"),
-    ("_config",),
+    ("_config", "_cli_guard"),  # _cli_guard: imports _core first (a bad RANKSELECT_SIMD)
     ("_validation",),
     ("data",),
     ("metrics",),

@@ -119,9 +119,40 @@ def _forget(app: Sphinx, env, docname: str) -> None:
     _NAMESPACES.pop(docname, None)
 
 
+def constant_doc(name: str, obj) -> list:
+    """The ``#:`` doc comment of the constant ``obj`` called ``name`` in the rankselect module
+    that defines it (a constant re-exported by a package has its comment where it is defined;
+    autodoc reads only the documented module's source and would show ``tuple``'s docstring)."""
+    import sys
+
+    from sphinx.pycode import ModuleAnalyzer
+
+    for modname, mod in sorted(sys.modules.items()):
+        if not modname.startswith("rankselect") or getattr(mod, name, None) is not obj:
+            continue
+        try:
+            docs = ModuleAnalyzer.for_module(modname).find_attr_docs()
+        except Exception:  # a compiled module has no source to read
+            continue
+        if ("", name) in docs:
+            return list(docs[("", name)])
+    return []
+
+
+def _constant_docstrings(app, what, name, obj, options, lines) -> None:
+    """A constant whose docstring is its type's gets its ``#:`` comment instead (or none)."""
+    if what not in ("data", "attribute") or type(obj).__doc__ is None:
+        return
+    inherited = [ln.strip() for ln in type(obj).__doc__.splitlines() if ln.strip()]
+    if [ln.strip() for ln in lines if ln.strip()] != inherited or not inherited:
+        return
+    lines[:] = constant_doc(name.rpartition(".")[2], obj)
+
+
 def setup(app: Sphinx) -> dict:
     app.add_directive("rankselect-run", RunDirective)
     app.add_directive("rankselect-cli", CliDirective)
     app.connect("env-purge-doc", _forget)
     app.connect("doctree-read", _unlink_cutoffs)
+    app.connect("autodoc-process-docstring", _constant_docstrings)
     return {"parallel_read_safe": False, "parallel_write_safe": True, "version": "1"}

@@ -41,7 +41,7 @@ with a :class:`DeprecationWarning` naming the new path, until 0.3.0 (the table:
 :mod:`rankselect.plotting`, :mod:`rankselect.dask` and :mod:`rankselect.cli` are imported on
 first use.
 """
-from . import _aliases, exceptions, metrics
+from . import _aliases, _cli_guard, exceptions, metrics  # noqa: F401 (_cli_guard: before _core is used)
 from ._config import config_context, get_config, set_config
 from ._core import __version__
 from .analysis import redundancy_report

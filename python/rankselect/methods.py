@@ -163,6 +163,8 @@ _SIMILARITY = Param("similarity", "feature similarity", type=str, choices=("spea
 _CS = [10.0 ** e for e in range(-4, 3)]
 _FILTER_OPTIONS = {"importance": "ndcg@10", "similarity": "spearman", "ranker": "rankrls"}
 
+#: every method of the package by its command-line name (``rankselect select --method``,
+#: ``rankselect experiment --method``): its estimator, parameters, grid and how ``k`` reaches it
 METHODS: dict[str, Method] = {
     "greedy-rankrls": Method(
         "greedy-rankrls", GreedyRankRLS,

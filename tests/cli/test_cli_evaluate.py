@@ -51,7 +51,7 @@ def test_evaluate_json_matches_library(files, capsys):
     assert main(["evaluate", data, "--scores", scores, "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["n_queries"] == 3 and out["n_rows"] == 8
-    for conv in ("standard", "letor"):
+    for conv in ("exponential", "letor"):
         expected = metrics.evaluate(Y, SCORES, QID, convention=conv)
         assert out[conv] == pytest.approx(expected, abs=1e-12)
     assert out["letor"]["NDCG@3"] == pytest.approx(metrics.ndcg(Y, SCORES, QID, 3, convention="letor"))
@@ -61,7 +61,7 @@ def test_evaluate_table(files, capsys):
     data, scores = files
     assert main(["evaluate", data, "--scores", scores]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[1].split() == ["metric", "standard", "letor"]
+    assert lines[1].split() == ["metric", "exponential", "letor"]
     rows = {ln.split()[0]: ln.split()[1:] for ln in lines[2:]}
     assert list(rows)[:2] == ["MAP", "NDCG@1"] and "MeanNDCG" in rows and "ERR" in rows
     assert float(rows["MAP"][1]) == pytest.approx(metrics.mean_average_precision(Y, SCORES, QID, convention="letor"),

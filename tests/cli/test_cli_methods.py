@@ -69,10 +69,10 @@ def test_a_flag_of_another_method_is_a_one_line_error(letor_file, capsys, method
 def test_select_vali_names_the_convention(letor_file, capsys):
     assert main(["select", "--method", "greedy-rankrls", "-k", "2", letor_file, "--vali", letor_file]) == 0
     out = capsys.readouterr().out
-    assert "standard conventions" in out
+    assert "exponential convention" in out
     assert main(["select", "--method", "greedy-rankrls", "-k", "2", letor_file, "--vali", letor_file, "--json"]) == 0
     import json
-    assert json.loads(capsys.readouterr().out)["validation_convention"] == "standard"
+    assert json.loads(capsys.readouterr().out)["validation_convention"] == "exponential"
 
 
 def test_train_prints_the_parameters_it_used(letor_file, capsys):

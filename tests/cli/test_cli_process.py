@@ -49,7 +49,7 @@ def test_train_out_then_evaluate(tmp_path):
     r = run_cli("evaluate", test, "--scores", scores, "--json")
     assert r.returncode == 0, r.stderr
     evaluated = json.loads(r.stdout)
-    for conv in ("standard", "letor"):
+    for conv in ("exponential", "letor"):
         for k, v in trained[conv].items():
             assert evaluated[conv][k] == pytest.approx(v, abs=1e-12), (conv, k)
     # the scores are the model's, in TEST's row order
@@ -98,7 +98,7 @@ def test_evaluate_reads_ranklib_score_output(tmp_path, capsys):
     ranklib.write_text("\n".join(lines) + "\n")
     assert main(["evaluate", str(data), "--scores", str(ranklib), "--json"]) == 0
     got = json.loads(capsys.readouterr().out)
-    assert got["letor"] == expected["letor"] and got["standard"] == expected["standard"]
+    assert got["letor"] == expected["letor"] and got["exponential"] == expected["exponential"]
     # in another line order (e.g. sorted by score), mapped by (qid, index)
     shuffled = tmp_path / "shuffled.txt"
     shuffled.write_text("\n".join(lines[::-1]) + "\n")

@@ -158,3 +158,20 @@ def test_curve_counts_are_features_in_use(tmp_path):
     (entry,) = res.folds[0]["rankrls"].curve
     n_columns = res.n_features
     assert entry["n_features"] == n_columns - 1 == res.folds[0]["rankrls"].n_features
+
+
+def test_single_method_legend_names_only_what_is_drawn():
+    """Issue 35: a figure of one selection path names no markers, baselines or stars."""
+    d = synthetic_result()
+    d["methods"] = ["greedy-rankrls"]
+    d["folds"] = [{"greedy-rankrls": f["greedy-rankrls"]} for f in d["folds"]]
+    d["averages"] = {}  # no chosen model stored: no star
+    fig = plotting.plot_feature_curves(d, "MAP")
+    (legend,) = fig.legends
+    title = legend.get_title().get_text()
+    assert title.startswith("lines: selection paths") and "markers" not in title and "dotted" not in title
+    texts = [t.get_text() for t in legend.get_texts()]
+    assert texts == ["greedy-rankrls"]
+    d["averages"] = {"greedy-rankrls": {"MAP": 0.42, "n_features": 5.0}}  # a chosen model: a star, named
+    texts = [t.get_text() for t in plotting.plot_feature_curves(d, "MAP").legends[0].get_texts()]
+    assert texts[-1].startswith("chosen by validation")

@@ -68,6 +68,7 @@ def read_costs(path, n_features: int) -> np.ndarray:
     array([0.5, 3. , 1. ])
     """
     rows: list[list[str]] = []
+    linenos: list[int] = []
     for lineno, line in enumerate(Path(path).read_text().splitlines(), 1):
         line = line.split("#", 1)[0].strip()
         if not line:
@@ -82,16 +83,18 @@ def read_costs(path, n_features: int) -> np.ndarray:
         if len(fields) not in (1, 2) or (rows and len(fields) != len(rows[0])):
             raise ValueError(f"{path}: line {lineno}: expected 'cost' or 'feature,cost', got {line!r}")
         rows.append(fields)
+        linenos.append(lineno)
     if not rows:
         raise ValueError(f"{path}: no costs")
     if len(rows[0]) == 1:
         costs = np.array([float(r[0]) for r in rows])
     else:
         costs = np.full(n_features, np.nan)
-        for feat, cost in rows:
+        for (feat, cost), lineno_text in zip(rows, linenos):
             j = float(feat)
-            if j != int(j) or not 1 <= j <= n_features:
-                raise ValueError(f"{path}: feature number {feat} is outside 1 .. {n_features}")
+            if not np.isfinite(j) or j != int(j) or not 1 <= j <= n_features:
+                raise ValueError(f"{path}: line {lineno_text}: feature number {feat} is not a whole number in "
+                                 f"1 .. {n_features}")
             costs[int(j) - 1] = float(cost)
         if np.isnan(costs).any():
             missing = (np.flatnonzero(np.isnan(costs)) + 1).tolist()
@@ -187,7 +190,7 @@ class CostQualityPath:
         return int(best[np.argmin(self.total_cost[best])])
 
 
-def cost_quality_path(model, vali, feature_costs, *, scoring: str = "ndcg@10", convention: str = "standard",
+def cost_quality_path(model, vali, feature_costs, *, scoring: str = "ndcg@10", convention: str = "exponential",
                       train=None, ranker=None) -> CostQualityPath:
     """Total cost and validation ``scoring`` of every model a selection gives.
 
@@ -202,7 +205,8 @@ def cost_quality_path(model, vali, feature_costs, *, scoring: str = "ndcg@10", c
     feature_costs : array-like of shape (n_features,)
     scoring : str
         Measure of :func:`rankselect.metrics.compute`.
-    convention : {"standard", "exponential", "trec", "lightgbm", "letor"}
+    convention : {"exponential", "trec", "lightgbm", "letor"}
+        (``"standard"``: the old name of ``"exponential"``)
     train : RankingData or (X, y, qid), optional
         Needed for a selector without a model path.
     ranker : estimator, optional

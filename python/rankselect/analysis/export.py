@@ -33,6 +33,7 @@ import numpy as np
 
 __all__ = ["FORMATS", "export_selection", "write_selection"]
 
+#: the formats :func:`export_selection` writes
 FORMATS = ("lightgbm", "xgboost", "ranklib", "json")
 _DEFAULT_NAMES = {"lightgbm": "Column_{}", "xgboost": "f{}"}
 

@@ -123,7 +123,7 @@ def _within_query_shuffle(group_index: np.ndarray, rng: np.random.Generator) -> 
 
 def permutation_importance(ranker, X, y, qid, *, scoring: str = "ndcg@10", n_repeats: int = 10,
                            random_state=None, features: Optional[Sequence[int]] = None,
-                           convention: str = "standard", ci: str = "t", confidence: float = 0.95,
+                           convention: str = "exponential", ci: str = "t", confidence: float = 0.95,
                            n_bootstrap: int = 2000) -> PermutationImportance:
     """Permutation importance for ranking: shuffle one feature **within each query** and
     measure the drop of a ranking measure, per query.
@@ -149,7 +149,7 @@ def permutation_importance(ranker, X, y, qid, *, scoring: str = "ndcg@10", n_rep
     random_state : None, int or numpy Generator
     features : sequence of int, optional
         Columns to inspect (default all); the result rows follow this order.
-    convention : {"standard", "exponential", "trec", "lightgbm", "letor"}
+    convention : {"exponential", "trec", "lightgbm", "letor"}
     ci : {"t", "bootstrap"}
     confidence : float in (0, 1), default=0.95
     n_bootstrap : int
@@ -331,7 +331,7 @@ def _split(data, name: str):
 
 
 def evaluate_path(order, ranker, train, vali, *, scoring: str = "ndcg@10", n_features=None,
-                  convention: str = "standard", fit_params: Optional[dict[str, Any]] = None) -> PathCurve:
+                  convention: str = "exponential", fit_params: Optional[dict[str, Any]] = None) -> PathCurve:
     """Validation curve of any ranker trained on each prefix of a selection order.
 
     For every ``k`` in ``n_features`` (default ``1 .. len(order)``), a clone of ``ranker``
@@ -349,7 +349,7 @@ def evaluate_path(order, ranker, train, vali, *, scoring: str = "ndcg@10", n_fea
         Measure name of :func:`rankselect.metrics.compute`.
     n_features : sequence of int, optional
         Prefix lengths to evaluate (each in ``1 .. len(order)``).
-    convention : {"standard", "exponential", "trec", "lightgbm", "letor"}
+    convention : {"exponential", "trec", "lightgbm", "letor"}
     fit_params : dict, optional
         Extra keyword arguments of ``fit``.
 
@@ -381,9 +381,9 @@ def evaluate_path(order, ranker, train, vali, *, scoring: str = "ndcg@10", n_fea
     if (order < 0).any() or (order >= n).any():
         raise ValueError(f"order holds a column outside 0 .. {n - 1}")
     ks = np.arange(1, order.size + 1) if n_features is None else np.asarray(
-        [_check_count(k, "n_features") for k in n_features])
-    if (ks > order.size).any():
-        raise ValueError(f"n_features must be <= len(order) = {order.size}")
+        [_check_count(k, "n_features") for k in n_features], dtype=np.intp)
+    if ks.size == 0 or (ks > order.size).any():  # at least one size, each <= len(order)
+        raise ValueError(f"n_features must name at least one subset size, each <= len(order) = {order.size}")
     scores, per_q, feats = [], [], []
     for k in ks:
         cols = order[:k]

@@ -25,9 +25,10 @@ __all__ = ["main", "cli_wording", "EXIT_INTERRUPTED", "EXIT_BROKEN_PIPE"]
 # One module per subcommand, in the order `--help` lists them.
 _COMMANDS = [demo, select, info, evaluate, similarity, redundancy, train, experiment, export]
 
-#: exit codes of the shell conventions: 128 + signal number
-EXIT_INTERRUPTED = 130  # SIGINT (Ctrl-C)
-EXIT_BROKEN_PIPE = 141  # SIGPIPE (the reader of stdout went away)
+#: exit code after Ctrl-C: 128 + SIGINT (the shell's convention)
+EXIT_INTERRUPTED = 130
+#: exit code when the reader of standard output went away: 128 + SIGPIPE
+EXIT_BROKEN_PIPE = 141
 
 
 def _build_parser() -> argparse.ArgumentParser:

@@ -1,6 +1,8 @@
 """Wording shared by the subcommands of the ``rankselect`` command line."""
 
-__all__ = ["plural", "ranges"]
+import sys
+
+__all__ = ["add_convention_argument", "conventions_of", "plural", "ranges"]
 
 
 def plural(n: int, word: str, words: str = "") -> str:
@@ -40,3 +42,40 @@ def ranges(numbers, limit: int = 20) -> str:
     if starts.size > limit:
         text += f" ... and {int(a.size - (ends[limit - 1] + 1))} more"
     return text
+
+
+def add_convention_argument(p, default: str, *, several: bool = False) -> None:
+    """``--convention NAME`` (``several``: ``NAME[,NAME...]``, columns side by side) with the
+    current names of :data:`rankselect.metrics.checks.CURRENT_CONVENTIONS`; the old name
+    ``standard`` is accepted with a warning (see :func:`conventions_of`)."""
+    from ..metrics.checks import CURRENT_CONVENTIONS
+
+    what = "comma-separated conventions, printed side by side" if several else "metric convention"
+    p.add_argument("--convention", default=default, metavar="|".join(CURRENT_CONVENTIONS),
+                   help=f"{what}: {', '.join(CURRENT_CONVENTIONS)} (default {default})")
+
+
+def conventions_of(text: str, prog: str = "rankselect") -> list[str]:
+    """The current names of the comma-separated conventions ``text`` (a ValueError names a
+    wrong one; the old name ``standard`` is ``exponential``, with a warning on standard error).
+
+    Examples
+    --------
+    >>> from rankselect.cli.common import conventions_of
+    >>> conventions_of("exponential,letor")
+    ['exponential', 'letor']
+    """
+    from ..metrics.checks import CURRENT_CONVENTIONS, OLD_CONVENTION_NAMES, check_choice, current_convention_name
+
+    names = []
+    for part in str(text).split(","):
+        if part.strip().lower() in OLD_CONVENTION_NAMES:
+            new = OLD_CONVENTION_NAMES[part.strip().lower()]
+            print(f"{prog}: warning: --convention {part.strip()} is deprecated, the old name of {new}",
+                  file=sys.stderr)
+        else:
+            check_choice(part, "--convention", CURRENT_CONVENTIONS)
+        name = current_convention_name(part)
+        if name not in names:
+            names.append(name)
+    return names

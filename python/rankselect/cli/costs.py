@@ -1,6 +1,7 @@
 """``select --costs costs.csv --budget B``: feature costs for the selectors that take them
-(greedy-rankrls, gas, ngas, xgas, hcas, sparse-ranksvm; see ``rankselect.analysis.costs``). costs.csv holds one cost
-per feature in column order, or ``feature,cost`` lines with 1-based feature numbers."""
+(greedy-rankrls, gas, ngas, xgas, hcas, sparse-ranksvm, rfe, forward; see
+``rankselect.analysis.costs``). costs.csv holds one cost per feature in column order, or
+``feature,cost`` lines with 1-based feature numbers."""
 from __future__ import annotations
 
 import argparse
@@ -31,7 +32,7 @@ def apply_costs(est, args: argparse.Namespace, n_features: int) -> Optional[np.n
     if "feature_costs" not in params or (budget is not None and "budget" not in params):
         what = "a budget" if "feature_costs" in params else "feature costs"
         raise ValueError(f"method {args.method} does not take {what} (--costs: greedy-rankrls, "
-                         "gas, ngas, xgas, hcas, sparse-ranksvm; --budget: greedy-rankrls and the filters)")
+                         "gas, ngas, xgas, hcas, sparse-ranksvm, rfe, forward; --budget: the same but sparse-ranksvm)")
     costs = read_costs(costs_path, n_features) if costs_path else np.ones(n_features)
     update: dict[str, Any] = {"feature_costs": costs if costs_path else None}
     if budget is not None:

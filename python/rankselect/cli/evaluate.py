@@ -1,4 +1,4 @@
-"""``rankselect evaluate FILE --scores SCORES [--ties stable|pessimistic] [--json]``
+"""``rankselect evaluate FILE --scores SCORES [--convention C[,C]] [--ties stable|pessimistic] [--json]``
 
 Scores a ranking: FILE is a LETOR/SVMlight file (labels and qids; .gz ok), SCORES the
 predictions, in either of two formats (detected from the first line):
@@ -9,9 +9,10 @@ predictions, in either of two formats (detected from the first line):
   position of the document within its query in FILE.
 
 ``--scores -`` reads standard input. Prints MAP, NDCG@1..10, P@1..10, MeanNDCG and ERR,
-means over queries, in both conventions side by side: ``standard`` (the
-``exponential`` convention: gain 2^r - 1, discount 1/log2(i+1), relevant = label > 0, k
-truncated to the query) and ``letor`` (LETOR 4.0's
+means over queries, in two conventions side by side unless ``--convention`` names others
+(``trec``: trec_eval's linear gain; ``lightgbm``: LightGBM's lambdarank metric): ``exponential``
+(gain 2^r - 1, discount 1/log2(i+1), relevant = label > 0, k
+truncated to the query; ``standard`` is its old name) and ``letor`` (LETOR 4.0's
 Eval-Score-4.0.pl, which produced the papers' tables: no discount at ranks 1-2, NDCG@k = 0
 for queries shorter than k, relevant = label >= 1). Ties among equal scores keep file
 order (``--ties stable``, as LETOR's script) unless ``--ties pessimistic``. ``--json``
@@ -27,12 +28,12 @@ import numpy as np
 
 from .. import metrics
 from ..data import load_letor
-from ..metrics.checks import CONVENTIONS, TIES
-from .common import plural
+from ..metrics.checks import CURRENT_CONVENTIONS, TIES
+from .common import add_convention_argument, conventions_of, plural
 
-#: the conventions printed side by side: the default ("standard", the exponential gain) and
-#: "letor" (the first and the last of metrics.checks.CONVENTIONS, which lists them all)
-SIDE_BY_SIDE = (CONVENTIONS[0], CONVENTIONS[-1])
+#: the conventions printed side by side by default: the default ("exponential") and "letor"
+#: (the first and the last of metrics.checks.CURRENT_CONVENTIONS, which lists them all)
+SIDE_BY_SIDE = (CURRENT_CONVENTIONS[0], CURRENT_CONVENTIONS[-1])
 
 def add_parser(sub) -> None:
     p = sub.add_parser(
@@ -47,6 +48,7 @@ def add_parser(sub) -> None:
                         "qid<TAB>index<TAB>score lines; - reads standard input")
     p.add_argument("--ties", choices=TIES, default=TIES[0],
                    help="order of documents with equal scores (default: stable = file order)")
+    add_convention_argument(p, ",".join(SIDE_BY_SIDE), several=True)
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.set_defaults(handler=run)
 
@@ -155,11 +157,12 @@ def read_predictions(path: str, qid) -> np.ndarray:
 
 
 def run(args: argparse.Namespace) -> int:
+    shown = conventions_of(args.convention, "rankselect evaluate")
     data = load_letor(args.file)
     scores = read_predictions(args.scores, data.qid)
     if scores.shape[0] != data.y.shape[0]:
         raise ValueError(f"{args.scores} has {scores.shape[0]} scores but {args.file} has {data.y.shape[0]} rows")
-    tables = {c: metrics.evaluate(data.y, scores, data.qid, convention=c, ties=args.ties) for c in SIDE_BY_SIDE}
+    tables = {c: metrics.evaluate(data.y, scores, data.qid, convention=c, ties=args.ties) for c in shown}
     n_queries = len(np.unique(data.qid))
     if args.json:
         out = {"file": args.file, "scores": args.scores, "ties": args.ties,
@@ -170,7 +173,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     print(f"# {args.file}: {plural(data.y.shape[0], 'row')}, {plural(n_queries, 'query', 'queries')}; "
           f"scores {args.scores}; ties {args.ties}")
-    print(f"{'metric':<10}" + "".join(f"{c:>10}" for c in SIDE_BY_SIDE))
-    for name in tables["standard"]:
-        print(f"{name:<10}" + "".join(f"{tables[c][name]:>10.4f}" for c in SIDE_BY_SIDE))
+    print(f"{'metric':<10}" + "".join(f"{c:>12}" for c in shown))
+    for name in tables[shown[0]]:
+        print(f"{name:<10}" + "".join(f"{tables[c][name]:>12.4f}" for c in shown))
     return 0

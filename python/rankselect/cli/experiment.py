@@ -7,7 +7,7 @@ on test. Prints the table of test means over the folds; with ``--out DIR`` write
 selected features numbered as in the file, skipped degenerate grid points, paired
 t-tests) and, with ``--plots``, PNG figures.
 
-Methods: rankrls, greedy-rankrls, ranksvm, gas, ngas, xgas, hcas, sparse-ranksvm, fsmrank. Fixed options
+Methods: {methods}. Fixed options
 follow a colon: ``--method sparse-ranksvm:penalty=log``, ``--method gas:ranker=ranksvm``.
 Grids: ``--grid greedy-rankrls:alpha=2^-3,2^0,2^3`` or ``--grid greedy-rankrls:k=1,2,3``
 (repeatable; values may be written 2^e).
@@ -15,6 +15,10 @@ Grids: ``--grid greedy-rankrls:alpha=2^-3,2^0,2^3`` or ``--grid greedy-rankrls:k
 ``--fsa-grid`` runs the FSA subset grid instead (Gigli et al. 2016: keep 5, 10, 20, 30, 40,
 50 and 75 % of the features with each selector, retrain, report test NDCG@10 with a linear
 ranker and, where installed, LightGBM; ``--cache FILE`` makes it resumable).
+
+With ``--out DIR``, each fold's results are written as the fold finishes: Ctrl-C keeps the
+finished folds there (without ``--out``, their table is printed) and says which ``--folds``
+are left to run.
 
 ``--jobs N`` bounds the threads: it sets RAYON_NUM_THREADS for the Rust core before the
 first kernel runs, and limits the BLAS threads with threadpoolctl.
@@ -29,11 +33,12 @@ from pathlib import Path
 
 from .. import plotting
 from ..methods import METHODS
-from ..metrics.checks import CONVENTIONS
 from ..protocol import run as run_protocol
 from ..protocol.fsa_grid import fsa_grid
 from ..protocol.runner import parse_value
-from .common import plural
+from .common import add_convention_argument, conventions_of, plural
+
+__doc__ = (__doc__ or "").replace("{methods}", ", ".join(METHODS))  # every method of the registry
 
 
 def add_parser(sub) -> None:
@@ -51,8 +56,7 @@ def add_parser(sub) -> None:
                    help="override one grid parameter of a method (repeatable)")
     p.add_argument("--metric", default="map",
                    help="validation metric for model selection (map, ndcg@10, p@10, meanndcg)")
-    p.add_argument("--convention", choices=CONVENTIONS, default="letor",
-                   help="evaluation conventions (default letor: Eval-Score-4.0)")
+    add_convention_argument(p, "letor")  # letor: Eval-Score-4.0
     p.add_argument("--folds", metavar="I,J", help="run only these folds (1-based, comma separated)")
     p.add_argument("--out", metavar="DIR", help="write experiment.json, experiment.md (and PNGs with --plots) here")
     p.add_argument("--plots", action="store_true", help="with --out: also write PNG figures (needs matplotlib)")
@@ -100,24 +104,57 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError(f"--plots: {exc}") from None
     if args.fsa_grid:
         return _run_fsa(args, folds)
-    res = run_protocol(
-        args.data_dir, args.method, grid=parse_grid(args.grid), metric=args.metric,
-        convention=args.convention, jobs=args.jobs, progress=not args.quiet, folds=folds,
-    )
+    convention = conventions_of(args.convention, "rankselect experiment")[0]
+    finished: list = []  # the result of the folds finished so far
+
+    def save(partial) -> None:
+        finished[:] = [partial]
+        if args.out:
+            _write(partial, Path(args.out))
+
+    try:
+        res = run_protocol(
+            args.data_dir, args.method, grid=parse_grid(args.grid), metric=args.metric,
+            convention=convention, jobs=args.jobs, progress=not args.quiet, folds=folds, on_fold=save,
+        )
+    except KeyboardInterrupt:
+        _report_interrupted(args, folds, finished[0] if finished else None)
+        raise
     print(f"# {args.data_dir}: test means over {plural(len(res.folds), 'fold')} (selection by validation {res.metric}, "
           f"{res.convention} conventions)")
     print(res.table())
     if args.out:
         out = Path(args.out)
-        out.mkdir(parents=True, exist_ok=True)
-        res.to_json(out / "experiment.json")
-        (out / "experiment.md").write_text(res.to_markdown())
-        written = [out / "experiment.json", out / "experiment.md"]
+        written = _write(res, out)
         if args.plots:
             written += plotting.save_experiment_figures(res, out)
         for p in written:
             print(f"wrote {p}", file=sys.stderr)
     return 0
+
+
+def _write(res, out: Path) -> list[Path]:
+    """experiment.json and experiment.md of ``res`` in ``out`` (written whole each time)."""
+    out.mkdir(parents=True, exist_ok=True)
+    res.to_json(out / "experiment.json")
+    (out / "experiment.md").write_text(res.to_markdown())
+    return [out / "experiment.json", out / "experiment.md"]
+
+
+def _report_interrupted(args: argparse.Namespace, folds, partial) -> None:
+    """After Ctrl-C: what was kept, and the ``--folds`` left to run."""
+    asked = folds if folds is not None else [1, 2, 3, 4, 5]  # the five LETOR folds (load_letor_folds)
+    done = asked[: len(partial.folds)] if partial is not None else []
+    left = ",".join(str(i) for i in asked[len(done):])
+    err = sys.stderr
+    if not done:
+        print("rankselect experiment: interrupted before the first fold finished; nothing was saved", file=err)
+        return
+    where = f"saved in {Path(args.out) / 'experiment.json'}" if args.out else "their table follows"
+    print(f"rankselect experiment: interrupted; fold(s) {','.join(map(str, done))} finished, {where}; "
+          f"to run the rest: --folds {left}" + (" with another --out" if args.out else ""), file=err)
+    if not args.out:
+        print(partial.table())
 
 
 def _run_fsa(args: argparse.Namespace, folds) -> int:

@@ -1,10 +1,11 @@
 """``rankselect train [--model ranksvm] [--C C] [--kernel nystroem|rff --components M --gamma G]
-TRAIN --test TEST [--out SCORES] [--json]``
+TRAIN --test TEST [--convention C[,C]] [--out SCORES] [--json]``
 
 Trains a ranking model on TRAIN (LETOR / SVMlight file) and prints its test metrics in
-both conventions side by side: "standard" (the exponential gain 2^r - 1, discount 1/log2(i + 1); not
-trec_eval's linear gain: see ``convention="trec"``) and "letor" (LETOR 4.0's
-Eval-Score-4.0.pl, the convention of the papers' tables). ``--out SCORES`` also writes the
+two conventions side by side unless ``--convention`` names others: "exponential" (the gain
+2^r - 1, discount 1/log2(i + 1); "standard" is its old name; not trec_eval's linear gain: see
+``--convention trec``) and "letor" (LETOR 4.0's Eval-Score-4.0.pl, the convention of the
+papers' tables). ``--out SCORES`` also writes the
 model's score of every TEST row, one per line in TEST's row order (the format
 ``rankselect evaluate TEST --scores SCORES`` reads); ``--out -`` writes them to standard
 output and the report to standard error.
@@ -26,8 +27,8 @@ import sklearn
 from .. import metrics
 from ..data import load_letor
 from ..methods import METHODS
-from ..metrics.checks import CONVENTIONS
-from .common import plural
+from ..metrics.checks import CURRENT_CONVENTIONS
+from .common import add_convention_argument, conventions_of, plural
 
 _REPORTED = ["NDCG@1", "NDCG@3", "NDCG@5", "NDCG@10", "P@1", "P@3", "P@5", "P@10", "MAP", "MeanNDCG"]
 #: the models ``train`` offers (registry names)
@@ -39,9 +40,9 @@ DEFAULT_KERNEL_SEED = 0
 _KERNEL_PARAMS = ("n_components", "gamma", "random_state")
 
 
-#: the conventions printed side by side: the default ("standard", the exponential gain) and
-#: "letor" (the first and the last of metrics.checks.CONVENTIONS, which lists them all)
-SIDE_BY_SIDE = (CONVENTIONS[0], CONVENTIONS[-1])
+#: the conventions printed side by side by default: the default ("exponential") and "letor"
+#: (the first and the last of metrics.checks.CURRENT_CONVENTIONS, which lists them all)
+SIDE_BY_SIDE = (CURRENT_CONVENTIONS[0], CURRENT_CONVENTIONS[-1])
 
 def add_parser(sub) -> None:
     p = sub.add_parser(
@@ -55,6 +56,7 @@ def add_parser(sub) -> None:
     p.add_argument("--model", choices=MODELS, default="ranksvm")
     p.add_argument("--out", metavar="SCORES",
                    help="write the test scores, one per line in TEST's row order (- for standard output)")
+    add_convention_argument(p, ",".join(SIDE_BY_SIDE), several=True)
     p.add_argument("--json", action="store_true", help="print a JSON object instead of a table")
     seen = set()
     for name in MODELS:
@@ -67,9 +69,10 @@ def add_parser(sub) -> None:
             d = defaults[prm.name]
             if prm.name == "random_state":
                 d = f"{DEFAULT_KERNEL_SEED}, so that runs repeat"
+            shown_default = "" if "(default" in prm.help else \
+                f" (default {'linear' if prm.name == 'kernel' and d is None else d})"
             p.add_argument(prm.cli_flag, dest=prm.dest, type=prm.type, choices=prm.choices,
-                           default=argparse.SUPPRESS,
-                           help=f"{prm.help} (default {'linear' if prm.name == 'kernel' and d is None else d})")
+                           default=argparse.SUPPRESS, help=f"{prm.help}{shown_default}")
     p.set_defaults(handler=run)
 
 
@@ -87,6 +90,7 @@ def _params(args: argparse.Namespace, method) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
+    conventions = conventions_of(args.convention, "rankselect train")
     method = METHODS[args.model]
     params = _params(args, method)
     model = method.build(**params)
@@ -105,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
         if args.out == "-":
             report = sys.stderr
     table = {conv: metrics.evaluate(test.y, scores, test.qid, convention=conv)
-             for conv in SIDE_BY_SIDE}
+             for conv in conventions}
     used = model.get_params()
     shown = [p.name for p in method.params if p.name not in ("kernel",) + _KERNEL_PARAMS]
     if model.kernel is not None:
@@ -129,9 +133,9 @@ def run(args: argparse.Namespace) -> int:
               file=report)
     if args.out and args.out != "-":
         print(f"scores: {args.out} ({plural(len(scores), 'line')}, TEST's row order)", file=report)
-    print(f"{'metric':<10} {'standard':>10} {'letor':>10}", file=report)
+    print(f"{'metric':<10}" + "".join(f"{c:>12}" for c in conventions), file=report)
     for k in _REPORTED:
-        print(f"{k:<10} {table['standard'][k]:>10.4f} {table['letor'][k]:>10.4f}", file=report)
+        print(f"{k:<10}" + "".join(f"{table[c][k]:>12.4f}" for c in conventions), file=report)
     return 0
 
 

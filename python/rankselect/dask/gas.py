@@ -116,7 +116,7 @@ def _importance(shards, measure, convention):
     return pick_directions(mean(asc), mean(desc))
 
 
-def feature_importance(X, y, qid, measure: str = "map", convention: str = "standard", *,
+def feature_importance(X, y, qid, measure: str = "map", convention: str = "exponential", *,
                        client=None) -> FeatureImportance:
     """:func:`rankselect.feature_importance` of Dask arrays (chunks of whole queries).
 
@@ -177,7 +177,7 @@ class GAS(DaskEstimatorMixin, _GAS):
                  importance: Union[str, FeatureImportance, npt.ArrayLike] = "map",
                  similarity: Union[Literal["geng", "tau_b", "spearman"], npt.ArrayLike] = "geng",
                  absolute: bool = False,
-                 convention: Convention = "standard",
+                 convention: Convention = "exponential",
                  feature_costs: Optional[npt.ArrayLike] = None, budget: Optional[float] = None,
                  client: Optional[Client] = None) -> None:
         super().__init__(n_features_to_select, c, importance=importance, similarity=similarity,

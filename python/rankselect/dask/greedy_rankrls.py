@@ -191,7 +191,7 @@ class GreedyRankRLS(DaskEstimatorMixin, DaskPredictMixin, _GreedyRankRLS):
     _parameter_constraints = {**_GreedyRankRLS._parameter_constraints, **CLIENT_CONSTRAINT}
 
     def __init__(self, n_features_to_select: int = 10, alpha: float = 1.0, criterion: str = "squared",
-                 convention: Convention = "standard", min_improvement: Optional[float] = None,
+                 convention: Convention = "exponential", min_improvement: Optional[float] = None,
                  verbose: Union[bool, int] = False, feature_costs: Optional[npt.ArrayLike] = None,
                  budget: Optional[float] = None, floating: bool = False, *,
                  client: Optional[Client] = None) -> None:

@@ -44,7 +44,7 @@ def _per_query(specs, y, scores, qid, max_grade, client):
     return np.concatenate(parts, axis=1)
 
 
-def compute(metric: str, y, scores, qid, *, convention: str = "standard", ties: str = "stable",
+def compute(metric: str, y, scores, qid, *, convention: str = "exponential", ties: str = "stable",
             per_query: bool = False, max_grade: Optional[float] = None, client=None):
     """:func:`rankselect.metrics.compute` on Dask arrays (chunks of whole queries).
 
@@ -73,7 +73,7 @@ def compute(metric: str, y, scores, qid, *, convention: str = "standard", ties: 
     return values if per_query else mean_over_queries(values)
 
 
-def evaluate(y, scores, qid, *, convention: str = "standard", ties: str = "stable", ks=range(1, 11),
+def evaluate(y, scores, qid, *, convention: str = "exponential", ties: str = "stable", ks=range(1, 11),
              max_grade: Optional[float] = None, per_query: bool = False, client=None):
     """:func:`rankselect.metrics.evaluate` (MAP, NDCG@k, P@k, MeanNDCG, ERR) on Dask arrays.
 

@@ -11,13 +11,21 @@ import numpy as np
 from .. import _core
 from .._validation import shown
 
-__all__ = ["CONVENTIONS", "TIES", "Convention", "Ties", "check_choice", "check_convention", "check_k",
+__all__ = ["CONVENTIONS", "CURRENT_CONVENTIONS", "DEFAULT_CONVENTION", "TIES", "Convention", "Ties",
+           "check_choice", "check_convention", "check_k", "current_convention_name",
            "check_max_grade", "mean_over_queries"]
 
 #: metric conventions (see :mod:`rankselect.metrics`), the default first: the core's list
 #: (``Convention::NAMES``), ``("standard", "exponential", "trec", "lightgbm", "letor")``;
 #: ``"standard"`` is the old name of ``"exponential"`` (same numbers)
 CONVENTIONS: tuple[str, ...] = tuple(_core.CONVENTIONS)
+#: the old name of ``"exponential"``, still accepted (the command line warns that it is deprecated)
+OLD_CONVENTION_NAMES = {"standard": "exponential"}
+#: the current convention names, the default first: :data:`CONVENTIONS` without the old name,
+#: ``("exponential", "trec", "lightgbm", "letor")``; what is printed and documented
+CURRENT_CONVENTIONS: tuple[str, ...] = tuple(c for c in CONVENTIONS if c not in OLD_CONVENTION_NAMES)
+#: the default convention of the metrics (gain ``2^r - 1``, discount ``1 / log2(i + 1)``)
+DEFAULT_CONVENTION = CURRENT_CONVENTIONS[0]
 #: tie-breaking rules of equal scores, the default first: the core's list (``Ties::ALL``),
 #: ``("stable", "pessimistic")``
 TIES: tuple[str, ...] = tuple(_core.TIES)
@@ -53,6 +61,20 @@ def check_convention(convention) -> str:
     'standard'
     """
     return check_choice(convention, "convention", CONVENTIONS)
+
+
+def current_convention_name(convention) -> str:
+    """:func:`check_convention`, with the old name ``"standard"`` spelled as it is now
+    (``"exponential"``): the name to print.
+
+    Examples
+    --------
+    >>> from rankselect.metrics.checks import current_convention_name
+    >>> current_convention_name("standard"), current_convention_name("TREC")
+    ('exponential', 'trec')
+    """
+    name = check_convention(convention)
+    return OLD_CONVENTION_NAMES.get(name, name)
 
 
 def check_k(k, name: str = "k", *, allow_none: bool = True) -> Optional[int]:

@@ -53,7 +53,7 @@ def _one(measure: str, y, scores, qid, convention, ties, per_query, max_grade=No
     return values if per_query else mean_over_queries(values)
 
 
-def ndcg(y, scores, qid, k: Optional[int] = None, *, convention: str = "standard",
+def ndcg(y, scores, qid, k: Optional[int] = None, *, convention: str = "exponential",
          ties: str = "stable", per_query: bool = False):
     """Normalised discounted cumulative gain at ``k`` (``None``: the whole query).
 
@@ -71,7 +71,8 @@ def ndcg(y, scores, qid, k: Optional[int] = None, *, convention: str = "standard
     qid : array-like of shape (m,)
         Query id of every row.
     k : int >= 1 or None
-    convention : {"standard", "exponential", "trec", "lightgbm", "letor"}
+    convention : {"exponential", "trec", "lightgbm", "letor"}
+        (``"standard"``: the old name of ``"exponential"``)
     ties : {"stable", "pessimistic"}
     per_query : bool
         Return the array of shape (n_queries,) instead of the mean.
@@ -92,7 +93,7 @@ def ndcg(y, scores, qid, k: Optional[int] = None, *, convention: str = "standard
     return _one("ndcg" if k is None else f"ndcg@{k}", y, scores, qid, convention, ties, per_query)
 
 
-def precision(y, scores, qid, k: int, *, convention: str = "standard", ties: str = "stable",
+def precision(y, scores, qid, k: int, *, convention: str = "exponential", ties: str = "stable",
               per_query: bool = False):
     """Precision at ``k``: ``(# relevant documents in the top min(k, n)) / k``.
 
@@ -115,7 +116,7 @@ def precision(y, scores, qid, k: int, *, convention: str = "standard", ties: str
     return _one(f"p@{cutoff}", y, scores, qid, convention, ties, per_query)
 
 
-def average_precision(y, scores, qid, *, convention: str = "standard", ties: str = "stable") -> np.ndarray:
+def average_precision(y, scores, qid, *, convention: str = "exponential", ties: str = "stable") -> np.ndarray:
     """Average precision of each query, shape (n_queries,).
 
     ``AP = (1 / R) sum_{i: r_i relevant} P@i`` with ``R`` the number of relevant documents
@@ -134,7 +135,7 @@ def average_precision(y, scores, qid, *, convention: str = "standard", ties: str
     return _one("ap", y, scores, qid, convention, ties, True)
 
 
-def mean_average_precision(y, scores, qid, *, convention: str = "standard", ties: str = "stable",
+def mean_average_precision(y, scores, qid, *, convention: str = "exponential", ties: str = "stable",
                            per_query: bool = False):
     """MAP: the mean over queries of :func:`average_precision`.
 
@@ -151,7 +152,7 @@ def mean_average_precision(y, scores, qid, *, convention: str = "standard", ties
     return _one("ap", y, scores, qid, convention, ties, per_query)
 
 
-def mean_ndcg(y, scores, qid, *, convention: str = "standard", ties: str = "stable",
+def mean_ndcg(y, scores, qid, *, convention: str = "exponential", ties: str = "stable",
               per_query: bool = False):
     """LETOR's MeanNDCG: ``(1 / n) sum_{k=1}^{n} NDCG@k`` per query, then the mean over
     queries (NDCG@k in the chosen convention; 0 for a query without relevant documents).
@@ -170,7 +171,7 @@ def mean_ndcg(y, scores, qid, *, convention: str = "standard", ties: str = "stab
 
 
 def err(y, scores, qid, k: Optional[int] = None, *, max_grade: Optional[float] = None,
-        convention: str = "standard", ties: str = "stable", per_query: bool = False):
+        convention: str = "exponential", ties: str = "stable", per_query: bool = False):
     """Expected reciprocal rank at ``k`` (Chapelle et al. 2009).
 
     ``ERR@k = sum_{i <= min(k, n)} (1 / i) R_i prod_{j < i} (1 - R_j)``,
@@ -192,7 +193,7 @@ def err(y, scores, qid, k: Optional[int] = None, *, max_grade: Optional[float] =
     return _one("err" if k is None else f"err@{k}", y, scores, qid, convention, ties, per_query, max_grade)
 
 
-def compute(metric: str, y, scores, qid, *, convention: str = "standard", ties: str = "stable",
+def compute(metric: str, y, scores, qid, *, convention: str = "exponential", ties: str = "stable",
             per_query: bool = False, max_grade: Optional[float] = None):
     """Any metric by name: ``"ndcg"``, ``"ndcg@10"``, ``"p@5"`` / ``"precision@5"``,
     ``"map"`` / ``"ap"``, ``"meanndcg"``, ``"err"``, ``"err@10"`` (case-insensitive).
@@ -216,7 +217,7 @@ def compute(metric: str, y, scores, qid, *, convention: str = "standard", ties: 
     return _one(metric, y, scores, qid, convention, ties, per_query, max_grade)
 
 
-def evaluate(y, scores, qid, *, convention: str = "standard", ties: str = "stable",
+def evaluate(y, scores, qid, *, convention: str = "exponential", ties: str = "stable",
              ks: Iterable[int] = range(1, 11), max_grade: Optional[float] = None,
              per_query: bool = False) -> dict[str, Any]:
     """The usual LETOR table in one pass (each query ranked once).

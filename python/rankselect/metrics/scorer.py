@@ -56,7 +56,7 @@ class RankingScorer(_Scorer):
                 f"ties={f.ties!r})")
 
 
-def make_scorer(measure: str, *, convention: str = "standard", ties: str = "stable", qid=None):
+def make_scorer(measure: str, *, convention: str = "exponential", ties: str = "stable", qid=None):
     """A scikit-learn scorer of a ranking measure, for ``scoring=``.
 
     ``scorer(estimator, X, y, qid=qid)`` is the mean over queries of ``measure`` of the
@@ -76,7 +76,8 @@ def make_scorer(measure: str, *, convention: str = "standard", ties: str = "stab
     measure : str
         A measure name of :func:`compute`: ``"ndcg@10"``, ``"ndcg"``, ``"map"``, ``"p@10"``,
         ``"meanndcg"``, ``"err@10"``, ... (case-insensitive).
-    convention : {"standard", "exponential", "trec", "lightgbm", "letor"}, default="standard"
+    convention : {"exponential", "trec", "lightgbm", "letor"}, default="exponential"
+        (``"standard"``: the old name of ``"exponential"``)
     ties : {"stable", "pessimistic"}, default="stable"
     qid : array-like of shape (m,), default=None
         Query ids used when the caller passes none (a routed ``qid`` takes precedence).

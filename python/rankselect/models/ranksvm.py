@@ -180,12 +180,28 @@ class RankSVM(RankerMixin, RankingEstimator):
             n_pairs = int(np.sum(_core.query_pair_counts(data.y, data.offsets)))
             result, n_cg = self._constant_loss(data.X.shape[1], n_pairs), 0
         else:
+            self._check_C_scale(data)
             fit = _core.ranksvm_fit(
                 data.X, data.y, data.offsets, float(self.C), float(self.tol),
                 int(self.max_iter), int(self.max_cg_iter))
             result, n_cg, n_pairs = fit.result, fit.n_cg_iter, fit.n_pairs
         self._set_result(result, n_cg, n_pairs)
         return self
+
+    def _check_C_scale(self, data) -> None:
+        """ValueError when ``C`` is too large for double precision: the Newton step's
+        Hessian-vector products multiply up to three quantities of the size
+        ``s = C * n_pairs * (1 + max_pair ||x_i - x_j||^2)`` (``n_pairs <= sum_q m_q^2 / 2``,
+        ``||x_i - x_j||^2 <= 4 max_i ||x_i||^2``), so ``s`` must stay below the cube root of
+        the largest float (about 5.6e102), else the solver returns zeros with a NaN gradient."""
+        sizes = np.diff(np.asarray(data.offsets, dtype=np.float64))
+        row_sq = float(np.max(np.einsum("ij,ij->i", data.X, data.X))) if data.X.size else 0.0
+        scale = float(self.C) * max(1.0, float(np.sum(sizes * sizes)) / 2) * (1.0 + 4.0 * row_sq)
+        limit = np.cbrt(np.finfo(np.float64).max)
+        if not scale < limit:
+            raise ValueError(f"C={float(self.C):g} is too large for these data: C * n_pairs * (1 + max pair "
+                             f"||x_i - x_j||^2) is about {scale:.3g}, which must stay below {limit:.3g} "
+                             f"(the Newton steps overflow double precision); use a smaller C or scale X down")
 
     def _constant_loss(self, n: int, n_pairs: int):
         """The fit when every pair difference is 0 (or there is no pair): the loss does not

@@ -173,6 +173,7 @@ def plot_feature_curves(result, metric: str = "MAP"):
     ax_v, ax_t = fig.subplots(1, 2, sharey=True)
     handles, labels = [], []
     drawn: dict[str, dict] = {}
+    starred = False
     for i, (m, c) in enumerate(curves.items()):
         color, marker = f"C{i % 10}", _MARKERS[i % len(_MARKERS)]
         same = next((o for o, oc in drawn.items() if oc["n"].shape == c["n"].shape and np.allclose(oc["n"], c["n"])
@@ -193,12 +194,14 @@ def plot_feature_curves(result, metric: str = "MAP"):
         if m in chosen and "n_features" in chosen[m] and metric in chosen[m]:
             ax_t.plot([chosen[m]["n_features"]], [chosen[m][metric]], "*", color=color, ms=13,
                       mec="k", mew=0.7, zorder=5)
+            starred = True
         handles.append(h)
         labels.append(label + (f"; = {same}, drawn over it" if same else ""))
     from matplotlib.lines import Line2D
 
-    handles.append(Line2D([], [], marker="*", color="0.6", mec="k", ms=12, ls="none"))
-    labels.append("chosen by validation (the table's row; test panel)")
+    if starred:  # the legend names only what is drawn
+        handles.append(Line2D([], [], marker="*", color="0.6", mec="k", ms=12, ls="none"))
+        labels.append("chosen by validation (the table's row; test panel)")
     for ax, split in ((ax_v, "validation"), (ax_t, "test")):
         ax.set_xlabel("number of features in use (mean over folds)")
         ax.set_title(f"{split} {metric}")
@@ -210,10 +213,16 @@ def plot_feature_curves(result, metric: str = "MAP"):
     fig.suptitle(f"{name + ': ' if name else ''}{metric} against the number of features "
                  f"({d.get('convention', 'letor')} conventions, "
                  f"{'means over ' + str(len(d['folds'])) + ' folds' if len(d['folds']) != 1 else 'one fold'})")
+    kinds = {c["kind"] for c in curves.values()}
+    parts = []  # what the lines and markers are: only the kinds drawn
+    if "path" in kinds:
+        parts.append(f"lines: selection paths, at each count the grid point of best validation {select}")
+    if kinds - {"path", "single"}:
+        parts.append("markers: one per regularisation value, at its mean count over the folds")
+    if "single" in kinds:
+        parts.append("dotted lines: the all-feature baselines' level")
     fig.legend(handles, labels, loc="outside lower center", ncol=2, fontsize="small", frameon=False,
-               title=f"lines: selection paths, at each count the grid point of best validation {select}; "
-                     "markers: one per regularisation value,\nat its mean count over the folds; "
-                     "dotted lines: the all-feature baselines' level", title_fontsize="small")
+               title=";\n".join(parts), title_fontsize="small")
     return fig
 
 

@@ -12,7 +12,8 @@ For every fold ``FoldK/{train,vali,test}.txt`` of a LETOR layout and every metho
    wins (grid order = the order of the values in the grid, the parameters nested in the
    order the method lists them, e.g. greedy RankRLS loops alpha outside, k inside);
 3. evaluate the chosen model on ``test``: MAP, P@1..10, NDCG@1..10, MeanNDCG (LETOR's
-   Eval-Score conventions by default, ``convention="standard"`` on request), plus per-query
+   Eval-Score conventions by default, ``convention="exponential"``, ``"trec"`` or
+   ``"lightgbm"`` on request), plus per-query
    AP and NDCG@10 for paired t-tests.
 
 Degenerate models never win. A grid point whose validation scores tie within every query

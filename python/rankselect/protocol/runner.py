@@ -8,7 +8,7 @@ import os
 import re
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, Optional, Union
 
@@ -170,6 +170,7 @@ def run(
     progress: bool = True,
     folds: Optional[Sequence[int]] = None,
     curves: bool = True,
+    on_fold: Optional[Callable[[ExperimentResult], None]] = None,
 ) -> ExperimentResult:
     """Run the LETOR protocol on ``data_dir/Fold*/{train,vali,test}.txt``.
 
@@ -183,13 +184,15 @@ def run(
         entries for methods not in ``methods`` are ignored, unknown names are errors).
     metric : validation metric for model selection: "map" (default), "ndcg@k", "p@k",
         "meanndcg".
-    convention : "letor" (Eval-Score-4.0 conventions, default) or "standard".
+    convention : "letor" (Eval-Score-4.0 conventions, default), "exponential", "trec" or "lightgbm".
     jobs : bound the number of threads (Rust core via ``RAYON_NUM_THREADS``, effective if no
         parallel kernel ran yet in this process; BLAS via threadpoolctl).
     progress : show a tqdm bar per fold x grid point; without tqdm, print one line per fold
         and method to stderr (method, fold, chosen parameters, validation score, elapsed).
     folds : 1-based fold numbers to run (default all).
     curves : also evaluate every grid point on test (for the feature-count plots).
+    on_fold : called after each fold with the result of the folds finished so far (e.g. to
+        save them as they finish, so that an interrupted run keeps its finished folds).
 
     Returns
     -------
@@ -265,6 +268,8 @@ def run(
                     if progress and bar is None:
                         _report_line(per_method[label], sel_key, convention, time.perf_counter() - t_start)
                 results.append(per_method)
+                if on_fold is not None:
+                    on_fold(ExperimentResult(str(data_dir), labels, sel_key, convention, grids, list(results), n))
         finally:
             if bar is not None:
                 bar.close()

@@ -230,7 +230,7 @@ _DOC_COMMON = """
         precomputed symmetric matrix.
     absolute : bool, default=False
         ``|tau|`` for a Kendall similarity (Spearman is always absolute).
-    convention : str, default="standard"
+    convention : str, default="exponential"
     feature_costs : array-like of shape (n_features,) or None
     budget : float or None
         See :mod:`rankselect.selection.filter_base`.
@@ -276,7 +276,7 @@ class NGAS(_FSAFilter):
     def __init__(self, n_features_to_select: int = 10, *,
                  importance: Union[str, FeatureImportance, npt.ArrayLike] = "ndcg@10",
                  similarity: _Similarity = "spearman", absolute: bool = False,
-                 convention: Convention = "standard",
+                 convention: Convention = "exponential",
                  feature_costs: Optional[npt.ArrayLike] = None, budget: Optional[float] = None) -> None:
         _init_common(self, n_features_to_select, importance, similarity, absolute, convention, feature_costs, budget)
 
@@ -301,7 +301,7 @@ class XGAS(_FSAFilter):
     def __init__(self, n_features_to_select: int = 10, c: float = 0.05, *,
                  importance: Union[str, FeatureImportance, npt.ArrayLike] = "ndcg@10",
                  similarity: _Similarity = "spearman", absolute: bool = False,
-                 convention: Convention = "standard",
+                 convention: Convention = "exponential",
                  feature_costs: Optional[npt.ArrayLike] = None, budget: Optional[float] = None) -> None:
         self.c = c
         _init_common(self, n_features_to_select, importance, similarity, absolute, convention, feature_costs, budget)
@@ -334,7 +334,7 @@ class HCAS(_FSAFilter):
     def __init__(self, n_features_to_select: int = 10, linkage: Literal["ward", "ward.D", "single"] = "ward", *,
                  importance: Union[str, FeatureImportance, npt.ArrayLike] = "ndcg@10",
                  similarity: _Similarity = "spearman", absolute: bool = False,
-                 convention: Convention = "standard",
+                 convention: Convention = "exponential",
                  feature_costs: Optional[npt.ArrayLike] = None, budget: Optional[float] = None) -> None:
         self.linkage = linkage
         _init_common(self, n_features_to_select, importance, similarity, absolute, convention, feature_costs, budget)

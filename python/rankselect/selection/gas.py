@@ -151,7 +151,7 @@ class GAS(FilterSelector):
         matrix, used as given.
     absolute : bool, default=False
         Ignore the sign of the similarity (``|tau|``); only for a computed similarity.
-    convention : str, default="standard"
+    convention : str, default="exponential"
         Metric conventions for a GAS-E importance (:mod:`rankselect.metrics`).
     feature_costs : array-like of shape (n_features,) or None
         Feature costs (>= 0): the greedy takes the largest penalised importance per cost
@@ -206,7 +206,7 @@ class GAS(FilterSelector):
                  importance: Union[str, FeatureImportance, npt.ArrayLike] = "map",
                  similarity: Union[Literal["geng", "tau_b", "spearman"], npt.ArrayLike] = "geng",
                  absolute: bool = False,
-                 convention: Convention = "standard",
+                 convention: Convention = "exponential",
                  feature_costs: Optional[npt.ArrayLike] = None, budget: Optional[float] = None) -> None:
         self.n_features_to_select = n_features_to_select
         self.c = c

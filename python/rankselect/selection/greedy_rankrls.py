@@ -65,7 +65,8 @@ class GreedyRankRLS(RankerMixin, LinearPredictMixin, RankingSelector):
         ``"meanndcg"``, ``"err@10"``, ...): the mean over queries of the measure of the
         exact LQO predictions (each query scored by the model trained without it); higher
         is better and the candidate maximising it is added. Labels must be >= 0.
-    convention : {"standard", "exponential", "trec", "lightgbm", "letor"}, default="standard"
+    convention : {"exponential", "trec", "lightgbm", "letor"}, default="exponential"
+        (``"standard"``: the old name of ``"exponential"``)
         Metric convention for a ranking-measure criterion (see :mod:`rankselect.metrics`).
     min_improvement : float >= 0 or None, default=None
         Early stop: after the first feature, stop before adding a feature whose criterion
@@ -169,7 +170,7 @@ class GreedyRankRLS(RankerMixin, LinearPredictMixin, RankingSelector):
     }
 
     def __init__(self, n_features_to_select: int = 10, alpha: float = 1.0, criterion: str = "squared",
-                 convention: Convention = "standard", min_improvement: Optional[float] = None,
+                 convention: Convention = "exponential", min_improvement: Optional[float] = None,
                  verbose: Union[bool, int] = False, feature_costs: Optional[npt.ArrayLike] = None,
                  budget: Optional[float] = None, floating: bool = False) -> None:
         self.n_features_to_select = n_features_to_select

@@ -133,7 +133,7 @@ def _pairwise_accuracy(data: GroupedData) -> tuple:
     return acc.ascending, acc.descending
 
 
-def feature_importance(X, y, qid, measure: str = "map", convention: str = "standard") -> FeatureImportance:
+def feature_importance(X, y, qid, measure: str = "map", convention: str = "exponential") -> FeatureImportance:
     """Importance of every feature used alone as the ranking score, in its better direction.
 
     Parameters
@@ -147,7 +147,8 @@ def feature_importance(X, y, qid, measure: str = "map", convention: str = "stand
         ``"map"``, ``"ndcg"``, ``"ndcg@k"``, ``"p@k"``, ``"meanndcg"``, ``"err@k"`` (GAS-E)
         or ``"pairwise"`` (GAS-L);
         see the module docstring.
-    convention : {"standard", "exponential", "trec", "lightgbm", "letor"}, default="standard"
+    convention : {"exponential", "trec", "lightgbm", "letor"}, default="exponential"
+        (``"standard"``: the old name of ``"exponential"``)
         Metric conventions of :mod:`rankselect.metrics` (ignored by ``"pairwise"``).
         Ties in a feature's values are always broken pessimistically.
 
@@ -183,7 +184,8 @@ def _feature_importance_grouped(data: GroupedData, kind: str, k, convention: str
     return pick_directions(*_core.metric_importance(data.X, data.y, data.offsets, name, convention))
 
 
-def single_ranker_importance(X, y, qid, *, n_estimators: int = 100, convention: str = "standard") -> FeatureImportance:
+def single_ranker_importance(X, y, qid, *, n_estimators: int = 100,
+                             convention: str = "exponential") -> FeatureImportance:
     """FSA's relevance of every feature (Gigli et al. 2016): the NDCG@10 of a LambdaMART
     ranker trained on that one feature alone (``importance="lambdamart"`` of the filters).
 
@@ -236,7 +238,7 @@ def lightgbm_label_gain(labels) -> Optional[list[float]]:
     return None if top <= 30 else [2.0**level - 1.0 for level in range(top + 1)]
 
 
-def _single_ranker_grouped(data: GroupedData, n_estimators: int = 100, convention: str = "standard"
+def _single_ranker_grouped(data: GroupedData, n_estimators: int = 100, convention: str = "exponential"
                            ) -> FeatureImportance:
     """:func:`single_ranker_importance` on data validated and grouped by the caller."""
     try:

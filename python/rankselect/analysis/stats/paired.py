@@ -20,6 +20,7 @@ __all__ = [
     "effect_size",
 ]
 
+#: the paired tests of :func:`paired_test` (``test=``)
 TESTS = ("randomization", "wilcoxon", "t")
 _ALTERNATIVES = ("two-sided", "greater", "less")
 

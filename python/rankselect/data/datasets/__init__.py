@@ -267,6 +267,7 @@ def make_ranking(
 
 # --- the shipped example -------------------------------------------------------------
 
+#: the parameters of :func:`make_letor` that generated the shipped example (its three splits)
 EXAMPLE_PARAMS: dict[str, Any] = dict(
     n_queries=70,
     docs_per_query=(8, 20),

@@ -74,7 +74,7 @@ class RankerLoopSelector(MetaEstimatorMixin, RankingSelector):
     def __init__(self, estimator, *, n_features_to_select: Union[str, int, float] = "auto",
                  scoring: str = "ndcg@10", validation: Optional[tuple] = None, cv: Any = None,
                  candidates: Any = None, n_candidates: Optional[int] = None, selection_rule: str = "best",
-                 early_stopping_rounds: Optional[int] = 20, convention: Convention = "standard",
+                 early_stopping_rounds: Optional[int] = 20, convention: Convention = "exponential",
                  feature_costs: Optional[npt.ArrayLike] = None, budget: Optional[float] = None,
                  n_jobs: Optional[int] = None, random_state: Any = None, verbose: Union[bool, int] = False) -> None:
         self.estimator = estimator

@@ -73,7 +73,7 @@ class RecursiveElimination(RankerLoopSelector):
         subset within one standard error (over queries) of the best.
     early_stopping_rounds : int or None, default=20
         Early stopping on the validation queries (LightGBM, XGBoost, CatBoost).
-    convention : {"standard", "letor"}
+    convention : {"exponential", "trec", "lightgbm", "letor"}
         Metric convention of ``scoring``.
     feature_costs : array-like of shape (n_features,), optional
         Cost of each feature (>= 0): each round then removes the features of least
@@ -138,7 +138,7 @@ class RecursiveElimination(RankerLoopSelector):
                  step: Union[int, float] = 1, importance: str = "permutation", n_repeats: int = 3,
                  scoring: str = "ndcg@10", validation: Optional[tuple] = None, cv: Any = None,
                  candidates: Any = None, n_candidates: Optional[int] = None, selection_rule: str = "best",
-                 early_stopping_rounds: Optional[int] = 20, convention: Convention = "standard",
+                 early_stopping_rounds: Optional[int] = 20, convention: Convention = "exponential",
                  feature_costs: Optional[npt.ArrayLike] = None, budget: Optional[float] = None,
                  n_jobs: Optional[int] = None, random_state: Any = None, verbose: Union[bool, int] = False) -> None:
         super().__init__(estimator, n_features_to_select=n_features_to_select, scoring=scoring,

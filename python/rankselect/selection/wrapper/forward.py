@@ -81,7 +81,7 @@ convention, feature_costs, budget, n_jobs, random_state, verbose
                  floating: bool = False, scoring: str = "ndcg@10", validation: Optional[tuple] = None,
                  cv: Any = None, candidates: Any = None, n_candidates: Optional[int] = None,
                  selection_rule: str = "best", early_stopping_rounds: Optional[int] = 20,
-                 convention: Convention = "standard", feature_costs: Optional[npt.ArrayLike] = None,
+                 convention: Convention = "exponential", feature_costs: Optional[npt.ArrayLike] = None,
                  budget: Optional[float] = None, n_jobs: Optional[int] = None, random_state: Any = None,
                  verbose: Union[bool, int] = False) -> None:
         super().__init__(estimator, n_features_to_select=n_features_to_select, scoring=scoring,

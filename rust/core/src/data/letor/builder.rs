@@ -101,8 +101,10 @@ impl<'a, T: Element> Builder<'a, T> {
             // keep growing through a file cost O(size) moves, not O(size x blocks).
             let wide = if self.y.is_empty() { n } else { n.max(self.stride + self.stride / 4) };
             let wide = if self.fits(m, wide) { wide } else { n };
-            self.check(m, wide, false)?;
+            // The density rule first: a typo index is a ValueError naming its line, not a
+            // MemoryError under a small memory limit.
             self.check_density(m, n)?;
+            self.check(m, wide, false)?;
             self.widen(wide)?;
         } else {
             if !self.fits(m, self.stride) && n < self.stride {
@@ -267,8 +269,8 @@ impl<'a, T: Element> Builder<'a, T> {
         // scikit-learn gives one column when no row has a feature.
         let n = self.opts.n_features.unwrap_or(self.max_index.max(1));
         if n > self.stride {
-            self.check(m, n, true)?;
             self.check_density(m, n)?;
+            self.check(m, n, true)?;
             self.widen(n)?;
         } else if n < self.stride {
             self.compact(n);

@@ -157,6 +157,11 @@ fn density_rule_refuses_a_typo_index_unless_n_features_is_given() {
     // Asked for: the density rule steps aside (the memory rule still applies).
     let opts = LetorOptions { n_features: Some(999_999_999), max_memory: Some(1 << 20), ..Default::default() };
     assert!(matches!(parse_letor::<f64>(text, &opts, &NoInterrupt), Err(Error::Memory { .. })));
+    // Under a small memory limit the typo is still the density rule's error naming the line
+    // (the memory rule's MemoryError came first before).
+    let opts = LetorOptions { max_memory: Some(1 << 20), ..Default::default() };
+    let r = parse_letor::<f64>(text, &opts, &NoInterrupt);
+    assert!(matches!(r, Err(Error::Parse { line: 2, .. })), "expected the density rule's error, got {r:?}");
     // Below 1 GiB a sparse file loads as before.
     assert_eq!(
         parse_letor::<f64>(b"1 qid:1 1000000:1\n", &LetorOptions::default(), &NoInterrupt).unwrap().n_features,
