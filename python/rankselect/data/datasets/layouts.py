@@ -41,7 +41,7 @@ _MSLR_DOCUMENT = ("number of slash in URL", "length of URL", "inlink number", "o
                   "url dwell time")
 
 #: layout name -> (measures over the 5 streams, document features)
-LAYOUTS = {
+LAYOUTS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "letor4": (_LETOR4_MEASURES, _LETOR4_DOCUMENT),
     "mslr": (_MSLR_MEASURES, _MSLR_DOCUMENT),
 }
