@@ -9,12 +9,26 @@ import shutil
 
 import pytest
 
-from rankselect.report.figures import PANELS
-
 webdriver = pytest.importorskip("selenium.webdriver")
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 CHROMEDRIVER = shutil.which("chromedriver")
 pytestmark = pytest.mark.skipif(not (CHROMIUM and CHROMEDRIVER), reason="no chromium / chromedriver installed")
+pytest.importorskip("bokeh")
+pytest.importorskip("jinja2")
+
+import _report_fixtures as shared  # noqa: E402 (after the skips)
+
+from rankselect.report.figures import PANELS  # noqa: E402 (after the skips)
+
+
+@pytest.fixture(scope="session")
+def experiment_dir(tmp_path_factory):
+    return shared.experiment_folder(tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
+def experiment_report(tmp_path_factory):
+    return shared.report_page(tmp_path_factory)
 
 #: JavaScript: every element matching a selector, looking inside Bokeh's shadow roots
 DEEP_QUERY = """

@@ -64,7 +64,7 @@ def _fold_curves(res: ExperimentResult, method: str) -> tuple[Curve, Curve]:
     for j, split in enumerate(("validation", "test")):
         rec = PathRecorder()
         for k in sizes:
-            rec.add(np.arange(k), [vt[j] for vt in per_size[k]], [], [], 0.0, float(k))
+            rec.add(np.arange(k), np.array([vt[j] for vt in per_size[k]]), [], [], 0.0, float(k))
         path: SelectionPath = rec.path()
         out.append(curve_from_path(method, split, path, interval_over="folds"))
     return out[0], out[1]
@@ -153,8 +153,8 @@ def _frequency_order(res: ExperimentResult, method: str, freq: np.ndarray) -> li
     in the folds' selection orders, then lower index)."""
     pos = np.full(freq.size, np.inf)
     for j in np.flatnonzero(freq > 0):
-        pos[j] = np.mean([f[method].selected_features.index(j) for f in res.folds
-                          if j in f[method].selected_features])
+        pos[j] = np.mean([f[method].selected_features.index(int(j)) for f in res.folds
+                          if int(j) in f[method].selected_features])
     return [int(j) for j in np.lexsort((np.arange(freq.size), pos, -freq)) if freq[j] > 0]
 
 

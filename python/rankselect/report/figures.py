@@ -9,8 +9,21 @@ from __future__ import annotations
 from typing import Any
 
 from bokeh.layouts import column, row
-from bokeh.models import (Button, ColumnDataSource, CustomJS, DataTable, Div, HoverTool, Label, LinearColorMapper,
-                          PreText, Slider, Span, TableColumn, Whisker)
+from bokeh.models import (
+    Button,
+    ColumnDataSource,
+    CustomJS,
+    DataTable,
+    Div,
+    HoverTool,
+    Label,
+    LinearColorMapper,
+    PreText,
+    Slider,
+    Span,
+    TableColumn,
+    Whisker,
+)
 from bokeh.palettes import Category10_10, Viridis256
 from bokeh.plotting import figure
 
