@@ -5,7 +5,7 @@ BokehJS is inlined without its WebGL and MathJax bundles, which no panel uses: a
 instead of 3.9 MB for ``bokeh.resources.INLINE``."""
 from __future__ import annotations
 
-from importlib.resources import files
+from pathlib import Path
 
 from bokeh.embed import components
 from bokeh.resources import Resources
@@ -24,7 +24,7 @@ def render(d: ReportData) -> str:
     """The report as one self-contained HTML document (no network needed to open it)."""
     script, divs = components(panels(d))
     env = Environment(autoescape=select_autoescape(default=True, default_for_string=True))
-    template = env.from_string(files(__package__).joinpath("templates/report.html.j2").read_text("utf-8"))
+    template = env.from_string((Path(__file__).parent / "templates" / "report.html.j2").read_text("utf-8"))
     m = d.marks.get(d.method, {})
     k1 = m.get("one-standard-error", d.default_k)
     chosen = d.subsets.get(k1) or d.subsets[d.default_k]
