@@ -84,14 +84,14 @@ def test_fitted_selector(splits, tmp_path):
     sel = rs.GreedyRankRLS(n_features_to_select=5).fit(*train)
     costs = np.arange(1, train.X.shape[1] + 1, dtype=float)
     d = build_report(sel, train=train, vali=vali, test=test, feature_costs=costs, n_resamples=3,
-                     feature_groups={"a": [0, 1, 2]})
+                     feature_groups=["a"] * 3 + ["b"] * (train.X.shape[1] - 3))
     assert [c.split for c in d.curves] == ["validation", "test"]
     assert d.curves[0].n_features == [1, 2, 3, 4, 5]
     curve = rs.analysis.inspection.evaluate_path(sel.selected_features_, rs.RankRLS(), train, vali)
     assert d.curves[0].score == pytest.approx(curve.scores.tolist())
     assert d.subsets[3] == list(sel.selected_features_[:3])
     assert d.pareto[2]["cost"] == costs[sel.selected_features_[:3]].sum()
-    assert d.families is not None and d.families[:4] == ["a", "a", "a", ""]
+    assert d.families is not None and d.families[:4] == ["a", "a", "a", "b"]
     assert d.per_query is not None and len(d.per_query.qids) == len(np.unique(test.qid))
     assert len(d.stability[d.method]) == train.X.shape[1]
     out = write_report(sel, tmp_path / "r.html", train=train, vali=vali, test=test, n_resamples=2)

@@ -10,6 +10,7 @@ from scipy.cluster.hierarchy import leaves_list
 
 from ..analysis.inspection import evaluate_path, fit_ranker, permutation_importance
 from ..analysis.redundancy import redundancy_report
+from ..data.feature_groups import check_feature_groups
 from ..models.rankrls import RankRLS
 from ..selection.stability import StabilitySelection
 from .data import Importance, PerQuery, Redundancy, ReportData, curve_from_path, curve_from_per_query, marks_of
@@ -79,8 +80,9 @@ def from_selector(selector, *, train, vali, test=None, ranker=None, scoring: str
         subsets = {k: order[:k] for k in range(1, len(order) + 1)}
     curves = [vcurve]
     marks = {method: marks_of(vcurve)}
-    chosen = sorted(order) if len(order) in subsets else subsets[marks[method]["one-standard-error"]]
-    default_k = len(chosen) if len(order) in subsets else marks[method]["one-standard-error"]
+    # the subset the page hands off: the one-standard-error size of the validation curve
+    default_k = marks[method]["one-standard-error"]
+    chosen = subsets[default_k]
     evaluation = test if test is not None else vali
     split = "test" if test is not None else "validation"
     if test is not None:
@@ -141,17 +143,9 @@ def _names(selector, feature_names, n: int) -> list[str]:
 
 
 def _families(groups, n: int) -> Optional[list[str]]:
-    """The family of each feature: a sequence of one label per feature, or a mapping
-    family -> columns (as ``feature_groups`` of the selectors)."""
+    """The family of each feature, from anything :func:`~rankselect.data.check_feature_groups`
+    takes (a label per feature, a mapping family -> columns, a ``FeatureGroups``)."""
     if groups is None:
         return None
-    if isinstance(groups, dict):
-        out = [""] * n
-        for name, cols in groups.items():
-            for j in cols:
-                out[int(j)] = str(name)
-        return out
-    labels = [str(g) for g in groups]
-    if len(labels) != n:
-        raise ValueError(f"feature_groups has {len(labels)} labels but the data has {n} features")
-    return labels
+    g = check_feature_groups(groups, n)
+    return [g.names[int(i)] for i in g.index]
