@@ -19,8 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from rankselect.report import write_report
-from rankselect.report.experiment import load_experiment
+from rankselect.report import load_experiment, write_report
 
 
 def browser():

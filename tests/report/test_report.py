@@ -17,8 +17,12 @@ import _report_fixtures as shared  # noqa: E402 (after the skips)
 
 import rankselect as rs  # noqa: E402
 from rankselect.cli import main  # noqa: E402
-from rankselect.report import MISSING_EXTRA, build_report, write_report  # noqa: E402
-from rankselect.report.figures import PANELS  # noqa: E402
+from rankselect.report import (  # noqa: E402
+    MISSING_EXTRA,
+    PANELS,  # noqa: E402
+    build_report,
+    write_report,
+)
 
 
 @pytest.fixture(scope="session")

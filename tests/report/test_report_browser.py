@@ -18,7 +18,7 @@ pytest.importorskip("jinja2")
 
 import _report_fixtures as shared  # noqa: E402 (after the skips)
 
-from rankselect.report.figures import PANELS  # noqa: E402 (after the skips)
+from rankselect.report import PANELS  # noqa: E402 (after the skips)
 
 
 @pytest.fixture(scope="session")

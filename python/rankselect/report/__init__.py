@@ -23,7 +23,10 @@ import os
 from pathlib import Path
 from typing import Any, Union
 
-__all__ = ["build_report", "write_report", "MISSING_EXTRA"]
+from ._data import PANELS, ReportData
+from ._experiment import load_experiment
+
+__all__ = ["build_report", "write_report", "load_experiment", "ReportData", "PANELS", "MISSING_EXTRA"]
 
 #: the one-line message when Bokeh or Jinja2 is missing
 MISSING_EXTRA = 'the report needs Bokeh and Jinja2: pip install "rankselect[report]"'
@@ -38,24 +41,40 @@ def _require_extra() -> None:
 
 
 def build_report(source: Any, **kwargs: Any):
-    """Collect what the report shows (a :class:`~rankselect.report.data.ReportData`).
+    """Collect what the report shows (a :class:`~rankselect.report.ReportData`).
 
     Parameters
     ----------
     source : path or fitted selector
         An experiment's output folder (``rankselect experiment ... --out DIR``; keywords of
-        :func:`~rankselect.report.experiment.from_experiment`), or a fitted rankselect selector
-        (keywords of :func:`~rankselect.report.fitted.from_selector`: ``train=``, ``vali=``
+        ``from_experiment``: ``method=``, ``data_dir=``, ``feature_names=``, ``title=``,
+        ``random_state=``), or a fitted rankselect selector
+        (keywords of ``from_selector``: ``train=``, ``vali=``
         and optionally ``test=``, ``ranker=``, ``scoring=``, ``feature_names=``,
         ``feature_costs=``, ``feature_groups=``, ``n_resamples=``); a ranker-in-the-loop
         selector's ``path_`` gives the validation curve.
+
+    Returns
+    -------
+    ReportData
+
+    Examples
+    --------
+    >>> import rankselect as rs
+    >>> from rankselect.report import build_report
+    >>> train, vali = rs.data.datasets.load_example("train"), rs.data.datasets.load_example("vali")
+    >>> sel = rs.RecursiveElimination(rs.RankRLS(), n_features_to_select=3, step=0.5,
+    ...                               validation=tuple(vali), random_state=0).fit(*train)
+    >>> data = build_report(sel, train=train, vali=vali, n_resamples=0)
+    >>> data.curves[0].n_features, data.marks["RecursiveElimination"]
+    ([3, 6, 11, 22], {'best': 6, 'one-standard-error': 6})
     """
     _require_extra()
     if isinstance(source, (str, os.PathLike)):
-        from .experiment import from_experiment
+        from ._experiment import from_experiment
 
         return from_experiment(source, **kwargs)
-    from .fitted import from_selector
+    from ._fitted import from_selector
 
     return from_selector(source, **kwargs)
 
@@ -67,9 +86,20 @@ def write_report(source: Any, path: Union[str, os.PathLike], **kwargs: Any) -> P
     -------
     pathlib.Path
         ``path``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> import rankselect as rs
+    >>> from rankselect.report import write_report
+    >>> train, vali = rs.data.datasets.load_example("train"), rs.data.datasets.load_example("vali")
+    >>> sel = rs.GAS(4, 0.1).fit(*train)
+    >>> page = write_report(sel, tempfile.mkdtemp() + "/gas.html", train=train, vali=vali, n_resamples=0)
+    >>> page.read_text().count('class="panel"')
+    8
     """
     data = build_report(source, **kwargs)
-    from .html import render
+    from ._html import render
 
     out = Path(path)
     out.write_text(render(data), encoding="utf-8")

@@ -1,4 +1,4 @@
-"""The page: the panels of :mod:`.figures` embedded with BokehJS inlined into the Jinja2
+"""The page: the panels of ``_figures`` embedded with BokehJS inlined into the Jinja2
 template ``templates/report.html.j2``.
 
 BokehJS is inlined without its WebGL and MathJax bundles, which no panel uses: about 1.9 MB
@@ -11,8 +11,8 @@ from bokeh.embed import components
 from bokeh.resources import Resources
 from jinja2 import Environment, select_autoescape
 
-from .data import ReportData, versions
-from .figures import PANELS, panels
+from ._data import PANELS, ReportData, versions
+from ._figures import panels
 
 __all__ = ["render", "RESOURCES"]
 

@@ -12,14 +12,43 @@ import numpy as np
 from ..protocol.results import ExperimentResult, MethodFold
 from ..selection.stability import fold_selection_frequencies
 from ..selection.wrapper.path import PathRecorder, SelectionPath
-from .data import Curve, PerQuery, ReportData, curve_from_path, marks_of
-from .fitted import importance_of, redundancy_of
+from ._data import Curve, PerQuery, ReportData, curve_from_path, marks_of
+from ._fitted import importance_of, redundancy_of
 
 __all__ = ["load_experiment", "from_experiment"]
 
 
 def load_experiment(folder: Union[str, os.PathLike]) -> ExperimentResult:
-    """The :class:`~rankselect.protocol.ExperimentResult` written to ``folder/experiment.json``."""
+    """The :class:`~rankselect.protocol.ExperimentResult` written to ``folder/experiment.json``
+    (by ``rankselect experiment ... --out folder`` or ``ExperimentResult.to_json``).
+
+    Parameters
+    ----------
+    folder : path
+        The folder, or the ``experiment.json`` file itself.
+
+    Returns
+    -------
+    rankselect.protocol.ExperimentResult
+        Features 0-based again, per-query scores as arrays.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import rankselect as rs
+    >>> from rankselect.report import load_experiment
+    >>> root = tempfile.mkdtemp()
+    >>> for k in range(1, 6):  # a fold layout (here five copies of the shipped example)
+    ...     os.makedirs(f"{root}/Fold{k}")
+    ...     for split in ("train", "vali", "test"):
+    ...         rs.save_letor(f"{root}/Fold{k}/{split}.txt", rs.data.datasets.load_example(split))
+    ...
+    >>> grid = {"greedy-rankrls": {"alpha": [1.0]}}
+    >>> rs.protocol.run(root, ["greedy-rankrls"], grid=grid, progress=False).to_json(f"{root}/experiment.json")
+    >>> result = load_experiment(root)
+    >>> result.methods, result.folds[0]["greedy-rankrls"].selected_features
+    (['greedy-rankrls'], [7, 3, 11, 4, 16])
+    """
     path = Path(folder)
     if path.is_dir():
         path = path / "experiment.json"

@@ -28,35 +28,9 @@ from bokeh.palettes import Category10_10, Viridis256
 from bokeh.plotting import figure
 
 from ..analysis.export import export_selection
-from .data import ReportData
+from ._data import ReportData
 
-__all__ = ["panels", "PANELS"]
-
-#: panel id -> (title, one-line reading guide)
-PANELS: dict[str, tuple[str, str]] = {
-    "quality": ("Quality against the number of features",
-                "Higher is better. Bands are 95 % intervals; the dashed line marks the best size and the "
-                "solid line the one-standard-error size (the smallest subset within one standard error "
-                "of the best). Click a legend entry to hide a method."),
-    "pareto": ("Cost against quality",
-               "Each point is a subset; the line joins the Pareto front (no cheaper subset scores higher). "
-               "Pick a point on the line."),
-    "per-query": ("Per-query wins and losses",
-                  "One bar per query: the chosen subset's score minus the reference's. Bars below zero are "
-                  "the queries the smaller subset loses; hover for the query id."),
-    "redundancy": ("Redundancy",
-                   "Similarity of every pair of features, ordered by its dendrogram: dark blocks on the "
-                   "diagonal are clusters of near-duplicates; one representative per cluster is enough."),
-    "stability": ("Stability",
-                  "How often each feature was selected (1 = every time). A subset of features near 1 is "
-                  "stable; many features near 0.5 mean the choice is arbitrary."),
-    "importance": ("Importance of the chosen features",
-                   "Drop of the measure when the feature is shuffled within each query (95 % interval "
-                   "over queries). An interval that crosses zero: the ranker does not need that feature."),
-    "subset": ("The chosen subset",
-               "Move the slider to choose k; the table and the snippets follow. Copy the JSON or the "
-               "LightGBM column list to hand the subset off."),
-}
+__all__ = ["panels"]
 
 _TOOLS = "pan,box_zoom,wheel_zoom,reset,save"
 

@@ -1,7 +1,7 @@
 """What a report shows, as plain data: :class:`ReportData` and its parts.
 
-The sources (:mod:`.experiment`: an experiment's output folder; :mod:`.fitted`: a fitted
-selector with its data) fill these; :mod:`.figures` draws them. Every number is computed by
+The sources (``_experiment``: an experiment's output folder; ``_fitted``: a fitted
+selector with its data) fill these; ``_figures`` draws them. Every number is computed by
 the package's own functions (:func:`~rankselect.selection.wrapper.choose_step` for the
 best and one-standard-error sizes, :func:`~rankselect.analysis.redundancy_report`,
 :func:`~rankselect.analysis.inspection.permutation_importance`,
@@ -17,8 +17,35 @@ import numpy as np
 
 from ..selection.wrapper.path import PathRecorder, SelectionPath, choose_step
 
-__all__ = ["Curve", "Redundancy", "Importance", "PerQuery", "ReportData", "curve_from_per_query",
+__all__ = ["PANELS", "Curve", "Redundancy", "Importance", "PerQuery", "ReportData", "curve_from_per_query",
            "marks_of", "versions"]
+
+
+#: panel id -> (title, one-line reading guide)
+PANELS: dict[str, tuple[str, str]] = {
+    "quality": ("Quality against the number of features",
+                "Higher is better. Bands are 95 % intervals; the dashed line marks the best size and the "
+                "solid line the one-standard-error size (the smallest subset within one standard error "
+                "of the best). Click a legend entry to hide a method."),
+    "pareto": ("Cost against quality",
+               "Each point is a subset; the line joins the Pareto front (no cheaper subset scores higher). "
+               "Pick a point on the line."),
+    "per-query": ("Per-query wins and losses",
+                  "One bar per query: the chosen subset's score minus the reference's. Bars below zero are "
+                  "the queries the smaller subset loses; hover for the query id."),
+    "redundancy": ("Redundancy",
+                   "Similarity of every pair of features, ordered by its dendrogram: dark blocks on the "
+                   "diagonal are clusters of near-duplicates; one representative per cluster is enough."),
+    "stability": ("Stability",
+                  "How often each feature was selected (1 = every time). A subset of features near 1 is "
+                  "stable; many features near 0.5 mean the choice is arbitrary."),
+    "importance": ("Importance of the chosen features",
+                   "Drop of the measure when the feature is shuffled within each query (95 % interval "
+                   "over queries). An interval that crosses zero: the ranker does not need that feature."),
+    "subset": ("The chosen subset",
+               "Move the slider to choose k; the table and the snippets follow. Copy the JSON or the "
+               "LightGBM column list to hand the subset off."),
+}
 
 
 @dataclass
@@ -82,7 +109,19 @@ class Importance:
 
 @dataclass
 class ReportData:
-    """Everything one report shows (features are 0-based columns; names as given)."""
+    """Everything one report shows (features are 0-based columns; names as given): what
+    :func:`~rankselect.report.build_report` returns and the page draws.
+
+    Examples
+    --------
+    >>> import rankselect as rs
+    >>> from rankselect.report import build_report
+    >>> train, vali = rs.data.datasets.load_example("train"), rs.data.datasets.load_example("vali")
+    >>> sel = rs.GreedyRankRLS(n_features_to_select=6).fit(*train)
+    >>> data = build_report(sel, train=train, vali=vali, n_resamples=0)
+    >>> data.marks["GreedyRankRLS"], data.subsets[data.default_k]
+    ({'best': 6, 'one-standard-error': 5}, [7, 3, 11, 4, 16])
+    """
 
     title: str
     source: str

@@ -13,7 +13,7 @@ from ..analysis.redundancy import redundancy_report
 from ..data.feature_groups import check_feature_groups
 from ..models.rankrls import RankRLS
 from ..selection.stability import StabilitySelection
-from .data import Importance, PerQuery, Redundancy, ReportData, curve_from_path, curve_from_per_query, marks_of
+from ._data import Importance, PerQuery, Redundancy, ReportData, curve_from_path, curve_from_per_query, marks_of
 
 __all__ = ["from_selector", "redundancy_of", "importance_of"]
 
