@@ -49,7 +49,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("selection.wrapper",),  # the ranker in the loop: uses analysis.inspection
     ("methods",),
     ("protocol", "dask"),
-    ("plotting",),
+    ("plotting", "report"),
     ("cli", "_aliases"),
     ("__init__", "__main__"),
 )

@@ -38,8 +38,8 @@ Public API (re-exported here):
 The module paths of older layouts (the flat modules of the first releases) still import,
 with a :class:`DeprecationWarning` naming the new path, until 0.3.0 (the table:
 ``rankselect._aliases.MOVED``). The subpackages :mod:`rankselect.protocol`,
-:mod:`rankselect.plotting`, :mod:`rankselect.dask` and :mod:`rankselect.cli` are imported on
-first use.
+:mod:`rankselect.plotting`, :mod:`rankselect.report`, :mod:`rankselect.dask` and
+:mod:`rankselect.cli` are imported on first use.
 """
 from . import _aliases, _cli_guard, exceptions, metrics  # noqa: F401 (_cli_guard: before _core is used)
 from ._config import config_context, get_config, set_config

@@ -74,7 +74,7 @@ MOVED: dict[str, tuple[str, ...]] = {
 }
 
 #: subpackages that ``import rankselect`` does not import: the attribute imports them on first use
-LAZY_SUBPACKAGES = ("protocol", "plotting", "dask", "cli")
+LAZY_SUBPACKAGES = ("protocol", "plotting", "dask", "cli", "report")
 
 _PACKAGE = __name__.rpartition(".")[0]
 _ROOT = Path(__file__).resolve().parent

@@ -36,6 +36,7 @@ API_MODULES = [
     "rankselect.dask",
     "rankselect.selection.wrapper",
     "rankselect.plotting",
+    "rankselect.report",
     "rankselect.cli",
     "rankselect.exceptions",
 ]
