@@ -50,9 +50,12 @@ def check_lqo(data: GroupedData, *, gram: bool = True) -> GroupedData:
     """
     m, n = data.X.shape
     if gram:
-        # The grouped and the query-centred copies of X, the Gram matrix and its eigenvectors.
-        check_memory(8 * (2 * m * n + 3 * n * n), f"RankRLS on {m} x {n} data (Gram matrix {n} x {n})",
-                     "use fewer features or rows")
+        if n > m:  # the core's dual form (rankrls/dual.rs): X's centred copy and its transpose, K, U, Z
+            check_memory(8 * (2 * m * n + 3 * m * m), f"RankRLS on {m} x {n} data (dual kernel matrix {m} x {m})",
+                         "use fewer rows (queries)")
+        else:  # the grouped and the query-centred copies of X, the Gram matrix and its eigenvectors
+            check_memory(8 * (2 * m * n + 3 * n * n), f"RankRLS on {m} x {n} data (Gram matrix {n} x {n})",
+                         "use fewer features")
     if data.n_queries < 2:
         raise ValueError(
             f"qid must hold at least two queries for leave-query-out, got {data.n_queries} "

@@ -31,8 +31,10 @@ pub fn pair_sq_norm_sum(x: ArrayView2<f64>, y: &[f64], offsets: &[usize]) -> f64
             let nq = idx.len();
             let mut k = 0;
             while k < nq {
-                let mut e = k;
-                while e < nq && y[idx[e]] == y[idx[k]] {
+                // A level is a run of labels equal under `total_cmp` (the sort's order): `e`
+                // starts past `k`, so the loop advances even on NaN (`NaN == NaN` is false).
+                let mut e = k + 1;
+                while e < nq && y[idx[e]].total_cmp(&y[idx[k]]).is_eq() {
                     e += 1;
                 }
                 let above_cnt = nq - e;
