@@ -159,7 +159,7 @@ def test_every_core_entry_point_refuses_non_finite_labels_naming_the_row(tmp_pat
                 bad[2] = fill
                 new = list(args)
                 new[pos] = bad
-                with pytest.raises(ValueError, match=r"must be finite: row 2 is"):
+                with pytest.raises(ValueError, match=r"(finite|infinity).*row 2"):
                     getattr(real, fname)(*new, **kwargs)
             checked.append(fname)
     assert "squared_hinge_lipschitz_bound" in checked and len(set(checked)) >= 15, checked

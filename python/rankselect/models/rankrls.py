@@ -216,7 +216,11 @@ class RankRLS(RankerMixin, LinearPredictMixin, RankingEstimator):
         ``Xc^T Xc = V diag(s) V^T`` is factorised once; then for each alpha the weights are
         ``w = V diag(1 / (s + alpha)) V^T Xc^T yc`` (eq. 5) and the exact leave-query-out error
         follows without refitting (Theorem 3.1, eq. 7). Cost: O(m n^2 + n^3) once, then
-        O(m n + sum_q n_q^3) per alpha. The estimator is not fitted or changed.
+        O(m n + sum_q n_q^3) per alpha. With more features than rows (``n > m``) the same
+        weights and errors come from the dual, ``Xc Xc^T = U diag(s) U^T`` and
+        ``w = Xc^T U diag(1 / (s + alpha)) U^T yc``: O(m^2 n + m^3) once (``fit`` with a scalar
+        alpha likewise solves ``(Xc Xc^T + alpha I) c = yc``, ``w = Xc^T c``). The estimator
+        is not fitted or changed.
 
         Parameters
         ----------

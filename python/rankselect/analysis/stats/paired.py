@@ -270,8 +270,9 @@ def effect_size(a, b, *, confidence: float = 0.95, n_resamples: int = 2000, rand
         if dz != 0.0:
             import warnings
 
-            warnings.warn(f"effect_size: the differences are constant up to rounding (sd {float(np.std(d, ddof=1)):.3g} "
-                          f"<= {noise:.3g}), so d_z is {dz} rather than a ratio of rounding noise",
+            sd = float(np.std(d, ddof=1))
+            warnings.warn(f"effect_size: the differences are constant up to rounding (sd {sd:.3g} <= {noise:.3g}), "
+                          f"so d_z is {dz} rather than a ratio of rounding noise",
                           RuntimeWarning, stacklevel=2)
         dz_ci = (dz, dz)
     else:

@@ -123,7 +123,7 @@ pub fn greedy_rankrls(
 /// [`super::greedy_rankrls_floating`]): the argument and data checks, the memory rule for
 /// the caches, an interrupt check, then the caches for `S = {}`.
 pub(crate) fn in_memory_backend<'a>(
-    x: ArrayView2<f64>,
+    x: ArrayView2<'a, f64>,
     y: &'a [f64],
     offsets: &'a QueryOffsets,
     opts: &GreedyOptions,

@@ -259,7 +259,7 @@ impl GreedyState {
                 (chunks.queries[k]..chunks.queries[k + 1]).map(|q| (offsets[q] - r0, offsets[q + 1] - r0)).collect();
             for i in 0..n {
                 let col = &mut ub[i * len..(i + 1) * len];
-                center_exact(col, &local);
+                let _ = center_exact(col, &local);
                 cb[i * len..(i + 1) * len].iter_mut().zip(col.iter()).for_each(|(cv, xv)| *cv = xv * inv);
             }
         });
