@@ -15,10 +15,7 @@ pub type PyMat<'py, T> = Bound<'py, PyArray2<T>>;
 pub fn finite<'a>(v: &'a numpy::PyReadonlyArray1<'_, f64>, name: &str) -> pyo3::PyResult<&'a [f64]> {
     let s = v.as_slice()?;
     if let Some(r) = s.iter().position(|x| !x.is_finite()) {
-        return Err(pyo3::exceptions::PyValueError::new_err(format!(
-            "{name} must be finite: row {r} is {}",
-            s[r]
-        )));
+        return Err(pyo3::exceptions::PyValueError::new_err(format!("{name} must be finite: row {r} is {}", s[r])));
     }
     Ok(s)
 }

@@ -159,7 +159,8 @@ fn rankrls_path_weights<'py>(
     alphas: PyReadonlyArray1<'py, f64>,
 ) -> PyResult<PyMat<'py, f64>> {
     let v = square(&v, "V")?;
-    let c = rankrls::path_weights(v.as_ref(), s.as_slice()?, crate::arrays::finite(&zy, "zy")?, alphas.as_slice()?).py()?;
+    let c =
+        rankrls::path_weights(v.as_ref(), s.as_slice()?, crate::arrays::finite(&zy, "zy")?, alphas.as_slice()?).py()?;
     Ok(c.into_pyarray(py))
 }
 
