@@ -155,3 +155,18 @@ def test_docnos_and_bad_input(tmp_path):
         write_trec_run(tmp_path / "r", [1, 1], [0.1, 0.2], docnos=["a b", "c"])
     with pytest.raises(ValueError, match="integers"):
         write_trec_qrels(tmp_path / "q", [1, 1], [0.5, 1])
+
+
+def test_effect_size_constant_differences_are_infinite_not_noise():
+    # #35 item 6: differences all 0.4 up to rounding gave d_z = 8.8e15 with CI (0, 1.25e16)
+    rng = np.random.default_rng(3)
+    b = rng.uniform(size=50)
+    a = b + 0.4
+    assert np.std(a - b, ddof=1) > 0  # rounding noise, not exact zero
+    with pytest.warns(RuntimeWarning, match="constant up to rounding"):
+        e = effect_size(a, b, random_state=0, n_resamples=200)
+    assert e.d_z == np.inf and e.d_z_ci == (np.inf, np.inf)
+    with pytest.warns(RuntimeWarning, match="constant up to rounding"):
+        assert effect_size(b, a, random_state=0, n_resamples=200).d_z == -np.inf
+    zero = effect_size(b, b.copy(), random_state=0, n_resamples=200)
+    assert zero.d_z == 0.0 and zero.d_z_ci == (0.0, 0.0)

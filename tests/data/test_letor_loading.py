@@ -286,3 +286,25 @@ def test_float32_underflow_to_negative_zero_is_positive_zero(tmp_path):
     ours = rankselect.load_letor(str(p), dtype=np.float32).X
     ref = load_svmlight_file(str(p), query_id=True, dtype=np.float32)[0].toarray()
     assert ours.view(np.uint8).tolist() == np.ascontiguousarray(ref).view(np.uint8).tolist()
+
+
+@pytest.mark.parametrize("gz", [False, True])
+def test_cr_only_line_ends_keep_every_row(tmp_path, gz):
+    # #35 item 7: a file with classic Mac OS line ends (lone "\r") loaded 4 rows as 1
+    lf = "2 qid:1 1:0.5 2:1 # d1\n0 qid:1 1:1 2:0\n1 qid:2 1:0 2:2 # d3\n3 qid:2 1:4 2:1\n"
+    want = load_letor(_write(tmp_path / "lf.txt", lf.encode(), False), comments=True)
+    for name, text in [("cr", lf.replace("\n", "\r")), ("mixed", lf.replace("\n", "\r", 2))]:
+        got = load_letor(_write(tmp_path / f"{name}.txt", text.encode(), gz), comments=True)
+        assert got.X.shape == (4, 2)
+        np.testing.assert_array_equal(got.X, want.X)
+        np.testing.assert_array_equal(got.y, want.y)
+        np.testing.assert_array_equal(got.qid, want.qid)
+        assert got.comments == want.comments
+    bad = _write(tmp_path / "bad.txt", b"1 qid:1 1:0\r0 qid:1 1:x\r", gz)
+    with pytest.raises(ValueError, match="line 2"):
+        load_letor(bad)
+
+
+def _write(path, data: bytes, gz: bool):
+    path.write_bytes(gzip.compress(data) if gz else data)
+    return str(path)

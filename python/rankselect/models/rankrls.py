@@ -50,9 +50,12 @@ def check_lqo(data: GroupedData, *, gram: bool = True) -> GroupedData:
     """
     m, n = data.X.shape
     if gram:
-        # The grouped and the query-centred copies of X, the Gram matrix and its eigenvectors.
-        check_memory(8 * (2 * m * n + 3 * n * n), f"RankRLS on {m} x {n} data (Gram matrix {n} x {n})",
-                     "use fewer features or rows")
+        if n > m:  # the core's dual form (rankrls/dual.rs): X's centred copy and its transpose, K, U, Z
+            check_memory(8 * (2 * m * n + 3 * m * m), f"RankRLS on {m} x {n} data (dual kernel matrix {m} x {m})",
+                         "use fewer rows (queries)")
+        else:  # the grouped and the query-centred copies of X, the Gram matrix and its eigenvectors
+            check_memory(8 * (2 * m * n + 3 * n * n), f"RankRLS on {m} x {n} data (Gram matrix {n} x {n})",
+                         "use fewer features")
     if data.n_queries < 2:
         raise ValueError(
             f"qid must hold at least two queries for leave-query-out, got {data.n_queries} "
@@ -213,7 +216,11 @@ class RankRLS(RankerMixin, LinearPredictMixin, RankingEstimator):
         ``Xc^T Xc = V diag(s) V^T`` is factorised once; then for each alpha the weights are
         ``w = V diag(1 / (s + alpha)) V^T Xc^T yc`` (eq. 5) and the exact leave-query-out error
         follows without refitting (Theorem 3.1, eq. 7). Cost: O(m n^2 + n^3) once, then
-        O(m n + sum_q n_q^3) per alpha. The estimator is not fitted or changed.
+        O(m n + sum_q n_q^3) per alpha. With more features than rows (``n > m``) the same
+        weights and errors come from the dual, ``Xc Xc^T = U diag(s) U^T`` and
+        ``w = Xc^T U diag(1 / (s + alpha)) U^T yc``: O(m^2 n + m^3) once (``fit`` with a scalar
+        alpha likewise solves ``(Xc Xc^T + alpha I) c = yc``, ``w = Xc^T c``). The estimator
+        is not fitted or changed.
 
         Parameters
         ----------

@@ -36,7 +36,7 @@ fn metrics_per_query<'py>(
         })
         .collect::<PyResult<Vec<_>>>()?;
     let offsets = query_offsets(&offsets)?;
-    let (y, scores) = (y.as_slice()?, scores.as_slice()?);
+    let (y, scores) = (crate::arrays::finite(&y, "y")?, crate::arrays::finite(&scores, "scores")?);
     let n_q = offsets.len().saturating_sub(1);
     let out = crate::errors::run_detached(py, || per_query_many(&specs, y, scores, &offsets, max_grade))?;
     let flat: Vec<f64> = out.into_iter().flatten().collect();

@@ -30,7 +30,7 @@ fn query_pair_counts<'py>(
     y: PyReadonlyArray1<'py, f64>,
     offsets: PyReadonlyArray1<'py, usize>,
 ) -> PyResult<PyVec<'py, usize>> {
-    let y = y.as_slice()?;
+    let y = crate::arrays::finite(&y, "y")?;
     let offsets = query_offsets(&offsets)?;
     let counts = crate::errors::run_detached(py, || pairs::query_pair_counts(y, &offsets))?;
     Ok(counts.into_pyarray(py))
@@ -67,7 +67,7 @@ fn preference_pairs<'py>(
     max_pairs: Option<Bound<'py, PyAny>>,
     max_memory: Option<Bound<'py, PyAny>>,
 ) -> PyResult<PreferencePairs> {
-    let y = y.as_slice()?;
+    let y = crate::arrays::finite(&y, "y")?;
     let offsets = query_offsets(&offsets)?;
     let max_pairs = opt_count_arg(max_pairs.as_ref(), "max_pairs")?;
     let max_memory = opt_count_arg(max_memory.as_ref(), "max_memory")?.map_or(u64::MAX, |v| v as u64);
@@ -89,7 +89,7 @@ fn squared_hinge_value_grad<'py>(
     w: PyReadonlyArray1<'py, f64>,
 ) -> PyResult<(f64, PyVec<'py, f64>)> {
     let x = x.as_array();
-    let y = y.as_slice()?;
+    let y = crate::arrays::finite(&y, "y")?;
     let w = w.as_slice()?;
     let offsets = query_offsets(&offsets)?;
     check_len("w", w.len(), x.ncols())?;
@@ -114,7 +114,7 @@ fn squared_hinge_hessp<'py>(
     v: PyReadonlyArray2<'py, f64>,
 ) -> PyResult<PyMat<'py, f64>> {
     let x = x.as_array();
-    let y = y.as_slice()?;
+    let y = crate::arrays::finite(&y, "y")?;
     let w = w.as_slice()?;
     let v = v.as_array();
     let offsets = query_offsets(&offsets)?;
@@ -150,7 +150,7 @@ fn squared_hinge_line_derivatives<'py>(
     d: PyReadonlyArray1<'py, f64>,
     t: f64,
 ) -> PyResult<(f64, f64)> {
-    let (x, y, w, d) = (x.as_array(), y.as_slice()?, w.as_slice()?, d.as_slice()?);
+    let (x, y, w, d) = (x.as_array(), crate::arrays::finite(&y, "y")?, w.as_slice()?, d.as_slice()?);
     let offsets = query_offsets(&offsets)?;
     check_len("w", w.len(), x.ncols())?;
     check_len("d", d.len(), x.ncols())?;
@@ -171,7 +171,7 @@ fn squared_hinge_hessian_block<'py>(
     w: PyReadonlyArray1<'py, f64>,
     ws: PyReadonlyArray1<'py, usize>,
 ) -> PyResult<PyMat<'py, f64>> {
-    let (x, y, w, ws) = (x.as_array(), y.as_slice()?, w.as_slice()?, ws.as_slice()?);
+    let (x, y, w, ws) = (x.as_array(), crate::arrays::finite(&y, "y")?, w.as_slice()?, ws.as_slice()?);
     let offsets = query_offsets(&offsets)?;
     check_len("w", w.len(), x.ncols())?;
     if let Some(j) = ws.iter().find(|&&j| j >= x.ncols()) {
@@ -196,7 +196,7 @@ fn squared_hinge_lipschitz_bound<'py>(
     y: PyReadonlyArray1<'py, f64>,
     offsets: PyReadonlyArray1<'py, usize>,
 ) -> PyResult<f64> {
-    let (x, y) = (x.as_array(), y.as_slice()?);
+    let (x, y) = (x.as_array(), crate::arrays::finite(&y, "y")?);
     let offsets = query_offsets(&offsets)?;
     check_len("y", y.len(), x.nrows())?;
     offsets.check_rows(x.nrows(), "X").py()?;

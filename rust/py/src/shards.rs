@@ -45,7 +45,7 @@ impl GreedyShard {
     ) -> PyResult<Self> {
         let max_memory = opt_count_arg(max_memory.as_ref(), "max_memory")?.map_or(u64::MAX, |v| v as u64);
         let off = query_offsets(&offsets)?;
-        let (xv, yv) = (x.as_array(), y.as_slice()?);
+        let (xv, yv) = (x.as_array(), crate::arrays::finite(&y, "y")?);
         let criterion = criterion_of(criterion, convention, yv)?;
         if criterion.needs_grades() {
             if let Some((r, v)) = yv.iter().enumerate().find(|(_, v)| **v < 0.0) {

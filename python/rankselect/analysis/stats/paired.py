@@ -222,18 +222,35 @@ class EffectSize:
     confidence: float
 
 
-def _dz(d, axis=-1):
+def _dz(d, axis=-1, noise=0.0, flat_value=None):
+    """``mean(d) / sd(d)``; a standard deviation at or below ``noise`` (the rounding level, see
+    :func:`_rounding_sd`) gives ``sign(mean) * inf`` (0 for a zero mean), or ``flat_value``
+    when given (the bootstrap's resamples of one repeated query keep 0), instead of noise."""
     sd = np.std(d, axis=axis, ddof=1)
+    mean = np.mean(d, axis=axis)
+    flat = sd <= noise
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(sd > 0, np.mean(d, axis=axis) / np.where(sd > 0, sd, 1.0), 0.0)
+        flat_dz = np.where(mean != 0, np.sign(mean) * np.inf, 0.0) if flat_value is None else flat_value
+        return np.where(flat, flat_dz, mean / np.where(flat, 1.0, sd))
+
+
+def _rounding_sd(a, b) -> float:
+    """Largest standard deviation of ``d = a - b`` that rounding alone can produce:
+    ``8 * eps * sqrt(n) * max(|a|, |b|)`` (each ``a_i - b_i`` is exact to ``eps * max(|a_i|,
+    |b_i|)``; the mean and the sum of squares add at most ``sqrt(n)`` such errors)."""
+    scale = float(max(np.max(np.abs(a)), np.max(np.abs(b))))
+    return 8.0 * np.finfo(np.float64).eps * np.sqrt(a.size) * scale
 
 
 def effect_size(a, b, *, confidence: float = 0.95, n_resamples: int = 2000, random_state=None) -> EffectSize:
     """Paired effect size of ``a`` over ``b`` (per-query scores of the same queries).
 
     ``mean_diff = mean(d)``, ``d = a - b``, with the t-interval of the mean; ``d_z =
-    mean(d) / sd(d)`` (Cohen's d for paired samples, ``sd`` with ``ddof=1``; 0 when all
-    differences are equal) with a BCa bootstrap interval over queries.
+    mean(d) / sd(d)`` (Cohen's d for paired samples, ``sd`` with ``ddof=1``) with a BCa
+    bootstrap interval over queries. When the differences are constant up to rounding
+    (``sd(d) <= 8 * eps * sqrt(n) * max(|a|, |b|)``), ``d_z`` and its interval are
+    ``+inf``/``-inf`` by the sign of the mean (0 when all differences are zero) and a
+    :class:`RuntimeWarning` says so, instead of a ratio of rounding noise.
 
     Examples
     --------
@@ -248,13 +265,24 @@ def effect_size(a, b, *, confidence: float = 0.95, n_resamples: int = 2000, rand
     a, b = _pair(a, b)
     d = a - b
     diff_ci = mean_confidence_interval(d, confidence, "t")
-    dz = float(_dz(d))
-    if np.all(d == d[0]):
+    noise = _rounding_sd(a, b)
+    dz = float(_dz(d, noise=noise))
+    if not np.isfinite(dz) or np.all(d == d[0]):
+        if dz != 0.0:
+            import warnings
+
+            sd = float(np.std(d, ddof=1))
+            warnings.warn(f"effect_size: the differences are constant up to rounding (sd {sd:.3g} <= {noise:.3g}), "
+                          f"so d_z is {dz} rather than a ratio of rounding noise",
+                          RuntimeWarning, stacklevel=2)
         dz_ci = (dz, dz)
     else:
         from scipy import stats
 
-        res = stats.bootstrap((d,), _dz, confidence_level=confidence, n_resamples=_check_resamples(n_resamples),
+        def stat(x, axis=-1):
+            return _dz(x, axis, noise, 0.0)
+
+        res = stats.bootstrap((d,), stat, confidence_level=confidence, n_resamples=_check_resamples(n_resamples),
                               method="BCa", **_rng_kw(stats.bootstrap, as_generator(random_state)))
         dz_ci = _interval(res, "d_z")
     return EffectSize(float(d.mean()), diff_ci, dz, dz_ci, float(confidence))

@@ -23,7 +23,7 @@ fn rankrls_fit<'py>(
 ) -> PyResult<PyVec<'py, f64>> {
     let off = query_offsets(&offsets)?;
     let xv = x.as_array();
-    let yv = y.as_slice()?;
+    let yv = crate::arrays::finite(&y, "y")?;
     let interrupt = python_interrupt();
     let w = crate::errors::run_detached(py, || rankrls::fit_checked(xv, yv, &off, alpha, &interrupt))?;
     Ok(w.into_pyarray(py))
@@ -63,7 +63,7 @@ fn rankrls_lqo<'py>(
 ) -> PyResult<RankRLSLqo> {
     let off = query_offsets(&offsets)?;
     let xv = x.as_array();
-    let yv = y.as_slice()?;
+    let yv = crate::arrays::finite(&y, "y")?;
     let interrupt = python_interrupt();
     let r = crate::errors::run_detached(py, || rankrls::fit_lqo(xv, yv, &off, alpha, &interrupt))?;
     Ok(RankRLSLqo {
@@ -85,7 +85,7 @@ fn rankrls_alpha_path<'py>(
 ) -> PyResult<(PyVec<'py, f64>, PyMat<'py, f64>)> {
     let off = query_offsets(&offsets)?;
     let xv = x.as_array();
-    let yv = y.as_slice()?;
+    let yv = crate::arrays::finite(&y, "y")?;
     let al = alphas.as_slice()?;
     let interrupt = python_interrupt();
     let r = crate::errors::run_detached(py, || rankrls::lqo_alpha_path(xv, yv, &off, al, &interrupt))?;
@@ -119,7 +119,7 @@ fn rankrls_gram<'py>(
     y: PyReadonlyArray1<'py, f64>,
     offsets: PyReadonlyArray1<'py, usize>,
 ) -> PyResult<(PyMat<'py, f64>, PyVec<'py, f64>)> {
-    let (off, xv, yv) = (query_offsets(&offsets)?, x.as_array(), y.as_slice()?);
+    let (off, xv, yv) = (query_offsets(&offsets)?, x.as_array(), crate::arrays::finite(&y, "y")?);
     let interrupt = python_interrupt();
     let (g, b) = crate::errors::run_detached(py, || rankrls::gram_sums(xv, yv, &off, &interrupt))?;
     Ok((to_numpy(py, &g), b.into_pyarray(py)))
@@ -143,7 +143,7 @@ fn rankrls_projected_targets<'py>(
     offsets: PyReadonlyArray1<'py, usize>,
     v: PyReadonlyArray2<'py, f64>,
 ) -> PyResult<PyVec<'py, f64>> {
-    let (off, xv, yv, v) = (query_offsets(&offsets)?, x.as_array(), y.as_slice()?, square(&v, "V")?);
+    let (off, xv, yv, v) = (query_offsets(&offsets)?, x.as_array(), crate::arrays::finite(&y, "y")?, square(&v, "V")?);
     let interrupt = python_interrupt();
     let zy = crate::errors::run_detached(py, || rankrls::projected_targets(xv, yv, &off, v.as_ref(), &interrupt))?;
     Ok(zy.into_pyarray(py))
@@ -159,7 +159,8 @@ fn rankrls_path_weights<'py>(
     alphas: PyReadonlyArray1<'py, f64>,
 ) -> PyResult<PyMat<'py, f64>> {
     let v = square(&v, "V")?;
-    let c = rankrls::path_weights(v.as_ref(), s.as_slice()?, zy.as_slice()?, alphas.as_slice()?).py()?;
+    let c =
+        rankrls::path_weights(v.as_ref(), s.as_slice()?, crate::arrays::finite(&zy, "zy")?, alphas.as_slice()?).py()?;
     Ok(c.into_pyarray(py))
 }
 
@@ -178,8 +179,8 @@ fn rankrls_lqo_errors<'py>(
     zy: PyReadonlyArray1<'py, f64>,
     alphas: PyReadonlyArray1<'py, f64>,
 ) -> PyResult<PyVec<'py, f64>> {
-    let (off, xv, yv, v) = (query_offsets(&offsets)?, x.as_array(), y.as_slice()?, square(&v, "V")?);
-    let (s, zy, al) = (s.as_slice()?, zy.as_slice()?, alphas.as_slice()?);
+    let (off, xv, yv, v) = (query_offsets(&offsets)?, x.as_array(), crate::arrays::finite(&y, "y")?, square(&v, "V")?);
+    let (s, zy, al) = (s.as_slice()?, crate::arrays::finite(&zy, "zy")?, alphas.as_slice()?);
     let interrupt = python_interrupt();
     let e = crate::errors::run_detached(py, || rankrls::lqo_errors(xv, yv, &off, v.as_ref(), s, zy, al, &interrupt))?;
     Ok(e.into_pyarray(py))

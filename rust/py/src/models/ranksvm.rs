@@ -62,7 +62,7 @@ fn ranksvm_fit<'py>(
     let max_iter = count_arg(max_iter, "max_iter")?;
     let max_cg_iter = count_arg(max_cg_iter, "max_cg_iter")?;
     let x = x.as_array();
-    let y = y.as_slice()?;
+    let y = crate::arrays::finite(&y, "y")?;
     let offsets = query_offsets(&offsets)?;
     let w0 = match &w0 {
         Some(a) => Some(a.as_slice()?),

@@ -75,7 +75,7 @@ fn sparse_ranksvm<'py>(
     let max_reweightings = count_arg(max_reweightings, "max_reweightings")?;
     let solver = Solver::by_name(solver, max_iter, tol).py()?;
     let xv = x.as_array();
-    let y = y.as_slice()?;
+    let y = crate::arrays::finite(&y, "y")?;
     let offsets = query_offsets(&offsets)?;
     let weights = weights.map(|w| w.as_slice().map(|s| s.to_vec())).transpose()?;
     let w0 = w0.map(|w| w.as_slice().map(|s| s.to_vec())).transpose()?;
@@ -101,7 +101,7 @@ fn sparse_c_min<'py>(
     weights: Option<PyReadonlyArray1<'py, f64>>,
 ) -> PyResult<f64> {
     let xv = x.as_array();
-    let y = y.as_slice()?;
+    let y = crate::arrays::finite(&y, "y")?;
     let offsets = query_offsets(&offsets)?;
     let weights = weights.map(|w| w.as_slice().map(|s| s.to_vec())).transpose()?;
     crate::errors::run_detached(py, || sparse_core::c_min(xv, y, &offsets, weights))

@@ -58,7 +58,7 @@ fn fsmrank<'py>(
     let max_iter = count_arg(max_iter, "max_iter")?;
     let xv = x.as_array();
     let m = xv.nrows();
-    let y = y.as_slice()?;
+    let y = crate::arrays::finite(&y, "y")?;
     let offsets = query_offsets(&offsets)?;
     if y.len() != m {
         return Err(PyValueError::new_err(format!("y has {} entries but x has {m} rows", y.len())));

@@ -296,7 +296,7 @@ fn greedy_rankrls<'py>(
 ) -> PyResult<GreedyResult> {
     let off = query_offsets(&offsets)?;
     let xv = x.as_array();
-    let yv = y.as_slice()?;
+    let yv = crate::arrays::finite(&y, "y")?;
     let crit = options.criterion(yv)?;
     let opts = options.core(options.max_memory);
     if options.floating {

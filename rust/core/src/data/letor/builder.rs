@@ -62,6 +62,8 @@ impl<'a, T: Element> Builder<'a, T> {
     /// Parses a block (whole lines) and appends its rows.
     pub(super) fn add_block(&mut self, block: &[u8], interrupt: &dyn Interrupt) -> Result<()> {
         interrupt.check()?;
+        let owned = lone_cr_to_lf(block);
+        let block = owned.as_deref().unwrap_or(block);
         let ranges = chunk_ranges(block, self.chunk_bytes);
         if !self.reference_only && self.add_block_dense(block, &ranges)? {
             return Ok(());
@@ -293,4 +295,20 @@ fn scatter<T: Element>(c: &Chunk, out: &mut [T], stride: usize) {
         }
         s = e;
     }
+}
+
+/// `block` with every lone `\r` (one not followed by `\n`: classic Mac OS line ends) made a
+/// `\n`, or `None` when it has none (no copy). Both parse paths then see one line end per
+/// `\r`, `\n` or `\r\n`, and count lines the same way. A block ends at a `\n`, at a lone `\r`
+/// ([`super::reader::BlockReader`]) or at the end of the file, so a `\r\n` is never split.
+pub(super) fn lone_cr_to_lf(block: &[u8]) -> Option<Vec<u8>> {
+    let lone = |i: usize| block.get(i + 1) != Some(&b'\n');
+    let first = memchr::memchr_iter(b'\r', block).find(|&i| lone(i))?;
+    let mut out = block.to_vec();
+    for i in memchr::memchr_iter(b'\r', &block[first..]).map(|i| i + first) {
+        if lone(i) {
+            out[i] = b'\n';
+        }
+    }
+    Some(out)
 }

@@ -6,7 +6,7 @@ use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 
-use memchr::memrchr;
+use memchr::memrchr2;
 
 use super::mem::advise_huge;
 use super::BLOCK_BYTES;
@@ -123,7 +123,14 @@ impl BlockReader {
             if self.eof {
                 return Ok(if len == 0 { None } else { Some((buf, len)) });
             }
-            if let Some(i) = memrchr(b'\n', &buf[..len]) {
+            // The last line end: a `\n`, or a lone `\r` (one whose next byte is read and is
+            // not `\n`; a `\r` as the last byte read waits for the next one).
+            let last = if buf[len - 1] == b'\n' {
+                Some(len - 1)
+            } else {
+                memrchr2(b'\n', b'\r', &buf[..len - 1]).map(|i| if buf[i + 1] == b'\n' { i + 1 } else { i })
+            };
+            if let Some(i) = last {
                 self.carry.extend_from_slice(&buf[i + 1..len]);
                 return Ok(Some((buf, i + 1)));
             }

@@ -363,3 +363,25 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn block_reader_ends_blocks_at_lone_carriage_returns() {
+    let dir = temp_dir("cr");
+    let p = dir.join("cr.txt");
+    let text: String = (0..40).map(|i| format!("{} qid:{} 1:{i}.25 # c{i}\r", i % 3, i / 4)).collect();
+    std::fs::write(&p, &text).unwrap();
+    let mut r = BlockReader::open(&p, None).unwrap();
+    r.block = 64;
+    let mut blocks: Vec<Vec<u8>> = Vec::new();
+    let mut buf = Vec::new();
+    while let Some((b, n)) = r.next_block(buf).unwrap() {
+        assert_eq!(b[n - 1], b'\r');
+        blocks.push(b[..n].to_vec());
+        buf = b;
+    }
+    assert!(blocks.len() > 1);
+    assert_eq!(blocks.concat(), text.as_bytes());
+    let d: Letor<f64> = read_letor(&p, &LetorOptions::default(), &NoInterrupt).unwrap();
+    assert_eq!(d.n_rows(), 40);
+    let _ = std::fs::remove_dir_all(&dir);
+}

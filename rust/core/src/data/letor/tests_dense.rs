@@ -177,3 +177,27 @@ fn fast_path_matches_the_reference_path_on_wide_dense_rows() {
         }
     }
 }
+
+/// #35 item 7: lone `\r` line ends (classic Mac OS) are line ends on both paths: 4 rows, not
+/// the one row before the first comment, with the line numbers of the `\n` file in errors.
+#[test]
+fn cr_only_line_ends_are_line_ends() {
+    let opts = LetorOptions::default();
+    let lf = "2 qid:1 1:0.5 2:1 # a\n0 qid:1 1:1 2:0\n1 qid:2 1:0 2:2 # b\n3 qid:2 1:4 2:1\n";
+    let cr = lf.replace('\n', "\r");
+    let mixed = "2 qid:1 1:0.5 2:1 # a\r\n0 qid:1 1:1 2:0\r1 qid:2 1:0 2:2 # b\n3 qid:2 1:4 2:1\r";
+    for reference in [false, true] {
+        let want = parse_either::<f64>(lf.as_bytes(), &opts, reference, 1 << 20, 1 << 10);
+        assert!(want.starts_with("4 x 2"), "{want}");
+        for text in [cr.as_str(), mixed] {
+            for (block, chunk) in [(1 << 20, 1 << 10), (7, 3)] {
+                assert_eq!(parse_either::<f64>(text.as_bytes(), &opts, reference, block, chunk), want);
+            }
+        }
+        let bad = "1 qid:1 1:0\r0 qid:1 1:x\r";
+        let got = parse_either::<f64>(bad.as_bytes(), &opts, reference, 1 << 20, 1 << 10);
+        let want = parse_either::<f64>(bad.replace('\r', "\n").as_bytes(), &opts, reference, 1 << 20, 1 << 10);
+        assert!(got.contains("line 2"), "{got}");
+        assert_eq!(got, want);
+    }
+}

@@ -1,5 +1,6 @@
 //! RankRLS (Pahikkala et al. 2010, eqs. 3-6) and its exact leave-query-out (LQO) shortcut
-//! (Theorem 3.1), in the primal form that is cheap when m >> n.
+//! (Theorem 3.1), in the primal form that is cheap when m >> n; wide data (n > m) are fit in
+//! the dual form (module `dual`), the same coefficients from the m x m system.
 //!
 //! With rows grouped by query and `L` the block-diagonal query-centring matrix
 //! (`I - 11^T / n_q` per query), RankRLS minimises `||L (y - X w)||^2 + alpha ||w||^2`,
@@ -40,6 +41,7 @@ pub use self::path::{
 };
 
 mod blocked;
+pub mod dual;
 mod path;
 #[cfg(test)]
 mod tests;
@@ -90,6 +92,9 @@ pub fn fit_checked(
         return invalid!("alpha must be > 0 and finite, got {alpha}");
     }
     let (xc, yc) = center(x, y, offsets)?;
+    if dual::use_dual(xc.nrows(), xc.ncols()) {
+        return dual::fit_dual(&xc, &yc, alpha, interrupt);
+    }
     let g = gram_checked(&xc, interrupt)?;
     interrupt.check()?;
     solve_gram(&g, &xt_vec(&xc, &yc), alpha, interrupt)

@@ -181,7 +181,7 @@ pub fn lqo_errors(
 
 /// (c) from `Z = Xc V` and `yc`: per alpha, the sum over queries of the squared LQO
 /// residuals (eq. 7). Queries in parallel, summed in query order.
-fn projected_lqo_errors(
+pub(super) fn projected_lqo_errors(
     z: &Array2<f64>,
     yc: &[f64],
     offsets: &[usize],
@@ -238,6 +238,9 @@ pub fn lqo_alpha_path(
     }
     check_problem(x, y, offsets, alphas)?;
     let (xc, yc) = center(x, y, offsets)?;
+    if super::dual::use_dual(xc.nrows(), xc.ncols()) {
+        return super::dual::alpha_path_dual(&xc, &yc, offsets, alphas, interrupt);
+    }
     let (s, v) = eigen(gram_checked(&xc, interrupt)?, interrupt)?;
     interrupt.check()?;
     let z = rows_times(&xc, v.as_ref(), interrupt)?;

@@ -74,3 +74,35 @@ fn long_products_stop_on_interrupt_and_match_uninterrupted_results() {
     }
     assert!((0..n).all(|i| (0..n).all(|j| g[(i, j)] == naive[(i, j)])));
 }
+
+/// #35 item 8a: the dual (m x m) fit and alpha path equal the primal at n slightly above m
+/// (the dual is chosen) and the naive primal ridge and LQO, at several alphas.
+#[test]
+fn dual_equals_primal_on_wide_data() {
+    for (sizes, n) in [(&[4usize, 3, 5][..], 13usize), (&[4, 3, 5][..], 11)] {
+        let (x, y, off) = problem(5, sizes, n);
+        let m = x.nrows();
+        assert_eq!(dual::use_dual(m, n), n > m);
+        let (xc, yc) = center(x.view(), &y, &off).unwrap();
+        let all: Vec<usize> = (0..m).collect();
+        let feats: Vec<usize> = (0..n).collect();
+        let alphas = [1e-3, 0.5, 4.0];
+        let path = lqo_alpha_path(x.view(), &y, &qo(&off), &alphas, &NoInterrupt).unwrap();
+        for (ai, &alpha) in alphas.iter().enumerate() {
+            let want = naive_ridge(&xc, &yc, &all, &feats, alpha);
+            let w = fit(x.view(), &y, &qo(&off), alpha).unwrap();
+            let wd = dual::fit_dual(&xc, &yc, alpha, &NoInterrupt).unwrap();
+            for j in 0..n {
+                assert!(close(w[j], want[j], 1e-9), "{} vs {}", w[j], want[j]);
+                assert!(close(wd[j], want[j], 1e-9));
+                assert!(close(path.coefs[(ai, j)], want[j], 1e-9));
+            }
+            let (err, _) = naive_lqo(&x, &y, &off, &feats, alpha);
+            assert!(close(path.lqo_errors[ai], err, 1e-9), "{} vs {err}", path.lqo_errors[ai]);
+        }
+        let dual_path = dual::alpha_path_dual(&xc, &yc, &qo(&off), &alphas, &NoInterrupt).unwrap();
+        for (a, b) in dual_path.lqo_errors.iter().zip(&path.lqo_errors) {
+            assert!(close(*a, *b, 1e-9));
+        }
+    }
+}

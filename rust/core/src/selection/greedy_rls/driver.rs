@@ -77,15 +77,17 @@ pub(crate) fn check_data(x: ArrayView2<f64>, y: &[f64], criterion: &dyn Criterio
 
 /// The memory rule for the caches of [`GreedyState`](super::GreedyState) on `m` rows and `n` features.
 pub(crate) fn check_cache_memory(m: usize, n: usize, max_memory: Option<u64>, remedy: &str) -> Result<()> {
-    match max_memory {
-        Some(max_memory) => check_memory(
-            &format!("the greedy RankRLS caches C and U for {m} rows x {n} features (2 x {m} x {n} float64)"),
-            state_bytes(m, n),
-            max_memory,
-            remedy,
+    let Some(max_memory) = max_memory else { return Ok(()) };
+    // the n x n matrices (a partial Gram matrix per set-up group, Xc^T Xc, M) or the caches
+    let square = 8 * (super::state::setup_groups(m) + 2) * (n as u128) * (n as u128);
+    let what = match square > 16 * (m as u128) * (n as u128) {
+        true => format!(
+            "greedy RankRLS on {m} rows x {n} features: the {n} x {n} matrices Xc^T Xc and M (float64) dominate, \
+             so the number of features is what to reduce"
         ),
-        None => Ok(()),
-    }
+        false => format!("the greedy RankRLS caches C and U for {m} rows x {n} features (2 x {m} x {n} float64)"),
+    };
+    check_memory(&what, state_bytes(m, n), max_memory, remedy)
 }
 
 /// The `min_improvement` rule: `true` when the step to `value` improves on the previous
@@ -121,7 +123,7 @@ pub fn greedy_rankrls(
 /// [`super::greedy_rankrls_floating`]): the argument and data checks, the memory rule for
 /// the caches, an interrupt check, then the caches for `S = {}`.
 pub(crate) fn in_memory_backend<'a>(
-    x: ArrayView2<f64>,
+    x: ArrayView2<'a, f64>,
     y: &'a [f64],
     offsets: &'a QueryOffsets,
     opts: &GreedyOptions,

@@ -84,17 +84,26 @@ pub struct GreedyState {
     informative: Vec<bool>,
     /// `true` for the features in the model `S`: a pass scores their removal.
     in_model: Vec<bool>,
+    alpha: f64,
 }
 
 /// The caches gathered for the tests: `C`, `U` (n columns of length m), `p`, `M` (row-major), `r`.
 #[cfg(test)]
 pub(super) type Caches = (Vec<Vec<f64>>, Vec<Vec<f64>>, Vec<f64>, Vec<f64>, Vec<f64>);
 
-/// Bytes [`GreedyState::new`] allocates for `m` rows and `n` features.
+/// Bytes [`GreedyState::new`] allocates for `m` rows and `n` features, at its peak: the
+/// caches `C`, `U` (2 m n), one partial `Xc^T Xc` per set-up group (at most one group per
+/// chunk of [`CHUNK_ROWS`] rows: one for 60 rows, 16 for 33,000 and more) while the sum
+/// `Xc^T Xc` and `M` (2 n^2) are formed, the per-group and final `Xc^T yc` and flags, and the
+/// O(m) vectors.
 pub fn state_bytes(m: usize, n: usize) -> u128 {
-    let (m, n) = (m as u128, n as u128);
-    let chunks = m / CHUNK_ROWS as u128 + 2;
-    8 * (2 * m * n + (SETUP_GROUPS as u128 + 4) * n * n + chunks * n + 6 * m)
+    let (m, n, g) = (m as u128, n as u128, setup_groups(m));
+    8 * (2 * m * n + (g + 2) * n * n + 2 * (g + 2) * n + 6 * m)
+}
+
+/// The most set-up groups (partial Gram matrices) for `m` rows.
+pub(super) fn setup_groups(m: usize) -> u128 {
+    SETUP_GROUPS.min(m / CHUNK_ROWS + 1) as u128
 }
 
 /// One setup group's share: its part of `Xc^T Xc`, of `Xc^T yc`, and which columns are not
@@ -190,7 +199,7 @@ impl GreedyState {
         let p = alloc::try_copy(&yc, "greedy RankRLS's residuals")?;
         let offsets = alloc::try_copy(offsets, "the query offsets")?;
         let in_model = alloc::try_filled(n, false, "greedy RankRLS's selected-feature flags")?;
-        Ok(GreedyState { n, offsets, chunks, c, u, p, yc, gram, xty, mm, r, informative, in_model })
+        Ok(GreedyState { n, offsets, chunks, c, u, p, yc, gram, xty, mm, r, informative, in_model, alpha })
     }
 
     /// `false` for the features constant within every query (zero centred column).
@@ -226,6 +235,42 @@ impl GreedyState {
         let c = -1.0 / (1.0 - self.mm[(b, b)]);
         self.in_model[b] = false;
         self.rank_one(b, c)
+    }
+
+    /// The pivot `1 - M_bb` of removing `b` from `S` (in `(0, 1]`): `M_bb -> 1` as `alpha -> 0`,
+    /// and the downdate then loses `log10(1 / (1 - M_bb))` digits to cancellation.
+    pub fn removal_pivot(&self, b: usize) -> f64 {
+        1.0 - self.mm[(b, b)]
+    }
+
+    /// Back to `S = {}` (`G = I/alpha`: `C = Xc/alpha`, `U = Xc`, `p = yc`, `M = Xc^T Xc/alpha`,
+    /// `r = Xc^T yc/alpha`) from the same `x`, bit for bit the caches of [`GreedyState::new`],
+    /// without recomputing `Xc^T Xc`: O(m n + n^2). Floating search's refactorisation.
+    pub fn reset(&mut self, x: ArrayView2<f64>) {
+        let (n, inv) = (self.n, 1.0 / self.alpha);
+        let (chunks, offsets) = (&self.chunks, &self.offsets);
+        let (cs, us) = (chunks.split(&mut self.c, n), chunks.split(&mut self.u, n));
+        cs.into_par_iter().zip(us).enumerate().for_each(|(k, (cb, ub))| {
+            let (r0, len) = (chunks.rows[k], chunks.rows[k + 1] - chunks.rows[k]);
+            for r in 0..len {
+                x.row(r0 + r).iter().enumerate().for_each(|(i, v)| ub[i * len + r] = *v);
+            }
+            let local: Vec<(usize, usize)> =
+                (chunks.queries[k]..chunks.queries[k + 1]).map(|q| (offsets[q] - r0, offsets[q + 1] - r0)).collect();
+            for i in 0..n {
+                let col = &mut ub[i * len..(i + 1) * len];
+                let _ = center_exact(col, &local);
+                cb[i * len..(i + 1) * len].iter_mut().zip(col.iter()).for_each(|(cv, xv)| *cv = xv * inv);
+            }
+        });
+        for j in 0..n {
+            for i in 0..n {
+                self.mm[(i, j)] = self.gram[(i, j)] * inv;
+            }
+        }
+        self.r.iter_mut().zip(&self.xty).for_each(|(r, v)| *r = v * inv);
+        self.p.copy_from_slice(&self.yc);
+        self.in_model.fill(false);
     }
 
     /// The rank-one change `G' = G - c u u^T` (`u = C_b`) of `p`, `M`, `r`.

@@ -31,7 +31,10 @@ pub fn pair_sq_norm_sum(x: ArrayView2<f64>, y: &[f64], offsets: &[usize]) -> f64
             let nq = idx.len();
             let mut k = 0;
             while k < nq {
-                let mut e = k;
+                // A level is a run of equal labels (-0 == +0, adjacent in the sort); `e` starts
+                // past `k`, so the loop advances even on NaN (`NaN == NaN` is false: a level
+                // of its own).
+                let mut e = k + 1;
                 while e < nq && y[idx[e]] == y[idx[k]] {
                     e += 1;
                 }

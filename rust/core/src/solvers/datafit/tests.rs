@@ -39,3 +39,12 @@ fn doubled_quadratic_gradients() {
         assert!((fd - g[k]).abs() < 1e-4, "{k}: {fd} vs {}", g[k]);
     }
 }
+
+/// #35 item 11: a NaN label made the level loop spin (`NaN == NaN` is false, `k` never moved).
+#[test]
+fn pair_norms_terminate_on_nan_labels() {
+    let x = array![[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [2.0, 0.5]];
+    let y = [f64::NAN, 1.0, f64::NAN, 0.0];
+    let v = pair_sq_norm_sum(x.view(), &y, &[0, 4]);
+    assert!(v.is_finite());
+}
