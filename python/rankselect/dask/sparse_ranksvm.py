@@ -62,6 +62,9 @@ class SparseRankSVM(DaskEstimatorMixin, DaskPredictMixin, _SparseRankSVM):
         ``coef_init`` (n,) warm-starts the solver.
         """
         self._validate_params()
+        if self.penalty in ("group_lasso", "sparse_group_lasso"):
+            raise NotImplementedError(f"penalty={self.penalty!r} is not available on rankselect.dask.SparseRankSVM; "
+                                      "use rankselect.SparseRankSVM(feature_groups=..., solver='fista')")
         shards = self._shards(X, y, qid)
         facts = self._warn_if_degenerate(shards)
         n = shards.n_features
