@@ -192,7 +192,8 @@ class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, RankingSelector):
         **GROUP_PARAMETER_CONSTRAINTS,
     }
 
-    def __init__(self, C: float = 1.0, penalty: Literal["l1", "log", "mcp", "lp"] = "l1", p: float = 0.5,
+    def __init__(self, C: float = 1.0,
+                 penalty: Literal["l1", "log", "mcp", "lp", "group_lasso", "sparse_group_lasso"] = "l1", p: float = 0.5,
                  epsilon: float = 0.1, mcp_gamma: float = 2.0, weights: Optional[npt.ArrayLike] = None,
                  max_iter: int = 5000, max_reweightings: int = 10, tol: float = 1e-6,
                  solver: Literal["prox-newton", "fista"] = "prox-newton",
