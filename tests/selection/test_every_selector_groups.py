@@ -42,7 +42,8 @@ SELECTORS = {
 
 def test_every_exported_selector_is_listed():
     from rankselect.selection import RankingSelector
-    exported = {n for n in rs.__all__ if isinstance(getattr(rs, n), type) and issubclass(getattr(rs, n), RankingSelector)}
+    classes = {n: getattr(rs, n) for n in rs.__all__}
+    exported = {n for n, c in classes.items() if isinstance(c, type) and issubclass(c, RankingSelector)}
     assert exported <= set(SELECTORS), exported - set(SELECTORS)
 
 

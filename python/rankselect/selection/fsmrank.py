@@ -23,12 +23,12 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from .. import _core
 from .._base import RankerMixin, warn_if_degenerate
 from .._validation import MAX_INT, check_similarity, check_vector
+from ..data.feature_groups import check_group_costs
 from ..data.grouping import TrainingData
 from ..data.uninformative import constant_columns, zero_features
 from ..exceptions import warn_once
 from ..models.linear import LinearPredictMixin, SparseLinearRankerMixin
 from ..models.ranksvm import RankSVM
-from ..data.feature_groups import check_group_costs
 from ._base import GROUP_PARAMETER_CONSTRAINTS, RankingSelector
 
 __all__ = ["FSMRank", "FSMSVM", "pearson_importance", "pearson_similarity"]

@@ -317,8 +317,10 @@ class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, RankingSelector):
         # the penalty's alpha_max at the gradient at 0, in the core (sparse_ranksvm::c_min; for
         # the group penalties max_g ||grad_g|| / sqrt(|g|) and its sparse-group analogue)
         if self.penalty in GROUP_PENALTIES:
-            return float(_core.sparse_c_min(data.X, data.y, data.offsets, groups=self._groups.index.astype(np.uintp),
-                                            penalty=self.penalty, l1_ratio=float(self.l1_ratio)))
+            assert self._groups is not None  # _check_params refuses a group penalty without groups
+            labels = self._groups.index.astype(np.uintp)
+            return float(_core.sparse_c_min(data.X, data.y, data.offsets, groups=labels, penalty=self.penalty,
+                                            l1_ratio=float(self.l1_ratio)))
         return float(_core.sparse_c_min(data.X, data.y, data.offsets, weights))
 
     def path(self, X, y, qid=None, Cs=None, n_Cs: int = 10, ratio: float = 1e3) -> SparsePath:

@@ -229,9 +229,9 @@ class StabilitySelection(RankingSelector):
         if bool(self.select_groups) if own else bool(getattr(self.selector, "select_groups", True)):
             kept = np.flatnonzero(gfreq >= self.threshold)
             # by decreasing frequency, then the lower mean position of the best member
-            first = [np.nanmin(np.append(self.mean_position_[groups.members(g)], np.inf)) for g in kept]
+            first = [np.nanmin(np.append(self.mean_position_[groups.members(int(g))], np.inf)) for g in kept]
             kept = kept[np.lexsort((np.asarray(first), -gfreq[kept]))]
-            self.selected_features_ = np.concatenate([groups.members(g) for g in kept] or [np.zeros(0, np.intp)])
+            self.selected_features_ = np.concatenate([groups.members(int(g)) for g in kept] or [np.zeros(0, np.intp)])
             self.support_ = np.isin(np.arange(n), self.selected_features_)
         self._set_selected_groups(groups)
 
