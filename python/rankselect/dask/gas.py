@@ -179,8 +179,8 @@ class GAS(DaskEstimatorMixin, _GAS):
                  absolute: bool = False,
                  convention: Convention = "standard",
                  feature_costs: Optional[npt.ArrayLike] = None, budget: Optional[float] = None,
-                 client: Optional[Client] = None, feature_groups=None, group_costs=None,
-                 select_groups: bool = True) -> None:
+                 feature_groups=None, group_costs=None, select_groups: bool = True,
+                 client: Optional[Client] = None) -> None:
         super().__init__(n_features_to_select, c, importance=importance, similarity=similarity,
                          absolute=absolute, convention=convention, feature_costs=feature_costs, budget=budget,
                          feature_groups=feature_groups, group_costs=group_costs, select_groups=select_groups)
