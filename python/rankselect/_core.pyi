@@ -485,6 +485,7 @@ def sparse_ranksvm(
     c: float, penalty: str, p: float, epsilon: float, mcp_gamma: float,
     weights: npt.NDArray[np.float64] | None, w0: npt.NDArray[np.float64] | None,
     max_iter: int, max_reweightings: int, tol: float, solver: str = "prox-newton",
+    groups: npt.NDArray[np.uintp] | None = None, l1_ratio: float = 0.0,
 ) -> SparseRankSVMFit: ...
 
 def sparse_ranksvm_with(
@@ -500,9 +501,11 @@ def sparse_ranksvm_with(
 
 def sparse_c_min(
     x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], offsets: npt.NDArray[np.uintp],
-    weights: npt.NDArray[np.float64] | None = None,
+    weights: npt.NDArray[np.float64] | None = None, groups: npt.NDArray[np.uintp] | None = None,
+    penalty: str = "l1", l1_ratio: float = 0.0,
 ) -> float:
-    """Smallest C with a non-zero (weighted) L1 sparse RankSVM solution (KKT at w = 0)."""
+    """Smallest C with a non-zero sparse RankSVM solution (KKT at w = 0): (weighted) L1, or with
+    ``groups`` the group lasso / sparse-group lasso."""
 
 @final
 class FSMRankFit:

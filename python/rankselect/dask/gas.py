@@ -179,9 +179,11 @@ class GAS(DaskEstimatorMixin, _GAS):
                  absolute: bool = False,
                  convention: Convention = "exponential",
                  feature_costs: Optional[npt.ArrayLike] = None, budget: Optional[float] = None,
+                 feature_groups=None, group_costs=None, select_groups: bool = True,
                  client: Optional[Client] = None) -> None:
         super().__init__(n_features_to_select, c, importance=importance, similarity=similarity,
-                         absolute=absolute, convention=convention, feature_costs=feature_costs, budget=budget)
+                         absolute=absolute, convention=convention, feature_costs=feature_costs, budget=budget,
+                         feature_groups=feature_groups, group_costs=group_costs, select_groups=select_groups)
         self.client = client
 
     # -- the hooks of the filter skeleton (rankselect.selection.filter_base.FilterSelector) --

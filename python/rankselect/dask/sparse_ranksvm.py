@@ -46,14 +46,18 @@ class SparseRankSVM(DaskEstimatorMixin, DaskPredictMixin, _SparseRankSVM):
 
     _parameter_constraints = {**_SparseRankSVM._parameter_constraints, **CLIENT_CONSTRAINT}
 
-    def __init__(self, C: float = 1.0, penalty: Literal["l1", "log", "mcp", "lp"] = "l1", p: float = 0.5,
+    def __init__(self, C: float = 1.0,
+                 penalty: Literal["l1", "log", "mcp", "lp", "group_lasso", "sparse_group_lasso"] = "l1", p: float = 0.5,
                  epsilon: float = 0.1, mcp_gamma: float = 2.0, weights: Optional[npt.ArrayLike] = None,
                  max_iter: int = 5000, max_reweightings: int = 10, tol: float = 1e-6,
                  solver: Literal["prox-newton", "fista"] = "prox-newton",
-                 feature_costs: Optional[npt.ArrayLike] = None, *, client: Optional[Client] = None) -> None:
+                 feature_costs: Optional[npt.ArrayLike] = None, *, l1_ratio: float = 0.5,
+                 feature_groups=None, group_costs=None, select_groups: bool = True,
+                 client: Optional[Client] = None) -> None:
         super().__init__(C=C, penalty=penalty, p=p, epsilon=epsilon, mcp_gamma=mcp_gamma, weights=weights,
                          max_iter=max_iter, max_reweightings=max_reweightings, tol=tol, solver=solver,
-                         feature_costs=feature_costs)
+                         feature_costs=feature_costs, l1_ratio=l1_ratio, feature_groups=feature_groups,
+                         group_costs=group_costs, select_groups=select_groups)
         self.client = client
 
     def fit(self, X, y, qid=None, *, coef_init=None):
@@ -62,6 +66,9 @@ class SparseRankSVM(DaskEstimatorMixin, DaskPredictMixin, _SparseRankSVM):
         ``coef_init`` (n,) warm-starts the solver.
         """
         self._validate_params()
+        if self.penalty in ("group_lasso", "sparse_group_lasso"):
+            raise NotImplementedError(f"penalty={self.penalty!r} is not available on rankselect.dask.SparseRankSVM; "
+                                      "use rankselect.SparseRankSVM(feature_groups=..., solver='fista')")
         shards = self._shards(X, y, qid)
         facts = self._warn_if_degenerate(shards)
         n = shards.n_features

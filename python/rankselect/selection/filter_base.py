@@ -28,6 +28,18 @@ is its importance per unit cost (GAS's rule, :func:`cost_ratio`: ties go to the 
 importance, then the lowest index), and only features whose cost fits in what is left of
 the budget are candidates; the selection stops early when none fits. Equal costs and no
 budget select exactly as without costs.
+
+Feature families
+----------------
+With ``feature_groups`` and ``select_groups=True`` the same search runs on the groups
+(:func:`group_inputs`): a group's importance is its best member's (``W_G = max_{j in G} w_j``,
+with that member's direction: a family is worth what the best ranker it offers is worth),
+and the similarity of two groups is the largest similarity between their members
+(``E(G, H) = max_{i in G, j in H} e_ij``: two families are redundant as soon as one of them
+can stand in for a member of the other). A group is constant when all its members are;
+with costs, a group costs its members' costs plus its group cost. ``n_features_to_select``
+counts groups; ``selected_features_`` are the members of the selected groups, group by group,
+and the group-level inputs are ``group_importance_`` and ``group_similarity_``.
 """
 from __future__ import annotations
 
@@ -41,7 +53,7 @@ from .._base import warn_if_degenerate
 from .._validation import MAX_INT, check_similarity, shown
 from ..data.grouping import GroupedData
 from ..metrics.checks import CONVENTIONS
-from ._base import RankingSelector
+from ._base import GROUP_PARAMETER_CONSTRAINTS, RankingSelector
 from .importance import (
     SINGLE_RANKER,
     FeatureImportance,
@@ -51,7 +63,47 @@ from .importance import (
 )
 from .similarity import SIMILARITIES, VARIANTS, _check_similarity_memory, _similarity_grouped, _spearman
 
-__all__ = ["FilterSelector", "FilterData", "cost_ratio", "best_of"]
+__all__ = ["FilterSelector", "FilterData", "cost_ratio", "best_of", "group_inputs"]
+
+
+def group_inputs(importance: np.ndarray, similarity: np.ndarray, constant: np.ndarray,
+                 members: list) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The filters' inputs over groups (module docstring): ``W_G = max_{j in G} w_j``,
+    ``E(G, H) = max_{i in G, j in H} e_ij`` (``E(G, G) = 1``), a group constant when all its
+    members are, and the best member of each group (whose direction the group takes).
+
+    Parameters
+    ----------
+    importance : ndarray of shape (n_features,)
+    similarity : ndarray of shape (n_features, n_features)
+    constant : ndarray of bool, shape (n_features,)
+    members : list of n_groups arrays of feature indices
+
+    Returns
+    -------
+    group_importance : ndarray of shape (n_groups,)
+    group_similarity : ndarray of shape (n_groups, n_groups)
+    group_constant : ndarray of bool, shape (n_groups,)
+    best_member : ndarray of int, shape (n_groups,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rankselect.selection.filter_base import group_inputs
+    >>> e = np.array([[1., .2, .7], [.2, 1., .1], [.7, .1, 1.]])
+    >>> w, s, c, best = group_inputs(np.array([.3, .5, .4]), e, np.zeros(3, bool), [np.array([0, 1]), np.array([2])])
+    >>> w, s, best
+    (array([0.5, 0.4]), array([[1. , 0.7],
+           [0.7, 1. ]]), array([1, 2]))
+    """
+    k = len(members)
+    best = np.array([m[np.argmax(importance[m])] for m in members], dtype=np.intp)
+    w = importance[best].astype(np.float64)
+    s = np.ones((k, k))
+    for a in range(k):
+        for b in range(a + 1, k):
+            s[a, b] = s[b, a] = similarity[np.ix_(members[a], members[b])].max()
+    return w, s, np.array([constant[m].all() for m in members]), best
 
 
 def cost_ratio(w: np.ndarray, costs: Optional[np.ndarray]) -> np.ndarray:
@@ -143,6 +195,7 @@ class FilterSelector(RankingSelector):
         "convention": [StrOptions(set(CONVENTIONS))],
         "feature_costs": ["array-like", None],
         "budget": [Interval(numbers.Real, 0, None, closed="left"), None],
+        **GROUP_PARAMETER_CONSTRAINTS,
     }
 
     def fit(self, X, y, qid=None):
@@ -165,11 +218,36 @@ class FilterSelector(RankingSelector):
     def _fit(self, data: FilterData):
         """The skeleton of every filter (class docstring)."""
         n = data.n_features
-        self._n_features_to_select(n)
+        groups = self._feature_groups(n)
+        if self._selects_groups():
+            assert groups is not None
+            self._n_groups_to_select(groups)
+        else:
+            self._n_features_to_select(n)
+            if groups is not None and getattr(self, "group_costs", None) is not None:
+                raise NotImplementedError("group_costs with select_groups=False: the feature-level filters do "
+                                          "not pay a group's cost with its first member yet; select groups")
+        self._unit_costs: Optional[tuple] = None
         has_pair, constant = self._facts(data)
         imp = self._importance_of(data, has_pair)
         e = self._similarity_of(data, imp.directions)
-        self._select(imp, e, constant)
+        if not self._selects_groups():
+            self._select(imp, e, constant)
+            self._set_selected_groups(groups)
+            return self
+        assert groups is not None
+        members = groups.member_lists()
+        w, s, const_g, best = group_inputs(imp.importance, e, constant, members)
+        costs, budget = self._extraction_costs(n)
+        if costs is not None:
+            self._unit_costs = (np.array([costs.group_total(g) for g in range(groups.n_groups)]), budget)
+        self._select(FeatureImportance(w, imp.directions[best]), s, const_g)  # the search over groups
+        chosen = np.asarray(self.selected_features_)
+        self._set_inputs(imp, e, constant)
+        self.group_importance_, self.group_similarity_ = w, s
+        self.selected_features_ = (np.concatenate([members[g] for g in chosen]) if chosen.size
+                                   else np.zeros(0, dtype=np.intp))
+        self._set_selected_groups(groups)
         return self
 
     def _importance_of(self, data: FilterData, has_pair: bool) -> FeatureImportance:
@@ -258,7 +336,8 @@ class FilterSelector(RankingSelector):
     def _filter_costs(self, n: int) -> tuple[Optional[np.ndarray], Optional[float]]:
         """``(costs, budget)`` checked (:meth:`RankingSelector._costs_and_budget`); costs
         ``None`` without a budget and with equal costs (the plain rule, exactly)."""
-        costs, budget = self._costs_and_budget(n)
+        unit = getattr(self, "_unit_costs", None)
+        costs, budget = unit if unit is not None else self._costs_and_budget(n)
         if costs is not None and budget is None and np.all(costs == costs[0]):
             costs = None
         return costs, budget

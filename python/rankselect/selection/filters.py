@@ -277,8 +277,10 @@ class NGAS(_FSAFilter):
                  importance: Union[str, FeatureImportance, npt.ArrayLike] = "ndcg@10",
                  similarity: _Similarity = "spearman", absolute: bool = False,
                  convention: Convention = "exponential",
-                 feature_costs: Optional[npt.ArrayLike] = None, budget: Optional[float] = None) -> None:
+                 feature_costs: Optional[npt.ArrayLike] = None, budget: Optional[float] = None,
+                 feature_groups=None, group_costs=None, select_groups: bool = True) -> None:
         _init_common(self, n_features_to_select, importance, similarity, absolute, convention, feature_costs, budget)
+        self.feature_groups, self.group_costs, self.select_groups = feature_groups, group_costs, select_groups
 
     def _search(self, w, s, k, costs, budget):
         return ngas_select(w, s, k, costs=costs, budget=budget)
@@ -302,9 +304,11 @@ class XGAS(_FSAFilter):
                  importance: Union[str, FeatureImportance, npt.ArrayLike] = "ndcg@10",
                  similarity: _Similarity = "spearman", absolute: bool = False,
                  convention: Convention = "exponential",
-                 feature_costs: Optional[npt.ArrayLike] = None, budget: Optional[float] = None) -> None:
+                 feature_costs: Optional[npt.ArrayLike] = None, budget: Optional[float] = None,
+                 feature_groups=None, group_costs=None, select_groups: bool = True) -> None:
         self.c = c
         _init_common(self, n_features_to_select, importance, similarity, absolute, convention, feature_costs, budget)
+        self.feature_groups, self.group_costs, self.select_groups = feature_groups, group_costs, select_groups
 
     def _search(self, w, s, k, costs, budget):
         return xgas_select(w, s, k, float(self.c), costs=costs, budget=budget)
@@ -335,9 +339,11 @@ class HCAS(_FSAFilter):
                  importance: Union[str, FeatureImportance, npt.ArrayLike] = "ndcg@10",
                  similarity: _Similarity = "spearman", absolute: bool = False,
                  convention: Convention = "exponential",
-                 feature_costs: Optional[npt.ArrayLike] = None, budget: Optional[float] = None) -> None:
+                 feature_costs: Optional[npt.ArrayLike] = None, budget: Optional[float] = None,
+                 feature_groups=None, group_costs=None, select_groups: bool = True) -> None:
         self.linkage = linkage
         _init_common(self, n_features_to_select, importance, similarity, absolute, convention, feature_costs, budget)
+        self.feature_groups, self.group_costs, self.select_groups = feature_groups, group_costs, select_groups
 
     def _search(self, w, s, k, costs, budget):
         self._labels, _ = hcas_clusters(s, k, self.linkage)

@@ -23,12 +23,13 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from .. import _core
 from .._base import RankerMixin, warn_if_degenerate
 from .._validation import MAX_INT, check_similarity, check_vector
+from ..data.feature_groups import check_group_costs
 from ..data.grouping import TrainingData
 from ..data.uninformative import constant_columns, zero_features
 from ..exceptions import warn_once
 from ..models.linear import LinearPredictMixin, SparseLinearRankerMixin
 from ..models.ranksvm import RankSVM
-from ._base import RankingSelector
+from ._base import GROUP_PARAMETER_CONSTRAINTS, RankingSelector
 
 __all__ = ["FSMRank", "FSMSVM", "pearson_importance", "pearson_similarity"]
 
@@ -85,7 +86,16 @@ _FSMRANK_CONSTRAINTS = {
     "similarity": [StrOptions({"pearson"}), "array-like"],
     "max_iter": [Interval(numbers.Integral, 1, MAX_INT, closed="both")],
     "tol": [Interval(numbers.Real, 0, None, closed="neither")],
+    **GROUP_PARAMETER_CONSTRAINTS,
 }
+
+
+def _check_groups(est, n: int):
+    """The checked ``feature_groups`` (None without), ``group_costs`` checked against them."""
+    groups = est._feature_groups(n)
+    if est.group_costs is not None and groups is None:
+        raise ValueError("group_costs needs feature_groups (which columns each group's cost covers)")
+    return groups if est.group_costs is None else (check_group_costs(est.group_costs, groups), groups)[1]
 
 
 class FSMRank(RankerMixin, SparseLinearRankerMixin, RankingSelector):
@@ -106,6 +116,8 @@ class FSMRank(RankerMixin, SparseLinearRankerMixin, RankingSelector):
     max_iter : int, default=400
     tol : float > 0, default=1e-4
         Relative objective change (Lai et al.'s rule) and relative KKT residual tolerance.
+    feature_groups, group_costs, select_groups : the selectors' groups (``selected_groups_``);
+        FSMRank's penalty is per feature: it needs ``select_groups=False`` with groups.
 
     Attributes
     ----------
@@ -168,7 +180,9 @@ class FSMRank(RankerMixin, SparseLinearRankerMixin, RankingSelector):
     def __init__(self, lambda1: float = 0.1, lambda2: float = 0.01,
                  importance: Union[Literal["pearson"], npt.ArrayLike] = "pearson",
                  similarity: Union[Literal["pearson"], npt.ArrayLike] = "pearson", max_iter: int = 400,
-                 tol: float = 1e-4) -> None:
+                 tol: float = 1e-4, *, feature_groups=None, group_costs=None,
+                 select_groups: bool = True) -> None:
+        self.feature_groups, self.group_costs, self.select_groups = feature_groups, group_costs, select_groups
         self.lambda1 = lambda1
         self.lambda2 = lambda2
         self.importance = importance
@@ -207,6 +221,16 @@ class FSMRank(RankerMixin, SparseLinearRankerMixin, RankingSelector):
         return self._fit(self._validate_training_data(X, y, qid), accelerate=accelerate)
 
     def _fit(self, train: TrainingData, accelerate=True):
+        groups = _check_groups(self, train.n_features)
+        if self._selects_groups():
+            raise ValueError("FSMRank selects features (its L1 penalty is per feature and has no group "
+                             "criterion): pass select_groups=False to keep feature_groups for "
+                             "selected_groups_ and the costs, or use FSMSVM or SparseRankSVM(penalty='group_lasso')")
+        self._fit_features(train, accelerate)
+        self._set_selected_groups(groups)
+        return self
+
+    def _fit_features(self, train: TrainingData, accelerate=True):
         X, y = train.X, train.y  # input order: the Pearson measures sum over the rows as given
         lambda1, lambda2 = float(self.lambda1), float(self.lambda2)
         constant = constant_columns(X)
@@ -217,7 +241,7 @@ class FSMRank(RankerMixin, SparseLinearRankerMixin, RankingSelector):
             warn_once(
                 f"FSMRank: {int(constant.sum())} feature(s) constant over the training set have no "
                 f"correlation; their weights are fixed at 0 (0-based columns "
-                f"{np.flatnonzero(constant).tolist()})", UserWarning, stacklevel=3)
+                f"{np.flatnonzero(constant).tolist()})", UserWarning, stacklevel=4)
         keep = np.flatnonzero(~constant)
         s, A = self._measures(X, y, keep)
         data = train.grouped.columns(keep)
@@ -277,6 +301,8 @@ class FSMSVM(RankerMixin, LinearPredictMixin, RankingSelector):
     lambda1, lambda2, importance, similarity, max_iter, tol : see :class:`FSMRank`.
     C : float > 0, default=1.0
         RankSVM regularisation.
+    feature_groups, group_costs, select_groups : with groups and ``select_groups=True``, the first
+        ``n_features_to_select`` groups in the order FSMRank's ``|coef_|`` reaches them, whole.
 
     Attributes
     ----------
@@ -327,7 +353,9 @@ class FSMSVM(RankerMixin, LinearPredictMixin, RankingSelector):
     def __init__(self, n_features_to_select: int = 10, lambda1: float = 0.1, lambda2: float = 0.01,
                  importance: Union[Literal["pearson"], npt.ArrayLike] = "pearson",
                  similarity: Union[Literal["pearson"], npt.ArrayLike] = "pearson", max_iter: int = 400,
-                 tol: float = 1e-4, C: float = 1.0) -> None:
+                 tol: float = 1e-4, C: float = 1.0, *, feature_groups=None, group_costs=None,
+                 select_groups: bool = True) -> None:
+        self.feature_groups, self.group_costs, self.select_groups = feature_groups, group_costs, select_groups
         self.n_features_to_select = n_features_to_select
         self.lambda1 = lambda1
         self.lambda2 = lambda2
@@ -347,7 +375,16 @@ class FSMSVM(RankerMixin, LinearPredictMixin, RankingSelector):
                           similarity=self.similarity, max_iter=self.max_iter, tol=self.tol)
         self.fsmrank_ = fsmrank._fit_validated(train)
         self.n_iter_ = self.fsmrank_.n_iter_
-        sel = self.fsmrank_.selected_features_[: int(self.n_features_to_select)]
+        groups = _check_groups(self, train.n_features)
+        if self._selects_groups():
+            # groups by their strongest member: in the order in which FSMRank's |coef_| first
+            # reaches them; the first n_features_to_select groups, all their members
+            assert groups is not None
+            k = self._n_groups_to_select(groups)
+            order = groups.groups_of(self.fsmrank_.selected_features_)[:k]
+            sel = np.concatenate([groups.members(g) for g in order] or [np.zeros(0, dtype=np.intp)])
+        else:
+            sel = self.fsmrank_.selected_features_[: int(self.n_features_to_select)]
         coef = np.zeros(train.n_features)
         if sel.size == 0:
             if self.fsmrank_.n_pairs_ > 0:  # not degenerate data (which FSMRank warned about)
@@ -358,4 +395,5 @@ class FSMSVM(RankerMixin, LinearPredictMixin, RankingSelector):
             coef[sel] = self.ranksvm_.coef_
         self.selected_features_ = sel
         self.coef_ = coef
+        self._set_selected_groups(groups)
         return self

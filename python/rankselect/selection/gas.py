@@ -207,7 +207,8 @@ class GAS(FilterSelector):
                  similarity: Union[Literal["geng", "tau_b", "spearman"], npt.ArrayLike] = "geng",
                  absolute: bool = False,
                  convention: Convention = "exponential",
-                 feature_costs: Optional[npt.ArrayLike] = None, budget: Optional[float] = None) -> None:
+                 feature_costs: Optional[npt.ArrayLike] = None, budget: Optional[float] = None,
+                 feature_groups=None, group_costs=None, select_groups: bool = True) -> None:
         self.n_features_to_select = n_features_to_select
         self.c = c
         self.importance = importance
@@ -216,6 +217,9 @@ class GAS(FilterSelector):
         self.convention = convention
         self.feature_costs = feature_costs
         self.budget = budget
+        self.feature_groups = feature_groups
+        self.group_costs = group_costs
+        self.select_groups = select_groups
 
     def _select(self, imp: FeatureImportance, e: np.ndarray, constant: np.ndarray) -> None:
         """The greedy search (:func:`gas_greedy`, with the costs and budget) on the importance,

@@ -11,7 +11,13 @@ Minimises, over linear scoring functions ``s(x) = w·x``,
   ``g'(u) = max(1 - u/(mcp_gamma·lambda), 0)``; ``lp``: ``g'(u) = p·max(u, epsilon)^(p-1)``
   (the derivative capped at ``u = epsilon``, so coefficients at zero can re-enter),
 
-where ``L(w) = sum over preference pairs (same query, y_i > y_j) of max(0, 1 - w·(x_i - x_j))^2``.
+- ``penalty="group_lasso"`` (with ``feature_groups``): ``sum_g sqrt(|g|) ||w_g||_2 + C·L(w)``
+  (Yuan & Lin 2006 eq. (2.1)), and ``"sparse_group_lasso"``: ``sum_g (rho ||w_g||_1 + (1 - rho)
+  sqrt(|g|) ||w_g||_2) + C·L(w)`` with ``rho = l1_ratio`` (Simon et al. 2013 eq. (1)), by FISTA
+  (``solver="fista"``; the prox is soft thresholding by ``t·rho`` then the block shrink
+  ``w_g <- max(0, 1 - t (1 - rho) sqrt(|g|) / ||w_g||) w_g``): a group enters or leaves the
+  model as a block; proximal Newton's inner solver works by coordinates and refuses it;
+ (same query, y_i > y_j) of max(0, 1 - w·(x_i - x_j))^2``.
 The solvers run in the Rust core with the GIL released (Ctrl-C interrupts them).
 """
 from __future__ import annotations
@@ -30,11 +36,12 @@ from .._validation import MAX_INT, check_positive, check_vector
 from ..data.grouping import GroupedData, TrainingData
 from ..data.uninformative import constant_columns, zero_features
 from ..models.linear import SparseLinearRankerMixin
-from ._base import RankingSelector
+from ._base import GROUP_PARAMETER_CONSTRAINTS, RankingSelector
 
 __all__ = ["SparseRankSVM", "SparsePath", "sparse_path", "PENALTIES", "SOLVERS"]
 
-PENALTIES = ("l1", "log", "mcp", "lp")
+PENALTIES = ("l1", "log", "mcp", "lp", "group_lasso", "sparse_group_lasso")
+GROUP_PENALTIES = ("group_lasso", "sparse_group_lasso")
 SOLVERS = ("prox-newton", "fista")
 
 
@@ -52,6 +59,8 @@ class SparsePath:
         Final objective value of each model.
     n_iter : ndarray of shape (n_Cs,)
         Solver iterations of each model (warm-started from the previous one).
+    n_groups_selected : ndarray of shape (n_Cs,) or None
+        With ``feature_groups``: the number of groups with a non-zero coefficient.
 
     Examples
     --------
@@ -69,6 +78,7 @@ class SparsePath:
     n_selected: np.ndarray
     objectives: np.ndarray
     n_iter: np.ndarray
+    n_groups_selected: Optional[np.ndarray] = None
 
 
 class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, RankingSelector):
@@ -78,7 +88,8 @@ class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, RankingSelector):
     ----------
     C : float > 0, default=1.0
         Weight of the pairwise loss (eq. 7). Larger C selects more features.
-    penalty : {"l1", "log", "mcp", "lp"}, default="l1"
+    penalty : {"l1", "log", "mcp", "lp", "group_lasso", "sparse_group_lasso"}, default="l1"
+        The last two need ``feature_groups`` and ``solver="fista"`` (module docstring).
     p : float in (0, 1), default=0.5
         Exponent of the ``lp`` penalty.
     epsilon : float > 0, default=0.1
@@ -92,6 +103,16 @@ class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, RankingSelector):
         Cost of each feature (>= 0): the weighted L1 penalty with ``beta_j = cost_j /
         mean(cost)`` (:mod:`rankselect.analysis.costs`), so equal costs are the plain L1 and a free
         feature is not penalised; ``penalty="l1"`` only, not with ``weights``.
+    l1_ratio : float in [0, 1], default=0.5
+        ``rho``, the weight of the L1 part of ``penalty="sparse_group_lasso"``.
+    feature_groups : labels per feature, mapping or FeatureGroups, optional
+        The groups of the group penalties; with another penalty ``select_groups=False`` is
+        required (the groups then only report ``selected_groups_``).
+    group_costs : array-like or mapping, optional
+        Checked with the groups (the group penalties weigh groups by ``sqrt(|g|)``, not by cost).
+    select_groups : bool, default=True
+        With ``feature_groups``: the group penalties drop whole groups (``"group_lasso"``: the
+        support is a union of groups; ``"sparse_group_lasso"``: also features inside them).
     max_iter : int, default=5000
         Maximum solver iterations (Newton steps or FISTA steps) per (weighted) L1 solve.
     max_reweightings : int, default=10
@@ -167,13 +188,17 @@ class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, RankingSelector):
         "tol": [Interval(numbers.Real, 0, None, closed="neither")],
         "solver": [StrOptions(set(SOLVERS))],
         "feature_costs": ["array-like", None],
+        "l1_ratio": [Interval(numbers.Real, 0, 1, closed="both")],
+        **GROUP_PARAMETER_CONSTRAINTS,
     }
 
-    def __init__(self, C: float = 1.0, penalty: Literal["l1", "log", "mcp", "lp"] = "l1", p: float = 0.5,
+    def __init__(self, C: float = 1.0,
+                 penalty: Literal["l1", "log", "mcp", "lp", "group_lasso", "sparse_group_lasso"] = "l1", p: float = 0.5,
                  epsilon: float = 0.1, mcp_gamma: float = 2.0, weights: Optional[npt.ArrayLike] = None,
                  max_iter: int = 5000, max_reweightings: int = 10, tol: float = 1e-6,
                  solver: Literal["prox-newton", "fista"] = "prox-newton",
-                 feature_costs: Optional[npt.ArrayLike] = None) -> None:
+                 feature_costs: Optional[npt.ArrayLike] = None, *, l1_ratio: float = 0.5,
+                 feature_groups=None, group_costs=None, select_groups: bool = True) -> None:
         self.C = C
         self.penalty = penalty
         self.p = p
@@ -185,12 +210,30 @@ class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, RankingSelector):
         self.tol = tol
         self.solver = solver
         self.feature_costs = feature_costs
+        self.l1_ratio = l1_ratio
+        self.feature_groups = feature_groups
+        self.group_costs = group_costs
+        self.select_groups = select_groups
 
     # -- validation ---------------------------------------------------------------------
     def _check_params(self, n_features: int):
         """The penalty weights (or None); the other parameters are checked by
         ``_parameter_constraints``."""
         weights = None
+        groups = self._feature_groups(n_features)
+        self._groups = groups
+        if self.penalty in GROUP_PENALTIES:
+            if groups is None:
+                raise ValueError(f"penalty={self.penalty!r} needs feature_groups (the blocks of the penalty)")
+            if self.solver != "fista":
+                raise ValueError(f"penalty={self.penalty!r} is solved by solver=\"fista\" only (proximal "
+                                 "Newton's inner solver works coordinate by coordinate)")
+            if self.weights is not None or self.feature_costs is not None:
+                raise ValueError(f"penalty={self.penalty!r} takes no weights or feature_costs")
+            return None
+        if self._selects_groups():
+            raise ValueError(f"penalty={self.penalty!r} selects features: use penalty='group_lasso' or "
+                             "'sparse_group_lasso' to select whole groups, or select_groups=False")
         if self.weights is not None:
             if self.penalty != "l1":
                 raise ValueError("weights is only used with penalty='l1' (weighted L1, eq. 12)")
@@ -218,10 +261,11 @@ class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, RankingSelector):
 
     def _solve(self, data, C, weights, w0):
         """``(_core.SolverResult, n_reweightings)`` of the core's sparse RankSVM at ``C``."""
+        labels = self._groups.index.astype(np.uintp) if self.penalty in GROUP_PENALTIES else None
         fit = _core.sparse_ranksvm(
             data.X, data.y, data.offsets, float(C), self.penalty, float(self.p), float(self.epsilon),
             float(self.mcp_gamma), weights, w0, int(self.max_iter), int(self.max_reweightings),
-            float(self.tol), self.solver)
+            float(self.tol), self.solver, groups=labels, l1_ratio=float(self.l1_ratio))
         return fit.result, fit.n_reweightings
 
     # -- fit ----------------------------------------------------------------------------
@@ -259,6 +303,7 @@ class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, RankingSelector):
         self.objective_history_ = np.asarray(result.objective_history)
         self.objective_ = float(result.objective)
         self.converged_ = bool(result.converged)
+        self._set_selected_groups(getattr(self, "_groups", None))
 
 
     # -- path ---------------------------------------------------------------------------
@@ -268,9 +313,14 @@ class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, RankingSelector):
         data = self._prepare(X, y, qid)
         return self._c_min(data, self._check_params(data.X.shape[1]))
 
-    @staticmethod
-    def _c_min(data, weights) -> float:
-        # the penalty's alpha_max at the gradient at 0, in the core (sparse_ranksvm::c_min)
+    def _c_min(self, data, weights) -> float:
+        # the penalty's alpha_max at the gradient at 0, in the core (sparse_ranksvm::c_min; for
+        # the group penalties max_g ||grad_g|| / sqrt(|g|) and its sparse-group analogue)
+        if self.penalty in GROUP_PENALTIES:
+            assert self._groups is not None  # _check_params refuses a group penalty without groups
+            labels = self._groups.index.astype(np.uintp)
+            return float(_core.sparse_c_min(data.X, data.y, data.offsets, groups=labels, penalty=self.penalty,
+                                            l1_ratio=float(self.l1_ratio)))
         return float(_core.sparse_c_min(data.X, data.y, data.offsets, weights))
 
     def path(self, X, y, qid=None, Cs=None, n_Cs: int = 10, ratio: float = 1e3) -> SparsePath:
@@ -301,8 +351,10 @@ class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, RankingSelector):
             nsel.append(int(np.count_nonzero(w)))
             objs.append(float(result.objective))
             iters.append(int(result.n_iter))
-        return SparsePath(Cs=np.asarray(Cs), coefs=np.vstack(coefs), n_selected=np.asarray(nsel),
-                          objectives=np.asarray(objs), n_iter=np.asarray(iters))
+        coef_mat, g = np.vstack(coefs), self._groups
+        n_groups = None if g is None else np.array([len(np.unique(g.index[c != 0])) for c in coef_mat])
+        return SparsePath(Cs=np.asarray(Cs), coefs=coef_mat, n_selected=np.asarray(nsel),
+                          objectives=np.asarray(objs), n_iter=np.asarray(iters), n_groups_selected=n_groups)
 
 
 def sparse_path(X, y, qid, Cs=None, penalty="l1", **params) -> SparsePath:
@@ -316,7 +368,9 @@ def sparse_path(X, y, qid, Cs=None, penalty="l1", **params) -> SparsePath:
     Cs : array-like of shape (n_Cs,) or None
         Default: 10 values log-spaced over three decades from the smallest C with a non-zero
         model (:meth:`SparseRankSVM.c_min`).
-    penalty : {"l1", "log", "mcp", "lp"}
+    penalty : {"l1", "log", "mcp", "lp", "group_lasso", "sparse_group_lasso"}
+        The group penalties need ``feature_groups=`` and ``solver="fista"`` in ``params``; the
+        path then drops whole groups (``n_groups_selected``).
     **params : other :class:`SparseRankSVM` parameters (``n_Cs``, ``ratio`` go to ``path``).
 
     Returns

@@ -18,6 +18,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, clone
 
 from .._validation import shown
+from ..data.feature_groups import check_feature_groups, check_group_costs
 from ..data.grouping import TrainingData
 from ._base import RankingSelector
 
@@ -102,6 +103,14 @@ class StabilitySelection(RankingSelector):
         The supported features by decreasing frequency (ties: lower mean position first).
     subsamples_ : list of ndarray
         The qids of every subsample.
+    group_frequencies_ : ndarray of shape (n_groups,)
+        With groups (``feature_groups``, or the selector's): the fraction of the subsamples
+        whose selection touches each group. When groups are selected (the selector selects
+        groups, or ``feature_groups`` is given with ``select_groups=True``), ``support_`` is
+        the union of the groups with ``group_frequencies_ >= threshold`` and
+        ``selected_features_`` their members, by decreasing group frequency.
+    selected_groups_ : ndarray of str
+        The names of the groups touched by ``selected_features_`` (with groups).
     n_features_in_ : int
 
     Examples
@@ -131,7 +140,9 @@ class StabilitySelection(RankingSelector):
     __metadata_request__fit = {"qid": True}
 
     def __init__(self, selector: BaseEstimator, n_resamples: int = 50, sample_fraction: float = 0.5,
-                 threshold: float = 0.6, random_state: Union[int, np.random.Generator, None] = None) -> None:
+                 threshold: float = 0.6, random_state: Union[int, np.random.Generator, None] = None, *,
+                 feature_groups=None, group_costs=None, select_groups: bool = True) -> None:
+        self.feature_groups, self.group_costs, self.select_groups = feature_groups, group_costs, select_groups
         self.selector = selector
         self.n_resamples = n_resamples
         self.sample_fraction = sample_fraction
@@ -201,7 +212,28 @@ class StabilitySelection(RankingSelector):
         idx = np.flatnonzero(self.support_)
         tie = np.where(np.isnan(mean_pos[idx]), np.inf, mean_pos[idx])
         self.selected_features_ = idx[np.lexsort((tie, -freq[idx]))]
+        self._group_frequencies(n)
         return self
+
+    def _group_frequencies(self, n: int) -> None:
+        """``group_frequencies_`` and, when groups are selected, the group-level support."""
+        own = self.feature_groups is not None
+        source = self if own else self.selector
+        if getattr(source, "feature_groups", None) is None:
+            return
+        groups = check_feature_groups(source.feature_groups, n)
+        if own and self.group_costs is not None:
+            check_group_costs(self.group_costs, groups)
+        touched = np.stack([np.bincount(groups.index[s], minlength=groups.n_groups) > 0 for s in self.supports_])
+        gfreq = self.group_frequencies_ = touched.mean(axis=0)
+        if bool(self.select_groups) if own else bool(getattr(self.selector, "select_groups", True)):
+            kept = np.flatnonzero(gfreq >= self.threshold)
+            # by decreasing frequency, then the lower mean position of the best member
+            first = [np.nanmin(np.append(self.mean_position_[groups.members(int(g))], np.inf)) for g in kept]
+            kept = kept[np.lexsort((np.asarray(first), -gfreq[kept]))]
+            self.selected_features_ = np.concatenate([groups.members(int(g)) for g in kept] or [np.zeros(0, np.intp)])
+            self.support_ = np.isin(np.arange(n), self.selected_features_)
+        self._set_selected_groups(groups)
 
 
 def fold_selection_frequencies(result) -> dict[str, np.ndarray]:

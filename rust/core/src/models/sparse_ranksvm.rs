@@ -9,7 +9,7 @@ use crate::error::Result;
 use crate::interrupt::Interrupt;
 use crate::invalid;
 use crate::solvers::datafit::{Datafit, PairwiseHinge, Scaled, SecondOrder};
-use crate::solvers::penalty::WeightedL1;
+use crate::solvers::penalty::{GroupLasso, WeightedL1};
 use crate::solvers::reweighted::{reweighted_l1, Log, Lp, Mcp, NonConvex, ReweightedOptions};
 use crate::solvers::{Solver, SolverResult};
 use ndarray::ArrayView2;
@@ -21,6 +21,8 @@ pub enum SparsePenalty {
     L1(Option<Vec<f64>>),
     /// A non-convex penalty, solved by reweighted L1 (Alg. 2).
     NonConvex(Box<dyn NonConvex>),
+    /// The group lasso or sparse-group lasso over disjoint groups ([`GroupLasso`]; FISTA only).
+    Group(GroupLasso),
 }
 
 impl SparsePenalty {
@@ -45,6 +47,12 @@ impl SparsePenalty {
             return invalid!("weights is only used with penalty='l1'");
         }
         Ok(SparsePenalty::NonConvex(g))
+    }
+
+    /// `"group_lasso"` (`l1_ratio` must be 0) or `"sparse_group_lasso"` over the groups given
+    /// as a label per feature (`0..n_groups`).
+    pub fn group(name: &str, labels: &[usize], l1_ratio: f64) -> Result<Self> {
+        GroupLasso::by_name(name, labels, l1_ratio).map(SparsePenalty::Group)
     }
 }
 
@@ -114,9 +122,19 @@ pub fn fit_with<D: SecondOrder>(
             return invalid!("weights has {} entries but x has {n} columns", w.len());
         }
     }
+    if let SparsePenalty::Group(pen) = &penalty {
+        let covered: usize = pen.members.iter().map(Vec::len).sum();
+        if covered != n {
+            return invalid!("groups has {covered} entries but x has {n} columns");
+        }
+    }
     let w0 = w0.unwrap_or_else(|| vec![0.0; n]);
     let datafit = Scaled::new(loss, c)?;
     match penalty {
+        SparsePenalty::Group(pen) => {
+            let result = solver.solve(&datafit, &pen, &w0, interrupt)?;
+            Ok(SparseFit { result, n_reweightings: 1 })
+        }
         SparsePenalty::L1(weights) => {
             let pen = WeightedL1::new(weights.unwrap_or_else(|| vec![1.0; n]))?;
             let result = solver.solve(&datafit, &pen, &w0, interrupt)?;
@@ -143,6 +161,24 @@ pub fn fit_with<D: SecondOrder>(
             Ok(SparseFit { result, n_reweightings: r.n_reweightings })
         }
     }
+}
+
+/// The smallest `C` at which the group-lasso or sparse-group-lasso solution is not all zero:
+/// `1 / α_max` ([`GroupLasso::alpha_max`]) at `∇L(0)`.
+pub fn c_min_group(x: ArrayView2<f64>, y: &[f64], offsets: &QueryOffsets, penalty: &GroupLasso) -> Result<f64> {
+    check_problem(x, y, offsets, 1.0)?;
+    let n = x.ncols();
+    if penalty.members.iter().map(Vec::len).sum::<usize>() != n {
+        return invalid!("groups must give a label to each of the {n} features");
+    }
+    let loss = PairwiseHinge::new(x, y, offsets)?;
+    let mut grad = vec![0.0; n];
+    loss.value_grad(&vec![0.0; n], &mut grad)?;
+    let top = penalty.alpha_max(&grad);
+    if top.is_nan() || top <= 0.0 {
+        return invalid!("y has no preference pair that the features can separate");
+    }
+    Ok(1.0 / top)
 }
 
 /// The smallest `C` at which the (weighted) L1 solution is not all zero: `1 / α_max` with

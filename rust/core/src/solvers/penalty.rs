@@ -9,12 +9,24 @@
 //! - [`NonNegWeightedL1`]: `Σ β_j w_j + ι(w ≥ 0)` (Lai et al. eq. (2), `β_j = λ2/s_j`),
 //!   prox `w_j ↦ max(0, w_j − step·β_j)` (Lai et al. projection step, closed form below eq. (3)).
 //!
+//! - [`GroupLasso`]: `Σ_g (a‖w_g‖₁ + b√|g| ‖w_g‖₂)` over disjoint groups (group lasso: `a = 0`,
+//!   `b = 1`, Yuan & Lin 2006 eq. (2.1); sparse-group lasso: `a = ρ`, `b = 1 − ρ`, Simon et al.
+//!   2013 eq. (1)); **not separable**: prox = soft thresholding by `step·a`, then the block
+//!   shrink `w_g ← max(0, 1 − step·b√|g| / ‖w_g‖) w_g` (Simon et al. Lemma 1), used only by
+//!   FISTA ([`Penalty::is_separable`]).
+//!
 //! A new penalty is one small type implementing [`Penalty`].
 
 use crate::error::Result;
 use crate::invalid;
 
 pub trait Penalty: Sync {
+    /// Whether `Ω` is a sum of one-coordinate terms (then the `_coord` methods define it).
+    /// A block penalty ([`GroupLasso`]) overrides `value`, `prox` and `subdiff_distance`
+    /// and answers `false`: only solvers that use the whole-vector methods (FISTA) take it.
+    fn is_separable(&self) -> bool {
+        true
+    }
     /// `Ω_j(x)`, the term of coordinate `j` (`+∞` outside the domain).
     fn value_coord(&self, j: usize, x: f64) -> f64;
     /// `Ω(w) = Σ_j Ω_j(w_j)`.
@@ -231,6 +243,160 @@ impl Penalty for NonNegWeightedL1 {
     }
 }
 
+/// `Σ_g (a‖w_g‖₁ + b√|g| ‖w_g‖₂)` over disjoint groups given as a label per feature
+/// (`0..n_groups`): the group lasso (`a = 0`, `b = 1`) and the sparse-group lasso
+/// (`a = ρ`, `b = 1 − ρ`, Simon et al. 2013 eq. (1)).
+#[derive(Clone, Debug)]
+pub struct GroupLasso {
+    /// The members of each group.
+    pub members: Vec<Vec<usize>>,
+    /// Weight of the L1 part (`a`).
+    pub l1: f64,
+    /// Weight of the group part (`b`, times `√|g|` per group).
+    pub group: f64,
+}
+
+impl GroupLasso {
+    /// From a group label per feature (`0..n_groups`, every label used) and `ρ = l1_ratio`
+    /// (`0`: the group lasso).
+    pub fn new(labels: &[usize], l1_ratio: f64) -> Result<Self> {
+        if !(l1_ratio.is_finite() && (0.0..=1.0).contains(&l1_ratio)) {
+            return invalid!("l1_ratio must be in [0, 1], got {l1_ratio}");
+        }
+        let n_groups = labels.iter().copied().max().map_or(0, |g| g + 1);
+        let mut members = vec![Vec::new(); n_groups];
+        for (j, &g) in labels.iter().enumerate() {
+            members[g].push(j);
+        }
+        if let Some(g) = members.iter().position(|m| m.is_empty()) {
+            return invalid!("groups: label {g} has no feature (labels must be 0..n_groups, each used)");
+        }
+        Ok(Self { members, l1: l1_ratio, group: 1.0 - l1_ratio })
+    }
+
+    /// `"group_lasso"` (`l1_ratio` ignored: 0) or `"sparse_group_lasso"`.
+    pub fn by_name(name: &str, labels: &[usize], l1_ratio: f64) -> Result<Self> {
+        match name {
+            "group_lasso" => Self::new(labels, 0.0),
+            "sparse_group_lasso" => Self::new(labels, l1_ratio),
+            other => invalid!("a penalty over groups is 'group_lasso' or 'sparse_group_lasso', got {other:?}"),
+        }
+    }
+
+    fn weight(&self, g: usize) -> f64 {
+        self.group * (self.members[g].len() as f64).sqrt()
+    }
+
+    /// `‖S(v, a)‖₂` with `S` soft thresholding: the norm of the part of `−∇_g f` the L1 term
+    /// cannot absorb at `w_g = 0`.
+    fn soft_norm(&self, g: usize, v: &[f64], a: f64) -> f64 {
+        self.members[g].iter().map(|&j| (v[j].abs() - a).max(0.0).powi(2)).sum::<f64>().sqrt()
+    }
+
+    /// `α_max` at `g = ∇f(0)`: the smallest `α` with `w = 0` optimal for `f + α·Ω`, i.e.
+    /// `‖S(g_g, α·a)‖ ≤ α·b√|g|` for every group (group lasso: `max_g ‖g_g‖ / √|g|`; with
+    /// an L1 part the condition is monotone in `α` and is solved by bisection per group).
+    pub fn alpha_max(&self, grad0: &[f64]) -> f64 {
+        (0..self.members.len())
+            .map(|g| {
+                let gn = self.soft_norm(g, grad0, 0.0);
+                if gn == 0.0 {
+                    return 0.0;
+                }
+                let b = self.weight(g);
+                if self.l1 == 0.0 {
+                    return gn / b;
+                }
+                let top = self.members[g].iter().map(|&j| grad0[j].abs()).fold(0.0, f64::max);
+                if b == 0.0 {
+                    return top / self.l1; // pure L1
+                }
+                let (mut lo, mut hi) = (0.0, (gn / b).min(top / self.l1));
+                for _ in 0..200 {
+                    let mid = 0.5 * (lo + hi);
+                    if self.soft_norm(g, grad0, mid * self.l1) <= mid * b {
+                        hi = mid;
+                    } else {
+                        lo = mid;
+                    }
+                }
+                hi
+            })
+            .fold(0.0, f64::max)
+    }
+}
+
+impl Penalty for GroupLasso {
+    fn is_separable(&self) -> bool {
+        false
+    }
+    /// The term of coordinate `j` with the rest of its group at 0 (exact for groups of one).
+    fn value_coord(&self, j: usize, x: f64) -> f64 {
+        let g = self.members.iter().position(|m| m.contains(&j)).unwrap_or(0);
+        (self.l1 + self.weight(g)) * x.abs()
+    }
+    fn value(&self, w: &[f64]) -> f64 {
+        (0..self.members.len())
+            .map(|g| {
+                let m = &self.members[g];
+                let l1: f64 = m.iter().map(|&j| w[j].abs()).sum();
+                let l2 = m.iter().map(|&j| w[j] * w[j]).sum::<f64>().sqrt();
+                self.l1 * l1 + self.weight(g) * l2
+            })
+            .sum()
+    }
+    fn derivative_coord(&self, j: usize, x: f64) -> f64 {
+        self.value_coord(j, 1.0) * x.signum()
+    }
+    fn prox_coord(&self, j: usize, x: f64, step: f64) -> f64 {
+        soft_threshold(x, step * self.value_coord(j, 1.0))
+    }
+    fn coord_residual(&self, j: usize, w: f64, g: f64) -> f64 {
+        l1_residual(w, g, self.value_coord(j, 1.0))
+    }
+    /// Soft thresholding by `step·a`, then per group `w_g ← max(0, 1 − step·b√|g|/‖w_g‖) w_g`.
+    fn prox(&self, w: &mut [f64], step: f64) {
+        for g in 0..self.members.len() {
+            let m = &self.members[g];
+            for &j in m {
+                w[j] = soft_threshold(w[j], step * self.l1);
+            }
+            let norm = m.iter().map(|&j| w[j] * w[j]).sum::<f64>().sqrt();
+            let t = step * self.weight(g);
+            let shrink = if norm > t { 1.0 - t / norm } else { 0.0 };
+            for &j in m {
+                w[j] *= shrink;
+            }
+        }
+    }
+    /// `max_g dist(−∇_g f, ∂Ω_g(w_g))`: at `w_g = 0`, `max(0, ‖S(∇_g f, a)‖ − b√|g|)`; else
+    /// the norm of `∇_j f + a·sign(w_j) + b√|g| w_j/‖w_g‖` over the non-zero `j` and
+    /// `max(0, |∇_j f| − a)` over the zero ones.
+    fn subdiff_distance(&self, w: &[f64], grad: &[f64]) -> f64 {
+        (0..self.members.len())
+            .map(|g| {
+                let m = &self.members[g];
+                let norm = m.iter().map(|&j| w[j] * w[j]).sum::<f64>().sqrt();
+                let b = self.weight(g);
+                if norm == 0.0 {
+                    return (self.soft_norm(g, grad, self.l1) - b).max(0.0);
+                }
+                m.iter()
+                    .map(|&j| {
+                        let r = if w[j] == 0.0 {
+                            (grad[j].abs() - self.l1).max(0.0)
+                        } else {
+                            grad[j] + self.l1 * w[j].signum() + b * w[j] / norm
+                        };
+                        r * r
+                    })
+                    .sum::<f64>()
+                    .sqrt()
+            })
+            .fold(0.0, f64::max)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -277,5 +443,34 @@ mod tests {
         let nn = NonNegWeightedL1::new(vec![1.0, f64::INFINITY]).unwrap();
         assert_eq!(nn.subdiff_distance(&[0.0, 0.0], &[-0.5, -9.0]), 0.0);
         assert_eq!(nn.value(&[0.0, 0.0]), 0.0);
+    }
+    #[test]
+    fn group_lasso_prox_kkt_and_singletons() {
+        // groups {0,1}, {2}: the block shrink by hand
+        let pen = GroupLasso::new(&[0, 0, 1], 0.0).unwrap();
+        let mut w = [3.0, 4.0, -0.5];
+        pen.prox(&mut w, 1.0);
+        let s = 2f64.sqrt();
+        assert!((w[0] - 3.0 * (1.0 - s / 5.0)).abs() < 1e-15 && (w[1] - 4.0 * (1.0 - s / 5.0)).abs() < 1e-15);
+        assert_eq!(w[2], 0.0);
+        // groups of one: the group lasso is the L1 penalty (value, prox, residual, alpha_max)
+        let single = GroupLasso::new(&[0, 1, 2], 0.0).unwrap();
+        let l1 = WeightedL1::new(vec![1.0; 3]).unwrap();
+        let (mut a, mut b) = ([1.5, -0.2, 0.7], [1.5, -0.2, 0.7]);
+        single.prox(&mut a, 0.6);
+        l1.prox(&mut b, 0.6);
+        assert_eq!(a, b);
+        let g = [-0.3, 2.0, 0.1];
+        assert_eq!(single.value(&a), l1.value(&a));
+        assert!((single.subdiff_distance(&a, &g) - l1.subdiff_distance(&a, &g)).abs() < 1e-15);
+        assert_eq!(single.alpha_max(&g), l1.alpha_max(&g));
+        // alpha_max: w = 0 is optimal exactly from there on
+        let sgl = GroupLasso::new(&[0, 0, 1], 0.4).unwrap();
+        let g = [1.0, -2.0, 0.5];
+        let am = sgl.alpha_max(&g);
+        let scaled = |a: f64| GroupLasso { l1: a * 0.4, group: a * 0.6, ..sgl.clone() };
+        assert!(scaled(am * (1.0 + 1e-9)).subdiff_distance(&[0.0; 3], &g) < 1e-12);
+        assert!(scaled(am * 0.99).subdiff_distance(&[0.0; 3], &g) > 0.0);
+        assert!(!sgl.is_separable() && GroupLasso::new(&[1], 0.0).is_err());
     }
 }

@@ -5,8 +5,10 @@
 //! KeyboardInterrupt).
 
 use numpy::{PyReadonlyArray1, PyReadonlyArray2};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use rankselect_core::models::sparse_ranksvm::{self as sparse_core, SparsePenalty};
+use rankselect_core::solvers::penalty::GroupLasso;
 use rankselect_core::solvers::reweighted::ReweightedOptions;
 use rankselect_core::solvers::Solver;
 
@@ -51,7 +53,7 @@ impl SparseRankSVMFit {
 /// `solver`: "prox-newton" or "fista" (Laporte et al. Alg. 1). The orchestration is the
 /// core's `sparse_ranksvm::fit`.
 #[pyfunction]
-#[pyo3(signature = (x, y, offsets, c, penalty, p, epsilon, mcp_gamma, weights, w0, max_iter, max_reweightings, tol, solver="prox-newton"))]
+#[pyo3(signature = (x, y, offsets, c, penalty, p, epsilon, mcp_gamma, weights, w0, max_iter, max_reweightings, tol, solver="prox-newton", groups=None, l1_ratio=0.0))]
 // A binding takes its Python signature as is: one argument per parameter.
 #[allow(clippy::too_many_arguments)]
 fn sparse_ranksvm<'py>(
@@ -70,6 +72,8 @@ fn sparse_ranksvm<'py>(
     max_reweightings: &Bound<'py, PyAny>,
     tol: f64,
     solver: &str,
+    groups: Option<PyReadonlyArray1<'py, usize>>,
+    l1_ratio: f64,
 ) -> PyResult<SparseRankSVMFit> {
     let max_iter = count_arg(max_iter, "max_iter")?;
     let max_reweightings = count_arg(max_reweightings, "max_reweightings")?;
@@ -79,7 +83,15 @@ fn sparse_ranksvm<'py>(
     let offsets = query_offsets(&offsets)?;
     let weights = weights.map(|w| w.as_slice().map(|s| s.to_vec())).transpose()?;
     let w0 = w0.map(|w| w.as_slice().map(|s| s.to_vec())).transpose()?;
-    let penalty = SparsePenalty::by_name(penalty, c, p, epsilon, mcp_gamma, weights).py()?;
+    let penalty = match groups {
+        Some(labels) => {
+            if weights.is_some() {
+                return Err(PyValueError::new_err("weights is not used with a penalty over groups"));
+            }
+            SparsePenalty::group(penalty, labels.as_slice()?, l1_ratio).py()?
+        }
+        None => SparsePenalty::by_name(penalty, c, p, epsilon, mcp_gamma, weights).py()?,
+    };
     let reweighting = ReweightedOptions { max_reweightings, tol };
     let interrupt = python_interrupt();
     let fit = crate::errors::run_detached(py, || {
@@ -88,21 +100,29 @@ fn sparse_ranksvm<'py>(
     SparseRankSVMFit::from_core(py, fit)
 }
 
-/// sparse_c_min(x, y, offsets, weights=None) -> float
+/// sparse_c_min(x, y, offsets, weights=None, groups=None, penalty="l1", l1_ratio=0.0) -> float
 ///
-/// Smallest C with a non-zero (weighted) L1 sparse RankSVM solution (KKT at w = 0).
+/// Smallest C with a non-zero sparse RankSVM solution (KKT at w = 0): (weighted) L1, or with
+/// `groups` (a label per feature, 0..n_groups) the "group_lasso" / "sparse_group_lasso".
 #[pyfunction]
-#[pyo3(signature = (x, y, offsets, weights=None))]
+#[pyo3(signature = (x, y, offsets, weights=None, groups=None, penalty="l1", l1_ratio=0.0))]
 fn sparse_c_min<'py>(
     py: Python<'py>,
     x: PyReadonlyArray2<'py, f64>,
     y: PyReadonlyArray1<'py, f64>,
     offsets: PyReadonlyArray1<'py, usize>,
     weights: Option<PyReadonlyArray1<'py, f64>>,
+    groups: Option<PyReadonlyArray1<'py, usize>>,
+    penalty: &str,
+    l1_ratio: f64,
 ) -> PyResult<f64> {
     let xv = x.as_array();
     let y = crate::arrays::finite(&y, "y")?;
     let offsets = query_offsets(&offsets)?;
+    if let Some(labels) = groups {
+        let pen = GroupLasso::by_name(penalty, labels.as_slice()?, l1_ratio).py()?;
+        return crate::errors::run_detached(py, || sparse_core::c_min_group(xv, y, &offsets, &pen));
+    }
     let weights = weights.map(|w| w.as_slice().map(|s| s.to_vec())).transpose()?;
     crate::errors::run_detached(py, || sparse_core::c_min(xv, y, &offsets, weights))
 }

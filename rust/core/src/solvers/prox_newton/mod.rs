@@ -190,6 +190,10 @@ pub fn prox_newton<D: SecondOrder + ?Sized, P: Penalty + ?Sized>(
     opts: &ProxNewtonOptions,
     interrupt: &dyn Interrupt,
 ) -> Result<ProxNewtonResult> {
+    if !penalty.is_separable() {
+        // its inner solver works coordinate by coordinate
+        return crate::invalid!("the proximal Newton solver needs a separable penalty; use solver=\"fista\" for a block penalty (group lasso)");
+    }
     let n = datafit.n_features();
     check_initial_point(w0, n)?;
     if opts.kkt_tol.is_nan() || opts.kkt_tol < 0.0 {
