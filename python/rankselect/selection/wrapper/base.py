@@ -115,7 +115,7 @@ class RankerLoopSelector(MetaEstimatorMixin, RankingSelector):
         self._splits = self._make_splits(data)
         self._groups = self._feature_groups(n)
         self._by_group = self._selects_groups()
-        if self._groups is None:
+        if self._groups is None and self.group_costs is None:
             costs, self._budget = self._costs_and_budget(n)
             self._xcosts = ExtractionCosts(np.ones(n) if costs is None else costs)
         else:  # the shared cost rule: each touched group's extraction cost paid once
