@@ -235,19 +235,19 @@ def permutation_importance(ranker, X, y, qid, *, scoring: str = "ndcg@10", n_rep
     is_frame = hasattr(X, "iloc")
     Xw: Any = X.copy() if is_frame else np.array(X, copy=True)
     drops = np.empty((len(units), n_repeats, groups.n_queries))
-    for a, j in enumerate(units):  # j: the columns permuted together (one, or a group's)
-        original = (X.iloc[:, j].to_numpy() if is_frame else np.asarray(X[:, j])).copy()
+    for a, unit in enumerate(units):  # the columns permuted together (one, or a group's)
+        original = (X.iloc[:, unit].to_numpy() if is_frame else np.asarray(X[:, unit])).copy()
         for r in range(n_repeats):
             shuffled = original[_within_query_shuffle(group_index, rng)]  # one row permutation for all
             if is_frame:
-                Xw.iloc[:, j] = shuffled
+                Xw.iloc[:, unit] = shuffled
             else:
-                Xw[:, j] = shuffled
+                Xw[:, unit] = shuffled
             drops[a, r] = base - per_query(ranker.predict(Xw))
         if is_frame:
-            Xw.iloc[:, j] = original
+            Xw.iloc[:, unit] = original
         else:
-            Xw[:, j] = original
+            Xw[:, unit] = original
     pq = drops.mean(axis=1)
     lows, highs = np.empty(len(units)), np.empty(len(units))
     for a in range(len(units)):

@@ -85,6 +85,20 @@ class RecursiveElimination(RankerLoopSelector):
         Seeds the rankers (``random_state`` / ``random_seed`` when unset) and the shuffles.
     verbose : bool, default=False
         One line per step on stderr.
+    feature_groups : label per feature, mapping ``{group: [columns]}`` or FeatureGroups, optional
+        Feature families (e.g. :func:`rankselect.data.datasets.feature_layout`). With
+        ``select_groups=True`` whole groups are eliminated: a group's importance is the drop of
+        ``scoring`` when all its columns are permuted **jointly** within each validation query
+        (``"permutation"``), the loss when the ranker is refitted without the group
+        (``"refit"``), or the sum of its columns' native importances; ``step`` and
+        ``n_features_to_select`` count groups; ``candidates`` cannot be combined with it.
+    group_costs : array-like of shape (n_groups,) or mapping ``{group: cost}``, optional
+        Each group's extraction cost, paid once while any of its columns is kept, on top of
+        ``feature_costs`` (:class:`~rankselect.data.ExtractionCosts`); with costs, a round
+        removes the units of least importance per unit of cost they save.
+    select_groups : bool, default=True
+        With ``feature_groups``: eliminate whole groups (False: features, the groups only
+        price them).
 
     Attributes
     ----------
@@ -102,7 +116,11 @@ class RecursiveElimination(RankerLoopSelector):
         (2 = removed last), as scikit-learn's RFE; candidates never considered get the
         largest rank.
     candidates_ : ndarray
-        The features the elimination started from.
+        The features the elimination started from (the groups' numbers with
+        ``select_groups``).
+    selected_groups_ : ndarray of str
+        With ``feature_groups``: the names of the selected groups (the path's steps are then
+        whole groups: :attr:`SelectionPath.groups` names them).
     estimator_ : fitted ranker
         ``estimator`` refitted on the selected features.
 

@@ -47,12 +47,18 @@ class ForwardSelection(RankerLoopSelector):
 convention, feature_costs, budget, n_jobs, random_state, verbose
         As :class:`~rankselect.selection.wrapper.RecursiveElimination`'s; ``budget``: candidates that
         would exceed it are not tried. ``n_jobs`` threads fit the candidates of a round.
+    feature_groups, group_costs, select_groups
+        As :class:`~rankselect.selection.wrapper.RecursiveElimination`'s: with ``feature_groups``
+        and ``select_groups=True`` each round adds the whole group whose addition validates best
+        (with costs: the largest gain per unit of marginal cost, a group's extraction cost
+        being paid once); ``n_features_to_select`` counts groups. With ``select_groups=False``
+        features are added and the first member of a group pays the group's cost.
 
     Attributes
     ----------
     selected_features_ : ndarray of int, shape (k,)
         The selected features in order of addition.
-    support_, n_features_, path_, candidates_, estimator_
+    support_, n_features_, path_, candidates_, estimator_, selected_groups_
         As :class:`~rankselect.selection.wrapper.RecursiveElimination`'s (``path_`` records
         additions and, with ``floating``, removals; ``path_.eligible`` marks the best
         subset of each size).
