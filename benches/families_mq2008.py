@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -248,8 +249,13 @@ def run(args) -> None:
                 except NotImplementedError as e:  # the group version of a selector is not on this branch
                     print(f"Fold{fold} {method}: not run ({e})", flush=True)
                     continue
-            memo_path = out_dir / f"Fold{fold}" / "downstream.json"  # one fit per distinct subset
-            memo = json.loads(memo_path.read_text()) if memo_path.exists() else {}
+            memo_path = out_dir / f"Fold{fold}" / f"downstream-{os.getpid()}.json"  # one fit per distinct subset
+            memo = {}
+            for other in sorted((out_dir / f"Fold{fold}").glob("downstream-*.json")):  # of this and other runs
+                try:
+                    memo.update(json.loads(other.read_text()))
+                except json.JSONDecodeError:  # being written by a run beside this one
+                    pass
             for unit in res.values():
                 key = "|".join(sorted(unit["streams"]))
                 if key not in memo:
@@ -266,11 +272,11 @@ def run(args) -> None:
 # ------------------------------------------------------------------ the report
 
 
-def load(out_dir: Path) -> dict:
+def load(out_dir: Path, baseline: str = "catboost") -> dict:
     """{method: {unit: {"ndcg10": per-query array over the folds, "seconds": per-fold list,
-    "streams": per-fold lists}}} over the folds on which CatBoost is cached, for the methods
+    "streams": per-fold lists}}} over the folds on which ``baseline`` is cached, for the methods
     cached on all of them."""
-    folds = sorted(p.name for p in out_dir.glob("Fold*") if (p / "catboost.json").exists())
+    folds = sorted(p.name for p in out_dir.glob("Fold*") if (p / f"{baseline}.json").exists())
     res: dict = {}
     for method in ["all"] + list(METHODS):
         files = [out_dir / f / f"{method}.json" for f in folds]
@@ -289,28 +295,30 @@ def load(out_dir: Path) -> dict:
 
 
 def tables(out_dir: Path) -> str:
-    data = load(out_dir)
+    baseline = "catboost" if any(out_dir.glob("Fold*/catboost.json")) else "lgbm-gain"  # CatBoost when run
+    data = load(out_dir, baseline)
     res = data["methods"]
-    if "catboost" not in res:
-        return "no CatBoost results cached yet"
+    if baseline not in res:
+        return "no results cached yet"
+    bname = {"catboost": "CatBoost", "lgbm-gain": "lgbm-gain (CatBoost not run)"}[baseline]
     lines = [f"MQ2008, folds {', '.join(data['folds'])}: test NDCG@10 of the downstream LGBMRanker "
-             f"(mean over {len(res['catboost']['K4']['ndcg10'])} test queries), selection time per fold "
-             "(median, s), paired randomization test against CatBoost at the same number of streams "
+             f"(mean over {len(res[baseline]['K4']['ndcg10'])} test queries), selection time per fold "
+             f"(median, s), paired randomization test against {bname} at the same number of streams "
              "(Holm-adjusted over the methods of a row).", ""]
     if "all" in res:
         lines.append(f"All 5 streams: NDCG@10 {np.mean(res['all']['all']['ndcg10']):.4f}.\n")
-    lines += ["| streams kept | method | NDCG@10 | vs CatBoost | p (Holm) | selection s | CatBoost s / s | "
+    lines += [f"| streams kept | method | NDCG@10 | vs {baseline} | p (Holm) | selection s | {baseline} s / s | "
               "stream cost | streams kept (Fold1) |", "|---|---|---|---|---|---|---|---|---|"]
     for unit in [f"K{k}" for k in KS] + ["budget"]:
-        base = np.asarray(res["catboost"][unit]["ndcg10"])
-        base_sec = float(np.median(res["catboost"][unit]["seconds"]))
+        base = np.asarray(res[baseline][unit]["ndcg10"])
+        base_sec = float(np.median(res[baseline][unit]["seconds"]))
         rows, pvals = [], []
-        for method in METHODS:
+        for method in [baseline] + [m for m in METHODS if m != baseline]:
             if method not in res or unit not in res[method]:
                 continue
             u = res[method][unit]
             a = np.asarray(u["ndcg10"])
-            p = 1.0 if method == "catboost" else stats.paired_test(a, base, random_state=SEED).pvalue
+            p = 1.0 if method == baseline else stats.paired_test(a, base, random_state=SEED).pvalue
             rows.append((method, a, float(np.median(u["seconds"])), u["streams"]))
             pvals.append(p)
         adj = stats.holm(np.asarray(pvals[1:])) if len(pvals) > 1 else np.zeros(0)
@@ -318,8 +326,8 @@ def tables(out_dir: Path) -> str:
         label = f"{unit[1:]} of 5" if unit != "budget" else f"budget {BUDGET:g}"
         for (method, a, sec, streams), p in zip(rows, adj):
             mean_cost = np.mean([cost(s) for s in streams])
-            vs = "-" if method == "catboost" else f"{a.mean() - base.mean():+.4f}"
-            pv = "-" if method == "catboost" else f"{p:.3f}"
+            vs = "-" if method == baseline else f"{a.mean() - base.mean():+.4f}"
+            pv = "-" if method == baseline else f"{p:.3f}"
             lines.append(f"| {label} | {method} | {a.mean():.4f} | {vs} | {pv} | {sec:.2f} | {base_sec / sec:.1f}x | "
                          f"{mean_cost:.1f} | {', '.join(streams[0])} |")
     missing = [m for m in METHODS if m not in res]
@@ -334,7 +342,7 @@ def figure(out_dir: Path, path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    res = load(out_dir)["methods"]
+    res = load(out_dir, "catboost" if any(out_dir.glob("Fold*/catboost.json")) else "lgbm-gain")["methods"]
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 3.8))
     for method in METHODS:
         if method not in res:
