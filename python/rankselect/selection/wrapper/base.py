@@ -6,6 +6,7 @@ from __future__ import annotations
 import numbers
 import sys
 import time
+from dataclasses import replace
 from typing import Any, Callable, Optional, Union
 
 import numpy as np
@@ -17,10 +18,11 @@ from sklearn.utils.validation import check_is_fitted
 from ... import metrics
 from ..._config import Parallel, delayed
 from ..._validation import MAX_INT, check_matrix, check_predictions, check_qid, check_vector, fits_budget
+from ...data.feature_groups import ExtractionCosts
 from ...data.grouping import QueryGroups, TrainingData
 from ...data.splits import query_masks, query_splits
 from ...metrics.checks import CONVENTIONS, Convention
-from .._base import RankingSelector
+from .._base import GROUP_PARAMETER_CONSTRAINTS, RankingSelector
 from .adapters import GroupedSet, Interrupted, RankerAdapter, make_adapter
 from .path import SELECTION_RULES, PathRecorder, SelectionPath, choose_step
 
@@ -69,6 +71,7 @@ class RankerLoopSelector(MetaEstimatorMixin, RankingSelector):
         "n_jobs": [numbers.Integral, None],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
+        **GROUP_PARAMETER_CONSTRAINTS,
     }
 
     def __init__(self, estimator, *, n_features_to_select: Union[str, int, float] = "auto",
@@ -76,7 +79,8 @@ class RankerLoopSelector(MetaEstimatorMixin, RankingSelector):
                  candidates: Any = None, n_candidates: Optional[int] = None, selection_rule: str = "best",
                  early_stopping_rounds: Optional[int] = 20, convention: Convention = "exponential",
                  feature_costs: Optional[npt.ArrayLike] = None, budget: Optional[float] = None,
-                 n_jobs: Optional[int] = None, random_state: Any = None, verbose: Union[bool, int] = False) -> None:
+                 n_jobs: Optional[int] = None, random_state: Any = None, verbose: Union[bool, int] = False,
+                 feature_groups: Any = None, group_costs: Any = None, select_groups: bool = True) -> None:
         self.estimator = estimator
         self.n_features_to_select = n_features_to_select
         self.scoring = scoring
@@ -92,6 +96,9 @@ class RankerLoopSelector(MetaEstimatorMixin, RankingSelector):
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
+        self.feature_groups = feature_groups
+        self.group_costs = group_costs
+        self.select_groups = select_groups
 
     # ------------------------------------------------------------------ fit
 
@@ -106,14 +113,23 @@ class RankerLoopSelector(MetaEstimatorMixin, RankingSelector):
         self._adapter: RankerAdapter = make_adapter(self.estimator, self.early_stopping_rounds, _eval_at(self.scoring))
         metrics.compute(self.scoring, np.zeros(2), np.zeros(2), np.zeros(2, dtype=np.int64))  # a valid measure?
         self._splits = self._make_splits(data)
-        costs, self._budget = self._costs_and_budget(n)
-        self._costs = np.ones(n) if costs is None else costs
-        self._has_costs = self.feature_costs is not None
+        self._groups = self._feature_groups(n)
+        self._by_group = self._selects_groups()
+        if self._groups is None and self.group_costs is None:
+            costs, self._budget = self._costs_and_budget(n)
+            self._xcosts = ExtractionCosts(np.ones(n) if costs is None else costs)
+        else:  # the shared cost rule: each touched group's extraction cost paid once
+            xc, self._budget = self._extraction_costs(n)
+            self._xcosts = ExtractionCosts(np.ones(n)) if xc is None else xc
+        self._costs = self._xcosts.feature_costs
+        self._has_costs = self.feature_costs is not None or self.group_costs is not None
+        self._shared = self._xcosts.group_costs is not None  # subset costs are not sums of feature costs
         seed_seq = np.random.SeedSequence(self._entropy())
         self._ranker_seed = int(seed_seq.generate_state(1)[0] % (2**31 - 1))
         self._seed_seq = seed_seq
         self._cache: dict[tuple, Evaluation] = {}
         self.candidates_ = self._candidate_order(data)
+        self._unit_cols = self._units()
         target = self._target(n)
         self._recorder = PathRecorder()
         try:
@@ -124,11 +140,13 @@ class RankerLoopSelector(MetaEstimatorMixin, RankingSelector):
         finally:
             self._cache = {}
         self.path_ = self._recorder.path()
-        step = choose_step(self.path_, self.selection_rule, None if target is None else target)
+        by_size = replace(self.path_, n_features=self.path_.n_groups) if self._by_group else self.path_
+        step = choose_step(by_size, self.selection_rule, None if target is None else target)
         self.selected_features_ = np.asarray(self.path_.features[step], dtype=np.intp)
         self.n_features_ = int(self.selected_features_.size)
         self.support_ = np.zeros(n, dtype=bool)
         self.support_[self.selected_features_] = True
+        self._set_selected_groups(self._groups)
         self.estimator_ = self._adapter.fit(self._full_train.columns(self.selected_features_), self._ranker_seed,
                                             self._final_eval.columns(self.selected_features_)
                                             if self._final_eval is not None else None)
@@ -151,10 +169,36 @@ class RankerLoopSelector(MetaEstimatorMixin, RankingSelector):
         return np.random.default_rng(self._seed_seq.spawn(round_ + 1)[-1])
 
     def _target(self, n: int) -> Optional[int]:
-        """The number of features to select (None: ``"auto"``, the path's rule decides)."""
+        """The number of features (groups, with ``select_groups``) to select (None:
+        ``"auto"``, the path's rule decides)."""
         if self.n_features_to_select == "auto":
             return None
+        if self._by_group:
+            assert self._groups is not None
+            return self._n_groups_to_select(self._groups)
         return self._n_features_to_select(n, n_available=self.candidates_.size)
+
+    def _units(self) -> list[np.ndarray]:
+        """The units selected or eliminated: every candidate feature alone, or, with
+        ``select_groups``, every group's columns (indexed by the group's number)."""
+        if self._by_group:
+            assert self._groups is not None
+            return self._groups.member_lists()
+        return [np.array([j], dtype=np.intp) for j in range(self._costs.size)]
+
+    def _unit_columns(self, units) -> np.ndarray:
+        """The columns of a list of units, unit after unit."""
+        if not len(units):
+            return np.zeros(0, dtype=np.intp)
+        return np.concatenate([self._unit_cols[u] for u in units]).astype(np.intp)
+
+    def _subset_cost(self, cols) -> float:
+        """The cost of the columns ``cols`` (:class:`~rankselect.data.ExtractionCosts`:
+        the features' costs plus each touched group's cost once)."""
+        cols = np.asarray(cols, dtype=np.intp)
+        if not self._shared:
+            return float(self._costs[cols].sum())
+        return self._xcosts.total(cols)
 
     def _make_splits(self, data: TrainingData) -> list[tuple[GroupedSet, GroupedSet]]:
         train = GroupedSet(data.grouped.X, data.grouped.y, data.grouped.gather(data.qid), data.grouped.groups.sizes)
@@ -191,6 +235,12 @@ class RankerLoopSelector(MetaEstimatorMixin, RankingSelector):
         rankselect selector's selection (fitted here when it is not yet)."""
         n = data.n_features
         cand = self.candidates
+        if self._by_group:
+            if cand is not None or self.n_candidates is not None:
+                raise ValueError("candidates and n_candidates choose features: they cannot be combined with "
+                                 "feature_groups and select_groups=True (every group is a candidate)")
+            assert self._groups is not None
+            return np.arange(self._groups.n_groups, dtype=np.intp)
         if cand is None:
             order = np.arange(n)
         elif hasattr(cand, "fit"):
@@ -268,10 +318,14 @@ class RankerLoopSelector(MetaEstimatorMixin, RankingSelector):
 
     def _record(self, cols, per_query, added=(), removed=(), eligible: bool = True) -> None:
         cols = np.asarray(cols, dtype=np.intp)
-        cost = float(self._costs[cols].sum())
+        cost = self._subset_cost(cols)
         ok = eligible and bool(fits_budget(cost, self._budget))
         wall = time.perf_counter() - self._start
-        self._recorder.add(cols, per_query, added, removed, wall, cost, ok)
+        names = None
+        if self._by_group:
+            assert self._groups is not None
+            names = [self._groups.names[g] for g in self._groups.groups_of(cols)]
+        self._recorder.add(cols, per_query, added, removed, wall, cost, ok, groups=names)
         if self.verbose:
             row = self._recorder.rows[-1]
             change = (f", added {list(map(int, added))}" if len(added) else "") + \

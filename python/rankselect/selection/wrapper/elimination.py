@@ -88,6 +88,20 @@ class RecursiveElimination(RankerLoopSelector):
         Seeds the rankers (``random_state`` / ``random_seed`` when unset) and the shuffles.
     verbose : bool, default=False
         One line per step on stderr.
+    feature_groups : label per feature, mapping ``{group: [columns]}`` or FeatureGroups, optional
+        Feature families (e.g. :func:`rankselect.data.datasets.feature_layout`). With
+        ``select_groups=True`` whole groups are eliminated: a group's importance is the drop of
+        ``scoring`` when all its columns are permuted **jointly** within each validation query
+        (``"permutation"``), the loss when the ranker is refitted without the group
+        (``"refit"``), or the sum of its columns' native importances; ``step`` and
+        ``n_features_to_select`` count groups; ``candidates`` cannot be combined with it.
+    group_costs : array-like of shape (n_groups,) or mapping ``{group: cost}``, optional
+        Each group's extraction cost, paid once while any of its columns is kept, on top of
+        ``feature_costs`` (:class:`~rankselect.data.ExtractionCosts`); with costs, a round
+        removes the units of least importance per unit of cost they save.
+    select_groups : bool, default=True
+        With ``feature_groups``: eliminate whole groups (False: features, the groups only
+        price them).
 
     Attributes
     ----------
@@ -105,7 +119,11 @@ class RecursiveElimination(RankerLoopSelector):
         (2 = removed last), as scikit-learn's RFE; candidates never considered get the
         largest rank.
     candidates_ : ndarray
-        The features the elimination started from.
+        The features the elimination started from (the groups' numbers with
+        ``select_groups``).
+    selected_groups_ : ndarray of str
+        With ``feature_groups``: the names of the selected groups (the path's steps are then
+        whole groups: :attr:`SelectionPath.groups` names them).
     estimator_ : fitted ranker
         ``estimator`` refitted on the selected features.
 
@@ -140,12 +158,14 @@ class RecursiveElimination(RankerLoopSelector):
                  candidates: Any = None, n_candidates: Optional[int] = None, selection_rule: str = "best",
                  early_stopping_rounds: Optional[int] = 20, convention: Convention = "exponential",
                  feature_costs: Optional[npt.ArrayLike] = None, budget: Optional[float] = None,
-                 n_jobs: Optional[int] = None, random_state: Any = None, verbose: Union[bool, int] = False) -> None:
+                 n_jobs: Optional[int] = None, random_state: Any = None, verbose: Union[bool, int] = False,
+                 feature_groups: Any = None, group_costs: Any = None, select_groups: bool = True) -> None:
         super().__init__(estimator, n_features_to_select=n_features_to_select, scoring=scoring,
                          validation=validation, cv=cv, candidates=candidates, n_candidates=n_candidates,
                          selection_rule=selection_rule, early_stopping_rounds=early_stopping_rounds,
                          convention=convention, feature_costs=feature_costs, budget=budget, n_jobs=n_jobs,
-                         random_state=random_state, verbose=verbose)
+                         random_state=random_state, verbose=verbose, feature_groups=feature_groups,
+                         group_costs=group_costs, select_groups=select_groups)
         self.step = step
         self.importance = importance
         self.n_repeats = n_repeats
@@ -155,50 +175,64 @@ class RecursiveElimination(RankerLoopSelector):
         count = int(step) if isinstance(step, numbers.Integral) else max(1, int(np.floor(float(step) * size)))
         return max(0, min(count, size - floor))
 
-    def _importances(self, cols: np.ndarray, per_query: np.ndarray, models: list, round_: int) -> np.ndarray:
-        """Importance of each feature of ``cols`` (higher: keep), averaged over the splits
-        weighted by their validation queries."""
+    def _importances(self, units: np.ndarray, per_query: np.ndarray, models: list, round_: int) -> np.ndarray:
+        """Importance of each unit of ``units`` (a feature, or a group with ``select_groups``;
+        higher: keep), averaged over the splits weighted by their validation queries. A group's
+        permutation importance permutes its columns jointly within each query; its native
+        importance is the sum of its columns'."""
+        cols = self._unit_columns(units)
         if self.importance == "refit":
-            others = [np.delete(cols, a) for a in range(cols.size)]
+            others = [self._unit_columns(np.delete(units, a)) for a in range(units.size)]
             base = float(per_query.mean())
             return np.array([base - float(pq.mean()) for pq, _ in self._map(self._evaluate, others)])
+        local = np.repeat(np.arange(units.size), [self._unit_cols[u].size for u in units])  # unit of each column
         weights, values = [], []
         rng = self._round_rng(round_)
         for (_, vali), model in zip(self._splits, models):
             v = vali.columns(cols)
             if self.importance == "native":
-                values.append(self._adapter.native_importance(model, cols.size))
+                values.append(np.bincount(local, weights=self._adapter.native_importance(model, cols.size),
+                                          minlength=units.size) if self._by_group
+                              else self._adapter.native_importance(model, cols.size))
             else:
                 values.append(permutation_importance(model, v.X, v.y, v.qid, scoring=self.scoring,
                                                      n_repeats=self.n_repeats, random_state=rng,
-                                                     convention=self.convention).importances_mean)
+                                                     convention=self.convention,
+                                                     feature_groups=local if self._by_group else None
+                                                     ).importances_mean)
             weights.append(v.sizes.size)
         return np.average(np.vstack(values), axis=0, weights=weights)
 
     def _run(self, target: Optional[int]) -> None:
-        cols = self.candidates_.copy()
+        units = self.candidates_.copy()  # features, or groups with select_groups
+        cols_of = self._unit_columns
         floor = 1 if target is None else target
         n = self._costs.size
         removed_round = np.full(n, -1)
         removed: np.ndarray = np.zeros(0, dtype=np.intp)
         round_ = 0
         while True:
+            cols = cols_of(units)
             per_query, models = self._evaluate(cols)
             self._record(cols, per_query, removed=removed)
-            n_drop = self._n_drop(cols.size, floor)
+            n_drop = self._n_drop(units.size, floor)
             if n_drop == 0:
                 break
-            imp = self._importances(cols, per_query, models, round_)
+            imp = self._importances(units, per_query, models, round_)
             if self._has_costs:
-                c = self._costs[cols]
+                if self._shared or self._by_group:  # what removing the unit saves (a group's cost
+                    total = self._subset_cost(cols)  # when its last member goes)
+                    c = np.array([total - self._subset_cost(cols_of(np.delete(units, a))) for a in range(units.size)])
+                else:
+                    c = self._costs[units]
                 key = np.where(c > 0, np.maximum(imp, 0) / np.where(c > 0, c, 1), np.inf)
-                order = np.lexsort((cols, imp, key))  # least worth per cost first
+                order = np.lexsort((units, imp, key))  # least worth per cost first
             else:
-                order = np.lexsort((cols, imp))  # least important first, then the lowest index
+                order = np.lexsort((units, imp))  # least important first, then the lowest index
             drop = order[:n_drop]
-            removed = cols[drop]
+            removed = cols_of(units[drop])
             removed_round[removed] = round_
-            cols = cols[order[n_drop:][::-1]]  # the survivors, most important first
+            units = units[order[n_drop:][::-1]]  # the survivors, most important first
             round_ += 1
         # ranking: the selected step's features rank 1; removed later = better
         self._removed_round = removed_round

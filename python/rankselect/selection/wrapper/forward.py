@@ -47,12 +47,18 @@ class ForwardSelection(RankerLoopSelector):
 convention, feature_costs, budget, n_jobs, random_state, verbose
         As :class:`~rankselect.selection.wrapper.RecursiveElimination`'s; ``budget``: candidates that
         would exceed it are not tried. ``n_jobs`` threads fit the candidates of a round.
+    feature_groups, group_costs, select_groups
+        As :class:`~rankselect.selection.wrapper.RecursiveElimination`'s: with ``feature_groups``
+        and ``select_groups=True`` each round adds the whole group whose addition validates best
+        (with costs: the largest gain per unit of marginal cost, a group's extraction cost
+        being paid once); ``n_features_to_select`` counts groups. With ``select_groups=False``
+        features are added and the first member of a group pays the group's cost.
 
     Attributes
     ----------
     selected_features_ : ndarray of int, shape (k,)
         The selected features in order of addition.
-    support_, n_features_, path_, candidates_, estimator_
+    support_, n_features_, path_, candidates_, estimator_, selected_groups_
         As :class:`~rankselect.selection.wrapper.RecursiveElimination`'s (``path_`` records
         additions and, with ``floating``, removals; ``path_.eligible`` marks the best
         subset of each size).
@@ -83,12 +89,14 @@ convention, feature_costs, budget, n_jobs, random_state, verbose
                  selection_rule: str = "best", early_stopping_rounds: Optional[int] = 20,
                  convention: Convention = "exponential", feature_costs: Optional[npt.ArrayLike] = None,
                  budget: Optional[float] = None, n_jobs: Optional[int] = None, random_state: Any = None,
-                 verbose: Union[bool, int] = False) -> None:
+                 verbose: Union[bool, int] = False, feature_groups: Any = None, group_costs: Any = None,
+                 select_groups: bool = True) -> None:
         super().__init__(estimator, n_features_to_select=n_features_to_select, scoring=scoring,
                          validation=validation, cv=cv, candidates=candidates, n_candidates=n_candidates,
                          selection_rule=selection_rule, early_stopping_rounds=early_stopping_rounds,
                          convention=convention, feature_costs=feature_costs, budget=budget, n_jobs=n_jobs,
-                         random_state=random_state, verbose=verbose)
+                         random_state=random_state, verbose=verbose, feature_groups=feature_groups,
+                         group_costs=group_costs, select_groups=select_groups)
         self.floating = floating
 
     def _run(self, target: Optional[int]) -> None:
@@ -100,18 +108,25 @@ convention, feature_costs, budget, n_jobs, random_state, verbose
         visited: set = set()
         best_of_size: dict[int, float] = {}
 
+        cols_of = self._unit_columns  # units: features, or groups with select_groups
+
         def fits(subset) -> bool:
-            return bool(fits_budget(float(costs[subset].sum()), budget))
+            return bool(fits_budget(self._subset_cost(cols_of(subset)), budget))
+
+        def evaluate(subset):
+            return self._evaluate(cols_of(subset))[0]
 
         while len(selected) < stop_at:
             tries = [j for j in pool if j not in selected and fits(selected + [j])
                      and frozenset(selected + [j]) not in visited]
             if not tries:
                 break
-            results = self._map(lambda s: self._evaluate(np.asarray(s))[0], [selected + [j] for j in tries])
+            results = self._map(evaluate, [selected + [j] for j in tries])
             means = np.array([float(pq.mean()) for pq in results])
-            if self._has_costs:
-                c = costs[tries]
+            if self._has_costs:  # the marginal cost: a group's extraction is paid by its first member
+                base_cost = self._subset_cost(cols_of(selected))
+                c = np.array([self._subset_cost(cols_of(selected + [j])) - base_cost for j in tries]) \
+                    if self._shared or self._by_group else costs[tries]
                 gain = means - score
                 value = np.where(c > 0, gain / np.where(c > 0, c, 1), np.where(gain > 0, np.inf, gain))
             else:
@@ -122,13 +137,13 @@ convention, feature_costs, budget, n_jobs, random_state, verbose
             score = float(means[a])
             visited.add(frozenset(selected))
             best_of_size[len(selected)] = max(best_of_size.get(len(selected), -np.inf), score)
-            self._record(selected, results[a], added=(added,), eligible=False)
+            self._record(cols_of(selected), results[a], added=tuple(cols_of([added])), eligible=False)
             while self.floating and len(selected) >= 3:
                 removable = [i for i in selected[:-1] if frozenset(selected) - {i} not in visited]
                 if not removable:
                     break
                 smaller = [[j for j in selected if j != i] for i in removable]
-                res = self._map(lambda s: self._evaluate(np.asarray(s))[0], smaller)
+                res = self._map(evaluate, smaller)
                 for s in smaller:
                     visited.add(frozenset(s))
                 m = np.array([float(pq.mean()) for pq in res])
@@ -137,13 +152,13 @@ convention, feature_costs, budget, n_jobs, random_state, verbose
                     break
                 selected, score = smaller[b], float(m[b])
                 best_of_size[len(selected)] = score
-                self._record(selected, res[b], removed=(removable[b],), eligible=False)
-        # eligible: the first step reaching the best score of its size
+                self._record(cols_of(selected), res[b], removed=tuple(cols_of([removable[b]])), eligible=False)
+        # eligible: the first step reaching the best score of its size (in units)
         rows = self._recorder.rows
         seen: set = set()
         for t, row in enumerate(rows):
-            size, mean = row[0], row[1]
+            size, mean = (len(row[11]) if self._by_group else row[0]), row[1]
             if size not in seen and mean >= best_of_size[size]:
                 seen.add(size)
                 ok = bool(fits_budget(row[9], self._budget))
-                rows[t] = row[:10] + (ok,)
+                rows[t] = row[:10] + (ok,) + row[11:]

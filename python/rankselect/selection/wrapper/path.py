@@ -37,6 +37,11 @@ class SelectionPath:
     eligible : ndarray of bool, shape (p,)
         Whether the step may be selected (within the budget; for forward selection with
         ``floating``, the best subset of its size).
+    groups : list of ndarray of str
+        With ``feature_groups`` and ``select_groups=True`` (steps of whole groups): the
+        names of each step's groups, in selection order; empty otherwise.
+    n_groups : ndarray of int, shape (p,)
+        The number of groups of each step (``n_features`` when the steps are not groups).
 
     Examples
     --------
@@ -67,6 +72,13 @@ class SelectionPath:
     wall_time: np.ndarray = field(default_factory=lambda: np.zeros(0))
     cost: np.ndarray = field(default_factory=lambda: np.zeros(0))
     eligible: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+    groups: list = field(default_factory=list)
+
+    @property
+    def n_groups(self) -> np.ndarray:
+        if not self.groups:
+            return self.n_features
+        return np.array([len(g) for g in self.groups], dtype=np.intp)
 
     def to_dict(self) -> dict:
         """The path as a dict of NumPy arrays and lists (no pandas needed;
@@ -74,7 +86,8 @@ class SelectionPath:
         return {"n_features": self.n_features, "score": self.scores, "score_se": self.score_se,
                 "ci_low": self.ci_low, "ci_high": self.ci_high, "features": list(self.features),
                 "added": list(self.added), "removed": list(self.removed), "wall_time": self.wall_time,
-                "cost": self.cost, "eligible": self.eligible}
+                "cost": self.cost, "eligible": self.eligible,
+                **({"groups": list(self.groups)} if self.groups else {})}
 
     def __len__(self) -> int:
         return int(self.n_features.shape[0])
@@ -87,23 +100,24 @@ class PathRecorder:
         self.rows: list[tuple] = []
 
     def add(self, features, per_query: np.ndarray, added, removed, wall: float, cost: float,
-            eligible: bool = True) -> None:
+            eligible: bool = True, groups=None) -> None:
         pq = np.asarray(per_query, dtype=np.float64)
         mean = float(pq.mean())
         se = float(pq.std(ddof=1) / np.sqrt(pq.size)) if pq.size > 1 else float("nan")
         half = _t_half_width(se, pq.size)
         self.rows.append((len(features), mean, se, mean - half, mean + half, np.asarray(features, dtype=np.intp),
                           np.asarray(added, dtype=np.intp), np.asarray(removed, dtype=np.intp), wall, cost,
-                          bool(eligible)))
+                          bool(eligible), None if groups is None else np.array(groups, dtype=object)))
 
     def path(self) -> SelectionPath:
-        cols: list = list(zip(*self.rows)) if self.rows else [()] * 11
+        cols: list = list(zip(*self.rows)) if self.rows else [()] * 12
         return SelectionPath(
             n_features=np.asarray(cols[0], dtype=np.intp), scores=np.asarray(cols[1], dtype=np.float64),
             score_se=np.asarray(cols[2], dtype=np.float64), ci_low=np.asarray(cols[3], dtype=np.float64),
             ci_high=np.asarray(cols[4], dtype=np.float64), features=list(cols[5]), added=list(cols[6]),
             removed=list(cols[7]), wall_time=np.asarray(cols[8], dtype=np.float64),
-            cost=np.asarray(cols[9], dtype=np.float64), eligible=np.asarray(cols[10], dtype=bool))
+            cost=np.asarray(cols[9], dtype=np.float64), eligible=np.asarray(cols[10], dtype=bool),
+            groups=[] if not self.rows or cols[11][0] is None else list(cols[11]))
 
 
 def _t_half_width(se: float, n: int, confidence: float = 0.95) -> float:
