@@ -32,7 +32,7 @@ from ..data import load_letor
 from ..methods import METHODS, SELECTORS, Param
 from ..models import RankRLS
 from .common import plural
-from .costs import add_cost_arguments, apply_costs
+from .costs import add_cost_arguments, apply_costs, apply_groups, cost_summary
 
 #: the convention of the validation scores ``select --vali`` prints
 VALI_CONVENTION = "standard"
@@ -182,11 +182,12 @@ def run(args: argparse.Namespace) -> int:
         if getattr(args, "costs", None) is not None or getattr(args, "budget", None) is not None:
             raise ValueError(f"--costs/--budget with -k on {method.name}: give --C instead of -k")
         est, note = _fit_path(method, params, args.k, train.X, train.y, train.qid)
-        costs = None
+        costs, groups = None, None
     else:
         if method.k not in (None, "path") and args.k is not None:
             params[method.k] = args.k
         est = method.build(**params)
+        groups = apply_groups(est, args, train.X.shape[1])
         costs = apply_costs(est, args, train.X.shape[1])
         if args.vali and "validation" in est.get_params():  # a ranker in the loop scores on --vali
             v = load_letor(args.vali, n_features=train.X.shape[1])
@@ -196,6 +197,15 @@ def run(args: argparse.Namespace) -> int:
     if args.k is not None and len(selected) < args.k and not note:
         note = _short_note(est, args.k, len(selected), train.X.shape[1])
     step_scores = method.step_scores(est)
+    group_of = None if groups is None else [groups.names[groups.index[j]] for j in selected]
+    if step_scores is not None and len(step_scores) != len(selected) and group_of is not None:
+        # whole groups: one score per group step, shown on the group's last feature
+        ends = [i for i in range(len(selected)) if i + 1 == len(selected) or group_of[i + 1] != group_of[i]]
+        by_row: list = [None] * len(selected)
+        for i, s in zip(ends, step_scores):
+            by_row[i] = s
+        step_scores = by_row
+    levels = {} if groups is None else cost_summary(costs, groups, est, selected)
     vali_rows = None
     if args.vali:
         vali = load_letor(args.vali, n_features=train.X.shape[1])
@@ -207,12 +217,16 @@ def run(args: argparse.Namespace) -> int:
             "params": _reported_params(method, est, params, args.k),
             "selected_features": [j + 1 for j in selected],
             "score_name": method.score_label(est),
-            "scores": None if step_scores is None else [float(s) for s in step_scores],
+            "scores": None if step_scores is None else [None if s is None else float(s) for s in step_scores],
             "n_features": int(train.X.shape[1]),
             "coef": None if getattr(est, "coef_", None) is None else [float(w) for w in est.coef_],
         }
         if costs is not None:
             out["total_cost"] = total_cost(costs, selected)
+        if group_of is not None:
+            out["groups"] = group_of
+            out["selected_groups"] = [str(g) for g in getattr(est, "selected_groups_", [])]
+        out.update(levels)
         if note:
             out["note"] = note
         if vali_rows is not None:
@@ -221,7 +235,7 @@ def run(args: argparse.Namespace) -> int:
         json.dump(out, sys.stdout, indent=2)
         print()
         return 0
-    header = ["step", "feature"]
+    header = ["step", "feature"] + ([] if group_of is None else ["group"])
     if step_scores is not None:
         header.append(method.score_label(est) or "score")
     if vali_rows is not None:
@@ -233,14 +247,18 @@ def run(args: argparse.Namespace) -> int:
         print(f"# validation scores: {args.vali}, {VALI_CONVENTION} conventions")
     print("  ".join(f"{h:>12}" for h in header))
     for i, j in enumerate(selected):
-        row = [f"{i + 1:>12d}", f"{j + 1:>12d}"]
+        row = [f"{i + 1:>12d}", f"{j + 1:>12d}"] + ([] if group_of is None else [f"{group_of[i]:>12}"])
         if step_scores is not None:
-            row.append(f"{float(step_scores[i]):>12.6g}")
+            row.append(f"{'':>12}" if step_scores[i] is None else f"{float(step_scores[i]):>12.6g}")
         if vali_rows is not None:
             r = vali_rows[i]
             row += [f"{'':>12}", f"{'':>12}"] if r is None else [f"{r[0]:>12.4f}", f"{r[1]:>12.4f}"]
         print("  ".join(row))
-    if costs is not None:
+    if costs is not None and not levels:
         budget = "" if args.budget is None else f" (budget {args.budget:g})"
         print(f"# total cost {total_cost(costs, selected):.6g}{budget}")
+    elif levels:
+        budget = "" if args.budget is None else f" (budget {args.budget:g})"
+        paid = "" if "groups_paid" not in levels else f"; groups paid for: {', '.join(levels['groups_paid'])}"
+        print(f"# total cost {levels['total_cost']:.6g} (features {levels['feature_cost']:.6g}){budget}{paid}")
     return 0

@@ -9,10 +9,10 @@ use pyo3::prelude::*;
 use pyo3::types::PyList;
 use rankselect_core::interrupt::Interrupt;
 use rankselect_core::metrics::{Convention, Measure, MetricSpec};
-use rankselect_core::selection::cost_greedy::greedy_rankrls_costs;
+use rankselect_core::selection::cost_greedy::{greedy_rankrls_costs, greedy_rankrls_per_cost};
 use rankselect_core::selection::greedy_rls::{
-    greedy_rankrls as plain_kernel, greedy_rankrls_floating, Choice, Criterion, FloatingPath,
-    GreedyOptions as CoreOptions, GreedyPath, MetricCriterion, Squared, Stop,
+    check_groups, greedy_rankrls as plain_kernel, greedy_rankrls_floating, greedy_rankrls_groups, Choice, Criterion,
+    FloatingPath, GreedyOptions as CoreOptions, GreedyPath, GroupCosts, MetricCriterion, SharedCosts, Squared, Stop,
 };
 use rankselect_core::Error;
 
@@ -59,7 +59,7 @@ pub(crate) fn criterion_of(name: &str, convention: &str, y: &[f64]) -> PyResult<
 
 /// GreedyOptions(n_features_to_select, alpha, criterion="squared", min_improvement=None,
 ///               convention="standard", max_memory=None, feature_costs=None, budget=None,
-///               floating=False)
+///               floating=False, group_costs=None, select_groups=True)
 ///
 /// Which greedy RankRLS run `greedy_rankrls` (and `greedy_rankrls_sharded`) does, read-only:
 /// select `n_features_to_select` features with ridge `alpha` by the exact LQO `criterion`
@@ -68,7 +68,11 @@ pub(crate) fn criterion_of(name: &str, convention: &str, y: &[f64]) -> PyResult<
 /// MemoryError before the caches would exceed it (None: no limit). `feature_costs` and/or
 /// `budget`: choose by improvement per unit cost, never exceeding `budget` (a budget alone:
 /// unit costs). `floating=True`: sequential floating forward selection (neither costs, budget
-/// nor `min_improvement`). Names and integers are checked here; the values by the run.
+/// nor `min_improvement`). With `groups` (see `greedy_rankrls`): `select_groups=True`
+/// selects whole groups (`n_features_to_select` counts groups; a group costs its members'
+/// `feature_costs` plus its `group_costs` entry), False selects features, each group's
+/// `group_costs` entry paid once by its first selected member (the marginal cost).
+/// Names and integers are checked here; the values by the run.
 #[pyclass(frozen, module = "rankselect._core", name = "GreedyOptions")]
 pub struct GreedyOptions {
     #[pyo3(get)]
@@ -88,6 +92,9 @@ pub struct GreedyOptions {
     budget: Option<f64>,
     #[pyo3(get)]
     floating: bool,
+    group_costs: Option<Vec<f64>>,
+    #[pyo3(get)]
+    select_groups: bool,
     spec: Option<MetricSpec>,
 }
 
@@ -95,7 +102,8 @@ pub struct GreedyOptions {
 impl GreedyOptions {
     #[new]
     #[pyo3(signature = (n_features_to_select, alpha, criterion="squared", min_improvement=None,
-                        convention="standard", max_memory=None, feature_costs=None, budget=None, floating=false))]
+                        convention="standard", max_memory=None, feature_costs=None, budget=None, floating=false,
+                        group_costs=None, select_groups=true))]
     // A binding takes its Python signature as is: one argument per parameter.
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -108,14 +116,17 @@ impl GreedyOptions {
         feature_costs: Option<PyReadonlyArray1<'_, f64>>,
         budget: Option<f64>,
         floating: bool,
+        group_costs: Option<PyReadonlyArray1<'_, f64>>,
+        select_groups: bool,
     ) -> PyResult<Self> {
         let n_features_to_select = count_arg(n_features_to_select, "n_features_to_select")?;
         let max_memory = opt_count_arg(max_memory.as_ref(), "max_memory")?.map(|v| v as u64);
         let spec = parse_criterion(criterion, convention)?;
         let costs = feature_costs.map(|c| c.as_slice().map(|s| s.to_vec())).transpose()?;
-        if floating && (costs.is_some() || budget.is_some() || min_improvement.is_some()) {
+        let group_costs = group_costs.map(|c| c.as_slice().map(|s| s.to_vec())).transpose()?;
+        if floating && (costs.is_some() || budget.is_some() || min_improvement.is_some() || group_costs.is_some()) {
             return Err(PyValueError::new_err(
-                "floating selection takes neither feature_costs, budget nor min_improvement",
+                "floating selection takes neither feature_costs, group_costs, budget nor min_improvement",
             ));
         }
         Ok(GreedyOptions {
@@ -128,6 +139,8 @@ impl GreedyOptions {
             costs,
             budget,
             floating,
+            group_costs,
+            select_groups,
             spec,
         })
     }
@@ -136,6 +149,12 @@ impl GreedyOptions {
     #[getter]
     fn feature_costs<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArray1<f64>>> {
         self.costs.as_ref().map(|c| c.clone().into_pyarray(py))
+    }
+
+    /// The group costs (a copy), or None.
+    #[getter]
+    fn group_costs<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArray1<f64>>> {
+        self.group_costs.as_ref().map(|c| c.clone().into_pyarray(py))
     }
 
     fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
@@ -151,6 +170,8 @@ impl GreedyOptions {
                 "feature_costs",
                 "budget",
                 "floating",
+                "group_costs",
+                "select_groups",
             ],
         )
     }
@@ -194,7 +215,7 @@ impl GreedyOptions {
     /// The choice rule with the costs of [`Self::costs`].
     pub(crate) fn choice<'c>(&self, costs: &'c Option<Vec<f64>>) -> Choice<'c> {
         match costs {
-            Some(feature_costs) => Choice::PerCost { feature_costs, budget: self.budget },
+            Some(feature_costs) => Choice::PerCost { feature_costs, budget: self.budget, shared: None },
             None => Choice::Best,
         }
     }
@@ -278,14 +299,19 @@ impl GreedyResult {
     }
 }
 
-/// greedy_rankrls(X, y, offsets, options, progress=None) -> GreedyResult
+/// greedy_rankrls(X, y, offsets, options, progress=None, groups=None) -> GreedyResult
 ///
 /// Greedy RankRLS on rows grouped by query (`offsets`) as `options` (a `GreedyOptions`)
 /// says: plain, per cost under a budget, or floating. `progress(step, feature, value)` is
 /// called after every step (every addition when floating; with the GIL); an exception it
-/// raises stops the run and propagates.
+/// raises stops the run and propagates. `groups=(group_offsets, members)` (uintp): group `g`
+/// is `members[group_offsets[g]:group_offsets[g + 1]]`, every column in exactly one group;
+/// with `options.select_groups` the run selects whole groups by the exact LQO criterion (a
+/// rank-b update per group) and `selected` holds group indices.
 #[pyfunction]
-#[pyo3(signature = (x, y, offsets, options, progress=None))]
+#[pyo3(signature = (x, y, offsets, options, progress=None, groups=None))]
+// A binding takes its Python signature as is: one argument per parameter.
+#[allow(clippy::too_many_arguments)]
 fn greedy_rankrls<'py>(
     py: Python<'py>,
     x: PyReadonlyArray2<'py, f64>,
@@ -293,12 +319,69 @@ fn greedy_rankrls<'py>(
     offsets: PyReadonlyArray1<'py, usize>,
     options: PyRef<'py, GreedyOptions>,
     progress: Option<Py<PyAny>>,
+    groups: Option<(PyReadonlyArray1<'py, usize>, PyReadonlyArray1<'py, usize>)>,
 ) -> PyResult<GreedyResult> {
     let off = query_offsets(&offsets)?;
     let xv = x.as_array();
     let yv = y.as_slice()?;
     let crit = options.criterion(yv)?;
     let opts = options.core(options.max_memory);
+    let n = xv.ncols();
+    if let Some((go, members)) = groups {
+        let groups = group_lists(go.as_slice()?, members.as_slice()?, n)?;
+        let ng = groups.len();
+        if let Some(gc) = &options.group_costs {
+            if gc.len() != ng {
+                return Err(PyValueError::new_err(format!(
+                    "group_costs has {} entries but there are {ng} groups",
+                    gc.len()
+                )));
+            }
+        }
+        let fc = options.costs(n);
+        if options.select_groups {
+            if options.floating {
+                return Err(PyValueError::new_err(
+                    "floating=True is not available when selecting whole groups (select_groups=True)",
+                ));
+            }
+            let totals: Option<Vec<f64>> = (fc.is_some() || options.group_costs.is_some()).then(|| {
+                (0..ng)
+                    .map(|g| {
+                        let own: f64 = fc.as_ref().map_or(0.0, |c| groups[g].iter().map(|&j| c[j]).sum());
+                        own + options.group_costs.as_ref().map_or(0.0, |c| c[g])
+                    })
+                    .collect()
+            });
+            let budget = options.budget;
+            let path = run_with_progress(py, progress, |interrupt, report| {
+                let costs = totals.as_ref().map(|costs| GroupCosts { costs, budget });
+                greedy_rankrls_groups(xv, yv, &off, &groups, &opts, costs, crit.as_ref(), interrupt, report)
+            })?;
+            return Ok(GreedyResult::from_path(py, path));
+        }
+        if let Some(gc) = &options.group_costs {
+            let mut feature_group = vec![0usize; n];
+            for (g, ms) in groups.iter().enumerate() {
+                for &j in ms {
+                    feature_group[j] = g;
+                }
+            }
+            let fc = fc.unwrap_or_else(|| vec![0.0; n]);
+            let choice = Choice::PerCost {
+                feature_costs: &fc,
+                budget: options.budget,
+                shared: Some(SharedCosts { feature_group: &feature_group, group_costs: gc }),
+            };
+            let path = run_with_progress(py, progress, |interrupt, report| {
+                greedy_rankrls_per_cost(xv, yv, &off, &opts, &choice, crit.as_ref(), interrupt, report)
+            })?;
+            return Ok(GreedyResult::from_path(py, path));
+        }
+        // groups that only price features, without group costs: the run without groups
+    } else if options.group_costs.is_some() {
+        return Err(PyValueError::new_err("group_costs needs groups (which columns each group's cost covers)"));
+    }
     if options.floating {
         let fp = run_with_progress(py, progress, |interrupt, report| {
             greedy_rankrls_floating(xv, yv, &off, &opts, crit.as_ref(), interrupt, report)
@@ -315,6 +398,24 @@ fn greedy_rankrls<'py>(
         })?,
     };
     Ok(GreedyResult::from_path(py, path))
+}
+
+/// The groups of `(group_offsets, members)`: every column of `n` in exactly one group.
+fn group_lists(go: &[usize], members: &[usize], n: usize) -> PyResult<Vec<Vec<usize>>> {
+    if go.len() < 2 || go[0] != 0 || go[go.len() - 1] != members.len() || go.windows(2).any(|w| w[1] < w[0]) {
+        return Err(PyValueError::new_err(
+            "groups: group_offsets must start at 0, be non-decreasing and end at len(members)",
+        ));
+    }
+    let groups: Vec<Vec<usize>> = go.windows(2).map(|w| members[w[0]..w[1]].to_vec()).collect();
+    check_groups(&groups, n).py()?;
+    if members.len() != n {
+        return Err(PyValueError::new_err(format!(
+            "groups cover {} of the {n} columns: every column needs a group",
+            members.len()
+        )));
+    }
+    Ok(groups)
 }
 
 /// The plumbing every greedy binding shares: runs `kernel(interrupt, report)` with the GIL
