@@ -18,6 +18,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ... import metrics
 from ..._validation import MAX_INT, check_matrix, check_qid, check_vector, fits_budget
+from ...data.feature_groups import ExtractionCosts
 from ...data.grouping import QueryGroups, TrainingData
 from ...metrics.checks import CONVENTIONS, Convention
 from .._base import RankingSelector
@@ -109,6 +110,11 @@ class RankerLoopSelector(MetaEstimatorMixin, RankingSelector):
         costs, self._budget = self._costs_and_budget(n)
         self._costs = np.ones(n) if costs is None else costs
         self._has_costs = self.feature_costs is not None
+        # shared group costs at feature level: a subset's cost counts each group once
+        self._shared: Optional[ExtractionCosts] = None
+        if getattr(self, "group_costs", None) is not None and not self._selects_groups():
+            self._shared, self._budget = self._extraction_costs(n)
+            self._has_costs = True
         seed_seq = np.random.SeedSequence(self._entropy())
         self._ranker_seed = int(seed_seq.generate_state(1)[0] % (2**31 - 1))
         self._seed_seq = seed_seq
@@ -271,7 +277,7 @@ class RankerLoopSelector(MetaEstimatorMixin, RankingSelector):
 
     def _record(self, cols, per_query, added=(), removed=(), eligible: bool = True) -> None:
         cols = np.asarray(cols, dtype=np.intp)
-        cost = float(self._costs[cols].sum())
+        cost = float(self._costs[cols].sum()) if self._shared is None else self._shared.total(cols)
         ok = eligible and bool(fits_budget(cost, self._budget))
         wall = time.perf_counter() - self._start
         self._recorder.add(cols, per_query, added, removed, wall, cost, ok)

@@ -101,7 +101,8 @@ convention, feature_costs, budget, n_jobs, random_state, verbose
         best_of_size: dict[int, float] = {}
 
         def fits(subset) -> bool:
-            return bool(fits_budget(float(costs[subset].sum()), budget))
+            total = float(costs[subset].sum()) if self._shared is None else self._shared.total(subset)
+            return bool(fits_budget(total, budget))
 
         while len(selected) < stop_at:
             tries = [j for j in pool if j not in selected and fits(selected + [j])
@@ -111,7 +112,7 @@ convention, feature_costs, budget, n_jobs, random_state, verbose
             results = self._map(lambda s: self._evaluate(np.asarray(s))[0], [selected + [j] for j in tries])
             means = np.array([float(pq.mean()) for pq in results])
             if self._has_costs:
-                c = costs[tries]
+                c = (costs if self._shared is None else self._shared.marginal(selected))[tries]  # marginal
                 gain = means - score
                 value = np.where(c > 0, gain / np.where(c > 0, c, 1), np.where(gain > 0, np.inf, gain))
             else:
