@@ -7,17 +7,16 @@ use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2}
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
-use rankselect_core::interrupt::Interrupt;
 use rankselect_core::metrics::{Convention, Measure, MetricSpec};
-use rankselect_core::selection::cost_greedy::{greedy_rankrls_costs, greedy_rankrls_per_cost};
+use rankselect_core::selection::cost_greedy::greedy_rankrls_costs;
 use rankselect_core::selection::greedy_rls::{
-    check_groups, greedy_rankrls as plain_kernel, greedy_rankrls_floating, greedy_rankrls_groups, Choice, Criterion,
-    FloatingPath, GreedyOptions as CoreOptions, GreedyPath, GroupCosts, MetricCriterion, SharedCosts, Squared, Stop,
+    greedy_rankrls as plain_kernel, greedy_rankrls_floating, Choice, Criterion, FloatingPath,
+    GreedyOptions as CoreOptions, GreedyPath, MetricCriterion, Squared, Stop,
 };
-use rankselect_core::Error;
 
+pub(crate) use super::greedy_progress::run_with_progress;
 use crate::data::groups::query_offsets;
-use crate::errors::{count_arg, opt_count_arg, python_interrupt, IntoPyResult};
+use crate::errors::{count_arg, opt_count_arg, IntoPyResult};
 use crate::results::fields_repr;
 
 /// The measure of the greedy criterion named `name`: `None` for the squared LQO criterion,
@@ -197,6 +196,15 @@ impl GreedyOptions {
         self.floating
     }
 
+    /// The group costs, if any, and whether a run with groups selects whole groups.
+    pub(crate) fn group_options(&self) -> (Option<&[f64]>, bool) {
+        (self.group_costs.as_deref(), self.select_groups)
+    }
+
+    pub(crate) fn budget(&self) -> Option<f64> {
+        self.budget
+    }
+
     /// The criterion for labels `y` ([`criterion_for`]).
     pub(crate) fn criterion(&self, y: &[f64]) -> PyResult<Box<dyn Criterion + Send + Sync>> {
         criterion_for(self.spec, y)
@@ -326,59 +334,13 @@ fn greedy_rankrls<'py>(
     let yv = y.as_slice()?;
     let crit = options.criterion(yv)?;
     let opts = options.core(options.max_memory);
-    let n = xv.ncols();
-    if let Some((go, members)) = groups {
-        let groups = group_lists(go.as_slice()?, members.as_slice()?, n)?;
-        let ng = groups.len();
-        if let Some(gc) = &options.group_costs {
-            if gc.len() != ng {
-                return Err(PyValueError::new_err(format!(
-                    "group_costs has {} entries but there are {ng} groups",
-                    gc.len()
-                )));
-            }
-        }
-        let fc = options.costs(n);
-        if options.select_groups {
-            if options.floating {
-                return Err(PyValueError::new_err(
-                    "floating=True is not available when selecting whole groups (select_groups=True)",
-                ));
-            }
-            let totals: Option<Vec<f64>> = (fc.is_some() || options.group_costs.is_some()).then(|| {
-                (0..ng)
-                    .map(|g| {
-                        let own: f64 = fc.as_ref().map_or(0.0, |c| groups[g].iter().map(|&j| c[j]).sum());
-                        own + options.group_costs.as_ref().map_or(0.0, |c| c[g])
-                    })
-                    .collect()
-            });
-            let budget = options.budget;
-            let path = run_with_progress(py, progress, |interrupt, report| {
-                let costs = totals.as_ref().map(|costs| GroupCosts { costs, budget });
-                greedy_rankrls_groups(xv, yv, &off, &groups, &opts, costs, crit.as_ref(), interrupt, report)
-            })?;
+    if let Some(groups) = groups {
+        let (go, members) = (groups.0.as_slice()?, groups.1.as_slice()?);
+        if let Some(path) =
+            super::greedy_groups::run(py, xv, yv, &off, &options, &opts, crit.as_ref(), progress.as_ref(), go, members)?
+        {
             return Ok(GreedyResult::from_path(py, path));
         }
-        if let Some(gc) = &options.group_costs {
-            let mut feature_group = vec![0usize; n];
-            for (g, ms) in groups.iter().enumerate() {
-                for &j in ms {
-                    feature_group[j] = g;
-                }
-            }
-            let fc = fc.unwrap_or_else(|| vec![0.0; n]);
-            let choice = Choice::PerCost {
-                feature_costs: &fc,
-                budget: options.budget,
-                shared: Some(SharedCosts { feature_group: &feature_group, group_costs: gc }),
-            };
-            let path = run_with_progress(py, progress, |interrupt, report| {
-                greedy_rankrls_per_cost(xv, yv, &off, &opts, &choice, crit.as_ref(), interrupt, report)
-            })?;
-            return Ok(GreedyResult::from_path(py, path));
-        }
-        // groups that only price features, without group costs: the run without groups
     } else if options.group_costs.is_some() {
         return Err(PyValueError::new_err("group_costs needs groups (which columns each group's cost covers)"));
     }
@@ -398,58 +360,6 @@ fn greedy_rankrls<'py>(
         })?,
     };
     Ok(GreedyResult::from_path(py, path))
-}
-
-/// The groups of `(group_offsets, members)`: every column of `n` in exactly one group.
-fn group_lists(go: &[usize], members: &[usize], n: usize) -> PyResult<Vec<Vec<usize>>> {
-    if go.len() < 2 || go[0] != 0 || go[go.len() - 1] != members.len() || go.windows(2).any(|w| w[1] < w[0]) {
-        return Err(PyValueError::new_err(
-            "groups: group_offsets must start at 0, be non-decreasing and end at len(members)",
-        ));
-    }
-    let groups: Vec<Vec<usize>> = go.windows(2).map(|w| members[w[0]..w[1]].to_vec()).collect();
-    check_groups(&groups, n).py()?;
-    if members.len() != n {
-        return Err(PyValueError::new_err(format!(
-            "groups cover {} of the {n} columns: every column needs a group",
-            members.len()
-        )));
-    }
-    Ok(groups)
-}
-
-/// The plumbing every greedy binding shares: runs `kernel(interrupt, report)` with the GIL
-/// released, Ctrl-C as the interrupt, and `report(step, feature, value)` calling the Python
-/// `progress` callback (re-attaching briefly); an exception raised by the callback stops the
-/// kernel and is re-raised as is.
-pub(crate) fn run_with_progress<T, K>(py: Python<'_>, progress: Option<Py<PyAny>>, kernel: K) -> PyResult<T>
-where
-    T: Send,
-    K: Send
-        + FnOnce(
-            &dyn Interrupt,
-            &mut dyn FnMut(usize, usize, f64) -> rankselect_core::Result<()>,
-        ) -> rankselect_core::Result<T>,
-{
-    let interrupt = python_interrupt();
-    let (result, callback_error) = crate::errors::run_detached_infallible(py, || {
-        let mut callback_error: Option<PyErr> = None;
-        let mut report = |step: usize, feature: usize, value: f64| -> rankselect_core::Result<()> {
-            if let Some(cb) = &progress {
-                Python::attach(|py| cb.call1(py, (step, feature, value)).map(|_| ())).map_err(|e| {
-                    callback_error = Some(e);
-                    Error::Interrupted
-                })?;
-            }
-            Ok(())
-        };
-        let result = kernel(&interrupt, &mut report);
-        (result, callback_error)
-    })?;
-    if let Some(e) = callback_error {
-        return Err(e);
-    }
-    result.py()
 }
 
 /// Python name of a [`Stop`] reason: `stop_reason_` of `GreedyRankRLS` as is.

@@ -329,7 +329,12 @@ pub fn greedy_rankrls_groups(
         }
     }
     check_data(x, y, criterion)?;
-    check_cache_memory(m, n, opts.max_memory, "select on fewer rows or features, or raise rankselect.set_config(max_memory=...)")?;
+    check_cache_memory(
+        m,
+        n,
+        opts.max_memory,
+        "select on fewer rows or features, or raise rankselect.set_config(max_memory=...)",
+    )?;
     interrupt.check()?;
     let mut state = GroupState::new(x, y, offsets, opts.alpha)?;
     let higher = criterion.higher_is_better();

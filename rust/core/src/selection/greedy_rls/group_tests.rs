@@ -12,9 +12,26 @@ fn opts(k: usize, alpha: f64) -> GreedyOptions {
     GreedyOptions { n_features_to_select: k, alpha, min_improvement: None, max_memory: None }
 }
 
-fn run_groups(x: &Array2<f64>, y: &[f64], off: &[usize], groups: &[Vec<usize>], k: usize, costs: Option<GroupCosts<'_>>) -> GreedyPath {
-    greedy_rankrls_groups(x.view(), y, &qo(off), groups, &opts(k, 0.7), costs, &Squared, &NoInterrupt, &mut |_, _, _| Ok(()))
-        .unwrap()
+fn run_groups(
+    x: &Array2<f64>,
+    y: &[f64],
+    off: &[usize],
+    groups: &[Vec<usize>],
+    k: usize,
+    costs: Option<GroupCosts<'_>>,
+) -> GreedyPath {
+    greedy_rankrls_groups(
+        x.view(),
+        y,
+        &qo(off),
+        groups,
+        &opts(k, 0.7),
+        costs,
+        &Squared,
+        &NoInterrupt,
+        &mut |_, _, _| Ok(()),
+    )
+    .unwrap()
 }
 
 /// Forward selection over groups, refitting for every candidate (ties to the lowest index).
@@ -87,7 +104,8 @@ fn singleton_groups_equal_the_plain_greedy() {
         let (x, y, off) = problem(seed, &[5, 1, 7, 3, 4, 6], 7);
         let groups: Vec<Vec<usize>> = (0..7).map(|j| vec![j]).collect();
         let g = run_groups(&x, &y, &off, &groups, 5, None);
-        let p = greedy_rankrls(x.view(), &y, &qo(&off), &opts(5, 0.7), &Squared, &NoInterrupt, &mut |_, _, _| Ok(())).unwrap();
+        let p = greedy_rankrls(x.view(), &y, &qo(&off), &opts(5, 0.7), &Squared, &NoInterrupt, &mut |_, _, _| Ok(()))
+            .unwrap();
         assert_eq!(g.selected, p.selected);
         for (a, b) in g.lqo_scores.iter().zip(&p.lqo_scores) {
             assert!((a - b).abs() <= 1e-12 * b.abs(), "{a} vs {b}");
@@ -107,9 +125,19 @@ fn group_budget_and_bad_groups() {
     assert_eq!(path.selected.len(), 2);
     assert_eq!(path.stop, Some(Stop::Budget));
     let bad = |g: Vec<Vec<usize>>, k: usize| {
-        greedy_rankrls_groups(x.view(), &y, &qo(&off), &g, &opts(k, 1.0), None, &Squared, &NoInterrupt, &mut |_, _, _| Ok(()))
-            .unwrap_err()
-            .to_string()
+        greedy_rankrls_groups(
+            x.view(),
+            &y,
+            &qo(&off),
+            &g,
+            &opts(k, 1.0),
+            None,
+            &Squared,
+            &NoInterrupt,
+            &mut |_, _, _| Ok(()),
+        )
+        .unwrap_err()
+        .to_string()
     };
     assert!(bad(vec![vec![0], vec![0, 1]], 1).contains("two groups"));
     assert!(bad(vec![vec![9]], 1).contains("column 9"));
@@ -130,7 +158,14 @@ fn shared_costs_are_paid_once() {
         shared: Some(SharedCosts { feature_group: &feature_group, group_costs: &gc }),
     };
     let path = crate::selection::cost_greedy::greedy_rankrls_per_cost(
-        x.view(), &y, &qo(&off), &opts(4, 1.0), &choice, &Squared, &NoInterrupt, &mut |_, _, _| Ok(()),
+        x.view(),
+        &y,
+        &qo(&off),
+        &opts(4, 1.0),
+        &choice,
+        &Squared,
+        &NoInterrupt,
+        &mut |_, _, _| Ok(()),
     )
     .unwrap();
     let mut s = path.selected.clone();

@@ -80,7 +80,6 @@ mod tests;
 
 pub use self::backend::{GreedyBackend, InMemory};
 pub use self::choice::{choose_best, choose_per_cost, Choice, SharedCosts};
-pub use self::group::{check_groups, greedy_rankrls_groups, GroupCosts};
 pub use self::criterion::{Criterion, CriterionScratch, MetricCriterion, Squared};
 pub(crate) use self::driver::{check_cache_memory, check_data, check_params};
 pub use self::driver::{check_options, greedy_rankrls, select, GreedyOptions};
@@ -89,6 +88,7 @@ pub use self::floating::{greedy_rankrls_floating, select_floating, FloatingPath,
 pub(crate) use self::fused::avx2 as fused_avx2;
 #[cfg(test)]
 pub(crate) use self::fused::fused_update;
+pub use self::group::{check_groups, greedy_rankrls_groups, GroupCosts};
 pub use self::path::{GreedyPath, Stop};
 pub(crate) use self::state::update_residuals;
 #[cfg(test)]
