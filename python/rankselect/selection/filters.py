@@ -185,9 +185,10 @@ def hcas_select(importance, similarity, n_features_to_select: int, linkage: str 
     reps.sort(key=lambda j: (-ratio[j], -w[j], j))
     if budget is None:
         return np.asarray(reps, dtype=np.intp)
-    spent, out = 0.0, []
+    spent, out = 0.0, list[int]()
     for j in reps:
         now = current_costs(costs, out)
+        assert now is not None  # a budget alone gives unit costs
         if fits_budget(spent + now[j], budget):
             out.append(j)
             spent += now[j]

@@ -105,8 +105,10 @@ def gas_greedy(importance, similarity, n_features_to_select: int, c: float, last
     spent = 0.0
     for step in range(n_features_to_select):
         now = current_costs(costs, selected[:step])  # with group costs: this step's marginal costs
-        affordable = available if budget is None else available & fits_budget(spent + now, budget)
+        affordable = available
         if budget is not None:
+            assert now is not None  # a budget alone gives unit costs
+            affordable = available & fits_budget(spent + now, budget)
             if not (affordable & ~last).any():
                 # what is left of the budget buys only features constant in every query
                 # (no ranking information): stop rather than spend it on them
