@@ -49,9 +49,12 @@ def refit_lqo(Xc, yc, bounds, cols, alpha):
 def refit_forward(X, y, qid, groups, k, alpha):
     Xc, yc, bounds = _centred(X, y, qid)
     members = groups.member_lists()
+    # a group constant within every query (e.g. LETOR's IDF) cannot change the model: as in
+    # GreedyRankRLS (and tests/_rankrls_reference.greedy), never a candidate
+    informative = [bool(np.abs(Xc[:, m]).max() > 0) for m in members]
     chosen, cols, errs = [], [], []
     for _ in range(k):
-        cand = [g for g in range(groups.n_groups) if g not in chosen]
+        cand = [g for g in range(groups.n_groups) if g not in chosen and informative[g]]
         values = [refit_lqo(Xc, yc, bounds, cols + members[g].tolist(), alpha) for g in cand]
         g = cand[int(np.argmin(values))]
         chosen.append(g)
