@@ -65,6 +65,25 @@ def greedy(X, y, qid, k, alpha, rel_tie=1e-10):
     return selected, np.array(errors), np.array(path).reshape(len(path), n)
 
 
+def group_greedy(X, y, qid, groups, k, alpha):
+    """Forward selection over groups (lists of columns) that refits RankRLS and computes the
+    exact LQO error from scratch for every candidate group; ties to the lowest group index.
+    Returns (group order, errors, weights of every prefix)."""
+    n = X.shape[1]
+    chosen, feats, errors, path = [], [], [], []
+    for _ in range(k):
+        cand = [g for g in range(len(groups)) if g not in chosen]
+        errs = np.array([lqo(X[:, feats + list(groups[g])], y, qid, alpha)[0] for g in cand])
+        g = cand[int(np.argmin(errs))]
+        chosen.append(g)
+        feats += list(groups[g])
+        errors.append(float(errs.min()))
+        w = np.zeros(n)
+        w[feats] = ridge(center(X[:, feats], qid), center(y, qid), alpha)
+        path.append(w)
+    return chosen, np.array(errors), np.array(path).reshape(len(path), n)
+
+
 def load_mq2008(fold, part="train"):
     """(X, y, qid) of MQ2008 FoldN/part.txt, or skip when the shared data is absent."""
     from conftest import shared_path

@@ -217,6 +217,8 @@ class GreedyOptions:
         feature_costs: npt.NDArray[np.float64] | None = None,
         budget: float | None = None,
         floating: bool = False,
+        group_costs: npt.NDArray[np.float64] | None = None,
+        select_groups: bool = True,
     ) -> GreedyOptions: ...
     @property
     def n_features_to_select(self) -> int: ...
@@ -236,6 +238,10 @@ class GreedyOptions:
     def budget(self) -> float | None: ...
     @property
     def floating(self) -> bool: ...
+    @property
+    def group_costs(self) -> npt.NDArray[np.float64] | None: ...
+    @property
+    def select_groups(self) -> bool: ...
 
 @final
 class GreedyResult:
@@ -265,6 +271,7 @@ def greedy_rankrls(
     offsets: npt.NDArray[np.uintp],
     options: GreedyOptions,
     progress: Callable[[int, int, float], object] | None = None,
+    groups: tuple[npt.NDArray[np.uintp], npt.NDArray[np.uintp]] | None = None,
 ) -> GreedyResult: ...
 
 KENDALL_SHORT_MAX: int

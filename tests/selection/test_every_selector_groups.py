@@ -48,12 +48,7 @@ def test_every_exported_selector_is_listed():
 
 
 def make(name, **kw):
-    try:
-        return SELECTORS[name](**kw)
-    except TypeError as e:
-        if "feature_groups" in str(e) and name in ("GreedyRankRLS", "RecursiveElimination", "ForwardSelection"):
-            pytest.skip(f"pending merge: {name}'s feature_groups comes with another branch of issue 33")
-        raise
+    return SELECTORS[name](**kw)
 
 
 @pytest.mark.parametrize("name", sorted(SELECTORS))

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Optional
 
 import numpy as np
 
@@ -34,6 +35,7 @@ from .._validation import (
     check_vector,
     fits_budget,
 )
+from ..data.feature_groups import ExtractionCosts, check_feature_groups, check_group_costs
 from ..models.rankrls import RankRLS
 from .inspection import evaluate_path
 
@@ -156,6 +158,11 @@ class CostQualityPath:
     features : list of ndarray
         Columns each model uses (0-based).
     scoring : str
+    feature_cost : ndarray of shape (p,) or None
+        With groups: the features' own costs alone (``total_cost`` then adds each touched
+        group's extraction cost once, :class:`~rankselect.data.ExtractionCosts`).
+    groups_paid : list of list of str or None
+        With groups: the groups each model pays for (touches), in order of first use.
 
     Examples
     --------
@@ -174,6 +181,8 @@ class CostQualityPath:
     n_features: np.ndarray
     features: list
     scoring: str
+    feature_cost: Optional[np.ndarray] = None
+    groups_paid: Optional[list] = None
 
     @property
     def pareto(self) -> np.ndarray:
@@ -191,7 +200,7 @@ class CostQualityPath:
 
 
 def cost_quality_path(model, vali, feature_costs, *, scoring: str = "ndcg@10", convention: str = "exponential",
-                      train=None, ranker=None) -> CostQualityPath:
+                      train=None, ranker=None, groups=None, group_costs=None) -> CostQualityPath:
     """Total cost and validation ``scoring`` of every model a selection gives.
 
     Parameters
@@ -212,6 +221,13 @@ def cost_quality_path(model, vali, feature_costs, *, scoring: str = "ndcg@10", c
     ranker : estimator, optional
         Fitted on each prefix for a selector without a model path (default
         ``RankRLS(alpha=1.0)``).
+    groups : FeatureGroups, labels or mapping, optional
+        Feature families (:func:`rankselect.data.check_feature_groups`): the cost of a model
+        then counts each touched group's ``group_costs`` once, ``feature_cost`` keeps the
+        feature-level view and ``groups_paid`` lists the groups paid for. A whole-group
+        greedy fit (one model per group step) is read with its own groups.
+    group_costs : array-like of shape (n_groups,) or mapping, optional
+        Each group's extraction cost (with ``groups``; default 0).
 
     Returns
     -------
@@ -249,6 +265,9 @@ def cost_quality_path(model, vali, feature_costs, *, scoring: str = "ndcg@10", c
         if hasattr(model, "selected_features_") and hasattr(model, "coef_path_"):
             order = np.asarray(model.selected_features_)
             feats = [order[: i + 1] for i in range(coefs.shape[0])]
+            if coefs.shape[0] != order.shape[0] and hasattr(model, "feature_groups_"):  # one model per group
+                steps = list(model.selected_groups_)
+                feats = [model.feature_groups_.columns(steps[: i + 1]) for i in range(coefs.shape[0])]
         scores = np.array([metrics.compute(scoring, yv, Xv @ w, qv, convention=convention) for w in coefs])
     else:
         if train is None:
@@ -262,5 +281,14 @@ def cost_quality_path(model, vali, feature_costs, *, scoring: str = "ndcg@10", c
     feats = [feats[i] for i in keep]
     scores = np.asarray(scores, dtype=np.float64)[keep]
     total = np.array([total_cost(costs, f) for f in feats])
+    own = paid = None
+    if groups is not None:
+        g = check_feature_groups(groups, n)
+        ext = ExtractionCosts(costs, g, None if group_costs is None else check_group_costs(group_costs, g))
+        own, total = total, np.array([ext.total(f) for f in feats])
+        paid = [[g.names[i] for i in g.groups_of(f)] for f in feats]
+    elif group_costs is not None:
+        raise ValueError("group_costs needs groups (which columns each group's cost covers)")
     return CostQualityPath(total_cost=total, score=np.asarray(scores, dtype=np.float64),
-                           n_features=np.array([len(f) for f in feats]), features=feats, scoring=scoring)
+                           n_features=np.array([len(f) for f in feats]), features=feats, scoring=scoring,
+                           feature_cost=own, groups_paid=paid)

@@ -38,7 +38,7 @@ from ..metrics.checks import DEFAULT_CONVENTION
 from ..models import RankRLS
 from ..selection.wrapper import SelectionPath
 from .common import add_convention_argument, conventions_of, plural
-from .costs import add_cost_arguments, apply_costs
+from .costs import add_cost_arguments, apply_costs, apply_groups, cost_summary
 
 #: the default convention of the validation scores ``select --vali`` prints (``--convention``)
 VALI_CONVENTION = DEFAULT_CONVENTION
@@ -227,13 +227,14 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError(f"--costs/--budget with -k on {method.name}: give {flag} instead of -k"
                              if takes else f"{method.name} takes no feature costs (--costs/--budget)")
         est, note = _fit_path(method, params, args.k, train.X, train.y, train.qid)
-        costs = None
+        costs, groups = None, None
     else:
         if method.k not in (None, "path") and args.k is not None:
             params[method.k] = args.k
         est = method.build(**params)
         if "validation" in est.get_params():  # a ranker in the loop scores in --convention
             est.set_params(convention=convention)
+        groups = apply_groups(est, args, train.X.shape[1])
         costs = apply_costs(est, args, train.X.shape[1])
         if args.vali and "validation" in est.get_params():  # a ranker in the loop scores on --vali
             v = load_letor(args.vali, n_features=train.X.shape[1])
@@ -251,6 +252,15 @@ def run(args: argparse.Namespace) -> int:
         where = "vali" if est.validation is not None else "cv"
         score_name = f"{where} {est.scoring}"
         step_scores = [None if r is None else r[0] for r in loop_rows]
+    group_of = None if groups is None else [groups.names[groups.index[j]] for j in selected]
+    if step_scores is not None and len(step_scores) != len(selected) and group_of is not None:
+        # whole groups: one score per group step, shown on the group's last feature
+        ends = [i for i in range(len(selected)) if i + 1 == len(selected) or group_of[i + 1] != group_of[i]]
+        by_row: list = [None] * len(selected)
+        for i, s in zip(ends, step_scores):
+            by_row[i] = s
+        step_scores = by_row
+    levels = {} if groups is None else cost_summary(costs, groups, est, selected)
     vali_rows = None
     if args.vali and loop_rows is None:
         vali = load_letor(args.vali, n_features=train.X.shape[1])
@@ -274,6 +284,10 @@ def run(args: argparse.Namespace) -> int:
             out["score_ci"] = [None if r is None else [_finite(r[1]), _finite(r[2])] for r in loop_rows]
             out["score_convention"] = est.convention
             out["path"] = _path_json(path)
+        if group_of is not None:
+            out["groups"] = group_of
+            out["selected_groups"] = [str(g) for g in getattr(est, "selected_groups_", [])]
+        out.update(levels)
         if note:
             out["note"] = note
         if vali_rows is not None:
@@ -282,7 +296,7 @@ def run(args: argparse.Namespace) -> int:
         json.dump(out, sys.stdout, indent=2)
         print()
         return 0
-    header = ["step", "feature"]
+    header = ["step", "feature"] + ([] if group_of is None else ["group"])
     if step_scores is not None:
         header.append(score_name or "score")
     if loop_rows is not None:
@@ -300,7 +314,7 @@ def run(args: argparse.Namespace) -> int:
               "convention), mean over queries and its 95% t-interval; blank: a prefix it did not score")
     print("  ".join(f"{h:>12}" for h in header))
     for i, j in enumerate(selected):
-        row = [f"{i + 1:>12d}", f"{j + 1:>12d}"]
+        row = [f"{i + 1:>12d}", f"{j + 1:>12d}"] + ([] if group_of is None else [f"{group_of[i]:>12}"])
         if step_scores is not None:
             step = step_scores[i]
             row.append(f"{'':>12}" if step is None else f"{float(step):>12.6g}")
@@ -311,9 +325,13 @@ def run(args: argparse.Namespace) -> int:
             r = vali_rows[i]
             row += [f"{'':>12}", f"{'':>12}"] if r is None else [f"{r[0]:>12.4f}", f"{r[1]:>12.4f}"]
         print("  ".join(row))
-    if costs is not None:
+    if costs is not None and not levels:
         budget = "" if args.budget is None else f" (budget {args.budget:g})"
         print(f"# total cost {total_cost(costs, selected):.6g}{budget}")
+    if levels:
+        budget = "" if args.budget is None else f" (budget {args.budget:g})"
+        paid = "" if "groups_paid" not in levels else f"; groups paid for: {', '.join(levels['groups_paid'])}"
+        print(f"# total cost {levels['total_cost']:.6g} (features {levels['feature_cost']:.6g}){budget}{paid}")
     if path is not None:
         print(f"# every subset scored ({score_name}, 95% CI, features):")
         for s in range(len(path)):

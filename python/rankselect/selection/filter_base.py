@@ -51,6 +51,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._base import warn_if_degenerate
 from .._validation import MAX_INT, check_similarity, shown
+from ..data.feature_groups import ExtractionCosts
 from ..data.grouping import GroupedData
 from ..metrics.checks import CONVENTIONS
 from ._base import GROUP_PARAMETER_CONSTRAINTS, RankingSelector
@@ -63,7 +64,7 @@ from .importance import (
 )
 from .similarity import SIMILARITIES, VARIANTS, _check_similarity_memory, _similarity_grouped, _spearman
 
-__all__ = ["FilterSelector", "FilterData", "cost_ratio", "best_of", "group_inputs"]
+__all__ = ["FilterSelector", "FilterData", "cost_ratio", "best_of", "current_costs", "group_inputs"]
 
 
 def group_inputs(importance: np.ndarray, similarity: np.ndarray, constant: np.ndarray,
@@ -124,6 +125,25 @@ def cost_ratio(w: np.ndarray, costs: Optional[np.ndarray]) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         per_cost = np.where(costs > 0, w / np.where(costs > 0, costs, 1.0), np.sign(w) * np.inf)
     return np.where(w >= 0, np.nan_to_num(per_cost, nan=0.0, posinf=np.inf), w * costs)
+
+
+def current_costs(costs, selected) -> Optional[np.ndarray]:
+    """The costs a step compares: fixed feature costs as they are; with shared group costs
+    (an :class:`~rankselect.data.ExtractionCosts`) each feature's marginal cost given
+    ``selected`` (its group's extraction cost while no member of the group is selected).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rankselect.data import ExtractionCosts, check_feature_groups
+    >>> from rankselect.selection.filter_base import current_costs
+    >>> g = check_feature_groups(["a", "a", "b"], n_features=3)
+    >>> current_costs(ExtractionCosts(np.ones(3), g, np.array([2.0, 5.0])), selected=[0])
+    array([1., 1., 6.])
+    """
+    if isinstance(costs, ExtractionCosts):
+        return costs.marginal(list(selected))
+    return costs
 
 
 def best_of(candidates: np.ndarray, w: np.ndarray, ratio: np.ndarray) -> int:
@@ -224,9 +244,6 @@ class FilterSelector(RankingSelector):
             self._n_groups_to_select(groups)
         else:
             self._n_features_to_select(n)
-            if groups is not None and getattr(self, "group_costs", None) is not None:
-                raise NotImplementedError("group_costs with select_groups=False: the feature-level filters do "
-                                          "not pay a group's cost with its first member yet; select groups")
         self._unit_costs: Optional[tuple] = None
         has_pair, constant = self._facts(data)
         imp = self._importance_of(data, has_pair)
@@ -337,7 +354,13 @@ class FilterSelector(RankingSelector):
         """``(costs, budget)`` checked (:meth:`RankingSelector._costs_and_budget`); costs
         ``None`` without a budget and with equal costs (the plain rule, exactly)."""
         unit = getattr(self, "_unit_costs", None)
-        costs, budget = unit if unit is not None else self._costs_and_budget(n)
+        if unit is not None:
+            costs, budget = unit
+        elif getattr(self, "group_costs", None) is not None and not self._selects_groups():
+            # shared group costs at feature level: each step compares the marginal costs
+            return self._extraction_costs(n)  # type: ignore[return-value]
+        else:
+            costs, budget = self._costs_and_budget(n)
         if costs is not None and budget is None and np.all(costs == costs[0]):
             costs = None
         return costs, budget

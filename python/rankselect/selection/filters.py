@@ -43,8 +43,9 @@ from scipy.spatial.distance import squareform
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._validation import fits_budget, shown
+from ..data.feature_groups import ExtractionCosts
 from ..metrics.checks import Convention
-from .filter_base import FilterSelector, best_of, cost_ratio
+from .filter_base import FilterSelector, best_of, cost_ratio, current_costs
 from .importance import FeatureImportance
 
 __all__ = ["NGAS", "XGAS", "HCAS", "ngas_select", "xgas_select", "hcas_select", "LINKAGES"]
@@ -64,8 +65,9 @@ def _inputs(importance, similarity, costs, budget):
         raise ValueError("importance and similarity must be finite")
     if costs is None and budget is not None:
         costs = np.ones(w.shape[0])
-    costs = None if costs is None else np.asarray(costs, dtype=np.float64)
-    return w, s, costs, cost_ratio(w, costs)
+    if not (costs is None or isinstance(costs, ExtractionCosts)):  # shared group costs: marginal per step
+        costs = np.asarray(costs, dtype=np.float64)
+    return w, s, costs, cost_ratio(w, current_costs(costs, []))
 
 
 def _pool(remaining, costs, budget, spent):
@@ -82,14 +84,17 @@ def _greedy(importance, similarity, n_features_to_select, costs, budget, step):
     selected: list[int] = []
     spent = 0.0
     while len(selected) < n_features_to_select:
-        pool = _pool(remaining, costs, budget, spent)
+        now = current_costs(costs, selected)  # with group costs: the marginal costs of this step
+        if isinstance(costs, ExtractionCosts):
+            ratio = cost_ratio(w, now)
+        pool = _pool(remaining, now, budget, spent)
         if pool.size == 0:
             break
         k = best_of(pool, w, ratio) if not selected else step(selected[-1], pool, s, w, ratio)
         selected.append(k)
         remaining[k] = False
-        if costs is not None:
-            spent += costs[k]
+        if now is not None:
+            spent += now[k]
     return np.asarray(selected, dtype=np.intp)
 
 
@@ -185,11 +190,13 @@ def hcas_select(importance, similarity, n_features_to_select: int, linkage: str 
     reps.sort(key=lambda j: (-ratio[j], -w[j], j))
     if budget is None:
         return np.asarray(reps, dtype=np.intp)
-    spent, out = 0.0, []
+    spent, out = 0.0, list[int]()
     for j in reps:
-        if fits_budget(spent + costs[j], budget):
+        now = current_costs(costs, out)
+        assert now is not None  # a budget alone gives unit costs
+        if fits_budget(spent + now[j], budget):
             out.append(j)
-            spent += costs[j]
+            spent += now[j]
     return np.asarray(out, dtype=np.intp)
 
 

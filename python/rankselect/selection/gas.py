@@ -40,8 +40,9 @@ import numpy.typing as npt
 from sklearn.utils._param_validation import Interval
 
 from .._validation import fits_budget
+from ..data.feature_groups import ExtractionCosts
 from ..metrics.checks import Convention
-from .filter_base import FilterSelector
+from .filter_base import FilterSelector, cost_ratio, current_costs
 from .importance import FeatureImportance
 
 __all__ = ["GAS", "gas_greedy"]
@@ -87,7 +88,8 @@ def gas_greedy(importance, similarity, n_features_to_select: int, c: float, last
     """
     w = np.array(importance, dtype=np.float64)
     if costs is not None or budget is not None:
-        costs = np.ones(w.shape[0]) if costs is None else np.asarray(costs, dtype=np.float64)
+        costs = np.ones(w.shape[0]) if costs is None else \
+            costs if isinstance(costs, ExtractionCosts) else np.asarray(costs, dtype=np.float64)
     e = np.asarray(similarity, dtype=np.float64)
     if w.ndim != 1 or e.shape != (w.shape[0], w.shape[0]):
         raise ValueError(f"importance must have shape (n,) and similarity (n, n), got {w.shape} and {e.shape}")
@@ -102,24 +104,25 @@ def gas_greedy(importance, similarity, n_features_to_select: int, c: float, last
     weights = np.empty(n_features_to_select, dtype=np.float64)
     spent = 0.0
     for step in range(n_features_to_select):
+        now = current_costs(costs, selected[:step])  # with group costs: this step's marginal costs
+        affordable = available
         if budget is not None:
-            available &= fits_budget(spent + costs, budget)
-            if not (available & ~last).any():
+            assert now is not None  # a budget alone gives unit costs
+            affordable = available & fits_budget(spent + now, budget)
+            if not (affordable & ~last).any():
                 # what is left of the budget buys only features constant in every query
                 # (no ranking information): stop rather than spend it on them
                 return selected[:step], weights[:step]
-        pool = available & ~last if (available & ~last).any() else available
-        if costs is None:
+        pool = affordable & ~last if (affordable & ~last).any() else affordable
+        if now is None:
             current = np.where(pool, w, -np.inf)
             k = int(np.argmax(current))  # first maximum: ties go to the lowest index
         else:
-            with np.errstate(divide="ignore", invalid="ignore"):
-                per_cost = np.where(costs > 0, w / np.where(costs > 0, costs, 1.0), np.sign(w) * np.inf)
-            ratio = np.where(w >= 0, np.nan_to_num(per_cost, nan=0.0, posinf=np.inf), w * costs)
+            ratio = np.array(cost_ratio(w, now), dtype=np.float64)
             ratio[~pool] = -np.inf
             top = pool & (ratio == ratio[pool].max())
             k = int(np.argmax(np.where(top, w, -np.inf)))  # larger weight, then the lowest index
-            spent += costs[k]
+            spent += now[k]
         selected[step] = k
         weights[step] = w[k]
         available[k] = False

@@ -20,7 +20,7 @@ from ..data.grouping import TrainingData
 from ..metrics.checks import CONVENTIONS, Convention
 from ..models.linear import LinearPredictMixin
 from ..models.rankrls import check_lqo
-from ._base import RankingSelector
+from ._base import GROUP_PARAMETER_CONSTRAINTS, RankingSelector
 
 __all__ = ["GreedyRankRLS"]
 
@@ -93,7 +93,24 @@ class GreedyRankRLS(RankerMixin, LinearPredictMixin, RankingSelector):
         size**: ``selected_features_`` is the best subset of size ``n_features_to_select``,
         ``lqo_scores_[s - 1]`` / ``coef_path_[s - 1]`` / ``best_subsets_[s - 1]`` the best
         criterion, its weights and its subset for size ``s``. Not available with
-        ``feature_costs`` / ``budget``, ``min_improvement`` or on Dask (ValueError).
+        ``feature_costs`` / ``budget``, ``min_improvement`` or on Dask (ValueError), nor when
+        selecting whole groups.
+    feature_groups : array-like of shape (n_features,), mapping, FeatureGroups or None, default=None
+        Feature families (:func:`rankselect.data.check_feature_groups`; e.g.
+        :func:`rankselect.data.datasets.feature_layout`). With ``select_groups=True`` each
+        step adds the whole group whose addition gives the best exact LQO criterion: adding a
+        group of ``b`` columns is a rank-``b`` (Woodbury) update of the caches, so a step
+        costs O(b m n) and equals a forward selection over groups that refits RankRLS for
+        every candidate group.
+    group_costs : array-like of shape (n_groups,), mapping or None, default=None
+        Each group's extraction cost, paid once when any member is selected, on top of
+        ``feature_costs`` (:class:`~rankselect.data.ExtractionCosts`). Selecting features
+        (``select_groups=False``), the per-cost rule uses each candidate's **marginal** cost
+        (its group's cost only while no member is selected); the budget caps the total.
+    select_groups : bool, default=True
+        With ``feature_groups``: select whole groups (``n_features_to_select`` counts
+        groups, ``lqo_scores_`` and ``coef_path_`` have one row per group step), or (False)
+        features, the groups only pricing them.
 
     Attributes
     ----------
@@ -108,8 +125,13 @@ class GreedyRankRLS(RankerMixin, LinearPredictMixin, RankingSelector):
     coef_ : ndarray of shape (n_features,)
         ``coef_path_[-1]`` (zeros when no feature was selected).
     cost_path_ : ndarray of shape (k,)
-        Total cost of the first ``j + 1`` selected features (only with ``feature_costs`` or
-        ``budget``).
+        Total cost of the first ``j + 1`` selected features, or groups when selecting whole
+        groups, each touched group's cost counted once (only with ``feature_costs``,
+        ``group_costs`` or ``budget``).
+    selected_groups_ : ndarray of str
+        With ``feature_groups``: the groups touched by ``selected_features_``, in order.
+    feature_groups_ : FeatureGroups
+        With ``feature_groups``: the checked groups.
     best_subsets_ : list of ndarray
         Only with ``floating=True``: the best subset of every size 1..k (each in order of
         entry into the search's subset).
@@ -167,12 +189,14 @@ class GreedyRankRLS(RankerMixin, LinearPredictMixin, RankingSelector):
         "feature_costs": ["array-like", None],
         "budget": [Interval(numbers.Real, 0, None, closed="left"), None],
         "floating": ["boolean"],
+        **GROUP_PARAMETER_CONSTRAINTS,
     }
 
     def __init__(self, n_features_to_select: int = 10, alpha: float = 1.0, criterion: str = "squared",
                  convention: Convention = "exponential", min_improvement: Optional[float] = None,
                  verbose: Union[bool, int] = False, feature_costs: Optional[npt.ArrayLike] = None,
-                 budget: Optional[float] = None, floating: bool = False) -> None:
+                 budget: Optional[float] = None, floating: bool = False, feature_groups=None,
+                 group_costs=None, select_groups: bool = True) -> None:
         self.n_features_to_select = n_features_to_select
         self.alpha = alpha
         self.criterion = criterion
@@ -182,6 +206,9 @@ class GreedyRankRLS(RankerMixin, LinearPredictMixin, RankingSelector):
         self.feature_costs = feature_costs
         self.budget = budget
         self.floating = floating
+        self.feature_groups = feature_groups
+        self.group_costs = group_costs
+        self.select_groups = select_groups
 
     def fit(self, X, y, qid=None):
         """Select features on ``X`` (m, n), labels ``y`` (m,), query ids ``qid`` (m,)."""
@@ -197,6 +224,8 @@ class GreedyRankRLS(RankerMixin, LinearPredictMixin, RankingSelector):
         progress = self._progress()
 
         min_improvement = None if self.min_improvement is None else float(self.min_improvement)
+        if self.feature_groups is not None:
+            return self._fit_groups(data, n, min_improvement, progress)
         costs = budget = None
         if self.floating:
             self._check_floating()
@@ -211,6 +240,47 @@ class GreedyRankRLS(RankerMixin, LinearPredictMixin, RankingSelector):
             self.best_subsets_ = [np.asarray(s, dtype=np.intp) for s in r.subsets]
             self.floating_steps_ = [(int(f), bool(a), float(v))
                                     for f, a, v in zip(r.step_features, r.step_added, r.step_values)]
+        return self
+
+    def _fit_groups(self, data, n: int, min_improvement: Optional[float], progress):
+        """The fit with ``feature_groups``: whole groups (rank-b steps) or features priced
+        with their groups' shared costs (the marginal cost per step)."""
+        groups = self._feature_groups(n)
+        assert groups is not None
+        whole = self._selects_groups()
+        if self.floating:
+            if whole:
+                raise ValueError("floating=True is not available when selecting whole groups "
+                                 "(select_groups=True); use floating=False or select_groups=False")
+            self._check_floating()
+            if self.group_costs is not None:
+                raise ValueError("floating=True is not available with group_costs; use floating=False")
+        ext, budget = self._extraction_costs(n)
+        k = self._n_groups_to_select(groups) if whole else self.n_features_to_select
+        members = groups.member_lists()
+        group_offsets = np.concatenate([[0], np.cumsum([len(m) for m in members])]).astype(np.uintp)
+        columns = np.concatenate(members).astype(np.uintp)
+        fc = None if ext is None else ext.feature_costs
+        gc = None if ext is None else ext.group_costs
+        options = _core.GreedyOptions(int(k), float(self.alpha), self.criterion, min_improvement, str(self.convention),
+                                      memory_limit(), fc, budget, bool(self.floating), gc, whole)
+        r = _core.greedy_rankrls(data.X, data.y, data.offsets, options, progress, groups=(group_offsets, columns))
+        if whole:
+            steps = np.asarray(r.selected, dtype=np.intp)
+            self.selected_features_ = groups.columns(steps.tolist())
+            self.lqo_scores_ = np.asarray(r.lqo_scores)
+            self.coef_path_ = np.asarray(r.coef_path).reshape(len(steps), n)
+            self.coef_ = self.coef_path_[-1].copy() if len(steps) else np.zeros(n)
+            self.stop_reason_ = r.stop_reason
+            if ext is not None:
+                self.cost_path_ = np.array([ext.total(groups.columns(steps[:i + 1].tolist()))
+                                            for i in range(len(steps))])
+        else:
+            self._set_path(r.selected, r.lqo_scores, r.coef_path, r.stop_reason, n, None)
+            if ext is not None:
+                sel = self.selected_features_
+                self.cost_path_ = np.array([ext.total(sel[:i + 1]) for i in range(len(sel))])
+        self._set_selected_groups(groups)
         return self
 
     def _check_floating(self) -> None:

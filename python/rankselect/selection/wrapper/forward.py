@@ -131,7 +131,8 @@ convention, feature_costs, budget, n_jobs, random_state, verbose
                 value = np.where(c > 0, gain / np.where(c > 0, c, 1), np.where(gain > 0, np.inf, gain))
             else:
                 value = means
-            a = int(np.lexsort((np.asarray(tries), -value))[0])  # best value, then the lowest index
+            # best value, then (free candidates all worth +inf) the larger gain, then the lowest index
+            a = int(np.lexsort((np.asarray(tries), -means, -value))[0])
             added = tries[a]
             selected = selected + [added]
             score = float(means[a])

@@ -26,6 +26,7 @@ use ndarray::ArrayView2;
 use crate::data::groups::QueryOffsets;
 use crate::error::Result;
 use crate::interrupt::Interrupt;
+use crate::invalid;
 use crate::selection::greedy_rls::{
     check_cache_memory, check_data, check_params, select, Choice, Criterion, GreedyOptions, GreedyPath, InMemory,
 };
@@ -53,9 +54,30 @@ pub fn greedy_rankrls_costs(
     interrupt: &dyn Interrupt,
     progress: &mut dyn FnMut(usize, usize, f64) -> Result<()>,
 ) -> Result<GreedyPath> {
+    let choice = Choice::PerCost { feature_costs, budget, shared: None };
+    greedy_rankrls_per_cost(x, y, offsets, opts, &choice, criterion, interrupt, progress)
+}
+
+/// [`greedy_rankrls_costs`] with any per-cost `choice` ([`Choice::PerCost`]), e.g. with
+/// shared group costs ([`SharedCosts`](crate::selection::greedy_rls::SharedCosts)): each
+/// step then compares the candidates' current marginal costs (the first member of a group
+/// pays its extraction cost) and the budget caps the total.
+#[allow(clippy::too_many_arguments)]
+pub fn greedy_rankrls_per_cost(
+    x: ArrayView2<f64>,
+    y: &[f64],
+    offsets: &QueryOffsets,
+    opts: &GreedyOptions,
+    choice: &Choice<'_>,
+    criterion: &dyn Criterion,
+    interrupt: &dyn Interrupt,
+    progress: &mut dyn FnMut(usize, usize, f64) -> Result<()>,
+) -> Result<GreedyPath> {
     check_params(x, y, offsets, opts)?;
     let (m, n) = x.dim();
-    let choice = Choice::PerCost { feature_costs, budget };
+    if !matches!(choice, Choice::PerCost { .. }) {
+        return invalid!("greedy_rankrls_per_cost needs a per-cost choice rule");
+    }
     choice.check(n)?;
     check_data(x, y, criterion)?;
     check_cache_memory(
@@ -66,7 +88,7 @@ pub fn greedy_rankrls_costs(
     )?;
     interrupt.check()?;
     let mut backend = InMemory::new(x, y, offsets, opts.alpha, criterion)?;
-    select(&mut backend, opts, &choice, interrupt, progress)
+    select(&mut backend, opts, choice, interrupt, progress)
 }
 
 #[cfg(test)]

@@ -7,17 +7,16 @@ use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2}
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
-use rankselect_core::interrupt::Interrupt;
 use rankselect_core::metrics::{Convention, Measure, MetricSpec};
 use rankselect_core::selection::cost_greedy::greedy_rankrls_costs;
 use rankselect_core::selection::greedy_rls::{
     greedy_rankrls as plain_kernel, greedy_rankrls_floating, Choice, Criterion, FloatingPath,
     GreedyOptions as CoreOptions, GreedyPath, MetricCriterion, Squared, Stop,
 };
-use rankselect_core::Error;
 
+pub(crate) use super::greedy_progress::run_with_progress;
 use crate::data::groups::query_offsets;
-use crate::errors::{count_arg, opt_count_arg, python_interrupt, IntoPyResult};
+use crate::errors::{count_arg, opt_count_arg, IntoPyResult};
 use crate::results::fields_repr;
 
 /// The measure of the greedy criterion named `name`: `None` for the squared LQO criterion,
@@ -59,7 +58,7 @@ pub(crate) fn criterion_of(name: &str, convention: &str, y: &[f64]) -> PyResult<
 
 /// GreedyOptions(n_features_to_select, alpha, criterion="squared", min_improvement=None,
 ///               convention="standard", max_memory=None, feature_costs=None, budget=None,
-///               floating=False)
+///               floating=False, group_costs=None, select_groups=True)
 ///
 /// Which greedy RankRLS run `greedy_rankrls` (and `greedy_rankrls_sharded`) does, read-only:
 /// select `n_features_to_select` features with ridge `alpha` by the exact LQO `criterion`
@@ -68,7 +67,11 @@ pub(crate) fn criterion_of(name: &str, convention: &str, y: &[f64]) -> PyResult<
 /// MemoryError before the caches would exceed it (None: no limit). `feature_costs` and/or
 /// `budget`: choose by improvement per unit cost, never exceeding `budget` (a budget alone:
 /// unit costs). `floating=True`: sequential floating forward selection (neither costs, budget
-/// nor `min_improvement`). Names and integers are checked here; the values by the run.
+/// nor `min_improvement`). With `groups` (see `greedy_rankrls`): `select_groups=True`
+/// selects whole groups (`n_features_to_select` counts groups; a group costs its members'
+/// `feature_costs` plus its `group_costs` entry), False selects features, each group's
+/// `group_costs` entry paid once by its first selected member (the marginal cost).
+/// Names and integers are checked here; the values by the run.
 #[pyclass(frozen, module = "rankselect._core", name = "GreedyOptions")]
 pub struct GreedyOptions {
     #[pyo3(get)]
@@ -88,6 +91,9 @@ pub struct GreedyOptions {
     budget: Option<f64>,
     #[pyo3(get)]
     floating: bool,
+    group_costs: Option<Vec<f64>>,
+    #[pyo3(get)]
+    select_groups: bool,
     spec: Option<MetricSpec>,
 }
 
@@ -95,7 +101,8 @@ pub struct GreedyOptions {
 impl GreedyOptions {
     #[new]
     #[pyo3(signature = (n_features_to_select, alpha, criterion="squared", min_improvement=None,
-                        convention="standard", max_memory=None, feature_costs=None, budget=None, floating=false))]
+                        convention="standard", max_memory=None, feature_costs=None, budget=None, floating=false,
+                        group_costs=None, select_groups=true))]
     // A binding takes its Python signature as is: one argument per parameter.
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -108,14 +115,17 @@ impl GreedyOptions {
         feature_costs: Option<PyReadonlyArray1<'_, f64>>,
         budget: Option<f64>,
         floating: bool,
+        group_costs: Option<PyReadonlyArray1<'_, f64>>,
+        select_groups: bool,
     ) -> PyResult<Self> {
         let n_features_to_select = count_arg(n_features_to_select, "n_features_to_select")?;
         let max_memory = opt_count_arg(max_memory.as_ref(), "max_memory")?.map(|v| v as u64);
         let spec = parse_criterion(criterion, convention)?;
         let costs = feature_costs.map(|c| c.as_slice().map(|s| s.to_vec())).transpose()?;
-        if floating && (costs.is_some() || budget.is_some() || min_improvement.is_some()) {
+        let group_costs = group_costs.map(|c| c.as_slice().map(|s| s.to_vec())).transpose()?;
+        if floating && (costs.is_some() || budget.is_some() || min_improvement.is_some() || group_costs.is_some()) {
             return Err(PyValueError::new_err(
-                "floating selection takes neither feature_costs, budget nor min_improvement",
+                "floating selection takes neither feature_costs, group_costs, budget nor min_improvement",
             ));
         }
         Ok(GreedyOptions {
@@ -128,6 +138,8 @@ impl GreedyOptions {
             costs,
             budget,
             floating,
+            group_costs,
+            select_groups,
             spec,
         })
     }
@@ -136,6 +148,12 @@ impl GreedyOptions {
     #[getter]
     fn feature_costs<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArray1<f64>>> {
         self.costs.as_ref().map(|c| c.clone().into_pyarray(py))
+    }
+
+    /// The group costs (a copy), or None.
+    #[getter]
+    fn group_costs<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArray1<f64>>> {
+        self.group_costs.as_ref().map(|c| c.clone().into_pyarray(py))
     }
 
     fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
@@ -151,6 +169,8 @@ impl GreedyOptions {
                 "feature_costs",
                 "budget",
                 "floating",
+                "group_costs",
+                "select_groups",
             ],
         )
     }
@@ -176,6 +196,15 @@ impl GreedyOptions {
         self.floating
     }
 
+    /// The group costs, if any, and whether a run with groups selects whole groups.
+    pub(crate) fn group_options(&self) -> (Option<&[f64]>, bool) {
+        (self.group_costs.as_deref(), self.select_groups)
+    }
+
+    pub(crate) fn budget(&self) -> Option<f64> {
+        self.budget
+    }
+
     /// The criterion for labels `y` ([`criterion_for`]).
     pub(crate) fn criterion(&self, y: &[f64]) -> PyResult<Box<dyn Criterion + Send + Sync>> {
         criterion_for(self.spec, y)
@@ -194,7 +223,7 @@ impl GreedyOptions {
     /// The choice rule with the costs of [`Self::costs`].
     pub(crate) fn choice<'c>(&self, costs: &'c Option<Vec<f64>>) -> Choice<'c> {
         match costs {
-            Some(feature_costs) => Choice::PerCost { feature_costs, budget: self.budget },
+            Some(feature_costs) => Choice::PerCost { feature_costs, budget: self.budget, shared: None },
             None => Choice::Best,
         }
     }
@@ -278,14 +307,19 @@ impl GreedyResult {
     }
 }
 
-/// greedy_rankrls(X, y, offsets, options, progress=None) -> GreedyResult
+/// greedy_rankrls(X, y, offsets, options, progress=None, groups=None) -> GreedyResult
 ///
 /// Greedy RankRLS on rows grouped by query (`offsets`) as `options` (a `GreedyOptions`)
 /// says: plain, per cost under a budget, or floating. `progress(step, feature, value)` is
 /// called after every step (every addition when floating; with the GIL); an exception it
-/// raises stops the run and propagates.
+/// raises stops the run and propagates. `groups=(group_offsets, members)` (uintp): group `g`
+/// is `members[group_offsets[g]:group_offsets[g + 1]]`, every column in exactly one group;
+/// with `options.select_groups` the run selects whole groups by the exact LQO criterion (a
+/// rank-b update per group) and `selected` holds group indices.
 #[pyfunction]
-#[pyo3(signature = (x, y, offsets, options, progress=None))]
+#[pyo3(signature = (x, y, offsets, options, progress=None, groups=None))]
+// A binding takes its Python signature as is: one argument per parameter.
+#[allow(clippy::too_many_arguments)]
 fn greedy_rankrls<'py>(
     py: Python<'py>,
     x: PyReadonlyArray2<'py, f64>,
@@ -293,12 +327,23 @@ fn greedy_rankrls<'py>(
     offsets: PyReadonlyArray1<'py, usize>,
     options: PyRef<'py, GreedyOptions>,
     progress: Option<Py<PyAny>>,
+    groups: Option<(PyReadonlyArray1<'py, usize>, PyReadonlyArray1<'py, usize>)>,
 ) -> PyResult<GreedyResult> {
     let off = query_offsets(&offsets)?;
     let xv = x.as_array();
     let yv = crate::arrays::finite(&y, "y")?;
     let crit = options.criterion(yv)?;
     let opts = options.core(options.max_memory);
+    if let Some(groups) = groups {
+        let (go, members) = (groups.0.as_slice()?, groups.1.as_slice()?);
+        if let Some(path) =
+            super::greedy_groups::run(py, xv, yv, &off, &options, &opts, crit.as_ref(), progress.as_ref(), go, members)?
+        {
+            return Ok(GreedyResult::from_path(py, path));
+        }
+    } else if options.group_costs.is_some() {
+        return Err(PyValueError::new_err("group_costs needs groups (which columns each group's cost covers)"));
+    }
     if options.floating {
         let fp = run_with_progress(py, progress, |interrupt, report| {
             greedy_rankrls_floating(xv, yv, &off, &opts, crit.as_ref(), interrupt, report)
@@ -315,40 +360,6 @@ fn greedy_rankrls<'py>(
         })?,
     };
     Ok(GreedyResult::from_path(py, path))
-}
-
-/// The plumbing every greedy binding shares: runs `kernel(interrupt, report)` with the GIL
-/// released, Ctrl-C as the interrupt, and `report(step, feature, value)` calling the Python
-/// `progress` callback (re-attaching briefly); an exception raised by the callback stops the
-/// kernel and is re-raised as is.
-pub(crate) fn run_with_progress<T, K>(py: Python<'_>, progress: Option<Py<PyAny>>, kernel: K) -> PyResult<T>
-where
-    T: Send,
-    K: Send
-        + FnOnce(
-            &dyn Interrupt,
-            &mut dyn FnMut(usize, usize, f64) -> rankselect_core::Result<()>,
-        ) -> rankselect_core::Result<T>,
-{
-    let interrupt = python_interrupt();
-    let (result, callback_error) = crate::errors::run_detached_infallible(py, || {
-        let mut callback_error: Option<PyErr> = None;
-        let mut report = |step: usize, feature: usize, value: f64| -> rankselect_core::Result<()> {
-            if let Some(cb) = &progress {
-                Python::attach(|py| cb.call1(py, (step, feature, value)).map(|_| ())).map_err(|e| {
-                    callback_error = Some(e);
-                    Error::Interrupted
-                })?;
-            }
-            Ok(())
-        };
-        let result = kernel(&interrupt, &mut report);
-        (result, callback_error)
-    })?;
-    if let Some(e) = callback_error {
-        return Err(e);
-    }
-    result.py()
 }
 
 /// Python name of a [`Stop`] reason: `stop_reason_` of `GreedyRankRLS` as is.

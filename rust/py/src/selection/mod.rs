@@ -4,6 +4,8 @@
 use pyo3::prelude::*;
 
 mod fsmrank;
+mod greedy_groups;
+mod greedy_progress;
 pub mod greedy_rls;
 mod importance;
 mod kendall;

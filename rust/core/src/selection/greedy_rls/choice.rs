@@ -12,13 +12,35 @@ pub enum Choice<'c> {
     Best,
     /// The largest improvement per unit cost among the affordable candidates
     /// ([`choose_per_cost`]); `budget` caps the total cost of the selection.
-    PerCost { feature_costs: &'c [f64], budget: Option<f64> },
+    /// With `shared`, a feature's cost is its marginal cost: its own plus its group's
+    /// extraction cost while no member of the group is selected (the first member pays it).
+    PerCost { feature_costs: &'c [f64], budget: Option<f64>, shared: Option<SharedCosts<'c>> },
+}
+
+/// Shared extraction costs of feature groups: `feature_group[j]` is the group of feature
+/// `j`, `group_costs[g]` the cost paid once by the first selected member of group `g`.
+#[derive(Clone, Copy, Debug)]
+pub struct SharedCosts<'c> {
+    pub feature_group: &'c [usize],
+    pub group_costs: &'c [f64],
+}
+
+impl SharedCosts<'_> {
+    /// The marginal cost of every feature given which groups are `paid`:
+    /// `c_j + C_{g(j)} [g(j) not paid]`.
+    pub fn marginal(&self, feature_costs: &[f64], paid: &[bool]) -> Vec<f64> {
+        feature_costs
+            .iter()
+            .zip(self.feature_group)
+            .map(|(c, &g)| if paid[g] { *c } else { c + self.group_costs[g] })
+            .collect()
+    }
 }
 
 impl Choice<'_> {
     /// Checks the costs (`n` finite values >= 0) and the budget (finite, >= 0).
     pub fn check(&self, n: usize) -> Result<()> {
-        let Choice::PerCost { feature_costs, budget } = self else {
+        let Choice::PerCost { feature_costs, budget, shared } = self else {
             return Ok(());
         };
         if feature_costs.len() != n {
@@ -33,6 +55,18 @@ impl Choice<'_> {
         if let Some(b) = budget {
             if !(b.is_finite() && *b >= 0.0) {
                 return invalid!("budget must be finite and >= 0, got {b}");
+            }
+        }
+        if let Some(sh) = shared {
+            if sh.feature_group.len() != n {
+                return invalid!("feature_group has {} entries but X has {n} features", sh.feature_group.len());
+            }
+            let ng = sh.group_costs.len();
+            if let Some(j) = sh.feature_group.iter().position(|&g| g >= ng) {
+                return invalid!("feature {j} is in group {}, but there are {ng} group costs", sh.feature_group[j]);
+            }
+            if let Some(g) = sh.group_costs.iter().position(|c| !(c.is_finite() && *c >= 0.0)) {
+                return invalid!("group_costs must be finite and >= 0; group {g} has {}", sh.group_costs[g]);
             }
         }
         Ok(())

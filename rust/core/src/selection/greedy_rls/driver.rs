@@ -173,13 +173,22 @@ pub fn select<B: GreedyBackend + ?Sized>(
     let mut primal = PrimalPath::new(n);
     let mut spent = 0.0;
     let mut stop = None;
+    // Shared group costs: the groups paid for so far (their first member paid).
+    let mut paid: Vec<bool> = match choice {
+        Choice::PerCost { shared: Some(sh), .. } => vec![false; sh.group_costs.len()],
+        _ => Vec::new(),
+    };
     interrupt.check()?;
     let mut values = backend.scan(&skip)?;
     for step in 0..k {
         let picked = match *choice {
             Choice::Best => choose_best(&values, higher),
-            Choice::PerCost { feature_costs, budget } => {
+            Choice::PerCost { feature_costs, budget, shared: None } => {
                 choose_per_cost(&values, feature_costs, prev, higher, spent, budget)
+            }
+            Choice::PerCost { feature_costs, budget, shared: Some(sh) } => {
+                // the current marginal costs: each step's kernel sees the groups paid so far
+                choose_per_cost(&values, &sh.marginal(feature_costs, &paid), prev, higher, spent, budget)
             }
         };
         let Some((b, value)) = picked else {
@@ -202,8 +211,15 @@ pub fn select<B: GreedyBackend + ?Sized>(
         selected.push(b);
         lqo_scores.push(value);
         skip[b] = true;
-        if let Choice::PerCost { feature_costs, .. } = *choice {
+        if let Choice::PerCost { feature_costs, shared, .. } = *choice {
             spent += feature_costs[b];
+            if let Some(sh) = shared {
+                let g = sh.feature_group[b];
+                if !paid[g] {
+                    spent += sh.group_costs[g];
+                    paid[g] = true;
+                }
+            }
         }
         prev = value;
         progress(step, b, value)?;

@@ -59,7 +59,8 @@
 //! come from: the in-memory caches, or query shards in [`crate::shards::greedy_sharded`]),
 //! `driver` (options, checks and the selection loop, once for every backend and rule),
 //! `floating` (floating search, SFFS: the same caches, a removal is the addition's rank-one
-//! step with the opposite sign, `c = -1/(1 - M_bb)`).
+//! step with the opposite sign, `c = -1/(1 - M_bb)`), `group` (greedy over groups of features:
+//! adding a group of `b` columns is a rank-`b` Woodbury update of the same caches).
 
 mod backend;
 mod choice;
@@ -69,13 +70,16 @@ mod floating;
 #[cfg(test)]
 mod floating_tests;
 mod fused;
+mod group;
+#[cfg(test)]
+mod group_tests;
 mod path;
 mod state;
 #[cfg(test)]
 mod tests;
 
 pub use self::backend::{GreedyBackend, InMemory};
-pub use self::choice::{choose_best, choose_per_cost, Choice};
+pub use self::choice::{choose_best, choose_per_cost, Choice, SharedCosts};
 pub use self::criterion::{Criterion, CriterionScratch, MetricCriterion, Squared};
 pub(crate) use self::driver::{check_cache_memory, check_data, check_params};
 pub use self::driver::{check_options, greedy_rankrls, select, GreedyOptions};
@@ -84,6 +88,7 @@ pub use self::floating::{greedy_rankrls_floating, select_floating, FloatingPath,
 pub(crate) use self::fused::avx2 as fused_avx2;
 #[cfg(test)]
 pub(crate) use self::fused::fused_update;
+pub use self::group::{check_groups, greedy_rankrls_groups, GroupCosts};
 pub use self::path::{GreedyPath, Stop};
 pub(crate) use self::state::update_residuals;
 #[cfg(test)]

@@ -113,7 +113,7 @@ fn shards_match_in_memory() {
                 .unwrap();
                 close_paths(&got, &plain);
                 let mut local = Local { shards: shards(&x, &y, &off, &cuts, 0.7), criterion };
-                let choice = Choice::PerCost { feature_costs: &costs, budget: Some(4.0) };
+                let choice = Choice::PerCost { feature_costs: &costs, budget: Some(4.0), shared: None };
                 let got = greedy_rankrls_sharded(
                     &mut local,
                     6,

@@ -1,0 +1,175 @@
+//! Group greedy RankRLS against a forward selection over groups that refits RankRLS and
+//! computes the exact LQO error from scratch for every candidate group; size-1 groups
+//! against the plain greedy; shared group costs in the per-cost rule.
+
+use ndarray::Array2;
+
+use super::*;
+use crate::interrupt::NoInterrupt;
+use crate::testing::{naive_lqo, problem, qo};
+
+fn opts(k: usize, alpha: f64) -> GreedyOptions {
+    GreedyOptions { n_features_to_select: k, alpha, min_improvement: None, max_memory: None }
+}
+
+fn run_groups(
+    x: &Array2<f64>,
+    y: &[f64],
+    off: &[usize],
+    groups: &[Vec<usize>],
+    k: usize,
+    costs: Option<GroupCosts<'_>>,
+) -> GreedyPath {
+    greedy_rankrls_groups(
+        x.view(),
+        y,
+        &qo(off),
+        groups,
+        &opts(k, 0.7),
+        costs,
+        &Squared,
+        &NoInterrupt,
+        &mut |_, _, _| Ok(()),
+    )
+    .unwrap()
+}
+
+/// Forward selection over groups, refitting for every candidate (ties to the lowest index).
+fn naive_groups(x: &Array2<f64>, y: &[f64], off: &[usize], groups: &[Vec<usize>], k: usize) -> (Vec<usize>, Vec<f64>) {
+    let (mut sel, mut feats, mut errs) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..k {
+        let mut best: Option<(usize, f64)> = None;
+        for g in (0..groups.len()).filter(|g| !sel.contains(g)) {
+            let mut f = feats.clone();
+            f.extend_from_slice(&groups[g]);
+            let (e, _) = naive_lqo(x, y, off, &f, 0.7);
+            if best.is_none_or(|(_, be)| e < be) {
+                best = Some((g, e));
+            }
+        }
+        let (g, e) = best.unwrap();
+        sel.push(g);
+        feats.extend_from_slice(&groups[g]);
+        errs.push(e);
+    }
+    (sel, errs)
+}
+
+/// Random groups of sizes 1..=4 over a permutation of the columns.
+fn random_groups(seed: u64, n: usize) -> Vec<Vec<usize>> {
+    let mut state = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    let mut next = |k: usize| {
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        ((state >> 33) as usize) % k
+    };
+    let mut cols: Vec<usize> = (0..n).collect();
+    for i in (1..n).rev() {
+        cols.swap(i, next(i + 1));
+    }
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < n && out.len() < 6 {
+        let b = (1 + next(4)).min(n - i);
+        out.push(cols[i..i + b].to_vec());
+        i += b;
+    }
+    out
+}
+
+#[test]
+fn groups_match_refitting_forward_selection() {
+    for seed in 1..9u64 {
+        let (x, y, off) = problem(seed, &[5, 1, 7, 3, 4, 6, 2, 5], 14);
+        let groups = random_groups(seed, 14);
+        let k = groups.len().min(4);
+        let path = run_groups(&x, &y, &off, &groups, k, None);
+        let (sel, errs) = naive_groups(&x, &y, &off, &groups, k);
+        assert_eq!(path.selected, sel, "seed {seed}");
+        for (a, b) in path.lqo_scores.iter().zip(&errs) {
+            assert!((a - b).abs() <= 1e-8 * b.abs(), "seed {seed}: {a} vs {b}");
+        }
+        let feats: Vec<usize> = sel.iter().flat_map(|&g| groups[g].clone()).collect();
+        let xs = Array2::from_shape_fn((x.nrows(), feats.len()), |(r, j)| x[(r, feats[j])]);
+        let w = crate::models::rankrls::fit(xs.view(), &y, &qo(&off), 0.7).unwrap();
+        let last = path.coef_path.row(k - 1);
+        for (j, &f) in feats.iter().enumerate() {
+            assert!((last[f] - w[j]).abs() <= 1e-8 * (1.0 + w[j].abs()));
+        }
+    }
+}
+
+#[test]
+fn singleton_groups_equal_the_plain_greedy() {
+    for seed in 1..5u64 {
+        let (x, y, off) = problem(seed, &[5, 1, 7, 3, 4, 6], 7);
+        let groups: Vec<Vec<usize>> = (0..7).map(|j| vec![j]).collect();
+        let g = run_groups(&x, &y, &off, &groups, 5, None);
+        let p = greedy_rankrls(x.view(), &y, &qo(&off), &opts(5, 0.7), &Squared, &NoInterrupt, &mut |_, _, _| Ok(()))
+            .unwrap();
+        assert_eq!(g.selected, p.selected);
+        for (a, b) in g.lqo_scores.iter().zip(&p.lqo_scores) {
+            assert!((a - b).abs() <= 1e-12 * b.abs(), "{a} vs {b}");
+        }
+        for (a, b) in g.coef_path.iter().zip(p.coef_path.iter()) {
+            assert!((a - b).abs() <= 1e-12 * (1.0 + b.abs()));
+        }
+    }
+}
+
+#[test]
+fn group_budget_and_bad_groups() {
+    let (x, y, off) = problem(3, &[5, 4, 6, 3], 6);
+    let groups = vec![vec![0, 1], vec![2, 3], vec![4, 5]];
+    let costs = [2.0, 2.0, 2.0];
+    let path = run_groups(&x, &y, &off, &groups, 3, Some(GroupCosts { costs: &costs, budget: Some(4.0) }));
+    assert_eq!(path.selected.len(), 2);
+    assert_eq!(path.stop, Some(Stop::Budget));
+    let bad = |g: Vec<Vec<usize>>, k: usize| {
+        greedy_rankrls_groups(
+            x.view(),
+            &y,
+            &qo(&off),
+            &g,
+            &opts(k, 1.0),
+            None,
+            &Squared,
+            &NoInterrupt,
+            &mut |_, _, _| Ok(()),
+        )
+        .unwrap_err()
+        .to_string()
+    };
+    assert!(bad(vec![vec![0], vec![0, 1]], 1).contains("two groups"));
+    assert!(bad(vec![vec![9]], 1).contains("column 9"));
+    assert!(bad(vec![vec![0], vec![]], 1).contains("empty"));
+    assert!(bad(vec![vec![0], vec![1]], 3).contains("n_groups"));
+}
+
+#[test]
+fn shared_costs_are_paid_once() {
+    // two members of one group fit a budget that admits the group's cost once, not twice
+    let (x, y, off) = problem(5, &[5, 4, 6, 3, 5], 4);
+    let fc = [0.0; 4];
+    let feature_group = [0, 0, 1, 1];
+    let gc = [1.0, 5.0];
+    let choice = Choice::PerCost {
+        feature_costs: &fc,
+        budget: Some(1.5),
+        shared: Some(SharedCosts { feature_group: &feature_group, group_costs: &gc }),
+    };
+    let path = crate::selection::cost_greedy::greedy_rankrls_per_cost(
+        x.view(),
+        &y,
+        &qo(&off),
+        &opts(4, 1.0),
+        &choice,
+        &Squared,
+        &NoInterrupt,
+        &mut |_, _, _| Ok(()),
+    )
+    .unwrap();
+    let mut s = path.selected.clone();
+    s.sort();
+    assert_eq!(s, vec![0, 1]);
+    assert_eq!(path.stop, Some(Stop::Budget));
+}

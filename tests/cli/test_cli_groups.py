@@ -1,0 +1,56 @@
+"""``rankselect select --groups FILE [--no-select-groups] --budget B`` and ``--layout`` (issue 33):
+the selected features, their groups and both cost levels, in the table and in --json."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import rankselect
+from rankselect.cli import main
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    rng = np.random.default_rng(4)
+    m, n = 240, 6
+    X = rng.random((m, n))
+    y = np.clip(np.round(2 * X[:, 0] + X[:, 3] - X[:, 4] + rng.normal(scale=0.3, size=m)), 0, 2)
+    qid = np.repeat(np.arange(1, 25), 10)
+    d = tmp_path_factory.mktemp("groups")
+    rankselect.save_letor(d / "train.txt", rankselect.RankingData(X, y, qid))
+    (d / "groups.csv").write_text("feature,group,cost\n1,a,2\n2,a,2\n3,b,3\n4,b,3\n5,c,1\n6,c,1\n")
+    return str(d / "train.txt"), str(d / "groups.csv")
+
+
+def test_whole_groups_json(files, capsys):
+    train, groups = files
+    assert main(["select", "--method", "greedy-rankrls", "-k", "2", "--groups", groups, train, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert len(out["selected_groups"]) == 2
+    assert len(out["selected_features"]) == 4
+    assert list(dict.fromkeys(out["groups"])) == out["selected_groups"]  # each feature's group, in order
+    costs = {"a": 2, "b": 3, "c": 1}
+    assert out["total_cost"] == sum(costs[g] for g in out["selected_groups"])
+    assert out["feature_cost"] == 0.0 and out["groups_paid"] == out["selected_groups"]
+
+
+def test_feature_level_budget_pays_each_group_once(files, capsys):
+    train, groups = files
+    assert main(["select", "--method", "greedy-rankrls", "-k", "6", "--groups", groups, "--no-select-groups",
+                 "--budget", "3", train, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["total_cost"] <= 3.0
+    # each group paid once: the total is the sum of the groups paid for
+    costs = {"a": 2, "b": 3, "c": 1}
+    assert out["total_cost"] == sum(costs[g] for g in out["groups_paid"])
+
+
+def test_table_and_layout(files, capsys):
+    train, groups = files
+    assert main(["select", "--method", "greedy-rankrls", "-k", "1", "--groups", groups, train]) == 0
+    text = capsys.readouterr().out
+    assert "group" in text and "groups paid for" in text
+    assert main(["select", "--method", "greedy-rankrls", "-k", "1", "--layout", "letor4:stream", train]) == 2
+    assert "describes 46 features" in capsys.readouterr().err
