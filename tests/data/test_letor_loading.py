@@ -66,11 +66,12 @@ def test_impossible_feature_index_is_a_value_error_naming_the_line(tmp_path):
     assert "ValueError" in r.stdout and "line 1: feature index 4294967295 is too large" in r.stdout
 
 
-@pytest.mark.parametrize("text,kw", [
-    ("1 qid:1 1:1\n0 qid:1 2000000000:1\n", {}),
-    ("1 qid:1 1:1\n", {"n_features": 10**12}),
+@pytest.mark.parametrize("text,kw,error", [
+    # a typo index: the density rule's ValueError naming the line comes first (issue 35)
+    ("1 qid:1 1:1\n0 qid:1 2000000000:1\n", {}, "ValueError"),
+    ("1 qid:1 1:1\n", {"n_features": 10**12}, "MemoryError"),
 ])
-def test_huge_dense_matrix_is_a_memory_error_before_allocation(tmp_path, text, kw):
+def test_huge_dense_matrix_is_a_memory_error_before_allocation(tmp_path, text, kw, error):
     p = tmp_path / "f.txt"
     p.write_text(text)
     # whether the check refuses it (limit: available memory) or the address-space limit
@@ -78,11 +79,14 @@ def test_huge_dense_matrix_is_a_memory_error_before_allocation(tmp_path, text, k
     r = run_limited(f"""
         try:
             rankselect.load_letor({str(p)!r}, **{kw!r})
-        except MemoryError as e:
-            print("MemoryError", e)
+        except (MemoryError, ValueError) as e:
+            print(type(e).__name__, e)
         """, limit_mb=512)
     assert r.returncode == 0, r.stderr
-    assert "MemoryError" in r.stdout and "f.txt" in r.stdout, r.stdout
+    assert r.stdout.startswith(error) and "f.txt" in r.stdout, r.stdout
+    if error == "ValueError":  # the density rule names the line and the remedy
+        assert "line 2: feature index 2000000000" in r.stdout and "n_features=2000000000" in r.stdout
+        return
     # sizes in binary units; the limit is the address-space headroom (MiB here) since issue 23
     assert "features" in r.stdout and ("GiB" in r.stdout or "TiB" in r.stdout) and "MiB" in r.stdout
 
@@ -90,12 +94,13 @@ def test_huge_dense_matrix_is_a_memory_error_before_allocation(tmp_path, text, k
 def test_memory_error_names_sizes_index_and_remedy(tmp_path):
     p = tmp_path / "typo.txt"
     p.write_text("1 qid:1 1:1 2:1\n" * 5 + "0 qid:2 1:3 20000000:1\n" + "1 qid:2 2:1\n")
-    with rankselect.config_context(max_memory=2**30):
-        with pytest.raises(MemoryError) as exc:
+    with rankselect.config_context(max_memory=2**30):  # the density rule first (issue 35)
+        with pytest.raises(ValueError, match=r"line 6: feature index 20000000 .* n_features=20000000"):
             load_letor(p)
+        with pytest.raises(MemoryError) as exc:  # asked for: the memory rule
+            load_letor(p, n_features=20000000)
     msg = str(exc.value)
-    for part in ("typo.txt", "x 20000000 features", "float64", "GiB", "1.0 GiB",
-                 "largest feature index is 20000000 (line 6)", "dtype=np.float32", "set_config(max_memory"):
+    for part in ("typo.txt", "x 20000000 features", "float64", "GiB", "1.0 GiB", "set_config(max_memory"):
         assert part in msg, (part, msg)
     with rankselect.config_context(max_memory=2**30):
         with pytest.raises(MemoryError, match="n_features=10000000000 was given"):
@@ -110,7 +115,7 @@ def test_info_cli_refuses_a_typo_index_cleanly(tmp_path, capsys):
     with rankselect.config_context(max_memory=2**30):
         assert cli_main(["info", str(p)]) == 2
     err = capsys.readouterr().err
-    assert "line 2" in err and "300000000" in err and "memory limit" in err
+    assert "line 2" in err and "300000000" in err and "n_features=300000000" in err
     p.write_text("1 qid:1 4294967295:1\n")
     assert cli_main(["info", str(p)]) == 2
     assert "line 1: feature index 4294967295 is too large" in capsys.readouterr().err
