@@ -47,7 +47,17 @@ def ranges(numbers, limit: int = 20) -> str:
 def add_convention_argument(p, default: str, *, several: bool = False) -> None:
     """``--convention NAME`` (``several``: ``NAME[,NAME...]``, columns side by side) with the
     current names of :data:`rankselect.metrics.checks.CURRENT_CONVENTIONS`; the old name
-    ``standard`` is accepted with a warning (see :func:`conventions_of`)."""
+    ``standard`` is accepted with a warning (see :func:`conventions_of`).
+
+    Examples
+    --------
+    >>> import argparse
+    >>> from rankselect.cli.common import add_convention_argument
+    >>> p = argparse.ArgumentParser()
+    >>> add_convention_argument(p, "exponential")
+    >>> p.parse_args(["--convention", "trec"]).convention
+    'trec'
+    """
     from ..metrics.checks import CURRENT_CONVENTIONS
 
     what = "comma-separated conventions, printed side by side" if several else "metric convention"

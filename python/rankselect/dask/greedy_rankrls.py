@@ -193,11 +193,13 @@ class GreedyRankRLS(DaskEstimatorMixin, DaskPredictMixin, _GreedyRankRLS):
     def __init__(self, n_features_to_select: int = 10, alpha: float = 1.0, criterion: str = "squared",
                  convention: Convention = "exponential", min_improvement: Optional[float] = None,
                  verbose: Union[bool, int] = False, feature_costs: Optional[npt.ArrayLike] = None,
-                 budget: Optional[float] = None, floating: bool = False, *,
+                 budget: Optional[float] = None, floating: bool = False, feature_groups=None,
+                 group_costs=None, select_groups: bool = True, *,
                  client: Optional[Client] = None) -> None:
         super().__init__(n_features_to_select=n_features_to_select, alpha=alpha, criterion=criterion,
                          convention=convention, min_improvement=min_improvement, verbose=verbose,
-                         feature_costs=feature_costs, budget=budget, floating=floating)
+                         feature_costs=feature_costs, budget=budget, floating=floating,
+                         feature_groups=feature_groups, group_costs=group_costs, select_groups=select_groups)
         self.client = client
 
     def fit(self, X, y, qid=None):
@@ -207,6 +209,10 @@ class GreedyRankRLS(DaskEstimatorMixin, DaskPredictMixin, _GreedyRankRLS):
         if self.floating:
             raise ValueError("floating=True is not available on Dask arrays: the query shards have no removal "
                              "step; run rankselect.GreedyRankRLS(floating=True) in memory")
+        if self.feature_groups is not None or self.group_costs is not None:
+            raise NotImplementedError("feature_groups / group_costs are not available on rankselect.dask.GreedyRankRLS "
+                                      "yet (the sharded backend has no group step); run rankselect.GreedyRankRLS "
+                                      "in memory")
         shards = self._shards(X, y, qid)
         k, n = self.n_features_to_select, shards.n_features  # k's bound n: the core's check
         self._warn_if_degenerate(shards)

@@ -52,6 +52,15 @@ class FeatureGroups:
         Optional names of the columns (the layouts of :mod:`rankselect.data.datasets` give them).
 
     Use :func:`check_feature_groups` to build one from a label per feature or a mapping.
+
+    Examples
+    --------
+    >>> from rankselect.data import check_feature_groups
+    >>> g = check_feature_groups(["body", "title", "body"], n_features=3)
+    >>> g.n_groups, g.members(0).tolist(), g.columns(["title", "body"]).tolist()
+    (2, [0, 2], [1, 0, 2])
+    >>> g.groups_of([2, 1]), g.as_dict()
+    ([0, 1], {'body': [0, 2], 'title': [1]})
     """
 
     names: tuple[str, ...]
@@ -201,7 +210,15 @@ def _renumbered(labels: list[str], index: np.ndarray) -> FeatureGroups:
 
 def check_group_costs(group_costs, groups: FeatureGroups, *, name: str = "group_costs") -> np.ndarray:
     """``group_costs`` as float64 of shape (n_groups,), finite and >= 0: an array in the order of
-    ``groups.names``, or a mapping ``{group: cost}`` (groups left out cost 0)."""
+    ``groups.names``, or a mapping ``{group: cost}`` (groups left out cost 0).
+
+    Examples
+    --------
+    >>> from rankselect.data import check_feature_groups, check_group_costs
+    >>> g = check_feature_groups(["body", "title", "body"], n_features=3)
+    >>> check_group_costs({"body": 10}, g)
+    array([10.,  0.])
+    """
     if isinstance(group_costs, Mapping):
         out = np.zeros(groups.n_groups)
         for key, v in group_costs.items():
@@ -241,6 +258,17 @@ class ExtractionCosts:
     feature_costs : ndarray of shape (n_features,)
     groups : FeatureGroups or None
     group_costs : ndarray of shape (n_groups,) or None
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rankselect.data import ExtractionCosts, check_feature_groups
+    >>> g = check_feature_groups(["body", "title", "body"], n_features=3)
+    >>> c = ExtractionCosts(np.ones(3), g, np.array([10.0, 2.0]))
+    >>> c.marginal([]).tolist(), c.marginal([0]).tolist()  # the first body feature pays for body
+    ([11.0, 3.0, 11.0], [1.0, 3.0, 1.0])
+    >>> c.total([0, 2]), c.group_total(0)
+    (12.0, 12.0)
     """
 
     feature_costs: np.ndarray
@@ -284,6 +312,17 @@ def read_feature_groups(path: Union[str, Path], n_features: int) -> tuple[Featur
     ``#`` starts a comment; an optional header line ``feature,group[,cost]``).
 
     Returns the groups and the group costs (None when the file gives no cost column).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from rankselect.data import read_feature_groups
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     path = pathlib.Path(d) / "groups.csv"
+    ...     _ = path.write_text("feature,group,cost\\n1,body,10\\n2,title,2\\n3,body,10\\n")
+    ...     groups, costs = read_feature_groups(path, n_features=3)
+    >>> groups.names, costs
+    (('body', 'title'), array([10.,  2.]))
     """
     p = Path(path)
     labels: dict[int, str] = {}
