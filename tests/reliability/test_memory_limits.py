@@ -55,8 +55,9 @@ CASES = [
      "kernel_matrix(X, X)"),
     ("center_by_query", "X = rng.random((60000, 1000)); q = np.repeat(np.arange(600), 100)",
      "rs.center_by_query(X, q)"),
-    ("rankrls_fit", "X = rng.random((200, 9000)); y = rng.integers(0, 3, 200).astype(float); "
-     "q = np.repeat(np.arange(20), 10)", "rs.RankRLS(alpha=1.0).fit(X, y, qid=q)"),
+    # n <= m: the primal n x n system (wide data, n > m, is solved in the dual m x m one: issue 35)
+    ("rankrls_fit", "X = rng.random((9000, 8000)); y = rng.integers(0, 3, 9000).astype(float); "
+     "q = np.repeat(np.arange(900), 10)", "rs.RankRLS(alpha=1.0).fit(X, y, qid=q)"),
     ("stability_selection", "X = rng.random((40000, 1200)); y = rng.integers(0, 3, 40000).astype(float); "
      "q = np.repeat(np.arange(400), 100)",
      "rs.StabilitySelection(rs.GreedyRankRLS(n_features_to_select=2), n_resamples=2, random_state=0)"
