@@ -29,7 +29,12 @@ ALLOWED = {
     "solvers/datafit/quadratic.rs": (1, "a length-n (features) gradient"),
     "solvers/datafit/pairwise.rs": (2, "per-query length-n sums"),
     "solvers/reweighted.rs": (1, "length-n (features) weights"),
-    "models/sparse_ranksvm.rs": (5, "length-n (features) weights and gradients"),
+    "models/sparse_ranksvm.rs": (7, "length-n (features) weights and gradients (also of the group penalties' "
+                                    "path start)"),
+    "selection/greedy_rls/group.rs": (5, "length-n (features) flags and sums, and one group's b x b system "
+                                         "(the n x n caches are fallible)"),
+    "selection/greedy_rls/driver.rs": (1, "one flag per feature group (the groups paid for)"),
+    "solvers/penalty.rs": (1, "the member lists of the feature groups (length n_groups)"),
     "models/ranksvm/mod.rs": (4, "length-n coefficients and length-m scores beside the m x n data"),
     "models/rankrls/blocked.rs": (4, "length-n block sums of the blocked product and the n x 1 right-hand "
                                      "side (the n x n and m x p results are fallible; one match is a comment)"),

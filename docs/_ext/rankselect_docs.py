@@ -141,9 +141,10 @@ def constant_doc(name: str, obj) -> list:
 
 def _constant_docstrings(app, what, name, obj, options, lines) -> None:
     """A constant whose docstring is its type's gets its ``#:`` comment instead (or none)."""
-    if what not in ("data", "attribute") or type(obj).__doc__ is None:
+    doc = getattr(type(obj), "__doc__", None)
+    if what not in ("data", "attribute") or not isinstance(doc, str):  # (a slot descriptor is no docstring)
         return
-    inherited = [ln.strip() for ln in type(obj).__doc__.splitlines() if ln.strip()]
+    inherited = [ln.strip() for ln in doc.splitlines() if ln.strip()]
     if [ln.strip() for ln in lines if ln.strip()] != inherited or not inherited:
         return
     lines[:] = constant_doc(name.rpartition(".")[2], obj)

@@ -26,9 +26,9 @@ from typing import Any, Union
 from ._data import PANELS, ReportData
 from ._experiment import load_experiment
 
-__all__ = ["build_report", "write_report", "load_experiment", "ReportData", "PANELS", "MISSING_EXTRA"]
+__all__ = ["build_report", "write_report", "load_experiment", "ReportData", "PANELS"]
 
-#: the one-line message when Bokeh or Jinja2 is missing
+#: the one-line message when Bokeh or Jinja2 is missing (the error's text; not part of the API)
 MISSING_EXTRA = 'the report needs Bokeh and Jinja2: pip install "rankselect[report]"'
 
 

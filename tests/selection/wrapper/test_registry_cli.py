@@ -37,7 +37,8 @@ def test_select_rfe_with_lightgbm_on_vali(capsys):
     assert main(["select", "--method", "rfe", "--ranker", "lightgbm", "-k", "4", "--step", "0.5",
                  "--candidates", "greedy-rankrls", "--n-candidates", "6", "--vali", VALI, TRAIN]) == 0
     out = capsys.readouterr().out
-    assert len(_selected(out)) == 4 and "vali NDCG@10" in out
+    # the score column is the LightGBM ranker's own validation score of each subset (issue 35)
+    assert len(_selected(out)) == 4 and "vali ndcg@10" in out and "95% CI" in out
 
 
 def test_select_forward_json(capsys):

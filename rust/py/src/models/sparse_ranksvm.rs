@@ -106,6 +106,7 @@ fn sparse_ranksvm<'py>(
 /// `groups` (a label per feature, 0..n_groups) the "group_lasso" / "sparse_group_lasso".
 #[pyfunction]
 #[pyo3(signature = (x, y, offsets, weights=None, groups=None, penalty="l1", l1_ratio=0.0))]
+#[allow(clippy::too_many_arguments)]
 fn sparse_c_min<'py>(
     py: Python<'py>,
     x: PyReadonlyArray2<'py, f64>,

@@ -153,7 +153,7 @@ impl GroupState {
         }
         let inv = 1.0 / alpha;
         let c: Vec<f64> = u.iter().map(|v| v * inv).collect();
-        let mm = Mat::from_fn(n, n, |i, j| gram[(i, j)] * inv);
+        let mm = alloc::try_mat(n, n, |i, j| gram[(i, j)] * inv, "group greedy RankRLS's matrix M")?;
         let r = xty.iter().map(|v| v * inv).collect();
         let p = yc.clone();
         Ok(GroupState { m, n, offsets: offsets.to_vec(), c, u, p, yc, gram, xty, mm, r, informative })
