@@ -26,9 +26,9 @@ from typing import Any, Union
 from ._data import PANELS, ReportData
 from ._experiment import load_experiment
 
-__all__ = ["build_report", "write_report", "load_experiment", "ReportData", "PANELS"]
+__all__ = ["build_report", "write_report", "load_experiment", "ReportData", "PANELS", "MISSING_EXTRA"]
 
-#: the one-line message when Bokeh or Jinja2 is missing (the error's text; not part of the API)
+#: the one-line message when Bokeh or Jinja2 is missing
 MISSING_EXTRA = 'the report needs Bokeh and Jinja2: pip install "rankselect[report]"'
 
 

@@ -19,8 +19,10 @@ __all__ = ["load_experiment", "from_experiment"]
 
 
 def load_experiment(folder: Union[str, os.PathLike]) -> ExperimentResult:
-    """The :class:`~rankselect.protocol.ExperimentResult` written to ``folder/experiment.json``
-    (by ``rankselect experiment ... --out folder`` or ``ExperimentResult.to_json``).
+    """The :class:`~rankselect.protocol.ExperimentResult` written to ``folder/experiment.json``.
+
+    The folder is the output of ``rankselect experiment --out folder`` (or of
+    ``ExperimentResult.to_json``).
 
     Parameters
     ----------
