@@ -52,7 +52,9 @@ def page_problems(page: Path, root: Path) -> list[str]:
 def offline_problems(root) -> list[str]:
     """Every problem of the HTML pages under ``root`` (a ``sphinx-build -b html`` output)."""
     root = Path(root)
-    pages = sorted(root.rglob("*.html"))
+    # the pages a reader opens; _static/ holds assets, among them the theme's Jinja macro
+    # templates (pydata-sphinx-theme's webpack-macros.html), which are not pages
+    pages = sorted(p for p in root.rglob("*.html") if "_static" not in p.relative_to(root).parts)
     if not pages:
         return [f"{root}: no HTML page (build the documentation first)"]
     return [p for page in pages for p in page_problems(page, root)]
