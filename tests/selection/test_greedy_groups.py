@@ -3,7 +3,7 @@ per group) equal a forward selection over groups that refits RankRLS for every c
 size-1 groups equal the plain greedy; shared group costs are paid once."""
 import numpy as np
 import pytest
-from tests._rankrls_reference import group_greedy
+from _rankrls_reference import group_greedy
 
 import rankselect as rs
 
