@@ -10,13 +10,13 @@ from hypothesis import strategies as st
 from _rankrls_reference import center, constant_within_queries, lqo, ridge
 from rankselect import GreedyRankRLS
 
-TIE = 1e-10
+TIE = 1e-8  # the core's REL_TIE
 
 
 def brute_sffs(X, y, qid, k, alpha):
     """SFFS (Pudil et al. 1994) as documented in GreedyRankRLS(floating=True): the best new
     addition, then removals while the smaller subset beats the best of its size by more than
-    a relative 1e-10; no subset twice; ties (within a relative 1e-10) to the lowest index.
+    a relative 1e-8; no subset twice; ties (within a relative 1e-8) to the lowest index.
     Returns the best subset and criterion per size."""
     n = X.shape[1]
     const = constant_within_queries(X, qid)
@@ -24,7 +24,7 @@ def brute_sffs(X, y, qid, k, alpha):
     def crit(s):
         return lqo(X[:, list(s)], y, qid, alpha)[0]
 
-    def lowest_near_min(cands):  # ties within a relative 1e-10 go to the lowest index
+    def lowest_near_min(cands):  # ties within a relative 1e-8 go to the lowest index
         m = min(v for v, _ in cands)
         return min((t for t in cands if t[0] - m <= TIE * max(abs(m), abs(t[0]))), key=lambda t: t[1])
 

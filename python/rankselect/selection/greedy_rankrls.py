@@ -87,8 +87,9 @@ class GreedyRankRLS(RankerMixin, LinearPredictMixin, RankingSelector):
         Sequential floating forward selection (SFFS, Pudil et al. 1994) with the exact LQO
         criterion: after each addition, remove the selected feature whose removal gives the
         best criterion, as long as the smaller subset beats the best subset of that size
-        seen so far by more than a relative 1e-10 (no subset is visited twice; criterion
-        values within a relative 1e-10 tie, to the lowest feature index). A removal is the exact rank-one downdate
+        seen so far by more than a relative 1e-8 (no subset is visited twice; criterion
+        values within a relative 1e-8 tie, to the lowest feature index: at alpha 1e-6 the
+        values themselves carry rounding of a few 1e-9). A removal is the exact rank-one downdate
         of the same caches, O(m n) like an addition. The fitted path is then **per subset
         size**: ``selected_features_`` is the best subset of size ``n_features_to_select``,
         ``lqo_scores_[s - 1]`` / ``coef_path_[s - 1]`` / ``best_subsets_[s - 1]`` the best
