@@ -7,6 +7,8 @@
 //!   left to right. Greedy RankRLS in memory and on query shards use these, so both compute
 //!   every per-query sum in the same order;
 //! - [`sq_norm_axpy`]: `||p + g z||²` left to right; [`axpy`]: `y += α x`; [`inf_norm`];
+//! - [`solve_small`]: a small `b x b` system by Gaussian elimination with partial pivoting;
+//!   [`solve_spd_small`] by Cholesky when it is symmetric positive definite;
 //! - [`mat_vec`], [`mat_t_vec`]: `X v` and `Xᵀ c` for rows grouped by query, parallel over
 //!   queries, `Xᵀ c` summed in query order; [`split_by_offsets`].
 //!
@@ -132,6 +134,76 @@ pub fn mat_t_vec(x: ArrayView2<f64>, c: &[f64], offsets: &[usize], out: &mut [f6
             *o += v;
         }
     }
+}
+
+/// Solves `a x = rhs` in place for `nrhs` right-hand sides (`a` row-major `b x b`, `rhs`
+/// row-major `b x nrhs`), Gaussian elimination with partial pivoting, for small `b` (a
+/// feature group's size).
+pub fn solve_small(a: &mut [f64], b: usize, rhs: &mut [f64], nrhs: usize) {
+    for k in 0..b {
+        let piv = (k..b).fold(k, |best, i| if a[i * b + k].abs() > a[best * b + k].abs() { i } else { best });
+        if piv != k {
+            for j in 0..b {
+                a.swap(k * b + j, piv * b + j);
+            }
+            for j in 0..nrhs {
+                rhs.swap(k * nrhs + j, piv * nrhs + j);
+            }
+        }
+        let d = a[k * b + k];
+        for i in k + 1..b {
+            let f = a[i * b + k] / d;
+            if f != 0.0 {
+                for j in k..b {
+                    a[i * b + j] -= f * a[k * b + j];
+                }
+                for j in 0..nrhs {
+                    rhs[i * nrhs + j] -= f * rhs[k * nrhs + j];
+                }
+            }
+        }
+    }
+    for k in (0..b).rev() {
+        let d = a[k * b + k];
+        for j in 0..nrhs {
+            let mut s = rhs[k * nrhs + j];
+            for l in k + 1..b {
+                s -= a[k * b + l] * rhs[l * nrhs + j];
+            }
+            rhs[k * nrhs + j] = s / d;
+        }
+    }
+}
+
+/// Solves `a x = rhs` in place (`a` row-major `b x b` symmetric, `rhs` row-major
+/// `b x nrhs`) by Cholesky, `a = L L^T` (`L` left in the lower triangle). Returns `false`,
+/// with `a` and `rhs` spoilt, when a pivot is not positive (`a` not positive definite to
+/// rounding): the caller then uses [`solve_small`] on the original system.
+pub fn solve_spd_small(a: &mut [f64], b: usize, rhs: &mut [f64], nrhs: usize) -> bool {
+    for j in 0..b {
+        let (done, rest) = a.split_at_mut(j * b);
+        let row = &mut rest[..b];
+        for k in 0..j {
+            let lk = &done[k * b..k * b + k];
+            row[k] = (row[k] - dot(&row[..k], lk)) / done[k * b + k];
+        }
+        let d = row[j] - dot(&row[..j], &row[..j]);
+        if d.is_nan() || d <= 0.0 {
+            return false;
+        }
+        row[j] = d.sqrt();
+    }
+    for c in 0..nrhs {
+        for i in 0..b {
+            let s = (0..i).fold(rhs[i * nrhs + c], |s, k| s - a[i * b + k] * rhs[k * nrhs + c]);
+            rhs[i * nrhs + c] = s / a[i * b + i];
+        }
+        for i in (0..b).rev() {
+            let s = (i + 1..b).fold(rhs[i * nrhs + c], |s, k| s - a[k * b + i] * rhs[k * nrhs + c]);
+            rhs[i * nrhs + c] = s / a[i * b + i];
+        }
+    }
+    true
 }
 
 #[cfg(test)]

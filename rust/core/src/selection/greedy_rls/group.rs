@@ -22,20 +22,18 @@
 //! results do not depend on the number of threads. The weights of every prefix are solved in
 //! the primal (eq. 5) as in [`super::path`], the group's members appended in order.
 
-use faer::{Accum, Mat, Par};
 use ndarray::ArrayView2;
 use rayon::prelude::*;
 
 use super::choice::{choose_best, choose_per_cost};
-use super::criterion::{Criterion, CriterionScratch};
+use super::criterion::Criterion;
 use super::driver::{below_min_improvement, check_cache_memory, check_data, check_params, GreedyOptions};
+use super::group_state::{GroupState, StepScratch};
 use super::path::{GreedyPath, PrimalPath, Stop};
-use crate::alloc;
-use crate::data::groups::{center_exact, QueryOffsets};
+use crate::data::groups::QueryOffsets;
 use crate::error::Result;
 use crate::interrupt::Interrupt;
 use crate::invalid;
-use crate::linalg::dot4;
 
 /// The per-cost rule over groups: `costs[g]` is the cost of selecting group `g` whole (its
 /// members' costs plus its extraction cost), `budget` caps the total.
@@ -66,227 +64,6 @@ pub fn check_groups(groups: &[Vec<usize>], n: usize) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// Solves `a x = rhs` in place for `nrhs` right-hand sides (`a` row-major `b x b`, `rhs`
-/// row-major `b x nrhs`), Gaussian elimination with partial pivoting (b is a group's size).
-fn solve(a: &mut [f64], b: usize, rhs: &mut [f64], nrhs: usize) {
-    for k in 0..b {
-        let piv = (k..b).fold(k, |best, i| if a[i * b + k].abs() > a[best * b + k].abs() { i } else { best });
-        if piv != k {
-            for j in 0..b {
-                a.swap(k * b + j, piv * b + j);
-            }
-            for j in 0..nrhs {
-                rhs.swap(k * nrhs + j, piv * nrhs + j);
-            }
-        }
-        let d = a[k * b + k];
-        for i in k + 1..b {
-            let f = a[i * b + k] / d;
-            if f != 0.0 {
-                for j in k..b {
-                    a[i * b + j] -= f * a[k * b + j];
-                }
-                for j in 0..nrhs {
-                    rhs[i * nrhs + j] -= f * rhs[k * nrhs + j];
-                }
-            }
-        }
-    }
-    for k in (0..b).rev() {
-        let d = a[k * b + k];
-        for j in 0..nrhs {
-            let mut s = rhs[k * nrhs + j];
-            for l in k + 1..b {
-                s -= a[k * b + l] * rhs[l * nrhs + j];
-            }
-            rhs[k * nrhs + j] = s / d;
-        }
-    }
-}
-
-/// The caches of [`super`], feature-major (column `i` at `i m .. (i + 1) m`).
-struct GroupState {
-    m: usize,
-    n: usize,
-    offsets: Vec<usize>,
-    c: Vec<f64>,
-    u: Vec<f64>,
-    p: Vec<f64>,
-    yc: Vec<f64>,
-    gram: Mat<f64>,
-    xty: Vec<f64>,
-    mm: Mat<f64>,
-    r: Vec<f64>,
-    informative: Vec<bool>,
-}
-
-/// What one query contributes to a group step: `S_q` (b x b) and `W_q = K - S_q`.
-struct QueryBlock {
-    s: Vec<f64>,
-    w: Vec<f64>,
-}
-
-impl GroupState {
-    fn new(x: ArrayView2<f64>, y: &[f64], offsets: &QueryOffsets, alpha: f64) -> Result<Self> {
-        let (m, n) = x.dim();
-        let ranges: Vec<(usize, usize)> = offsets.windows(2).map(|w| (w[0], w[1])).collect();
-        let mut yc = alloc::try_copy(y, "group greedy RankRLS's centred labels")?;
-        center_exact(&mut yc, &ranges);
-        let mut u = alloc::try_zeroed_vec::<f64>(m.saturating_mul(n), "group greedy RankRLS's cache U")?;
-        let mut informative = vec![false; n];
-        let mut xty = vec![0.0; n];
-        for i in 0..n {
-            let col = &mut u[i * m..(i + 1) * m];
-            col.iter_mut().zip(x.column(i)).for_each(|(d, s)| *d = *s);
-            informative[i] = center_exact(col, &ranges);
-            xty[i] = dot4(col, &yc);
-        }
-        let xc = faer::MatRef::from_column_major_slice(&u, m, n);
-        let mut gram = alloc::try_mat_zeros(n, n, "group greedy RankRLS's Gram matrix")?;
-        faer::linalg::matmul::matmul(gram.as_mut(), Accum::Replace, xc.transpose(), xc, 1.0, Par::Seq);
-        for i in 0..n {
-            for j in 0..i {
-                gram[(j, i)] = gram[(i, j)];
-            }
-        }
-        let inv = 1.0 / alpha;
-        let c: Vec<f64> = u.iter().map(|v| v * inv).collect();
-        let mm = alloc::try_mat(n, n, |i, j| gram[(i, j)] * inv, "group greedy RankRLS's matrix M")?;
-        let r = xty.iter().map(|v| v * inv).collect();
-        let p = yc.clone();
-        Ok(GroupState { m, n, offsets: offsets.to_vec(), c, u, p, yc, gram, xty, mm, r, informative })
-    }
-
-    /// `K = I + M_gg` (row-major) and `h = K^-1 r_g`.
-    fn k_and_h(&self, g: &[usize]) -> (Vec<f64>, Vec<f64>) {
-        let b = g.len();
-        let k: Vec<f64> =
-            (0..b * b).map(|t| self.mm[(g[t / b], g[t % b])] + if t / b == t % b { 1.0 } else { 0.0 }).collect();
-        let mut h: Vec<f64> = g.iter().map(|&j| self.r[j]).collect();
-        solve(&mut k.clone(), b, &mut h, 1);
-        (k, h)
-    }
-
-    /// `S_q` and `W_q = K - S_q` of query rows `s..e` for group `g`.
-    fn block(&self, g: &[usize], k: &[f64], s: usize, e: usize) -> QueryBlock {
-        let (b, m) = (g.len(), self.m);
-        let mut sq = vec![0.0; b * b];
-        for (j, &gj) in g.iter().enumerate() {
-            let cj = &self.c[gj * m + s..gj * m + e];
-            for (l, &gl) in g.iter().enumerate() {
-                sq[j * b + l] = dot4(cj, &self.u[gl * m + s..gl * m + e]);
-            }
-        }
-        let w = k.iter().zip(&sq).map(|(a, b)| a - b).collect();
-        QueryBlock { s: sq, w }
-    }
-
-    /// `v_q = W_q^-1 (Cg_q^T p_q - S_q h) - h` of query rows `s..e`.
-    fn v(&self, g: &[usize], blk: &QueryBlock, h: &[f64], s: usize, e: usize) -> Vec<f64> {
-        let (b, m) = (g.len(), self.m);
-        let mut rhs: Vec<f64> = (0..b)
-            .map(|j| {
-                let s2 = dot4(&self.c[g[j] * m + s..g[j] * m + e], &self.p[s..e]);
-                s2 - (0..b).map(|l| blk.s[j * b + l] * h[l]).sum::<f64>()
-            })
-            .collect();
-        solve(&mut blk.w.clone(), b, &mut rhs, 1);
-        rhs.iter().zip(h).map(|(a, b)| a - b).collect()
-    }
-
-    /// The criterion after adding group `g`.
-    fn score(&self, g: &[usize], y: &[f64], criterion: &dyn Criterion, scratch: &mut CriterionScratch) -> f64 {
-        let m = self.m;
-        let (k, h) = self.k_and_h(g);
-        let mut total = 0.0;
-        let mut pn = Vec::new();
-        for w in self.offsets.windows(2) {
-            let (s, e) = (w[0], w[1]);
-            let blk = self.block(g, &k, s, e);
-            let v = self.v(g, &blk, &h, s, e);
-            pn.clear();
-            pn.extend_from_slice(&self.p[s..e]);
-            for (j, &gj) in g.iter().enumerate() {
-                crate::linalg::axpy(v[j], &self.u[gj * m + s..gj * m + e], &mut pn);
-            }
-            total += criterion.query_term(&pn, 0.0, &pn, &self.yc[s..e], &y[s..e], scratch);
-        }
-        criterion.finish(total, self.offsets.len() - 1)
-    }
-
-    /// Adds group `g` to the model: the updates of the module docs.
-    fn add(&mut self, g: &[usize]) {
-        let (b, m, n) = (g.len(), self.m, self.n);
-        let (k, h) = self.k_and_h(g);
-        // T = K^-1 M_g: (b x n, row-major)
-        let mut t: Vec<f64> = (0..b * n).map(|q| self.mm[(g[q / n], q % n)]).collect();
-        solve(&mut k.clone(), b, &mut t, n);
-        let nq = self.offsets.len() - 1;
-        // per query: W_q^-1 (b x b) and S_q; p' = p + Zg v
-        let mut winv = Vec::with_capacity(nq);
-        let mut smat = Vec::with_capacity(nq);
-        for q in 0..nq {
-            let (s, e) = (self.offsets[q], self.offsets[q + 1]);
-            let blk = self.block(g, &k, s, e);
-            let v = self.v(g, &blk, &h, s, e);
-            for (j, &gj) in g.iter().enumerate() {
-                let (zs, ps) = (gj * m + s, gj * m + e);
-                for (pv, zv) in self.p[s..e].iter_mut().zip(&self.u[zs..ps]) {
-                    *pv += v[j] * zv;
-                }
-            }
-            let mut id: Vec<f64> = (0..b * b).map(|t| if t / b == t % b { 1.0 } else { 0.0 }).collect();
-            solve(&mut blk.w.clone(), b, &mut id, b);
-            winv.push(id);
-            smat.push(blk.s);
-        }
-        let cg: Vec<Vec<f64>> = g.iter().map(|&j| self.c[j * m..(j + 1) * m].to_vec()).collect();
-        let zg: Vec<Vec<f64>> = g.iter().map(|&j| self.u[j * m..(j + 1) * m].to_vec()).collect();
-        let offsets = &self.offsets;
-        self.c.par_chunks_mut(m.max(1)).zip(self.u.par_chunks_mut(m.max(1))).enumerate().for_each(|(i, (ci, ui))| {
-            let ti: Vec<f64> = (0..b).map(|j| t[j * n + i]).collect();
-            let mut rhs = vec![0.0; b];
-            for q in 0..nq {
-                let (s, e) = (offsets[q], offsets[q + 1]);
-                for j in 0..b {
-                    let ztc = dot4(&zg[j][s..e], &ci[s..e]);
-                    rhs[j] = ztc - (0..b).map(|l| smat[q][j * b + l] * ti[l]).sum::<f64>();
-                }
-                for j in 0..b {
-                    let coef = (0..b).map(|l| winv[q][j * b + l] * rhs[l]).sum::<f64>() - ti[j];
-                    crate::linalg::axpy(coef, &zg[j][s..e], &mut ui[s..e]);
-                }
-            }
-            for j in 0..b {
-                crate::linalg::axpy(-ti[j], &cg[j], ci);
-            }
-        });
-        // M' = M - M_:g T, r' = r - M_:g h
-        let mg: Vec<f64> = (0..n * b).map(|q| self.mm[(q / b, g[q % b])]).collect();
-        for i in 0..n {
-            for jj in 0..n {
-                let d: f64 = (0..b).map(|l| mg[i * b + l] * t[l * n + jj]).sum();
-                self.mm[(i, jj)] -= d;
-            }
-            self.r[i] -= (0..b).map(|l| mg[i * b + l] * h[l]).sum::<f64>();
-        }
-    }
-
-    /// The criterion of the empty model.
-    fn baseline(&self, y: &[f64], criterion: &dyn Criterion) -> f64 {
-        let mut scratch = CriterionScratch::default();
-        let total = self
-            .offsets
-            .windows(2)
-            .map(|w| {
-                let q = &self.yc[w[0]..w[1]];
-                criterion.query_term(q, 0.0, q, q, &y[w[0]..w[1]], &mut scratch)
-            })
-            .fold(0.0, |a, b| a + b);
-        criterion.finish(total, self.offsets.len() - 1)
-    }
 }
 
 /// Greedy RankRLS over `groups` (lists of 0-based columns) on grouped `x` (m x n): each step
@@ -349,7 +126,7 @@ pub fn greedy_rankrls_groups(
         let st = &state;
         let values: Vec<Option<f64>> = (0..ng)
             .into_par_iter()
-            .map_init(CriterionScratch::default, |scratch, g| {
+            .map_init(StepScratch::default, |scratch, g| {
                 (!skip[g]).then(|| st.score(&groups[g], y, criterion, scratch))
             })
             .collect();
@@ -387,7 +164,7 @@ pub fn greedy_rankrls_groups(
         prev = value;
         progress(step, g, value)?;
         if step + 1 < k {
-            state.add(&groups[g]);
+            state.add(&groups[g])?;
         }
     }
     Ok(GreedyPath::from_rows(selected, lqo_scores, coef_rows, n, stop))

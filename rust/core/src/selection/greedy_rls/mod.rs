@@ -71,6 +71,7 @@ mod floating;
 mod floating_tests;
 mod fused;
 mod group;
+mod group_state;
 #[cfg(test)]
 mod group_tests;
 mod path;
