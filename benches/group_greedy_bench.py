@@ -9,7 +9,10 @@ unchanged). Both give the same group order and criteria (checked at 1e-8 relativ
 
     PYTHONPATH=python python benches/group_greedy_bench.py --rounds 3 [--data /work/shared/data]
 
-Prints one line per layout: medians of ``--rounds`` runs, and the ratio (anchor = refitting).
+Prints one line per layout: medians [minima] of ``--rounds`` interleaved runs, and their
+ratios (anchor = refitting). BLAS runs on one thread (threadpoolctl): the refit's d x d
+systems (d <= 46) gain nothing from more, and BLAS threads that spin after a refit would
+take the cores from the group greedy run that follows it.
 """
 from __future__ import annotations
 
@@ -18,6 +21,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 import rankselect as rs
 
@@ -86,9 +90,12 @@ def main() -> None:
         same = [groups.group_id(g) for g in sel.selected_groups_] == chosen
         close = bool(np.allclose(sel.lqo_scores_, errs, rtol=1e-8))
         f, r = float(np.median(t_fast)), float(np.median(t_ref))
-        print(f"letor4:{by} ({groups.n_groups} groups, k={k}): group greedy {f * 1e3:.1f} ms, "
-              f"refitting {r * 1e3:.1f} ms, speed-up {r / f:.1f}x; same order {same}, criteria 1e-8 {close}")
+        fm, rm = min(t_fast), min(t_ref)
+        print(f"letor4:{by} ({groups.n_groups} groups, k={k}): group greedy {f * 1e3:.1f} ms [{fm * 1e3:.1f}], "
+              f"refitting {r * 1e3:.1f} ms [{rm * 1e3:.1f}], speed-up {r / f:.1f}x [{rm / fm:.1f}x]; "
+              f"same order {same}, criteria 1e-8 {close}")
 
 
 if __name__ == "__main__":
-    main()
+    with threadpool_limits(limits=1, user_api="blas"):
+        main()

@@ -6,6 +6,7 @@
 //!   (vectorisable), combined as `(acc0 + acc1) + (acc2 + acc3)`, then the `len % 4` tail
 //!   left to right. Greedy RankRLS in memory and on query shards use these, so both compute
 //!   every per-query sum in the same order;
+//! - [`all_finite`]: whether every value of a slice is finite, in one vectorised pass;
 //! - [`sq_norm_axpy`]: `||p + g z||²` left to right; [`axpy`]: `y += α x`; [`inf_norm`];
 //! - [`solve_small`]: a small `b x b` system by Gaussian elimination with partial pivoting;
 //!   [`solve_spd_small`] by Cholesky when it is symmetric positive definite;
@@ -193,17 +194,52 @@ pub fn solve_spd_small(a: &mut [f64], b: usize, rhs: &mut [f64], nrhs: usize) ->
         }
         row[j] = d.sqrt();
     }
-    for c in 0..nrhs {
+    if nrhs == 1 {
+        // L z = rhs, then L^T x = z (one right-hand side: plain loops)
         for i in 0..b {
-            let s = (0..i).fold(rhs[i * nrhs + c], |s, k| s - a[i * b + k] * rhs[k * nrhs + c]);
-            rhs[i * nrhs + c] = s / a[i * b + i];
+            rhs[i] = (rhs[i] - dot(&a[i * b..i * b + i], &rhs[..i])) / a[i * b + i];
         }
         for i in (0..b).rev() {
-            let s = (i + 1..b).fold(rhs[i * nrhs + c], |s, k| s - a[k * b + i] * rhs[k * nrhs + c]);
-            rhs[i * nrhs + c] = s / a[i * b + i];
+            let xi = rhs[i] / a[i * b + i];
+            rhs[i] = xi;
+            for (r, l) in rhs[..i].iter_mut().zip(&a[i * b..i * b + i]) {
+                *r -= l * xi;
+            }
+        }
+        return true;
+    }
+    // L z = rhs, then L^T x = z, row by row (each row of `rhs` is contiguous)
+    for i in 0..b {
+        let (done, rest) = rhs.split_at_mut(i * nrhs);
+        let row = &mut rest[..nrhs];
+        for (k, rk) in done.chunks_exact(nrhs.max(1)).enumerate().take(i) {
+            axpy(-a[i * b + k], rk, row);
+        }
+        row.iter_mut().for_each(|v| *v /= a[i * b + i]);
+    }
+    for i in (0..b).rev() {
+        let (before, rest) = rhs.split_at_mut(i * nrhs);
+        let row = &mut rest[..nrhs];
+        row.iter_mut().for_each(|v| *v /= a[i * b + i]);
+        for (k, rk) in before.chunks_exact_mut(nrhs.max(1)).enumerate() {
+            axpy(-a[i * b + k], row, rk);
         }
     }
     true
+}
+
+/// Whether every value is finite: `v * 0` is `±0` for a finite `v` and NaN otherwise, summed
+/// in 8 independent lanes (one pass the compiler vectorises, no early exit).
+pub fn all_finite(s: &[f64]) -> bool {
+    let mut acc = [0.0f64; 8];
+    let chunks = s.chunks_exact(8);
+    let tail = chunks.remainder();
+    for c in chunks {
+        for (a, &v) in acc.iter_mut().zip(c) {
+            *a += v * 0.0;
+        }
+    }
+    acc.iter().all(|a| *a == 0.0) && tail.iter().all(|v| v.is_finite())
 }
 
 #[cfg(test)]
@@ -229,6 +265,37 @@ mod tests {
         let mut y = b.clone();
         axpy(-2.0, &a, &mut y);
         assert!(y.iter().zip(a.iter().zip(&b)).all(|(v, (x, w))| *v == w - 2.0 * x));
+    }
+
+    /// `a x = rhs` by Cholesky equals Gaussian elimination on an SPD system (1 and 3
+    /// right-hand sides), and a matrix that is not positive definite is refused.
+    #[test]
+    fn small_solves_agree() {
+        let b = 6;
+        let g: Vec<f64> = (0..b * b).map(|t| ((t * 7 + 3) % 11) as f64 / 11.0 - 0.4).collect();
+        let spd: Vec<f64> = (0..b * b)
+            .map(|t| {
+                (0..b).map(|l| g[t / b * b + l] * g[t % b * b + l]).sum::<f64>()
+                    + if t / b == t % b { 0.5 } else { 0.0 }
+            })
+            .collect();
+        for nrhs in [1, 3] {
+            let rhs: Vec<f64> = (0..b * nrhs).map(|t| (t as f64).sin()).collect();
+            let (mut x1, mut x2) = (rhs.clone(), rhs.clone());
+            assert!(solve_spd_small(&mut spd.clone(), b, &mut x1, nrhs));
+            solve_small(&mut spd.clone(), b, &mut x2, nrhs);
+            for (p, q) in x1.iter().zip(&x2) {
+                assert!((p - q).abs() <= 1e-12 * (1.0 + q.abs()), "{p} vs {q}");
+            }
+            for i in 0..b {
+                for c in 0..nrhs {
+                    let ax: f64 = (0..b).map(|k| spd[i * b + k] * x1[k * nrhs + c]).sum();
+                    assert!((ax - rhs[i * nrhs + c]).abs() <= 1e-12);
+                }
+            }
+        }
+        let mut indefinite = vec![1.0, 2.0, 2.0, 1.0];
+        assert!(!solve_spd_small(&mut indefinite, 2, &mut [1.0, 1.0], 1));
     }
 
     #[test]

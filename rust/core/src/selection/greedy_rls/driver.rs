@@ -2,6 +2,7 @@
 //! once over a [`GreedyBackend`] (in memory or query shards) and a [`Choice`] rule.
 
 use ndarray::ArrayView2;
+use rayon::prelude::*;
 
 use super::backend::{GreedyBackend, InMemory};
 use super::choice::{choose_best, choose_per_cost, Choice};
@@ -12,6 +13,7 @@ use crate::data::groups::QueryOffsets;
 use crate::error::{check_memory, Result};
 use crate::interrupt::Interrupt;
 use crate::invalid;
+use crate::linalg::all_finite;
 
 /// Options of [`greedy_rankrls`].
 #[derive(Clone, Debug)]
@@ -63,7 +65,11 @@ pub fn check_options(n: usize, n_queries: usize, opts: &GreedyOptions) -> Result
 /// The checks of the data every greedy run shares: finite `x` and `y`, and relevance grades
 /// (`y >= 0`) for a ranking-measure criterion.
 pub(crate) fn check_data(x: ArrayView2<f64>, y: &[f64], criterion: &dyn Criterion) -> Result<()> {
-    if x.iter().any(|v| !v.is_finite()) {
+    let finite = match x.as_slice_memory_order() {
+        Some(s) => s.par_chunks(1 << 16).all(all_finite),
+        None => x.iter().all(|v| v.is_finite()),
+    };
+    if !finite {
         return invalid!("X contains NaN or infinity");
     }
     if y.iter().any(|v| !v.is_finite()) {

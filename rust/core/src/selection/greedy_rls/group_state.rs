@@ -19,6 +19,37 @@ fn small_mat(rows: usize, cols: usize, f: impl FnMut(usize, usize) -> f64) -> Ma
     Mat::from_fn(rows, cols, f)
 }
 
+/// `Xc^T Xc` (n x n) of the centred columns `xc` (column-major m x n): the lower triangle
+/// by blocks of [`GRAM_BLOCK`] columns, in parallel, then mirrored (each block's arithmetic
+/// is the same whatever the number of threads).
+fn gram_matrix(xc: &[f64], m: usize, n: usize) -> Result<Mat<f64>> {
+    let xc = MatRef::from_column_major_slice(xc, m, n);
+    let mut gram = alloc::try_mat_zeros(n, n, "group greedy RankRLS's Gram matrix")?;
+    let blocks: Vec<(usize, Mat<f64>)> = (0..n)
+        .step_by(GRAM_BLOCK)
+        .collect::<Vec<_>>()
+        .into_par_iter()
+        .map(|j0| {
+            let w = GRAM_BLOCK.min(n - j0);
+            let mut blk = small_mat(n - j0, w, |_, _| 0.0);
+            matmul(blk.as_mut(), Accum::Replace, xc.subcols(j0, n - j0).transpose(), xc.subcols(j0, w), 1.0, Par::Seq);
+            (j0, blk)
+        })
+        .collect();
+    for (j0, blk) in blocks {
+        for l in 0..blk.ncols() {
+            for i in l..blk.nrows() {
+                gram[(j0 + i, j0 + l)] = blk[(i, l)];
+                gram[(j0 + l, j0 + i)] = blk[(i, l)];
+            }
+        }
+    }
+    Ok(gram)
+}
+
+/// Columns per block of [`gram_matrix`].
+const GRAM_BLOCK: usize = 8;
+
 /// Per-thread buffers of [`query_step`] (b x b and b), reused from query to query.
 #[derive(Default)]
 pub(super) struct StepScratch {
@@ -95,24 +126,20 @@ impl GroupState {
         let mut yc = alloc::try_copy(y, "group greedy RankRLS's centred labels")?;
         center_exact(&mut yc, &ranges);
         let mut u = alloc::try_zeroed_vec::<f64>(m.saturating_mul(n), "group greedy RankRLS's cache U")?;
-        let mut informative = vec![false; n];
-        let mut xty = vec![0.0; n];
-        for i in 0..n {
-            let col = &mut u[i * m..(i + 1) * m];
-            col.iter_mut().zip(x.column(i)).for_each(|(d, s)| *d = *s);
-            informative[i] = center_exact(col, &ranges);
-            xty[i] = dot4(col, &yc);
-        }
-        let xc = faer::MatRef::from_column_major_slice(&u, m, n);
-        let mut gram = alloc::try_mat_zeros(n, n, "group greedy RankRLS's Gram matrix")?;
-        faer::linalg::matmul::matmul(gram.as_mut(), Accum::Replace, xc.transpose(), xc, 1.0, Par::Seq);
-        for i in 0..n {
-            for j in 0..i {
-                gram[(j, i)] = gram[(i, j)];
-            }
-        }
+        // the centred columns, their flags and `Xc^T yc`, column by column (in parallel)
+        let facts: Vec<(bool, f64)> = u
+            .par_chunks_mut(m.max(1))
+            .enumerate()
+            .map(|(i, col)| {
+                col.iter_mut().zip(x.column(i)).for_each(|(d, s)| *d = *s);
+                (center_exact(col, &ranges), dot4(col, &yc))
+            })
+            .collect();
+        let (informative, xty): (Vec<bool>, Vec<f64>) =
+            facts.into_iter().chain(std::iter::repeat((false, 0.0))).take(n).unzip();
+        let gram = gram_matrix(&u, m, n)?;
         let inv = 1.0 / alpha;
-        let c: Vec<f64> = u.iter().map(|v| v * inv).collect();
+        let c = alloc::try_from_fn(u.len(), |t| u[t] * inv, "group greedy RankRLS's cache C")?;
         let mm = alloc::try_mat(n, n, |i, j| gram[(i, j)] * inv, "group greedy RankRLS's matrix M")?;
         let r = xty.iter().map(|v| v * inv).collect();
         let p = yc.clone();

@@ -13,6 +13,7 @@ use crate::data::groups::QueryOffsets;
 use crate::error::Result;
 use crate::interrupt::Interrupt;
 use crate::invalid;
+use crate::linalg::all_finite;
 
 /// Which exact scheme a query of `n` documents uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,20 +48,6 @@ pub(crate) fn check_grouped(x: ArrayView2<f64>, offsets: &QueryOffsets, name: &s
         }
     }
     Ok(())
-}
-
-/// Whether every value is finite: `v * 0` is `±0` for a finite `v` and NaN otherwise, summed
-/// in 8 independent lanes (one pass the compiler vectorises, no early exit).
-pub(super) fn all_finite(s: &[f64]) -> bool {
-    let mut acc = [0.0f64; 8];
-    let chunks = s.chunks_exact(8);
-    let tail = chunks.remainder();
-    for c in chunks {
-        for (a, &v) in acc.iter_mut().zip(c) {
-            *a += v * 0.0;
-        }
-    }
-    acc.iter().all(|a| *a == 0.0) && tail.iter().all(|v| v.is_finite())
 }
 
 /// The rows `rows` (`len x n_features`) feature-major into `out`, each column followed by

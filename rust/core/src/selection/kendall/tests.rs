@@ -1,8 +1,8 @@
 use super::bitset::{has_avx2, BitBatch};
-use super::drivers::all_finite;
 use super::*;
 use crate::data::groups::QueryOffsets;
 use crate::interrupt::NoInterrupt;
+use crate::linalg::all_finite;
 use crate::testing::qo;
 use ndarray::Array2;
 use proptest::prelude::*;
