@@ -1,7 +1,8 @@
 //! Greedy RankRLS over groups of features (feature families, issue 33) with the exact
 //! leave-query-out criterion: adding a group of `b` columns `Xg` is a rank-`b` update of `G`
 //! (the block form of the rank-one step of [`super`]; Woodbury), so one step scans every
-//! candidate group in O(b m) each, O(b m n) in all, and applies the chosen one in O(b m n).
+//! candidate group in O(b^2 m) each, and applies the chosen one in O(b m n_live) (`n_live`:
+//! the columns not selected yet; [`super::group_state`] holds the caches and the step).
 //!
 //! With the caches of [`super`] (`C = G Xc`, `U = blockdiag(B_q) C`, `p`, `M`, `r`), the
 //! group's columns `Cg = C_:g`, `Zg = U_:g` and
