@@ -3,9 +3,9 @@ per group) equal a forward selection over groups that refits RankRLS for every c
 size-1 groups equal the plain greedy; shared group costs are paid once."""
 import numpy as np
 import pytest
-from _rankrls_reference import group_greedy
 
 import rankselect as rs
+from _rankrls_reference import group_greedy
 
 
 def _problem(seed, n=12, n_queries=9):
