@@ -94,6 +94,11 @@ def test_every_panel_drawn_without_console_error(driver, experiment_report):
     severe = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
     assert not severe, severe
     assert "one-standard-error subset" in driver.find_element("id", "one-se-summary").text
+    # nothing wider than the window (a one-line LightGBM column list once widened the page
+    # to 1511 px in a 1200 px window)
+    width, client = driver.execute_script(
+        "return [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+    assert width <= client, (width, client)
 
 
 def test_k_slider_changes_the_subset_table(driver, experiment_report):

@@ -16,6 +16,7 @@ from bokeh.models import (
     DataTable,
     Div,
     HoverTool,
+    InlineStyleSheet,
     Label,
     LinearColorMapper,
     PreText,
@@ -196,8 +197,11 @@ def subset(d: ReportData):
     slider = Slider(start=ks[0], end=max(ks[-1], ks[0] + 1), value=d.default_k, step=1, name="k_slider",
                     title=f"k ({d.method}; one-standard-error k = {m.get('one-standard-error', '?')}, "
                           f"best k = {m.get('best', '?')})")
-    js_pre, lgb_pre = (PreText(text=snippets[str(d.default_k)][f], name=f"snippet_{f}", width=420)
-                       for f in ("json", "lightgbm"))
+    # the snippets wrap inside their box (a long column list on one line widened the page);
+    # the copy buttons copy the text as it is
+    wrap = InlineStyleSheet(css="pre { white-space: pre-wrap; overflow-wrap: anywhere; }")
+    js_pre, lgb_pre = (PreText(text=snippets[str(d.default_k)][f], name=f"snippet_{f}", width=420,
+                               stylesheets=[wrap]) for f in ("json", "lightgbm"))
     heading = Div(text=f"<b>{len(d.subsets[d.default_k])} features</b>", name="subset_heading")
     slider.js_on_change("value", CustomJS(args=dict(src=src, tables=tables, snippets=snippets, js=js_pre,
                                                     lgb=lgb_pre, heading=heading, ks=ks), code="""
