@@ -125,7 +125,9 @@ def test_a_bug_in_a_shard_task_surfaces_as_itself_without_retry(client, data):
     with pytest.raises(IndexError, match="a bug in a shard task"):
         est.fit(Xd, yd, qd)
     assert est._n_rebuilds == 0  # no actor was rebuilt: no retry
-    assert _BuggyShardActor.scans == 2  # the first scan round, once on each of the two shards
+    # the first scan round only, at most once per shard: no retry (the other shard's scan may
+    # not have started when the error surfaces; CI once saw 1)
+    assert 1 <= _BuggyShardActor.scans <= 2
 
 
 def test_what_counts_as_a_lost_worker():
