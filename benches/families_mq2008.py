@@ -55,7 +55,9 @@ import json
 import os
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Optional
 
 import numpy as np
 
@@ -66,20 +68,67 @@ from rankselect.data.datasets import feature_layout
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED = 0
-KS = (4, 3, 2)
 STREAM_COSTS = {"body": 10, "anchor": 3, "title": 1, "url": 1, "whole document": 15}
-BUDGET = 15.0
 CATBOOST_ITERATIONS = 100
-METHODS = ("catboost", "lgbm-gain", "forward-lgbm", "rfe-lgbm", "greedy-rankrls", "gas")
-LAYOUT = feature_layout("letor4", by="stream")
-STREAMS = [n for n in LAYOUT.names if n != "document"]
-DOC = LAYOUT.columns(["document"])
-STREAM_COLS = LAYOUT.columns(STREAMS)  # the 40 stream columns, stream after stream
-STREAM_LABELS = [LAYOUT.names[LAYOUT.index[j]] for j in STREAM_COLS]  # the stream of each of them
+METHODS = ("catboost", "lgbm-gain", "forward-lgbm", "rfe-lgbm", "greedy-rankrls", "gas", "gas-max", "gas-joint")
 
 
-def cost(streams) -> float:
-    return float(sum(STREAM_COSTS[s] for s in streams))
+@dataclass(frozen=True)
+class Setup:
+    """One scenario: a data set, its layout, the groups always kept, the numbers of groups kept
+    and the budget (with each group's cost)."""
+
+    data: str
+    layout_name: str
+    by: str
+    n_features: int
+    keep: tuple = ()
+    ks: tuple = (4, 3, 2)
+    costs: Optional[dict] = None
+    budget: Optional[float] = None
+
+    @property
+    def layout(self):
+        return feature_layout(self.layout_name, by=self.by)
+
+    @property
+    def key(self) -> str:
+        return f"{self.data}-{self.by}"
+
+    @property
+    def units(self) -> list:
+        """The selectable groups (every group but those always kept)."""
+        return [n for n in self.layout.names if n not in self.keep]
+
+    @property
+    def kept_cols(self) -> np.ndarray:
+        return self.layout.columns(list(self.keep)) if self.keep else np.zeros(0, dtype=np.intp)
+
+    @property
+    def unit_cols(self) -> np.ndarray:
+        """The selectable columns, group after group."""
+        return self.layout.columns(self.units)
+
+    @property
+    def unit_labels(self) -> list:
+        """The group of each selectable column."""
+        lay = self.layout
+        return [lay.names[lay.index[j]] for j in self.unit_cols]
+
+    def cost(self, groups) -> float:
+        return float(sum(self.costs[g] for g in groups)) if self.costs else float(len(groups))
+
+
+SETUPS = {s.key: s for s in (
+    # the 5 streams (the 6 document features always kept), a budget of 15 of the 30 units
+    Setup("MQ2008", "letor4", "stream", 46, keep=("document",), ks=(4, 3, 2), costs=STREAM_COSTS, budget=15.0),
+    # the 14 measure groups (8 measures over the 5 streams, each document feature alone)
+    Setup("MQ2008", "letor4", "measure", 46, ks=(8, 4, 2)),
+    # OHSUMED (LETOR 2.0): title, abstract and the 5 high-level scores
+    Setup("OHSUMED-LETOR2", "ohsumed-letor2", "stream", 25, ks=(2, 1)),
+    # its 15 measures (10 low-level over title and abstract, 5 high-level alone)
+    Setup("OHSUMED-LETOR2", "ohsumed-letor2", "measure", 25, ks=(8, 6, 4, 2)),
+)}
 
 
 def ranker(**kw):
@@ -96,10 +145,10 @@ def grouped(d):
     return X, y, q, sizes[np.argsort(first)]
 
 
-def drop_until_within_budget(order_best_first):
-    """The streams of an importance order (best first) without the worst until within budget."""
+def drop_until_within_budget(st: Setup, order_best_first):
+    """The groups of an importance order (best first) without the worst until within budget."""
     kept = list(order_best_first)
-    while cost(kept) > BUDGET:
+    while st.cost(kept) > st.budget:
         kept.pop()
     return kept
 
@@ -107,34 +156,35 @@ def drop_until_within_budget(order_best_first):
 # ------------------------------------------------------------------ the methods
 
 
-def m_catboost(tr, va):
+def m_catboost(st: Setup, tr, va):
     from catboost import CatBoostRanker, EFeaturesSelectionAlgorithm, EFeaturesSelectionGrouping, Pool
 
     X, y, q, _ = grouped(tr)
     Xv, yv, qv, _ = grouped(va)
-    tag = {st: st.replace(" ", "_") for st in STREAMS}  # tag names without spaces
-    tags = {tag[st]: {"features": [int(j) for j in LAYOUT.columns([st])], "cost": 1} for st in STREAMS}
+    units, lay = st.units, st.layout
+    tag = {u: f"t{i}" for i, u in enumerate(units)}  # tag names without spaces or symbols
+    tags = {tag[u]: {"features": [int(j) for j in lay.columns([u])], "cost": 1} for u in units}
     out = {}
-    for k in KS:  # one run per K, one tag eliminated per step
+    for k in st.ks:  # one run per K, one tag eliminated per step
         t = time.perf_counter()
         model = CatBoostRanker(iterations=CATBOOST_ITERATIONS, random_seed=SEED, thread_count=1, verbose=False,
                                allow_writing_files=False)
         summary = model.select_features(
             Pool(X, y, group_id=q, feature_tags=tags), eval_set=Pool(Xv, yv, group_id=qv, feature_tags=tags),
             features_tags_for_select=list(tags), num_features_tags_to_select=k,
-            steps=len(STREAMS) - k, algorithm=EFeaturesSelectionAlgorithm.RecursiveByLossFunctionChange,
+            steps=len(units) - k, algorithm=EFeaturesSelectionAlgorithm.RecursiveByLossFunctionChange,
             grouping=EFeaturesSelectionGrouping.ByTags, train_final_model=False, logging_level="Silent")
         sec = time.perf_counter() - t
-        back = {v: st for st, v in tag.items()}
+        back = {v: u for u, v in tag.items()}
         selected = [back[str(v)] for v in summary["selected_features_tags"]]
         eliminated = [back[str(v)] for v in summary["eliminated_features_tags"]]  # first eliminated first
-        out[f"K{k}"] = {"streams": selected, "seconds": sec}
-        if k == min(KS):  # under the budget: drop in its elimination order until the rest fits
-            out["budget"] = {"streams": drop_until_within_budget(selected + eliminated[::-1]), "seconds": sec}
+        out[f"K{k}"] = {"groups": selected, "seconds": sec}
+        if st.budget is not None and k == min(st.ks):  # under the budget: drop in elimination order
+            out["budget"] = {"groups": drop_until_within_budget(st, selected + eliminated[::-1]), "seconds": sec}
     return out
 
 
-def m_lgbm_gain(tr, va):
+def m_lgbm_gain(st: Setup, tr, va):
     import lightgbm
 
     X, y, q, s = grouped(tr)
@@ -143,84 +193,89 @@ def m_lgbm_gain(tr, va):
     est = ranker(importance_type="gain").fit(X, y, group=s, eval_X=(Xv,), eval_y=(yv,), eval_group=[sv], eval_at=[10],
                                              callbacks=[lightgbm.early_stopping(10, verbose=False)])
     gain = np.asarray(est.feature_importances_, dtype=float)
-    per_stream = {st: float(gain[LAYOUT.columns([st])].sum()) for st in STREAMS}
-    order = sorted(STREAMS, key=lambda st: (-per_stream[st], STREAMS.index(st)))
+    units, lay = st.units, st.layout
+    per = {u: float(gain[lay.columns([u])].sum()) for u in units}
+    order = sorted(units, key=lambda u: (-per[u], units.index(u)))
     sec = time.perf_counter() - t
-    out = {f"K{k}": {"streams": order[:k], "seconds": sec} for k in KS}
-    out["budget"] = {"streams": drop_until_within_budget(order), "seconds": sec}
+    out = {f"K{k}": {"groups": order[:k], "seconds": sec} for k in st.ks}
+    if st.budget is not None:
+        out["budget"] = {"groups": drop_until_within_budget(st, order), "seconds": sec}
     return out
 
 
-def _loop(cls, tr, va, **kw):
+def _loop(st: Setup, cls, tr, va, **kw):
+    cols = st.unit_cols
     t = time.perf_counter()
-    sel = cls(ranker(), feature_groups=STREAM_LABELS, validation=(va.X[:, STREAM_COLS], va.y, va.qid),
-              early_stopping_rounds=10, random_state=SEED, **kw).fit(tr.X[:, STREAM_COLS], tr.y, tr.qid)
+    sel = cls(ranker(), feature_groups=st.unit_labels, validation=(va.X[:, cols], va.y, va.qid),
+              early_stopping_rounds=10, random_state=SEED, **kw).fit(tr.X[:, cols], tr.y, tr.qid)
     return sel, time.perf_counter() - t
 
 
-def _path_subsets(sel, total):
-    """The best subset of each number of streams on a selector's path, and the time to reach it."""
+def _path_subsets(st: Setup, sel, total):
+    """The best subset of each number of groups on a selector's path, and the time to reach it."""
     p, out = sel.path_, {}
     offset = total - float(p.wall_time[-1])
-    for k in KS:
+    for k in st.ks:
         steps = [i for i in range(len(p)) if len(p.groups[i]) == k and p.eligible[i]]
         if steps:
             i = max(steps, key=lambda i: (p.scores[i], -i))
-            out[f"K{k}"] = {"streams": [str(g) for g in p.groups[i]], "seconds": float(p.wall_time[i] + offset)}
+            out[f"K{k}"] = {"groups": [str(g) for g in p.groups[i]], "seconds": float(p.wall_time[i] + offset)}
     return out
 
 
-def _loop_method(cls, tr, va, **kw):
-    sel, sec = _loop(cls, tr, va, **kw)
-    out = _path_subsets(sel, sec)
-    costs = dict(group_costs=STREAM_COSTS, feature_costs=np.zeros(len(STREAM_COLS)), budget=BUDGET)
-    sel, sec = _loop(cls, tr, va, **kw, **costs)
-    out["budget"] = {"streams": [str(g) for g in sel.selected_groups_], "seconds": sec}
+def _loop_method(st: Setup, cls, tr, va, **kw):
+    sel, sec = _loop(st, cls, tr, va, **kw)
+    out = _path_subsets(st, sel, sec)
+    if st.budget is not None:
+        costs = dict(group_costs=st.costs, feature_costs=np.zeros(len(st.unit_cols)), budget=st.budget)
+        sel, sec = _loop(st, cls, tr, va, **kw, **costs)
+        out["budget"] = {"groups": [str(g) for g in sel.selected_groups_], "seconds": sec}
     return out
 
 
-def m_forward(tr, va):
-    return _loop_method(rs.ForwardSelection, tr, va)
+def m_forward(st, tr, va):
+    return _loop_method(st, rs.ForwardSelection, tr, va)
 
 
-def m_rfe(tr, va):
-    return _loop_method(rs.RecursiveElimination, tr, va, importance="permutation", n_repeats=3)
+def m_rfe(st, tr, va):
+    return _loop_method(st, rs.RecursiveElimination, tr, va, importance="permutation", n_repeats=3)
 
 
-def _linear(cls, tr, va, **kw):
-    if "feature_groups" not in cls().get_params():
-        raise NotImplementedError(f"{cls.__name__} does not take feature_groups on this branch")
-    Xs = tr.X[:, STREAM_COLS]
+def _linear(st: Setup, cls, tr, va, **kw):
+    Xs = tr.X[:, st.unit_cols]
     t = time.perf_counter()
-    sel = cls(n_features_to_select=max(KS), feature_groups=STREAM_LABELS, select_groups=True, **kw)
+    sel = cls(n_features_to_select=max(st.ks), feature_groups=st.unit_labels, select_groups=True, **kw)
     order = [str(g) for g in sel.fit(Xs, tr.y, tr.qid).selected_groups_]
     sec = time.perf_counter() - t
-    out = {f"K{k}": {"streams": order[:k], "seconds": sec} for k in KS}
-    t = time.perf_counter()
-    sel = cls(n_features_to_select=len(STREAMS), feature_groups=STREAM_LABELS, select_groups=True,
-              group_costs=STREAM_COSTS, feature_costs=np.zeros(len(STREAM_COLS)), budget=BUDGET, **kw)
-    out["budget"] = {"streams": [str(g) for g in sel.fit(Xs, tr.y, tr.qid).selected_groups_],
-                     "seconds": time.perf_counter() - t}
+    out = {f"K{k}": {"groups": order[:k], "seconds": sec} for k in st.ks if k <= len(order)}
+    if st.budget is not None:
+        t = time.perf_counter()
+        sel = cls(n_features_to_select=len(st.units), feature_groups=st.unit_labels, select_groups=True,
+                  group_costs=st.costs, feature_costs=np.zeros(len(st.unit_cols)), budget=st.budget, **kw)
+        out["budget"] = {"groups": [str(g) for g in sel.fit(Xs, tr.y, tr.qid).selected_groups_],
+                         "seconds": time.perf_counter() - t}
     return out
 
 
-def m_greedy(tr, va):
-    return _linear(rs.GreedyRankRLS, tr, va, alpha=1.0)
+def m_greedy(st, tr, va):
+    return _linear(st, rs.GreedyRankRLS, tr, va, alpha=1.0)
 
 
-def m_gas(tr, va):
-    return _linear(rs.GAS, tr, va, c=0.1)
+def m_gas(st, tr, va, **kw):
+    return _linear(st, rs.GAS, tr, va, c=0.1, **kw)
 
 
 RUN = {"catboost": m_catboost, "lgbm-gain": m_lgbm_gain, "forward-lgbm": m_forward, "rfe-lgbm": m_rfe,
-       "greedy-rankrls": m_greedy, "gas": m_gas}
+       "greedy-rankrls": m_greedy, "gas": m_gas,
+       "gas-max": lambda st, tr, va: m_gas(st, tr, va, group_importance="max"),
+       "gas-joint": lambda st, tr, va: m_gas(st, tr, va, group_importance="joint")}
 
 
-def downstream(tr, va, te, streams):
-    """Test per-query NDCG@10 of an LGBMRanker on ``streams`` plus the document features."""
+def downstream(st: Setup, tr, va, te, groups):
+    """Test per-query NDCG@10 of an LGBMRanker on ``groups`` plus the groups always kept."""
     import lightgbm
 
-    cols = np.concatenate([LAYOUT.columns(streams), DOC]) if streams else DOC
+    cols = np.concatenate([st.layout.columns(groups), st.kept_cols]).astype(np.intp)
     X, y, q, s = grouped(tr)
     Xv, yv, qv, sv = grouped(va)
     est = lightgbm.LGBMRanker(n_estimators=200, learning_rate=0.1, num_leaves=31, n_jobs=1, verbose=-1,
@@ -230,25 +285,18 @@ def downstream(tr, va, te, streams):
     return metrics.compute("ndcg@10", te.y, est.predict(te.X[:, cols]), te.qid, per_query=True).tolist()
 
 
-def run(args) -> None:
-    out_dir = Path(args.out)
+def run(st: Setup, args) -> None:
+    out_dir = Path(args.out) / st.key
     for fold in args.folds:
-        d = Path(args.data) / "MQ2008" / f"Fold{fold}"
-        tr, va, te = (rs.load_letor(d / f"{s}.txt", n_features=46) for s in ("train", "vali", "test"))
+        d = Path(args.data) / st.data / f"Fold{fold}"
+        tr, va, te = (rs.load_letor(d / f"{s}.txt", n_features=st.n_features) for s in ("train", "vali", "test"))
         qids = [int(x) for x in np.unique(te.qid)]
         for method in ["all"] + list(args.methods):
             path = out_dir / f"Fold{fold}" / f"{method}.json"
             if path.exists():
                 continue
             t0 = time.perf_counter()
-            if method == "all":
-                res = {"all": {"streams": STREAMS, "seconds": 0.0}}
-            else:
-                try:
-                    res = RUN[method](tr, va)
-                except NotImplementedError as e:  # the group version of a selector is not on this branch
-                    print(f"Fold{fold} {method}: not run ({e})", flush=True)
-                    continue
+            res = {"all": {"groups": st.units, "seconds": 0.0}} if method == "all" else RUN[method](st, tr, va)
             memo_path = out_dir / f"Fold{fold}" / f"downstream-{os.getpid()}.json"  # one fit per distinct subset
             memo = {}
             for other in sorted((out_dir / f"Fold{fold}").glob("downstream-*.json")):  # of this and other runs
@@ -257,16 +305,16 @@ def run(args) -> None:
                 except json.JSONDecodeError:  # being written by a run beside this one
                     pass
             for unit in res.values():
-                key = "|".join(sorted(unit["streams"]))
+                key = "|".join(sorted(unit["groups"]))
                 if key not in memo:
-                    memo[key] = downstream(tr, va, te, unit["streams"])
+                    memo[key] = downstream(st, tr, va, te, unit["groups"])
                 unit["ndcg10"] = memo[key]
             memo_path.parent.mkdir(parents=True, exist_ok=True)
             memo_path.write_text(json.dumps(memo))
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(json.dumps({"method": method, "fold": fold, "test_qids": qids, "units": res}))
-            print(f"Fold{fold} {method}: {time.perf_counter() - t0:.1f} s "
-                  f"{ {k: v['streams'] for k, v in res.items()} }", flush=True)
+            print(f"{st.key} Fold{fold} {method}: {time.perf_counter() - t0:.1f} s "
+                  f"{ {k: v['groups'] for k, v in res.items()} }", flush=True)
 
 
 # ------------------------------------------------------------------ the report
@@ -274,7 +322,7 @@ def run(args) -> None:
 
 def load(out_dir: Path, baseline: str = "catboost") -> dict:
     """{method: {unit: {"ndcg10": per-query array over the folds, "seconds": per-fold list,
-    "streams": per-fold lists}}} over the folds on which ``baseline`` is cached, for the methods
+    "groups": per-fold lists}}} over the folds on which ``baseline`` is cached, for the methods
     cached on all of them."""
     folds = sorted(p.name for p in out_dir.glob("Fold*") if (p / f"{baseline}.json").exists())
     res: dict = {}
@@ -286,101 +334,138 @@ def load(out_dir: Path, baseline: str = "catboost") -> dict:
         for f in files:
             js = json.loads(f.read_text())
             for unit, v in js["units"].items():
-                u = per.setdefault(unit, {"ndcg10": [], "seconds": [], "streams": []})
+                u = per.setdefault(unit, {"ndcg10": [], "seconds": [], "groups": []})
                 u["ndcg10"].extend(v["ndcg10"])
                 u["seconds"].append(v["seconds"])
-                u["streams"].append(v["streams"])
+                u["groups"].append(v["groups"])
         res[method] = per
     return {"folds": folds, "methods": res}
 
 
-def tables(out_dir: Path) -> str:
-    baseline = "catboost" if any(out_dir.glob("Fold*/catboost.json")) else "lgbm-gain"  # CatBoost when run
+def _baseline(out_dir: Path) -> str:
+    return "catboost" if any(out_dir.glob("Fold*/catboost.json")) else "lgbm-gain"  # CatBoost when run
+
+
+def tables(st: Setup, out_dir: Path, methods=METHODS) -> str:
+    out_dir = out_dir / st.key
+    baseline = _baseline(out_dir)
     data = load(out_dir, baseline)
     res = data["methods"]
     if baseline not in res:
-        return "no results cached yet"
+        return f"{st.key}: no results cached yet"
+    n_units = len(st.units)
+    first = f"K{st.ks[0]}"
     bname = {"catboost": "CatBoost", "lgbm-gain": "lgbm-gain (CatBoost not run)"}[baseline]
-    lines = [f"MQ2008, folds {', '.join(data['folds'])}: test NDCG@10 of the downstream LGBMRanker "
-             f"(mean over {len(res[baseline]['K4']['ndcg10'])} test queries), selection time per fold "
-             f"(median, s), paired randomization test against {bname} at the same number of streams "
+    lines = [f"{st.data} by {st.by} ({n_units} groups{', ' + ', '.join(st.keep) + ' always kept' if st.keep else ''}), "
+             f"folds {', '.join(data['folds'])}: test NDCG@10 of the downstream LGBMRanker "
+             f"(mean over {len(res[baseline][first]['ndcg10'])} test queries), selection time per fold "
+             f"(median, s), paired randomization test against {bname} at the same number of groups "
              "(Holm-adjusted over the methods of a row).", ""]
     if "all" in res:
-        lines.append(f"All 5 streams: NDCG@10 {np.mean(res['all']['all']['ndcg10']):.4f}.\n")
-    lines += [f"| streams kept | method | NDCG@10 | vs {baseline} | p (Holm) | selection s | {baseline} s / s | "
-              "stream cost | streams kept (Fold1) |", "|---|---|---|---|---|---|---|---|---|"]
-    for unit in [f"K{k}" for k in KS] + ["budget"]:
+        lines.append(f"All {n_units} groups: NDCG@10 {np.mean(res['all']['all']['ndcg10']):.4f}.\n")
+    lines += [f"| groups kept | method | NDCG@10 | vs {baseline} | p (Holm) | selection s | {baseline} s / s | "
+              "group cost | groups kept (Fold1) |", "|---|---|---|---|---|---|---|---|---|"]
+    for unit in [f"K{k}" for k in st.ks] + (["budget"] if st.budget is not None else []):
+        if unit not in res[baseline]:
+            continue
         base = np.asarray(res[baseline][unit]["ndcg10"])
         base_sec = float(np.median(res[baseline][unit]["seconds"]))
         rows, pvals = [], []
-        for method in [baseline] + [m for m in METHODS if m != baseline]:
-            if method not in res or unit not in res[method]:
+        for method in [baseline] + [m for m in methods if m != baseline]:
+            if method not in res or unit not in res[method] or len(res[method][unit]["ndcg10"]) != base.size:
                 continue
             u = res[method][unit]
             a = np.asarray(u["ndcg10"])
             p = 1.0 if method == baseline else stats.paired_test(a, base, random_state=SEED).pvalue
-            rows.append((method, a, float(np.median(u["seconds"])), u["streams"]))
+            rows.append((method, a, float(np.median(u["seconds"])), u["groups"]))
             pvals.append(p)
         adj = stats.holm(np.asarray(pvals[1:])) if len(pvals) > 1 else np.zeros(0)
         adj = np.concatenate([[np.nan], adj])
-        label = f"{unit[1:]} of 5" if unit != "budget" else f"budget {BUDGET:g}"
-        for (method, a, sec, streams), p in zip(rows, adj):
-            mean_cost = np.mean([cost(s) for s in streams])
+        label = f"{unit[1:]} of {n_units}" if unit != "budget" else f"budget {st.budget:g}"
+        for (method, a, sec, groups), p in zip(rows, adj):
+            mean_cost = np.mean([st.cost(g) for g in groups])
             vs = "-" if method == baseline else f"{a.mean() - base.mean():+.4f}"
             pv = "-" if method == baseline else f"{p:.3f}"
             lines.append(f"| {label} | {method} | {a.mean():.4f} | {vs} | {pv} | {sec:.2f} | {base_sec / sec:.1f}x | "
-                         f"{mean_cost:.1f} | {', '.join(streams[0])} |")
-    missing = [m for m in METHODS if m not in res]
+                         f"{mean_cost:.1f} | {', '.join(groups[0])} |")
+    missing = [m for m in methods if m not in res]
     if missing:
-        lines += ["", f"Not run (their group versions are not on this branch yet): {', '.join(missing)}."]
+        lines += ["", f"Not run: {', '.join(missing)}."]
     return "\n".join(lines)
 
 
-def figure(out_dir: Path, path: Path) -> None:
+def compare(st: Setup, out_dir: Path, a: str, b: str) -> str:
+    """Method ``a`` against method ``b`` at every number of groups (paired randomization test)."""
+    res = load(out_dir / st.key, b)["methods"]
+    if a not in res or b not in res:
+        return f"{st.key}: {a} or {b} not cached"
+    lines = [f"{st.key}: {a} vs {b}", f"| groups kept | {a} | {b} | difference | p |", "|---|---|---|---|---|"]
+    for unit in [f"K{k}" for k in st.ks] + (["budget"] if st.budget is not None else []):
+        if unit in res[a] and unit in res[b]:
+            x, y = np.asarray(res[a][unit]["ndcg10"]), np.asarray(res[b][unit]["ndcg10"])
+            p = stats.paired_test(x, y, random_state=SEED).pvalue
+            lines.append(f"| {unit} | {x.mean():.4f} | {y.mean():.4f} | {x.mean() - y.mean():+.4f} | {p:.3f} |")
+    return "\n".join(lines)
+
+
+def figure(st: Setup, out_dir: Path, path: Path) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    res = load(out_dir, "catboost" if any(out_dir.glob("Fold*/catboost.json")) else "lgbm-gain")["methods"]
+    out_dir = out_dir / st.key
+    res = load(out_dir, _baseline(out_dir))["methods"]
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 3.8))
     for method in METHODS:
         if method not in res:
             continue
-        ks = [k for k in KS if f"K{k}" in res[method]]
+        ks = [k for k in st.ks if f"K{k}" in res[method]]
         ax1.plot(ks, [np.mean(res[method][f"K{k}"]["ndcg10"]) for k in ks], marker="o", label=method)
         sec = [float(np.median(res[method][f"K{k}"]["seconds"])) for k in ks]
         ax2.plot(ks, sec, marker="o", label=method)
+    n_units = len(st.units)
     if "all" in res:
-        ax1.axhline(np.mean(res["all"]["all"]["ndcg10"]), color="grey", ls="--", lw=1, label="all 5 streams")
-    ax1.set_xlabel("streams kept (of 5; document features always)")
+        ax1.axhline(np.mean(res["all"]["all"]["ndcg10"]), color="grey", ls="--", lw=1, label=f"all {n_units} groups")
+    kept = f" ({', '.join(st.keep)} always)" if st.keep else ""
+    ax1.set_xlabel(f"{st.by} groups kept (of {n_units}){kept}")
     ax1.set_ylabel("test NDCG@10 (LGBMRanker)")
-    ax1.set_xticks(list(KS))
-    ax2.set_xlabel("streams kept")
+    ax1.set_xticks(list(st.ks))
+    ax2.set_xlabel(f"{st.by} groups kept")
     ax2.set_ylabel("selection time per fold (s, median)")
     ax2.set_yscale("log")
-    ax2.set_xticks(list(KS))
+    ax2.set_xticks(list(st.ks))
     ax1.legend(fontsize=7)
-    fig.suptitle("MQ2008, 5 folds: selecting LETOR 4.0 streams for a LightGBM ranker", fontsize=10)
+    fig.suptitle(f"{st.data}, 5 folds: selecting {st.by} groups for a LightGBM ranker", fontsize=10)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=90)
+
+
+FIGURES = {"MQ2008-stream": "families_mq2008.png", "MQ2008-measure": "families_mq2008_measure.png"}
 
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--data", default=str(ROOT.parent / "shared" / "data"))
     p.add_argument("--out", default=str(ROOT / "benches" / "out" / "families"))
+    p.add_argument("--setups", nargs="+", default=["MQ2008-stream"], choices=sorted(SETUPS),
+                   help="data set and layout (default MQ2008-stream)")
     p.add_argument("--folds", type=int, nargs="+", default=[1, 2, 3, 4, 5])
     p.add_argument("--methods", nargs="+", default=list(METHODS), choices=METHODS)
     p.add_argument("--report", action="store_true", help="print the tables from the cache (no run)")
-    p.add_argument("--write-docs", action="store_true", help="also write docs/figures/families_mq2008.png")
+    p.add_argument("--compare", nargs=2, metavar=("A", "B"), help="also print method A against method B")
+    p.add_argument("--write-docs", action="store_true", help="also write the figures under docs/figures/")
     args = p.parse_args(argv)
-    if not args.report:
-        run(args)
-    print(tables(Path(args.out)))
-    if args.write_docs:
-        figure(Path(args.out), ROOT / "docs" / "figures" / "families_mq2008.png")
+    for key in args.setups:
+        st = SETUPS[key]
+        if not args.report:
+            run(st, args)
+        print(tables(st, Path(args.out)), "\n")
+        if args.compare:
+            print(compare(st, Path(args.out), *args.compare), "\n")
+        if args.write_docs and key in FIGURES:
+            figure(st, Path(args.out), ROOT / "docs" / "figures" / FIGURES[key])
     return 0
 
 
