@@ -17,7 +17,9 @@ Minimises, over linear scoring functions ``s(x) = w·x``,
   (``solver="fista"``; the prox is soft thresholding by ``t·rho`` then the block shrink
   ``w_g <- max(0, 1 - t (1 - rho) sqrt(|g|) / ||w_g||) w_g``): a group enters or leaves the
   model as a block; proximal Newton's inner solver works by coordinates and refuses it;
- (same query, y_i > y_j) of max(0, 1 - w·(x_i - x_j))^2``.
+
+where ``L(w)`` is the pairwise squared hinge, ``sum over the preference pairs (i, j) (same
+query, y_i > y_j) of max(0, 1 - w·(x_i - x_j))^2`` (eq. 7).
 The solvers run in the Rust core with the GIL released (Ctrl-C interrupts them).
 """
 from __future__ import annotations
@@ -36,7 +38,8 @@ from .._validation import MAX_INT, check_positive, check_vector
 from ..data.grouping import GroupedData, TrainingData
 from ..data.uninformative import constant_columns, zero_features
 from ..models.linear import SparseLinearRankerMixin
-from ._base import GROUP_PARAMETER_CONSTRAINTS, RankingSelector
+from ._base import FEATURE_GROUP_CONSTRAINTS, RankingSelector
+from ._plan import FitPlan
 
 __all__ = ["SparseRankSVM", "SparsePath", "sparse_path", "PENALTIES", "SOLVERS"]
 
@@ -108,8 +111,6 @@ class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, RankingSelector):
     feature_groups : labels per feature, mapping or FeatureGroups, optional
         The groups of the group penalties; with another penalty ``select_groups=False`` is
         required (the groups then only report ``selected_groups_``).
-    group_costs : array-like or mapping, optional
-        Checked with the groups (the group penalties weigh groups by ``sqrt(|g|)``, not by cost).
     select_groups : bool, default=True
         With ``feature_groups``: the group penalties drop whole groups (``"group_lasso"``: the
         support is a union of groups; ``"sparse_group_lasso"``: also features inside them).
@@ -189,7 +190,7 @@ class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, RankingSelector):
         "solver": [StrOptions(set(SOLVERS))],
         "feature_costs": ["array-like", None],
         "l1_ratio": [Interval(numbers.Real, 0, 1, closed="both")],
-        **GROUP_PARAMETER_CONSTRAINTS,
+        **FEATURE_GROUP_CONSTRAINTS,
     }
 
     def __init__(self, C: float = 1.0,
@@ -198,7 +199,7 @@ class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, RankingSelector):
                  max_iter: int = 5000, max_reweightings: int = 10, tol: float = 1e-6,
                  solver: Literal["prox-newton", "fista"] = "prox-newton",
                  feature_costs: Optional[npt.ArrayLike] = None, *, l1_ratio: float = 0.5,
-                 feature_groups=None, group_costs=None, select_groups: bool = True) -> None:
+                 feature_groups=None, select_groups: bool = True) -> None:
         self.C = C
         self.penalty = penalty
         self.p = p
@@ -212,18 +213,16 @@ class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, RankingSelector):
         self.feature_costs = feature_costs
         self.l1_ratio = l1_ratio
         self.feature_groups = feature_groups
-        self.group_costs = group_costs
         self.select_groups = select_groups
 
     # -- validation ---------------------------------------------------------------------
-    def _check_params(self, n_features: int):
-        """The penalty weights (or None); the other parameters are checked by
+    def _check_params(self, plan: FitPlan):
+        """The penalty weights (or None) of this fit's plan; the other parameters are checked by
         ``_parameter_constraints``."""
         weights = None
-        groups = self._feature_groups(n_features)
-        self._groups = groups
+        n_features = plan.n_features
         if self.penalty in GROUP_PENALTIES:
-            if groups is None:
+            if plan.groups is None:
                 raise ValueError(f"penalty={self.penalty!r} needs feature_groups (the blocks of the penalty)")
             if self.solver != "fista":
                 raise ValueError(f"penalty={self.penalty!r} is solved by solver=\"fista\" only (proximal "
@@ -231,7 +230,7 @@ class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, RankingSelector):
             if self.weights is not None or self.feature_costs is not None:
                 raise ValueError(f"penalty={self.penalty!r} takes no weights or feature_costs")
             return None
-        if self._selects_groups():
+        if plan.by_group:
             raise ValueError(f"penalty={self.penalty!r} selects features: use penalty='group_lasso' or "
                              "'sparse_group_lasso' to select whole groups, or select_groups=False")
         if self.weights is not None:
@@ -245,13 +244,17 @@ class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, RankingSelector):
         if self.feature_costs is not None:
             if self.penalty != "l1" or weights is not None:
                 raise ValueError("feature_costs needs penalty='l1' and no weights (they become the L1 weights)")
-            costs, _ = self._costs_and_budget(n_features)  # no budget here: the costs weigh the L1
-            assert costs is not None
+            costs = plan.costs.feature_costs  # no budget here: the costs weigh the L1
             if costs.max() == 0:
                 raise ValueError("feature_costs are all 0: nothing would be penalised")
             if not np.all(costs == costs[0]):  # equal costs: the plain L1
                 weights = costs / costs.mean()
         return weights
+
+    @staticmethod
+    def _labels(plan: FitPlan) -> Optional[np.ndarray]:
+        """The group of every feature for the core's group penalties (None without groups)."""
+        return None if plan.groups is None else plan.groups.index.astype(np.uintp)
 
     def _prepare(self, X, y, qid) -> GroupedData:
         """The grouped data of :meth:`c_min` and :meth:`path` (validated, warned about)."""
@@ -259,9 +262,9 @@ class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, RankingSelector):
         warn_if_degenerate(self, train.grouped)  # this function, c_min / path, the user
         return train.grouped
 
-    def _solve(self, data, C, weights, w0):
+    def _solve(self, data, C, weights, w0, plan: FitPlan):
         """``(_core.SolverResult, n_reweightings)`` of the core's sparse RankSVM at ``C``."""
-        labels = self._groups.index.astype(np.uintp) if self.penalty in GROUP_PENALTIES else None
+        labels = self._labels(plan) if self.penalty in GROUP_PENALTIES else None
         fit = _core.sparse_ranksvm(
             data.X, data.y, data.offsets, float(C), self.penalty, float(self.p), float(self.epsilon),
             float(self.mcp_gamma), weights, w0, int(self.max_iter), int(self.max_reweightings),
@@ -278,20 +281,21 @@ class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, RankingSelector):
 
     def _fit(self, train: TrainingData, coef_init=None):
         n = train.n_features
+        plan = FitPlan.of(self, train, n)
         constant = constant_columns(train.X)
         degenerate = not all(warn_if_degenerate(self, train.grouped))
-        weights = self._check_params(n)
+        weights = self._check_params(plan)
         w0 = None if coef_init is None else check_vector(coef_init, "coef_init", n=n)
         if degenerate:
             # the loss is constant: the minimiser is w = 0 (nothing to solve)
             zero = _core.SolverResult(np.zeros(n), 0.0, np.zeros(1), 0.0, 0, True)
-            self._set_fitted(zero, 0, constant, zero_features(train.X))
+            self._set_fitted(zero, 0, constant, zero_features(train.X), plan)
             return self
-        result, n_rew = self._solve(train.grouped, self.C, weights, w0)
-        self._set_fitted(result, n_rew, constant, zero_features(train.X))
+        result, n_rew = self._solve(train.grouped, self.C, weights, w0, plan)
+        self._set_fitted(result, n_rew, constant, zero_features(train.X), plan)
         return self
 
-    def _set_fitted(self, result, n_rew, constant, zero):
+    def _set_fitted(self, result, n_rew, constant, zero, plan: FitPlan):
         coef = np.asarray(result.coef)
         self.coef_ = coef
         self.support_ = coef != 0
@@ -303,24 +307,22 @@ class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, RankingSelector):
         self.objective_history_ = np.asarray(result.objective_history)
         self.objective_ = float(result.objective)
         self.converged_ = bool(result.converged)
-        self._set_selected_groups(getattr(self, "_groups", None))
-
+        self._set_groups(plan)
 
     # -- path ---------------------------------------------------------------------------
     def c_min(self, X, y, qid) -> float:
         """Smallest ``C`` at which the l1 / weighted-l1 solution is not all zero:
         ``1 / max_j (|dL/dw_j(0)| / beta_j)`` (KKT at ``w = 0``)."""
         data = self._prepare(X, y, qid)
-        return self._c_min(data, self._check_params(data.X.shape[1]))
+        plan = FitPlan.of(self, data, data.X.shape[1])
+        return self._c_min(data, self._check_params(plan), plan)
 
-    def _c_min(self, data, weights) -> float:
+    def _c_min(self, data, weights, plan: FitPlan) -> float:
         # the penalty's alpha_max at the gradient at 0, in the core (sparse_ranksvm::c_min; for
         # the group penalties max_g ||grad_g|| / sqrt(|g|) and its sparse-group analogue)
         if self.penalty in GROUP_PENALTIES:
-            assert self._groups is not None  # _check_params refuses a group penalty without groups
-            labels = self._groups.index.astype(np.uintp)
-            return float(_core.sparse_c_min(data.X, data.y, data.offsets, groups=labels, penalty=self.penalty,
-                                            l1_ratio=float(self.l1_ratio)))
+            return float(_core.sparse_c_min(data.X, data.y, data.offsets, groups=self._labels(plan),
+                                            penalty=self.penalty, l1_ratio=float(self.l1_ratio)))
         return float(_core.sparse_c_min(data.X, data.y, data.offsets, weights))
 
     def path(self, X, y, qid=None, Cs=None, n_Cs: int = 10, ratio: float = 1e3) -> SparsePath:
@@ -335,9 +337,10 @@ class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, RankingSelector):
             if ratio < 1:
                 raise ValueError(f"ratio must be >= 1 (Cs go from c_min to ratio * c_min), got {ratio!r}")
         data = self._prepare(X, y, qid)
-        weights = self._check_params(data.X.shape[1])
+        plan = FitPlan.of(self, data, data.X.shape[1])
+        weights = self._check_params(plan)
         if Cs is None:
-            c0 = self._c_min(data, weights)  # on the data already grouped here
+            c0 = self._c_min(data, weights, plan)  # on the data already grouped here
             Cs = c0 * np.logspace(0, np.log10(ratio), int(n_Cs))
         Cs = np.sort(check_vector(Cs, "Cs"))
         if (Cs <= 0).any():
@@ -345,13 +348,13 @@ class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, RankingSelector):
         coefs, nsel, objs, iters = [], [], [], []
         w = None
         for C in Cs:
-            result, _ = self._solve(data, C, weights, w)
+            result, _ = self._solve(data, C, weights, w, plan)
             w = np.asarray(result.coef)
             coefs.append(w.copy())
             nsel.append(int(np.count_nonzero(w)))
             objs.append(float(result.objective))
             iters.append(int(result.n_iter))
-        coef_mat, g = np.vstack(coefs), self._groups
+        coef_mat, g = np.vstack(coefs), plan.groups
         n_groups = None if g is None else np.array([len(np.unique(g.index[c != 0])) for c in coef_mat])
         return SparsePath(Cs=np.asarray(Cs), coefs=coef_mat, n_selected=np.asarray(nsel),
                           objectives=np.asarray(objs), n_iter=np.asarray(iters), n_groups_selected=n_groups)
