@@ -29,6 +29,7 @@ from typing import Optional, Union
 
 import numpy as np
 
+from .._validation import check_costs
 from .extraction_costs import ExtractionCosts
 
 __all__ = [
@@ -36,6 +37,7 @@ __all__ = [
     "ExtractionCosts",
     "check_feature_groups",
     "check_group_costs",
+    "check_extraction_costs",
     "read_feature_groups",
 ]
 
@@ -282,6 +284,36 @@ def check_group_costs(group_costs, groups: FeatureGroups, *, name: str = "group_
     for g, v in enumerate(c):
         _cost(v, f"{name} of group {groups.names[g]!r}")
     return _finite_sum(c, name)
+
+
+def check_extraction_costs(feature_costs, groups: Optional[FeatureGroups], group_costs, n_features: int, *,
+                           groups_name: str = "feature_groups") -> ExtractionCosts:
+    """The cost rule of a selection (:class:`ExtractionCosts`), its arguments checked once:
+    ``group_costs`` needs ``groups``; ``feature_costs`` default to 1 per feature, or to 0 when
+    only ``group_costs`` are given (the extraction is what costs); the costs' total must be
+    finite.
+
+    Examples
+    --------
+    >>> from rankselect.data import check_extraction_costs, check_feature_groups
+    >>> g = check_feature_groups(["body", "title", "body"], n_features=3)
+    >>> c = check_extraction_costs(None, g, {"body": 10}, n_features=3)
+    >>> c.feature_costs.tolist(), c.total([0, 2])
+    ([0.0, 0.0, 0.0], 10.0)
+    """
+    if group_costs is not None and groups is None:
+        raise ValueError(f"group_costs needs {groups_name} (which columns each group's cost covers)")
+    if feature_costs is None and group_costs is not None:
+        feature_costs = np.zeros(n_features)
+    fc = check_costs(feature_costs, n_features)
+    gc = None if group_costs is None else check_group_costs(group_costs, groups)  # type: ignore[arg-type]
+    if gc is not None:
+        with np.errstate(over="ignore"):
+            total = fc.sum() + gc.sum()
+        if not np.isfinite(total):
+            raise ValueError("feature_costs and group_costs sum to more than the largest float64 (their sum "
+                             "overflows): rescale them (only their ratios and the budget's matter)")
+    return ExtractionCosts(fc, groups, gc)
 
 
 def _finite_sum(c: np.ndarray, name: str) -> np.ndarray:

@@ -46,8 +46,8 @@ from typing import Any, Optional
 
 import numpy as np
 
-from .._validation import check_budget, check_costs, fits_budget
-from ..data.feature_groups import ExtractionCosts, FeatureGroups, check_feature_groups, check_group_costs
+from .._validation import check_budget, fits_budget
+from ..data.feature_groups import ExtractionCosts, FeatureGroups, check_extraction_costs, check_feature_groups
 
 __all__ = ["FitPlan", "value_per_cost", "NONPOSITIVE"]
 
@@ -150,19 +150,11 @@ class FitPlan:
         ``_nonpositive``, else ``"gain"``).
         """
         fg, gc = getattr(est, "feature_groups", None), getattr(est, "group_costs", None)
-        if gc is not None and fg is None:
-            raise ValueError("group_costs needs feature_groups (which columns each group's cost covers)")
         groups = None if fg is None else check_feature_groups(fg, n_features)
         by_group = groups is not None and bool(getattr(est, "select_groups", True))
         fc, budget = getattr(est, "feature_costs", None), check_budget(getattr(est, "budget", None))
+        costs = check_extraction_costs(fc, groups, gc, n_features)
         priced = fc is not None or gc is not None
-        if fc is None:
-            fc = np.zeros(n_features) if gc is not None else None
-        group_costs = None if gc is None else check_group_costs(gc, groups)  # type: ignore[arg-type]
-        costs = ExtractionCosts(check_costs(fc, n_features), groups, group_costs)
-        if group_costs is not None and not np.isfinite(costs.feature_costs.sum() + group_costs.sum()):
-            raise ValueError("feature_costs and group_costs sum to more than the largest float64 (their sum "
-                             "overflows): rescale them (only their ratios and the budget's matter)")
         rule = nonpositive if nonpositive is not None else getattr(est, "_nonpositive", "gain")
         plan = cls(n_features, groups, by_group, costs, priced, budget, rule, data)
         plan._check_budget()

@@ -102,7 +102,7 @@ def joint_group_scores(data: GroupedData, members: list, alpha: float = JOINT_AL
     """
     if data.n_queries < 2:
         raise ValueError(f"group_importance='joint' needs at least two queries (leave-query-out), got "
-                         f"{data.n_queries}: use group_importance='max'")
+                         f"{data.n_queries} (n_samples={data.X.shape[0]}): use group_importance='max'")
     out = np.empty((data.X.shape[0], len(members)))
     for g, cols in enumerate(members):
         part = data.columns(np.asarray(cols, dtype=np.intp))

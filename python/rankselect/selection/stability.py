@@ -179,8 +179,8 @@ class StabilitySelection(RankingSelector):
         nq = groups.n_queries
         size = int(np.floor(self.sample_fraction * nq))
         if size < 2:
-            raise ValueError(f"sample_fraction={self.sample_fraction} of {nq} queries leaves {size}; "
-                             "a subsample needs at least 2 queries")
+            raise ValueError(f"sample_fraction={self.sample_fraction} of {nq} queries (n_samples={X.shape[0]}) "
+                             f"leaves {size}; a subsample needs at least 2 queries")
         rs = self.random_state
         rng = rs if isinstance(rs, np.random.Generator) else np.random.default_rng(rs)
         n = X.shape[1]

@@ -263,6 +263,14 @@ impl GroupLasso {
         if !(l1_ratio.is_finite() && (0.0..=1.0).contains(&l1_ratio)) {
             return invalid!("l1_ratio must be in [0, 1], got {l1_ratio}");
         }
+        // a label is below the number of features (every label used): checked before allocating
+        if let Some(j) = labels.iter().position(|&g| g >= labels.len()) {
+            return invalid!(
+                "groups: feature {j} has label {}, but there are {} features (labels must be 0..n_groups, each used)",
+                labels[j],
+                labels.len()
+            );
+        }
         let n_groups = labels.iter().copied().max().map_or(0, |g| g + 1);
         let mut members = vec![Vec::new(); n_groups];
         for (j, &g) in labels.iter().enumerate() {
