@@ -1,52 +1,60 @@
-"""Selecting LETOR 4.0 streams (feature families) on MQ2008 for a LightGBM ranker, against
-CatBoost's tag selection and LightGBM's gain summed per stream (issue 33's benchmark).
+"""Selecting feature families for a LightGBM ranker, against CatBoost's tag selection and
+LightGBM's gain summed per group (issue 33's benchmark; issue 40: more data sets and layouts).
 
-Groups: ``rankselect.data.datasets.feature_layout("letor4", by="stream")``: 5 streams of 8
-features each (body, anchor, title, url, whole document) and the 6 document features, which
-every subset keeps. Scenarios, on each of LETOR's 5 folds (train / vali / test):
+Setups (``--setups``; data under ``--data``, LETOR's 5 folds, train / vali / test):
 
-- ``keep K`` for K = 4, 3, 2 (drop 1, 2, 3 of the 5 streams);
-- ``budget``: each stream has an extraction cost proportional to the typical length of the
-  stream (:data:`STREAM_COSTS`: title 1, url 1, anchor 3, body 10, whole document 15 - the
-  whole document is the concatenation of the other four), paid once per stream kept; the
-  best subset whose cost is within :data:`BUDGET` (half of the 30 units of all streams).
+- ``MQ2008-stream`` (the default): ``feature_layout("letor4", by="stream")``, the 5 streams of 8
+  features (body, anchor, title, url, whole document) selectable, the 6 document features kept
+  by every subset; keep K = 4, 3, 2 streams; and ``budget``: each stream has an extraction cost
+  proportional to its typical length (:data:`STREAM_COSTS`: title 1, url 1, anchor 3, body
+  10, whole document 15 - the whole document is the other four together), paid once per
+  stream kept, budget 15 (half of the 30 units of all streams);
+- ``MQ2008-measure``: ``feature_layout("letor4", by="measure")``, 14 groups (8 measures over
+  the 5 streams, each document feature alone), all selectable; K = 8, 4, 2;
+- ``OHSUMED-LETOR2-stream``: ``feature_layout("ohsumed-letor2", by="stream")``, title (10
+  features), abstract (10) and the 5 high-level scores (``document``); K = 2, 1;
+- ``OHSUMED-LETOR2-measure``: its 15 measures (10 over title and abstract, 5 alone); K = 8,
+  6, 4, 2.
 
 Methods (each selects on ``train``, those that validate use ``vali``):
 
 - ``catboost``: ``CatBoostRanker.select_features`` over the same tags (``Pool(feature_tags=)``,
-  ``grouping="ByTags"``, ``features_tags_for_select`` = the 5 streams, the document features
-  always in the model), RecursiveByLossFunctionChange, 100 iterations, one run per K
-  (``num_features_tags_to_select=K``, one tag eliminated per step); under the budget, the
-  K = 2 run's order (selected, then eliminated last-first) with the streams eliminated first
-  dropped until the rest fits (it takes no budget);
-- ``lgbm-gain``: one LGBMRanker on all 46 features (early-stopped on vali), streams ranked by
-  the total gain of their features; under the budget, the least gain is dropped until it fits;
+  ``grouping="ByTags"``, the kept groups always in the model), RecursiveByLossFunctionChange,
+  100 iterations, one run per K (``num_features_tags_to_select=K``, one tag eliminated per
+  step); under the budget, the smallest K's order (selected, then eliminated last-first) with
+  the groups eliminated first dropped until the rest fits (it takes no budget);
+- ``lgbm-gain``: one LGBMRanker on all the features (early-stopped on vali), groups ranked by
+  the total gain of their features; under the budget, the least gain dropped until it fits;
 - ``forward-lgbm`` / ``rfe-lgbm``: :class:`rankselect.ForwardSelection` /
-  :class:`rankselect.RecursiveElimination` with an LGBMRanker in the loop over the stream
-  groups (``feature_groups``, ``select_groups=True``; elimination by the joint within-query
-  permutation importance of each stream), validated on vali; one run's path gives every K;
+  :class:`rankselect.RecursiveElimination` with an LGBMRanker in the loop over the groups
+  (``feature_groups``, ``select_groups=True``; elimination by the joint within-query
+  permutation importance of each group), validated on vali; one run's path gives every K;
   under the budget a second run with ``group_costs`` and ``budget``;
-- ``greedy-rankrls`` (``GreedyRankRLS(feature_groups=..., select_groups=True)``, alpha 1) and
-  ``gas`` (``GAS(feature_groups=...)``, c = 0.1): the linear selectors over groups (they need
-  the group versions of those selectors; a method whose selector does not take
-  ``feature_groups`` yet is reported as not run).
+- ``greedy-rankrls`` (``GreedyRankRLS(feature_groups=..., select_groups=True)``, alpha 1),
+  ``gas`` (``GAS(feature_groups=...)``, c = 0.1, its default ``group_importance``) and the two
+  group importances of GAS side by side, ``gas-max`` and ``gas-joint``
+  (:mod:`rankselect.selection.group_inputs`).
 
-The rankselect selectors see the 40 stream columns (they have no "always keep" option); the
-downstream ranker always gets the selected streams plus the 6 document features. Downstream:
-one LGBMRanker per distinct subset of a fold (up to 200 trees, learning rate 0.1, 31 leaves, one
-thread, ``deterministic=True``, seed 0), early-stopped on vali NDCG@10 (20 rounds), scored on test:
-per-query NDCG@10 (standard conventions), the 784 test queries of the 5 folds together. Each
-method is compared with CatBoost at the same K (and under the budget) by a paired randomization
-test over queries (10,000 sign flips), Holm-adjusted over the methods of a row.
+The rankselect selectors see the selectable columns only (they have no "always keep"
+option); the downstream ranker gets the selected groups plus the kept ones. Downstream: one
+LGBMRanker per distinct subset of a fold (up to 200 trees, learning rate 0.1, 31 leaves, one
+thread, ``deterministic=True``, seed 0), early-stopped on vali NDCG@10 (20 rounds), scored on
+test: per-query NDCG@10 (standard conventions), the test queries of the 5 folds together (784
+on MQ2008, 106 on OHSUMED). Each method is compared with CatBoost at the same K (and under the
+budget) by a paired randomization test over queries (10,000 sign flips), Holm-adjusted over the
+methods of a row; ``--compare A B`` tests two methods against each other.
 
-Results are cached per (fold, method) as JSON under ``--out`` (default benches/out/families,
-gitignored; resumable). ``--report`` prints the tables from the cache; ``--write-docs`` also
-writes the figure docs/figures/families_mq2008.png.
+Results are cached per (setup, fold, method) as JSON under ``--out`` (default
+benches/out/families, gitignored; resumable). ``--report`` prints the tables from the cache;
+``--write-docs`` also writes the figures docs/figures/families_mq2008.png (MQ2008-stream) and
+families_mq2008_measure.png.
 
 Usage::
 
-    nice -n 19 python benches/families_mq2008.py --data ../shared/data --folds 1 2 3 4 5
-    python benches/families_mq2008.py --report --write-docs
+    nice -n 19 python benches/families_mq2008.py --data ../shared/data --setups MQ2008-stream MQ2008-measure \\
+        OHSUMED-LETOR2-stream OHSUMED-LETOR2-measure
+    python benches/families_mq2008.py --report --write-docs --setups MQ2008-stream MQ2008-measure \\
+        OHSUMED-LETOR2-stream OHSUMED-LETOR2-measure --compare gas-joint gas-max
 """
 from __future__ import annotations
 

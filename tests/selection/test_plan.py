@@ -267,3 +267,16 @@ def test_forward_selection_with_rankrls_on_mq2008_keeps_no_rows(mq2008):
                                   random_state=0).fit(tr.X[keep], tr.y[keep], qid=tr.qid[keep])
         sizes.append(len(pickle.dumps(sel)))
     assert abs(sizes[1] - sizes[0]) < 100 and sizes[1] < 20_000, sizes
+
+
+@pytest.mark.parametrize("label", [np.iinfo(np.uintp).max, 1 << 40, 8])
+def test_the_core_refuses_a_group_label_beyond_the_features(label):
+    """A label of -1 cast to uintp was a PanicException (label + 1 overflowed), a huge one an
+    allocation of as many groups: the core's own check (every ``_core`` entry point validates
+    its arguments)."""
+    from rankselect import _core
+    from rankselect.data import GroupedData
+    d = GroupedData.from_arrays(X, Y, QID)
+    labels = np.array([0, 0, 1, 1, 2, 2, 3, label], dtype=np.uintp)
+    with pytest.raises(ValueError, match="label"):
+        _core.sparse_c_min(d.X, d.y, d.offsets, groups=labels, penalty="group_lasso", l1_ratio=0.5)

@@ -13,10 +13,13 @@ Every selector takes ``feature_costs=`` (n_features,), costs >= 0 in any unit:
   ``beta_j = cost_j / mean(cost)``: the penalty ``sum_j beta_j |w_j|``, so equal costs are
   the plain L1 and a free feature is never penalised.
 
-Equal costs give the selections without costs. :func:`cost_quality_path` gives, for every
-prefix of a greedy selection or every model of a regularisation path, the total cost and
-the validation measure; :func:`pareto_front` keeps the points no other point beats on both;
-:func:`rankselect.plotting.plot_cost_quality` draws them.
+Every per-cost comparison is one rule, :func:`rankselect.selection.value_per_cost`
+(``gain / cost`` for a positive gain; a gain that is not positive by the method's
+convention: greedy RankRLS and ForwardSelection take the smallest loss, GAS and the filters
+``gain * cost``, RecursiveElimination 0). Equal costs give the selections without costs.
+:func:`cost_quality_path` gives, for every prefix of a greedy selection or every model of a
+regularisation path, the total cost and the validation measure; :func:`pareto_front` keeps
+the points no other point beats on both; :func:`rankselect.plotting.plot_cost_quality` draws them.
 """
 from __future__ import annotations
 

@@ -117,7 +117,7 @@ class RankingSelector(SelectorMixin, RankingEstimator):
             return None, None
         return check_costs_and_budget(costs, budget, n_features)
 
-    # ------------------------------------------------------------------ feature families
+    # ------------------- GreedyRankRLS's helpers, until it builds its own FitPlan (issue 40)
 
     def _feature_groups(self, n_features: int) -> Optional[FeatureGroups]:
         """``feature_groups`` checked against ``n_features`` (None without groups)."""
@@ -129,23 +129,18 @@ class RankingSelector(SelectorMixin, RankingEstimator):
         return getattr(self, "feature_groups", None) is not None and bool(getattr(self, "select_groups", True))
 
     def _n_groups_to_select(self, groups: FeatureGroups) -> int:
-        """``n_features_to_select`` as a number of groups (``select_groups=True``): a count in
-        ``[1, n_groups]`` or a fraction of the groups."""
-        k = self.n_features_to_select
-        t = int(k) if isinstance(k, numbers.Integral) else max(1, int(round(float(k) * groups.n_groups)))
-        if not 1 <= t <= groups.n_groups:
-            raise ValueError(f"n_features_to_select counts groups with select_groups=True: it must be in "
-                             f"[1, n_groups = {groups.n_groups}], got {k}")
-        return t
+        """``n_features_to_select`` as a number of groups (:meth:`FitPlan.n_to_select`)."""
+        return FitPlan(groups.n_features, groups, by_group=True).n_to_select(self.n_features_to_select)
 
     def _extraction_costs(self, n_features: int) -> tuple[Optional[ExtractionCosts], Optional[float]]:
         """``(costs, budget)`` of the plan (:class:`~rankselect.selection.FitPlan`); ``(None,
-        None)`` without ``feature_costs``, ``group_costs`` and ``budget``. GreedyRankRLS's,
-        until it builds its plan itself (issue 40)."""
+        None)`` without ``feature_costs``, ``group_costs`` and ``budget``."""
         plan = FitPlan.of(self, None, n_features)
         if not plan.priced and plan.budget is None:
             return None, None
         return plan.costs, plan.budget
+
+    # ------------------------------------------------------------------ fitted groups
 
     def _set_groups(self, plan: FitPlan) -> None:
         """Set ``feature_groups_`` and ``selected_groups_`` (the names of the groups touched by

@@ -6,9 +6,10 @@ of every feature used alone as a ranker and the **similarity** of every pair of 
 selector base: the parameters (``n_features_to_select``, ``importance``, ``similarity``,
 ``absolute``, ``convention``, ``feature_costs``, ``budget``), their checks, the computation
 of both inputs (or their checks when precomputed), the features constant within every
-query, the degenerate-data warnings, the costs, the support mask and the tags. A subclass
-implements ``_select(importance, similarity, constant)``, which sets
-``selected_features_`` (in order of selection) and its own fitted attributes.
+query, the degenerate-data warnings, the plan of the fit (:class:`~rankselect.selection.FitPlan`:
+the units, the costs, the budget), the support mask and the tags. A subclass implements
+``_select(importance, similarity, constant, plan)``, the search over the plan's units, which
+returns the chosen units in order of selection and sets its own fitted attributes.
 
 Inputs
 ------
@@ -31,15 +32,17 @@ budget select exactly as without costs.
 
 Feature families
 ----------------
-With ``feature_groups`` and ``select_groups=True`` the same search runs on the groups
-(:func:`group_inputs`): a group's importance is its best member's (``W_G = max_{j in G} w_j``,
-with that member's direction: a family is worth what the best ranker it offers is worth),
-and the similarity of two groups is the largest similarity between their members
-(``E(G, H) = max_{i in G, j in H} e_ij``: two families are redundant as soon as one of them
-can stand in for a member of the other). A group is constant when all its members are;
-with costs, a group costs its members' costs plus its group cost. ``n_features_to_select``
-counts groups; ``selected_features_`` are the members of the selected groups, group by group,
-and the group-level inputs are ``group_importance_`` and ``group_similarity_``.
+With ``feature_groups`` and ``select_groups=True`` the same search runs on the groups, with a
+group's importance and the similarity of two groups given by ``group_importance``
+(:mod:`~rankselect.selection.group_inputs`): ``"max"``, a group is worth its best member
+(``W_G = max_{j in G} w_j``, with that member's direction) and two groups are as similar as
+their most similar members (``E(G, H) = max_{i in G, j in H} e_ij``); ``"joint"``, a group is
+measured as a whole, by its own ranker (RankRLS on its columns, scored by its exact
+leave-query-out predictions), whose importance and similarity are those of one feature. A
+group is constant when all its members are; with costs, a group costs its members' costs plus
+its group cost. ``n_features_to_select`` counts groups; ``selected_features_`` are the members
+of the selected groups, group by group, and the group-level inputs are ``group_importance_``
+and ``group_similarity_``.
 """
 from __future__ import annotations
 

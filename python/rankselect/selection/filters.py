@@ -259,6 +259,8 @@ _DOC_COMMON = """
     feature_costs : array-like of shape (n_features,) or None
     budget : float or None
         See :mod:`rankselect.selection.filter_base`.
+    feature_groups, group_costs, select_groups, group_importance
+        Feature families, as :class:`rankselect.GAS`'s.
 
     Attributes
     ----------

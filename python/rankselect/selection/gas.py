@@ -161,6 +161,14 @@ class GAS(FilterSelector):
         (:mod:`rankselect.analysis.costs`); equal costs select as without costs.
     budget : float or None
         Stop before the total cost would exceed it (costs default to 1 per feature).
+    feature_groups, group_costs, select_groups : feature families
+        (:mod:`rankselect.selection.filter_base`): with ``select_groups=True`` the search runs
+        over whole groups (``n_features_to_select`` counts groups), a group costing its members'
+        costs plus its ``group_costs``.
+    group_importance : {"max", "joint"}, default="max"
+        A group's importance and similarity (:mod:`rankselect.selection.group_inputs`): its best
+        member's (``"max"``) or its own ranker's, measured as a whole (``"joint"``: RankRLS on
+        the group's columns, scored by its leave-query-out predictions).
 
     Attributes
     ----------
