@@ -257,21 +257,15 @@ pub struct GroupLasso {
 }
 
 impl GroupLasso {
-    /// From a group label per feature (`0..n_groups`, every label used) and `ρ = l1_ratio`
-    /// (`0`: the group lasso).
+    /// From a group label per feature (`0..n_groups`, every label used) and `ρ = l1_ratio` (`0`: the group lasso).
     pub fn new(labels: &[usize], l1_ratio: f64) -> Result<Self> {
         if !(l1_ratio.is_finite() && (0.0..=1.0).contains(&l1_ratio)) {
             return invalid!("l1_ratio must be in [0, 1], got {l1_ratio}");
         }
-        // a label is below the number of features (every label used): checked before allocating
-        if let Some(j) = labels.iter().position(|&g| g >= labels.len()) {
-            return invalid!(
-                "groups: feature {j} has label {}, but there are {} features (labels must be 0..n_groups, each used)",
-                labels[j],
-                labels.len()
-            );
+        let n_groups = labels.iter().copied().max().map_or(0, |g| g.saturating_add(1));
+        if let Some(g) = labels.iter().copied().find(|&g| g >= labels.len()) {
+            return invalid!("groups: label {g} is beyond the {} features", labels.len());
         }
-        let n_groups = labels.iter().copied().max().map_or(0, |g| g + 1);
         let mut members = vec![Vec::new(); n_groups];
         for (j, &g) in labels.iter().enumerate() {
             members[g].push(j);
