@@ -22,7 +22,11 @@ Methods (each selects on ``train``, those that validate use ``vali``):
   ``grouping="ByTags"``, the kept groups always in the model), RecursiveByLossFunctionChange,
   100 iterations, one run per K (``num_features_tags_to_select=K``, one tag eliminated per
   step); under the budget, the smallest K's order (selected, then eliminated last-first) with
-  the groups eliminated first dropped until the rest fits (it takes no budget);
+  the groups eliminated first dropped until the rest fits (it takes no budget). CatBoost
+  1.2.10's ``select_features`` dies of a division by zero (SIGFPE) on a tag whose features are
+  all constant within every query - such groups, which no method selects, are left out of its
+  pool - and, on the measure layouts, with many elimination steps: it then runs in a child
+  process, and where it dies, again with half as many steps (the steps are in the cache);
 - ``lgbm-gain``: one LGBMRanker on all the features (early-stopped on vali), groups ranked by
   the total gain of their features; under the budget, the least gain dropped until it fits;
 - ``forward-lgbm`` / ``rfe-lgbm``: :class:`rankselect.ForwardSelection` /
@@ -78,7 +82,12 @@ ROOT = Path(__file__).resolve().parents[1]
 SEED = 0
 STREAM_COSTS = {"body": 10, "anchor": 3, "title": 1, "url": 1, "whole document": 15}
 CATBOOST_ITERATIONS = 100
-METHODS = ("catboost", "lgbm-gain", "forward-lgbm", "rfe-lgbm", "greedy-rankrls", "gas", "gas-max", "gas-joint")
+#: the methods of the main tables
+MAIN = ("catboost", "lgbm-gain", "forward-lgbm", "rfe-lgbm", "greedy-rankrls", "gas")
+#: the study of GAS's group importance (issue 40): the two rules of the library, their two mixes
+#: (bench only), and both with NDCG@10 as the importance measure
+GAS_STUDY = ("gas-max", "gas-joint", "gas-joint-importance", "gas-joint-similarity", "gas-ndcg-max", "gas-ndcg-joint")
+METHODS = MAIN + GAS_STUDY
 
 
 @dataclass(frozen=True)
@@ -164,29 +173,68 @@ def drop_until_within_budget(st: Setup, order_best_first):
 # ------------------------------------------------------------------ the methods
 
 
-def m_catboost(st: Setup, tr, va):
+def _catboost_select(args, steps: int, conn) -> None:
+    """One ``select_features`` run (in a child process: CatBoost 1.2 may die of SIGFPE)."""
     from catboost import CatBoostRanker, EFeaturesSelectionAlgorithm, EFeaturesSelectionGrouping, Pool
 
+    X, y, q, Xv, yv, qv, tags, k = args
+    model = CatBoostRanker(iterations=CATBOOST_ITERATIONS, random_seed=SEED, thread_count=1, verbose=False,
+                           allow_writing_files=False)
+    summary = model.select_features(
+        Pool(X, y, group_id=q, feature_tags=tags), eval_set=Pool(Xv, yv, group_id=qv, feature_tags=tags),
+        features_tags_for_select=list(tags), num_features_tags_to_select=k, steps=steps,
+        algorithm=EFeaturesSelectionAlgorithm.RecursiveByLossFunctionChange,
+        grouping=EFeaturesSelectionGrouping.ByTags, train_final_model=False, logging_level="Silent")
+    conn.send(([str(v) for v in summary["selected_features_tags"]],
+               [str(v) for v in summary["eliminated_features_tags"]]))
+
+
+def _catboost_run(args, n_units: int, k: int):
+    """``(selected, eliminated, steps)``: one tag eliminated per step, or, where CatBoost 1.2.10
+    dies of a division by zero (SIGFPE in _catboost.so: on the measure layouts with many steps),
+    half as many steps, and so on."""
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("fork")
+    steps = max(1, n_units - k)
+    while True:
+        here, there = ctx.Pipe(duplex=False)
+        child = ctx.Process(target=_catboost_select, args=(args, steps, there))
+        child.start()
+        got = here.recv() if here.poll(3600) else None
+        child.join()
+        if got is not None:
+            return got[0], got[1], steps
+        if steps == 1:
+            raise RuntimeError(f"CatBoost's select_features died (exit {child.exitcode}) even with one step")
+        steps = max(1, steps // 2)
+
+
+def m_catboost(st: Setup, tr, va):
     X, y, q, _ = grouped(tr)
     Xv, yv, qv, _ = grouped(va)
-    units, lay = st.units, st.layout
+    lay = st.layout
+    # CatBoost 1.2's select_features dies of a division by zero (SIGFPE in _catboost.so) when a
+    # tag's features are all constant within every query: those groups (never selected by it,
+    # nor by the other methods) are left out of its pool
+    constant = rs.data.constant_within_queries(tr.X, tr.qid)
+    units = [u for u in st.units if not constant[lay.columns([u])].all()]
+    cols = np.arange(X.shape[1])  # every column (the kept ones always in the model)
+    if len(units) < len(st.units):
+        cols = np.concatenate([lay.columns(units), st.kept_cols]).astype(np.intp)
+        X, Xv = X[:, cols], Xv[:, cols]
+    where = {int(j): i for i, j in enumerate(cols)}  # pool column of each feature
     tag = {u: f"t{i}" for i, u in enumerate(units)}  # tag names without spaces or symbols
-    tags = {tag[u]: {"features": [int(j) for j in lay.columns([u])], "cost": 1} for u in units}
+    tags = {tag[u]: {"features": [where[int(j)] for j in lay.columns([u])], "cost": 1} for u in units}
+    back = {v: u for u, v in tag.items()}
     out = {}
-    for k in st.ks:  # one run per K, one tag eliminated per step
+    for k in st.ks:  # one run per K, one tag eliminated per step (where CatBoost allows it)
         t = time.perf_counter()
-        model = CatBoostRanker(iterations=CATBOOST_ITERATIONS, random_seed=SEED, thread_count=1, verbose=False,
-                               allow_writing_files=False)
-        summary = model.select_features(
-            Pool(X, y, group_id=q, feature_tags=tags), eval_set=Pool(Xv, yv, group_id=qv, feature_tags=tags),
-            features_tags_for_select=list(tags), num_features_tags_to_select=k,
-            steps=len(units) - k, algorithm=EFeaturesSelectionAlgorithm.RecursiveByLossFunctionChange,
-            grouping=EFeaturesSelectionGrouping.ByTags, train_final_model=False, logging_level="Silent")
+        chosen, dropped, steps = _catboost_run((X, y, q, Xv, yv, qv, tags, k), len(units), k)
         sec = time.perf_counter() - t
-        back = {v: u for u, v in tag.items()}
-        selected = [back[str(v)] for v in summary["selected_features_tags"]]
-        eliminated = [back[str(v)] for v in summary["eliminated_features_tags"]]  # first eliminated first
-        out[f"K{k}"] = {"groups": selected, "seconds": sec}
+        selected = [back[v] for v in chosen]
+        eliminated = [back[v] for v in dropped]  # first eliminated first
+        out[f"K{k}"] = {"groups": selected, "seconds": sec, "steps": steps}
         if st.budget is not None and k == min(st.ks):  # under the budget: drop in elimination order
             out["budget"] = {"groups": drop_until_within_budget(st, selected + eliminated[::-1]), "seconds": sec}
     return out
@@ -273,10 +321,31 @@ def m_gas(st, tr, va, **kw):
     return _linear(st, rs.GAS, tr, va, c=0.1, **kw)
 
 
+class _HybridGAS(rs.GAS):
+    """The study's two mixes of GAS's group inputs (not in the library): the joint importance
+    with the best members' similarity (``mix="importance"``), or the best member's importance
+    with the joint similarity (``mix="similarity"``)."""
+
+    def __init__(self, n_features_to_select=10, c=0.1, *, mix="importance", **kw):
+        super().__init__(n_features_to_select, c, **kw)
+        self.mix = mix
+
+    def _group_inputs(self, data, plan, imp, e, constant, has_pair):
+        self.group_importance = "max"
+        best = super()._group_inputs(data, plan, imp, e, constant, has_pair)
+        self.group_importance = "joint"
+        joint = super()._group_inputs(data, plan, imp, e, constant, has_pair)
+        return (joint[0], best[1]) if self.mix == "importance" else (best[0], joint[1])
+
+
 RUN = {"catboost": m_catboost, "lgbm-gain": m_lgbm_gain, "forward-lgbm": m_forward, "rfe-lgbm": m_rfe,
        "greedy-rankrls": m_greedy, "gas": m_gas,
        "gas-max": lambda st, tr, va: m_gas(st, tr, va, group_importance="max"),
-       "gas-joint": lambda st, tr, va: m_gas(st, tr, va, group_importance="joint")}
+       "gas-joint": lambda st, tr, va: m_gas(st, tr, va, group_importance="joint"),
+       "gas-joint-importance": lambda st, tr, va: _linear(st, _HybridGAS, tr, va, c=0.1, mix="importance"),
+       "gas-joint-similarity": lambda st, tr, va: _linear(st, _HybridGAS, tr, va, c=0.1, mix="similarity"),
+       "gas-ndcg-max": lambda st, tr, va: m_gas(st, tr, va, group_importance="max", importance="ndcg@10"),
+       "gas-ndcg-joint": lambda st, tr, va: m_gas(st, tr, va, group_importance="joint", importance="ndcg@10")}
 
 
 def downstream(st: Setup, tr, va, te, groups):
@@ -354,7 +423,7 @@ def _baseline(out_dir: Path) -> str:
     return "catboost" if any(out_dir.glob("Fold*/catboost.json")) else "lgbm-gain"  # CatBoost when run
 
 
-def tables(st: Setup, out_dir: Path, methods=METHODS) -> str:
+def tables(st: Setup, out_dir: Path, methods=MAIN) -> str:
     out_dir = out_dir / st.key
     baseline = _baseline(out_dir)
     data = load(out_dir, baseline)
@@ -402,6 +471,57 @@ def tables(st: Setup, out_dir: Path, methods=METHODS) -> str:
     return "\n".join(lines)
 
 
+def study(setups, out_dir: Path) -> str:
+    """GAS's group-importance variants against ``gas-max`` (the issue-33 rule), every setup and
+    number of groups: mean test NDCG@10 and the paired randomization test's p (not adjusted)."""
+    head = "| setup | groups kept | " + " | ".join(GAS_STUDY) + " |"
+    lines = [head, "|" + "---|" * (len(GAS_STUDY) + 2)]
+    means: dict = {m: [] for m in GAS_STUDY}
+    for st in setups:
+        res = load(out_dir / st.key, "gas-max")["methods"]
+        if "gas-max" not in res:
+            continue
+        for k in st.ks:
+            unit = f"K{k}"
+            base = np.asarray(res["gas-max"][unit]["ndcg10"])
+            cells = []
+            for m in GAS_STUDY:
+                if m not in res or unit not in res[m]:
+                    cells.append("")
+                    continue
+                a = np.asarray(res[m][unit]["ndcg10"])
+                means[m].append(a.mean())
+                p = "" if m == "gas-max" else f" (p {stats.paired_test(a, base, random_state=SEED).pvalue:.3f})"
+                cells.append(f"{a.mean():.4f}{p}")
+            lines.append(f"| {st.key} | {k} of {len(st.units)} | " + " | ".join(cells) + " |")
+    avg = [f"{np.mean(v):.4f}" if v else "" for v in means.values()]
+    lines.append("| mean of the cells | | " + " | ".join(avg) + " |")
+    return "\n".join(lines)
+
+
+def rst(markdown: str) -> str:
+    """A report of :func:`tables` with its table as an rST ``csv-table`` (for the docs page)."""
+    out, rows = [], []
+    for line in markdown.splitlines():
+        if line.startswith("|---"):
+            continue
+        if line.startswith("|"):
+            rows.append([c.strip() for c in line.strip("|").split("|")])
+            continue
+        if rows:
+            out += _csv_table(rows)
+            rows = []
+        out.append(line)
+    if rows:
+        out += _csv_table(rows)
+    return "\n".join(out)
+
+
+def _csv_table(rows: list) -> list:
+    quoted = [", ".join(f'"{c}"' for c in r) for r in rows]
+    return [".. csv-table::", f"   :header: {quoted[0]}", ""] + [f"   {r}" for r in quoted[1:]] + [""]
+
+
 def compare(st: Setup, out_dir: Path, a: str, b: str) -> str:
     """Method ``a`` against method ``b`` at every number of groups (paired randomization test)."""
     res = load(out_dir / st.key, b)["methods"]
@@ -425,7 +545,7 @@ def figure(st: Setup, out_dir: Path, path: Path) -> None:
     out_dir = out_dir / st.key
     res = load(out_dir, _baseline(out_dir))["methods"]
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 3.8))
-    for method in METHODS:
+    for method in MAIN:
         if method not in res:
             continue
         ks = [k for k in st.ks if f"K{k}" in res[method]]
@@ -464,16 +584,22 @@ def main(argv=None) -> int:
     p.add_argument("--report", action="store_true", help="print the tables from the cache (no run)")
     p.add_argument("--compare", nargs=2, metavar=("A", "B"), help="also print method A against method B")
     p.add_argument("--write-docs", action="store_true", help="also write the figures under docs/figures/")
+    p.add_argument("--rst", action="store_true", help="print the tables as rST csv-tables (the docs page)")
+    p.add_argument("--study", action="store_true", help="also print the study of GAS's group importance")
     args = p.parse_args(argv)
     for key in args.setups:
         st = SETUPS[key]
         if not args.report:
             run(st, args)
-        print(tables(st, Path(args.out)), "\n")
+        report = tables(st, Path(args.out))
+        print(rst(report) if args.rst else report, "\n")
         if args.compare:
             print(compare(st, Path(args.out), *args.compare), "\n")
         if args.write_docs and key in FIGURES:
             figure(st, Path(args.out), ROOT / "docs" / "figures" / FIGURES[key])
+    if args.study:
+        table = study([SETUPS[k] for k in args.setups], Path(args.out))
+        print(rst(table) if args.rst else table)
     return 0
 
 

@@ -130,13 +130,14 @@ def group_checks(monkeypatch):
     return calls
 
 
-@pytest.mark.parametrize("name", sorted(SELECTORS))
+@pytest.mark.parametrize("name", sorted(SELECTORS) + ["StabilitySelection"])
 def test_groups_are_checked_once_per_fit(name, group_checks):
     """The fit's ``feature_groups`` are checked once (4 times before the plan). (Recursive
     elimination's permutation importance also groups each round's columns: other groups.)"""
     select_groups = name != "FSMRank"  # FSMRank selects features
     groups = list(LABELS)
-    SELECTORS[name](feature_groups=groups, select_groups=select_groups).fit(X, Y, qid=QID)
+    make = SELECTORS.get(name, lambda **kw: rs.StabilitySelection(rs.GAS(2), n_resamples=3, random_state=0, **kw))
+    make(feature_groups=groups, select_groups=select_groups).fit(X, Y, qid=QID)
     assert sum(arg is groups for arg in group_checks) == 1, name
 
 
