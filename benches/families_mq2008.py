@@ -201,7 +201,11 @@ def _catboost_run(args, n_units: int, k: int):
         here, there = ctx.Pipe(duplex=False)
         child = ctx.Process(target=_catboost_select, args=(args, steps, there))
         child.start()
-        got = here.recv() if here.poll(3600) else None
+        there.close()  # the child's end: a child that dies closes the pipe
+        try:
+            got = here.recv()
+        except EOFError:
+            got = None
         child.join()
         if got is not None:
             return got[0], got[1], steps
