@@ -10,6 +10,7 @@ from typing import Any, Optional
 import numpy as np
 
 from .._validation import shown
+from ..protocol.results import ExperimentResult
 from .backend import new_figure
 
 __all__ = ["as_result_dict", "feature_curves", "plot_feature_curves", "plot_regularization_curves"]
@@ -34,11 +35,11 @@ def as_result_dict(result) -> dict:
     >>> sorted(as_result_dict(result))[:3]
     ['averages', 'convention', 'data_dir']
     """
-    if isinstance(result, (str, Path)):
-        import json
-
-        return json.loads(Path(result).read_text())
+    if isinstance(result, (str, Path)):  # read (and checked) by the format's own reader
+        return ExperimentResult.from_json(result).to_dict()
     if isinstance(result, dict):
+        if any(isinstance(r.get("curve"), dict) for f in result.get("folds", []) for r in f.values()):
+            return ExperimentResult.from_dict(result).to_dict()  # a file's columns: one dict per grid point
         return result
     return result.to_dict()
 
