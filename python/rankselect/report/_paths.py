@@ -85,7 +85,7 @@ def reference_rows(res: ExperimentResult, method: str) -> tuple[np.ndarray, str]
     rows, used = [], []
     for i, f in enumerate(res.folds):
         order = [method] + [m for m in res.methods if m != method]
-        paths = [(m, f[m].path) for m in order if f[m].path is not None and len(f[m].path)]
+        paths: list[tuple[str, PathScores]] = [(m, p) for m in order if (p := f[m].path) is not None and len(p)]
         m, p = max(paths, key=lambda mp: int(mp[1].n_features.max()))  # the first on ties
         full = int(p.n_features.max())
         if full < 0.9 * available(res, i):
