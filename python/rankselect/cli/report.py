@@ -19,6 +19,7 @@ selector); ``rankselect select ... --report FILE`` writes the page of one fit.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from typing import Any, Optional
 
@@ -70,18 +71,17 @@ def _inputs(args: argparse.Namespace, n: int) -> dict[str, Any]:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from ..report import build_report, load_experiment
-    from ..report._html import decision_json, render
+    from ..report import build_report, decision, load_experiment, write_report
 
     out = Path(args.out)
     if out.exists() and not args.force:
         raise ValueError(f"{out} exists: pass --force to overwrite it, or -o another file")
     n = load_experiment(args.experiment).n_features
     data = build_report(args.experiment, method=args.method, data_dir=args.data, **_inputs(args, n))
-    out.write_text(render(data), encoding="utf-8")
+    write_report(data, out, force=True)
     print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB)", file=sys.stderr)
     if args.json:
-        print(decision_json(data, indent=2))
+        print(json.dumps(decision(data), indent=2, ensure_ascii=False))
     return 0
 
 

@@ -35,8 +35,10 @@ def as_result_dict(result) -> dict:
     >>> sorted(as_result_dict(result))[:3]
     ['averages', 'convention', 'data_dir']
     """
-    if isinstance(result, (str, Path)):  # read (and checked) by the format's own reader
-        return ExperimentResult.from_json(result).to_dict()
+    if isinstance(result, (str, Path)):
+        import json
+
+        result = json.loads(Path(result).read_text())
     if isinstance(result, dict):
         if any(isinstance(r.get("curve"), dict) for f in result.get("folds", []) for r in f.values()):
             return ExperimentResult.from_dict(result).to_dict()  # a file's columns: one dict per grid point

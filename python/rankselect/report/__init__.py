@@ -124,7 +124,8 @@ def decision(data: ReportData) -> dict[str, Any]:
 
 
 def write_report(source: Any, path: Union[str, os.PathLike], *, force: bool = False, **kwargs: Any) -> Path:
-    """Write the report of ``source`` (see :func:`build_report`) to ``path`` as one HTML file.
+    """Write the report of ``source`` (see :func:`build_report`; or a
+    :class:`~rankselect.report.ReportData` it returned) to ``path`` as one HTML file.
 
     An existing file is not overwritten unless ``force=True`` (FileExistsError, checked before
     any work).
@@ -147,11 +148,11 @@ def write_report(source: Any, path: Union[str, os.PathLike], *, force: bool = Fa
     8
     """
     out = Path(path)
-    if out.exists() and not force:
-        raise FileExistsError(f"{out} exists: pass force=True (rankselect report --force) to overwrite it")
     if out.is_dir():
         raise IsADirectoryError(f"{out} is a folder: give the path of the HTML file to write")
-    data = build_report(source, **kwargs)
+    if out.exists() and not force:
+        raise FileExistsError(f"{out} exists: pass force=True (rankselect report --force) to overwrite it")
+    data = source if isinstance(source, ReportData) else build_report(source, **kwargs)
     from ._html import render
 
     out.write_text(render(data), encoding="utf-8")

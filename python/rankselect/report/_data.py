@@ -198,7 +198,10 @@ class ReportData:
 
     def decision(self) -> dict[str, Any]:
         """What the page recommends, as data (the page's ``rankselect-decision`` element and
-        ``rankselect report --json``)."""
+        ``rankselect report --json``; JSON values, an undefined number as None)."""
+        return _finite(self._decision())
+
+    def _decision(self) -> dict[str, Any]:
         m = self.marks.get(self.method, {})
         k = m.get(RULE, self.default_k)
         cols = [int(j) for j in self.subsets.get(k, self.subsets[self.default_k])]
@@ -223,6 +226,17 @@ class ReportData:
                                         "losses": losses, "ties": t, "mean_difference": float(np.mean(pq.delta)),
                                         "pvalue": pq.pvalue}
         return out
+
+
+def _finite(x: Any) -> Any:
+    """``x`` with NaN and infinite floats as None (JSON has no NaN)."""
+    if isinstance(x, float) and not np.isfinite(x):
+        return None
+    if isinstance(x, dict):
+        return {k: _finite(v) for k, v in x.items()}
+    if isinstance(x, list):
+        return [_finite(v) for v in x]
+    return x
 
 
 #: names longer than this are cut in the page's labels (with an ellipsis; the hand-off keeps them whole)

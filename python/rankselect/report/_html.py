@@ -10,9 +10,7 @@ instead of 3.9 MB for ``bokeh.resources.INLINE``."""
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
-from typing import Any
 
 from bokeh.embed import components
 from bokeh.resources import Resources
@@ -27,19 +25,9 @@ __all__ = ["render", "RESOURCES", "decision_json"]
 RESOURCES = Resources(mode="inline", components=["bokeh", "bokeh-widgets", "bokeh-tables"])
 
 
-def _finite(x: Any) -> Any:
-    if isinstance(x, float) and not math.isfinite(x):
-        return None
-    if isinstance(x, dict):
-        return {k: _finite(v) for k, v in x.items()}
-    if isinstance(x, list):
-        return [_finite(v) for v in x]
-    return x
-
-
-def decision_json(d: ReportData, indent=None) -> str:
-    """The decision as JSON (NaN as null), safe inside a ``<script>`` element."""
-    text = json.dumps(_finite(d.decision()), indent=indent, ensure_ascii=False)
+def decision_json(d: ReportData) -> str:
+    """The decision as JSON, safe inside a ``<script>`` element."""
+    text = json.dumps(d.decision(), ensure_ascii=False)
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
