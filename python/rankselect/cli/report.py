@@ -25,9 +25,6 @@ from typing import Any, Optional
 
 from .._validation import check_vector
 
-__all__ = ["add_parser", "run", "add_report_argument", "write_select_report", "read_names"]
-
-
 def add_parser(sub) -> None:
     p = sub.add_parser("report", help="write one self-contained HTML report of an experiment folder",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)

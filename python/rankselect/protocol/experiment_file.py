@@ -8,8 +8,8 @@ NDCG@10, one list per column) and ``path`` (per number of features in use, the g
 of best validation score of that size with the validation and test score of every query in
 the selection metric: :class:`~rankselect.protocol.path_scores.PathScores`). Its top level
 says ``"format": "rankselect-experiment", "version": 2``. Version 1 (no ``version``: the
-files of rankselect <= 0.x before issue 39; ``curve`` a list of dicts, no ``path``) is still
-read; a newer version is refused with a message naming it.
+files written before the path was kept; ``curve`` a list of dicts, no ``path``) is still read;
+a newer version is refused with a message naming it.
 
 A damaged file is refused with one line naming the file, the fold, the method and the
 field: a method missing from a fold, a feature number outside ``1..n_features``, an array of
@@ -27,8 +27,7 @@ import numpy as np
 
 from .path_scores import PathScores
 
-__all__ = ["FORMAT", "FORMAT_VERSION", "MAX_FEATURES", "curve_columns", "path_dict", "check_result_dict",
-           "method_fold_fields", "version_of", "dumps"]
+__all__ = ["FORMAT", "FORMAT_VERSION", "MAX_FEATURES"]  # the functions: ExperimentResult.to_json / from_json
 
 #: the ``format`` name at the top of an experiment.json
 FORMAT = "rankselect-experiment"

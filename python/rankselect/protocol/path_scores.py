@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import metrics
 
-__all__ = ["PathScores", "path_scores"]
+__all__ = ["PathScores"]  # path_scores: the runner's
 
 
 @dataclass
@@ -52,7 +52,7 @@ class PathScores:
     >>> result = rs.protocol.run(root, ["greedy-rankrls"], grid={"greedy-rankrls": {"alpha": [1.0]}}, progress=False)
     >>> path = result.folds[0]["greedy-rankrls"].path
     >>> path.n_features[:4].tolist(), path.vali.shape, path.features[1]
-    ([1, 2, 3, 4], (22, 15), [7, 3])
+    ([1, 2, 3, 4], (20, 15), [7, 3])
     """
 
     measure: str

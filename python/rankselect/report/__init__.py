@@ -118,7 +118,7 @@ def decision(data: ReportData) -> dict[str, Any]:
     >>> sel = rs.GreedyRankRLS(n_features_to_select=6).fit(*train)
     >>> d = decision(build_report(sel, train=train, vali=vali, n_resamples=0, progress=False))
     >>> d["method"], d["rule"], d["interval"], d["chosen_size"], d["features"]
-    ('GreedyRankRLS', 'one-standard-error', 'queries', 3, [7, 3, 11])
+    ('GreedyRankRLS', 'one-standard-error', 'queries', 5, [7, 3, 11, 4, 16])
     """
     return data.decision()
 

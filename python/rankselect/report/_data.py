@@ -147,7 +147,7 @@ class ReportData:
     >>> sel = rs.GreedyRankRLS(n_features_to_select=6).fit(*train)
     >>> data = build_report(sel, train=train, vali=vali, n_resamples=0, progress=False)
     >>> data.marks["GreedyRankRLS"], data.subsets[data.default_k]
-    ({'best': 3, 'one-standard-error': 3}, [7, 3, 11])
+    ({'best': 6, 'one-standard-error': 5}, [7, 3, 11, 4, 16])
     """
 
     title: str

@@ -20,7 +20,16 @@ __all__ = ["Selection", "HandOff", "HANDOFF_FORMATS"]
 class Selection:
     """What a hand-off format is given: ``columns`` (0-based, in order), ``n_features``,
     ``feature_names`` (None when the features have no names of their own) and ``groups`` (the
-    names of the feature groups to extract, in order; None without groups)."""
+    names of the feature groups to extract, in order; None without groups).
+
+    Examples
+    --------
+    >>> import json
+    >>> from rankselect.report import HANDOFF_FORMATS, Selection
+    >>> s = Selection(columns=[7, 3], n_features=22, feature_names=None, groups=None)
+    >>> json.loads(HANDOFF_FORMATS[0].render(s))["selected_features"]
+    [8, 4]
+    """
 
     columns: list[int]
     n_features: int
@@ -31,7 +40,18 @@ class Selection:
 @dataclass(frozen=True)
 class HandOff:
     """One hand-off format: ``key`` (an id on the page), ``label`` (of its copy button) and
-    ``render`` (the text to copy)."""
+    ``render`` (the text to copy).
+
+    Examples
+    --------
+    >>> from rankselect.report import HANDOFF_FORMATS, HandOff, Selection
+    >>> ranklib = HandOff("ranklib", "copy the RankLib feature file",
+    ...                   lambda s: "".join(f"{j + 1}\\n" for j in s.columns))
+    >>> ranklib.render(Selection([7, 3], 22, None, None))
+    '8\\n4\\n'
+    >>> [h.key for h in HANDOFF_FORMATS]
+    ['json', 'lightgbm']
+    """
 
     key: str
     label: str

@@ -28,7 +28,16 @@ def _with_groups(d: ReportData) -> bool:
 @dataclass(frozen=True)
 class Panel:
     """One panel: ``key`` (its id, ``panel-<key>`` on the page), ``title``, ``guide`` (how to
-    read it), ``draw`` (ReportData -> Bokeh model) and ``shown`` (whether a page has it)."""
+    read it), ``draw`` (ReportData -> Bokeh model) and ``shown`` (whether a page has it).
+
+    Examples
+    --------
+    >>> from rankselect.report import PANELS
+    >>> list(PANELS)[:3]
+    ['quality', 'pareto', 'per-query']
+    >>> PANELS["quality"].title
+    'Quality against the number of features'
+    """
 
     key: str
     title: str

@@ -97,4 +97,4 @@ def reference_rows(res: ExperimentResult, method: str) -> tuple[np.ndarray, str]
     ms = list(dict.fromkeys(m for m, _ in used))
     counts = sorted({k for _, k in used})
     span = f"{counts[0]}" if len(counts) == 1 else f"{counts[0]}-{counts[-1]}"
-    return np.concatenate(rows), f"all features ({span} in use; {', '.join(ms)})"
+    return np.concatenate(rows), f"all features ({' / '.join(ms)} on all {span} features in use)"

@@ -49,6 +49,15 @@ class SizeChoice:
     chosen : int
         The one-standard-error size: the smallest with ``diff >= -diff_se``.
     n_queries : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rankselect.analysis.stats import size_choice
+    >>> scores = np.array([[0.2, 0.5, 0.4, 0.9], [0.3, 0.6, 0.5, 0.9], [0.3, 0.6, 0.6, 0.9]])  # sizes 1, 2, 3
+    >>> c = size_choice([1, 2, 3], scores)
+    >>> type(c).__name__, c.best, c.chosen, c.diff_se.round(3).tolist()
+    ('SizeChoice', 3, 2, [0.041, 0.025, 0.0])
     """
 
     sizes: np.ndarray
