@@ -25,6 +25,7 @@ from typing import Any, Optional
 
 from .._validation import check_vector
 
+
 def add_parser(sub) -> None:
     p = sub.add_parser("report", help="write one self-contained HTML report of an experiment folder",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -40,8 +40,8 @@ Methods are named as in the CLI (``rankselect experiment``); see :data:`METHODS`
 :func:`default_grid`. A method name may carry fixed options after a colon, e.g.
 ``"sparse-ranksvm:penalty=log"`` or ``"gas:ranker=ranksvm"``.
 """
-from .fsa_grid import FSA_FRACTIONS, FSAGridResult, fsa_grid, fsa_sizes
 from .experiment_file import FORMAT_VERSION
+from .fsa_grid import FSA_FRACTIONS, FSAGridResult, fsa_grid, fsa_sizes
 from .path_scores import PathScores
 from .results import ExperimentResult, MethodFold
 from .runner import default_grid, load_folds, parse_method, run

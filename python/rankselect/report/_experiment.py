@@ -13,7 +13,7 @@ from ..data.letor import load_letor
 from ..protocol.results import ExperimentResult
 from ..selection.stability import fold_selection_frequencies
 from ._data import ReportData, compare_queries, curve_of, plural
-from ._features import importance_of, redundancy_of
+from ._features import importance_of, redundancy_of, short
 from ._inputs import check_inputs
 from ._paths import Pooled, consensus, frequencies, pool, reference_rows
 
@@ -138,7 +138,8 @@ def from_experiment(folder: Union[str, os.PathLike], *, method: Optional[str] = 
                   **{f"grid of {m}": "; ".join(f"{q}: {len(v)} values" for q, v in g.items())
                      for m, g in res.grids.items()},
                   "feature costs": "given" if inputs.costs is not None else "none (cost = number of features)",
-                  "feature groups": repr(inputs.groups) if inputs.groups is not None else "none"}
+                  "feature groups": repr(inputs.groups) if inputs.groups is not None else "none",
+                  **({"group costs": short(inputs.group_costs)} if inputs.group_costs is not None else {})}
     fold1 = _first_fold(folder, data_dir if data_dir is not None else res.data_dir)
     if fold1 is None:
         d.notes["redundancy"] = d.notes["importance"] = (
@@ -172,6 +173,9 @@ def _queries(d: ReportData, res: ExperimentResult, pooled: dict[str, Pooled]) ->
             d.per_query = cmp
         else:
             d.others.append(cmp)
+    if d.per_query is None:
+        d.notes["per-query"] = (f"{d.method} has one size only ({plural(pooled[d.method].sizes[-1], 'feature')}): "
+                                "there is no smaller subset to compare with all features")
 
 
 def _explain(d: ReportData, res: ExperimentResult) -> None:

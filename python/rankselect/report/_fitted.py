@@ -169,11 +169,12 @@ def from_selector(selector, *, train, vali, test=None, ranker=None, scoring: str
         ranker=ranker, split=split, names=inputs.names, groups=inputs.groups, progress=progress)
     d.settings = {"selector": type(selector).__name__,
                   **{f"  {key}": short(v) for key, v in params.items()
-                     if key not in ("feature_names",) and not (v is None and key in ("feature_groups", "group_costs"))},
+                     if key not in ("feature_names", "feature_groups", "group_costs", "feature_costs")},
                   "ranker (curves, reference, importance)": short(ranker), "scoring": f"{scoring} ({convention})",
                   "feature groups": repr(inputs.groups) if inputs.groups is not None else "none",
                   "feature costs": short(inputs.costs) if inputs.costs is not None else "none (cost = number of "
                                                                                         "features)",
+                  **({"group costs": short(inputs.group_costs)} if inputs.group_costs is not None else {}),
                   **d.settings}
     return d
 
