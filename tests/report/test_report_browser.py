@@ -124,6 +124,9 @@ def test_k_slider_changes_the_subset_table(driver, experiment_report):
     rows = driver.execute_script("return Bokeh.documents[0].get_model_by_name('subset_table').source.data.index.length")
     assert rows == len(after) // 4 == new  # the example's subsets grow by one feature per k
     assert after != before
+    # the table is as tall as its rows (a 600 px blank under a short table before)
+    height = driver.execute_script("return Bokeh.documents[0].get_model_by_name('subset_table').height")
+    assert height == min(30 + 26 * new, 520)
     snippet = driver.execute_script("return Bokeh.documents[0].get_model_by_name('snippet_json').text")
     assert '"n_features"' in snippet
     assert not [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]

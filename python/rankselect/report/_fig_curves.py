@@ -131,6 +131,7 @@ def groups_quality(d: ReportData):
         p.add_tools(HoverTool(renderers=[dots], tooltips=[
             ("method", "@method"), ("split", "@split"), ("groups, at most", "@g"), ("features", "@k"),
             (d.measure, "@score{0.0000}"), ("95 % band", "@low{0.0000} – @high{0.0000}")]))
+    p.xaxis.ticker = sorted({g for c in vali.values() for g, _ in by_groups(c)})  # whole groups
     p.add_layout(Legend(items=items, click_policy="hide", label_text_font_size="11px"), "right")
     return p
 

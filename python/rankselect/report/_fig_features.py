@@ -59,7 +59,7 @@ def per_query(d: ReportData):
     p.add_tools(HoverTool(renderers=[r], tooltips=[("query", "@qid"), ("chosen subset", "@chosen{0.0000}"),
                                                    ("all features", "@reference{0.0000}"), ("Δ", "@delta{+0.0000}")]))
     worst = [i for i in order if q.delta[i] < 0][:MAX_LISTED]
-    lost = ", ".join(f"{escape(q.qids[i])} ({q.delta[i]:+.3f})" for i in worst) or "none"
+    lost = ", ".join(f"{escape(q.qids[i])} ({q.delta[i]:+.4f})" for i in worst) or "none"
     rows = "".join(f"<tr><td>{escape(o.chosen_label)}</td><td>{escape(_counts_sentence(o))}</td></tr>"
                    for o in d.others)
     others = (f"<p>The other methods at their own {escape('one-standard-error')} sizes against the same reference "
@@ -114,10 +114,12 @@ def redundancy(d: ReportData):
     clusters = "".join(
         f"<li>{escape(', '.join(d.label(j) for j in c))} → keep <b>{escape(d.label(rep))}</b></li>"
         for c, rep in zip(red.clusters, red.representatives))
-    pairs = "".join(f"<li>{escape(d.label(a))} and {escape(d.label(b))}: {s:.3f}</li>" for a, b, s in red.pairs[:10])
+    pairs = "".join(f"<li>{escape(d.label(a))} and {escape(d.label(b))}: {s:.3f}</li>"
+                    for a, b, s in red.pairs[:10] if s >= 0.5)
     constant = ", ".join(escape(d.label(j)) for j in red.constant) or "none"
     text = (f"<p>Clusters (every pair ≥ {red.threshold}) and the feature to keep of each:</p>"
-            f"<ul>{clusters or '<li>none</li>'}</ul><p>Most similar pairs:</p><ul>{pairs or '<li>none</li>'}</ul>"
+            f"<ul>{clusters or '<li>none</li>'}</ul>"
+            f"<p>Most similar pairs (at least 0.5):</p><ul>{pairs or '<li>none</li>'}</ul>"
             f"<p>Constant within every query (they cannot rank; similarity 0, light rows): {constant}.</p>")
     return column(p, Div(text=text, name="clusters"), sizing_mode="stretch_width")
 

@@ -50,10 +50,10 @@ class Panel:
 PANELS: dict[str, Panel] = {p.key: p for p in (
     Panel("quality", "Quality against the number of features",
           "Mean score over the queries of each size, validation (solid) and test (dashed). The bands are 95 % "
-          f"intervals of the paired per-query difference to the best validation size (all folds' queries pooled), "
-          f"drawn around each size's mean. The solid vertical line is the size {RULE_REFERENCE} keeps: the "
-          "smallest within one standard error of the best (dashed). Below: the fold-to-fold spread. Click a legend "
-          "entry to hide a line.", quality),
+          "intervals of the paired per-query difference to the best validation size (an experiment's folds "
+          "pooled: every query once), drawn around each size's mean. The solid vertical line is the size "
+          f"{RULE_REFERENCE} keeps: the smallest within one standard error of the best (dashed). For an "
+          "experiment, the fold-to-fold spread is drawn below. Click a legend entry to hide a line.", quality),
     Panel("pareto", "Cost against quality: every size of every method",
           "Each filled point is a subset size of a method, at its validation score: choose on validation, along "
           "the black front (no cheaper subset scores higher). The hollow square beside it is its test score. The "
@@ -63,8 +63,8 @@ PANELS: dict[str, Panel] = {p.key: p for p in (
           "are the queries the chosen subset wins, below zero those it loses; hover for the query id.", per_query),
     Panel("groups-quality", "Quality against the number of feature groups",
           "For every number G of feature groups (the extraction units you pay for): the size of best validation "
-          "score whose subsets come from at most G groups in every fold, validation (solid) and its test score "
-          "(dashed), with the paired bands of panel 1. Hover for the size.", groups_quality,
+          "score whose subsets come from at most G groups (in every fold of an experiment), validation (solid) "
+          "and its test score (dashed), with the paired bands of panel 1. Hover for the size.", groups_quality,
           _with_groups),
     Panel("redundancy", "Redundancy",
           "Similarity of pairs of features, ordered by its dendrogram: dark blocks on the diagonal are "
