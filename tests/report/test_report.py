@@ -190,6 +190,10 @@ def test_ranker_in_the_loop_path_is_not_refitted(splits, capsys):
 
     d = build_report(sel, train=train, vali=vali, n_resamples=0, ranker=Counting(), progress=True)
     path = sel.path_
+    # the path keeps the per-query scores of one step per size (the best), whose mean is its score
+    kept = [i for i, pq in enumerate(path.per_query) if pq is not None]
+    assert len(kept) == len(set(path.n_features.tolist()))
+    assert all(path.per_query[i].mean() == pytest.approx(path.scores[i]) for i in kept)
     assert d.curves[0].n_features == sorted(path.n_features.tolist())
     i = int(np.flatnonzero(path.n_features == 6)[0])
     j = d.curves[0].n_features.index(6)

@@ -89,15 +89,17 @@ def from_selector(selector, *, train, vali, test=None, ranker=None, scoring: str
     method = type(selector).__name__
     evaluation = xyq(test, "test") if test is not None else None
     Xt, yt, qt = evaluation if evaluation is not None else (Xv, yv, qv)
-    path = getattr(selector, "path_", None)
+    found = getattr(selector, "path_", None)
+    path = found if isinstance(found, SelectionPath) else SelectionPath(*(np.zeros(0),) * 5)
     d = ReportData(title=title or f"{method}: {plural(len(order), 'feature')} of {n}", source=f"fitted {method}",
                    measure=scoring.upper() if scoring.lower() != "map" else "MAP", feature_names=inputs.names,
                    method=method, curves=[], marks={}, subsets={}, default_k=1, stability={}, stability_over="",
                    costs=inputs.costs, groups=inputs.groups, group_costs=inputs.group_costs)
-    if isinstance(path, SelectionPath) and len(path) and len(path.per_query) == len(path):
-        ok = path if path.eligible.shape == path.n_features.shape else None
-        sizes = sorted({int(k) for k, e in zip(path.n_features, path.eligible) if e}) if ok is not None else []
-        steps = [choose_step(path, "best", n_features=k) for k in sizes]
+    eligible = path.n_features[path.eligible] if path.eligible.shape == path.n_features.shape else []
+    sizes = sorted({int(k) for k in eligible})
+    steps = [choose_step(path, "best", n_features=k) for k in sizes]
+    if steps and len(path.per_query) == len(path) and all(path.per_query[i] is not None for i in steps):
+        # the selector's own per-query scores of the best step of each size: nothing to refit
         V = np.vstack([path.per_query[i] for i in steps])
         d.subsets = {k: [int(j) for j in path.features[i]] for k, i in zip(sizes, steps)}
         if getattr(selector, "validation", None) is None:

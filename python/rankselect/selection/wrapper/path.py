@@ -42,9 +42,11 @@ class SelectionPath:
         names of each step's groups, in selection order; empty otherwise.
     n_groups : ndarray of int, shape (p,)
         The number of groups of each step (``n_features`` when the steps are not groups).
-    per_query : list of ndarray
-        The score of every validation query at each step (the same queries, in the same order,
-        at every step: paired), from which ``scores`` and ``score_se`` are computed.
+    per_query : list of ndarray or None
+        The score of every validation query (the same queries in the same order at every step:
+        paired) at the best eligible step of each size (``choose_step(path, "best",
+        n_features=k)``), None at the other steps: what the report compares sizes with, kept
+        for one step per size so that the path stays small.
 
     Examples
     --------
@@ -115,13 +117,16 @@ class PathRecorder:
 
     def path(self) -> SelectionPath:
         cols: list = list(zip(*self.rows)) if self.rows else [()] * 13
-        return SelectionPath(
+        path = SelectionPath(
             n_features=np.asarray(cols[0], dtype=np.intp), scores=np.asarray(cols[1], dtype=np.float64),
             score_se=np.asarray(cols[2], dtype=np.float64), ci_low=np.asarray(cols[3], dtype=np.float64),
             ci_high=np.asarray(cols[4], dtype=np.float64), features=list(cols[5]), added=list(cols[6]),
             removed=list(cols[7]), wall_time=np.asarray(cols[8], dtype=np.float64),
             cost=np.asarray(cols[9], dtype=np.float64), eligible=np.asarray(cols[10], dtype=bool),
-            groups=[] if not self.rows or cols[11][0] is None else list(cols[11]), per_query=list(cols[12]))
+            groups=[] if not self.rows or cols[11][0] is None else list(cols[11]))
+        keep = {choose_step(path, "best", n_features=int(k)) for k in set(path.n_features[path.eligible].tolist())}
+        path.per_query = [pq if i in keep else None for i, pq in enumerate(cols[12])]
+        return path
 
 
 def _t_half_width(se: float, n: int, confidence: float = 0.95) -> float:
