@@ -181,3 +181,22 @@ def test_hostile_names_run_nothing(driver, tmp_path):
     decision = json.loads(driver.execute_script("return document.getElementById('rankselect-decision').textContent"))
     assert decision["feature_names"] == [names[j] for j in decision["features"]]
     assert not [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+
+
+def test_hostile_method_names_from_a_file_run_nothing(driver, experiment_dir, tmp_path):
+    """An experiment.json is data from elsewhere: its method labels reach the legend, the
+    slider, the tables and the summary, as text."""
+    import shutil
+
+    folder = tmp_path / "run"
+    shutil.copytree(experiment_dir, folder)
+    text = (folder / "experiment.json").read_text()
+    for i, m in enumerate(("greedy-rankrls", "gas")):
+        text = text.replace(f'"{m}"', json.dumps(f"{m} {HOSTILE[i]}"))
+    (folder / "experiment.json").write_text(text)
+    page = write_report(folder, tmp_path / "hostile.html", progress=False)
+    _open(driver, page)
+    assert driver.execute_script("return window.__pwned") is None
+    assert driver.execute_script(INJECTED) == 0
+    assert HOSTILE[0] in driver.find_element("id", "decision-sentence").text
+    assert not [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
