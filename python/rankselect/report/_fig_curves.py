@@ -31,25 +31,29 @@ def _methods(d: ReportData) -> list[str]:
     return list(dict.fromkeys([d.method] + [c.method for c in d.curves]))
 
 
+def _line(p, c, rows: list[int], x: list, col: str, items: list, tooltips: list) -> None:
+    """One curve's rows (its paired band, line and points) at ``x``, with its legend entry."""
+    src = ColumnDataSource({"x": x, "k": [c.n_features[i] for i in rows], "score": [c.score[i] for i in rows],
+                            "low": [c.low[i] for i in rows], "high": [c.high[i] for i in rows],
+                            "diff": [c.diff[i] for i in rows], "se": [c.diff_se[i] for i in rows],
+                            "method": [c.method] * len(rows), "split": [c.split] * len(rows),
+                            "ref": [c.reference] * len(rows)})
+    val = c.split == "validation"
+    band = p.varea("x", "low", "high", source=src, fill_color=col, fill_alpha=0.15 if val else 0.08)
+    line = p.line("x", "score", source=src, color=col, line_width=2, line_dash="solid" if val else "dashed")
+    dots = p.scatter("x", "score", source=src, color=col, size=5, marker="circle" if val else "square")
+    items.append(LegendItem(label=f"{c.method} ({c.split})", renderers=[band, line, dots]))
+    p.add_tools(HoverTool(renderers=[dots], tooltips=[("method", "@method"), ("split", "@split"), *tooltips,
+                                                      ("95 % band", "@low{0.0000} – @high{0.0000}")]))
+
+
 def _curves(p, d: ReportData, items: list) -> None:
     methods = _methods(d)
     for c in d.curves:
-        if not c.n_features:
-            continue
-        col = color(methods.index(c.method))
-        xs = c.n_features
-        src = ColumnDataSource({"x": xs, "k": c.n_features, "score": c.score, "low": c.low, "high": c.high,
-                                "diff": c.diff, "se": c.diff_se, "method": [c.method] * len(xs),
-                                "split": [c.split] * len(xs), "ref": [c.reference] * len(xs)})
-        val = c.split == "validation"
-        band = p.varea("x", "low", "high", source=src, fill_color=col, fill_alpha=0.15 if val else 0.08)
-        line = p.line("x", "score", source=src, color=col, line_width=2, line_dash="solid" if val else "dashed")
-        dots = p.scatter("x", "score", source=src, color=col, size=5, marker="circle" if val else "square")
-        items.append(LegendItem(label=f"{c.method} ({c.split})", renderers=[band, line, dots]))
-        p.add_tools(HoverTool(renderers=[dots], tooltips=[
-            ("method", "@method"), ("split", "@split"), ("features", "@k"), (d.measure, "@score{0.0000}"),
-            ("paired Δ to size @ref", "@diff{+0.0000} ± @se{0.0000} (1 SE)"),
-            ("95 % band", "@low{0.0000} – @high{0.0000}")]))
+        if c.n_features:
+            _line(p, c, list(range(len(c.n_features))), c.n_features, color(methods.index(c.method)), items,
+                  [("features", "@k"), (d.measure, "@score{0.0000}"),
+                   ("paired Δ to size @ref", "@diff{+0.0000} ± @se{0.0000} (1 SE)")])
 
 
 def quality(d: ReportData):
@@ -112,25 +116,14 @@ def groups_quality(d: ReportData):
                x_axis_label="number of feature groups to extract (at most)",
                y_axis_label=f"{d.measure}, mean over queries")
     methods = _methods(d)
-    items = []
+    items: list = []
     vali = {c.method: c for c in d.curves if c.split == "validation" and c.n_groups is not None}
     for c in d.curves:
         if c.n_groups is None or c.method not in vali:
             continue
         picks = by_groups(vali[c.method])  # chosen on validation; the test curve shows the same sizes
-        col = color(methods.index(c.method))
-        src = ColumnDataSource({"g": [g for g, _ in picks], "k": [c.n_features[i] for _, i in picks],
-                                "score": [c.score[i] for _, i in picks], "low": [c.low[i] for _, i in picks],
-                                "high": [c.high[i] for _, i in picks], "method": [c.method] * len(picks),
-                                "split": [c.split] * len(picks)})
-        val = c.split == "validation"
-        band = p.varea("g", "low", "high", source=src, fill_color=col, fill_alpha=0.15 if val else 0.08)
-        line = p.line("g", "score", source=src, color=col, line_width=2, line_dash="solid" if val else "dashed")
-        dots = p.scatter("g", "score", source=src, color=col, size=6, marker="circle" if val else "square")
-        items.append(LegendItem(label=f"{c.method} ({c.split})", renderers=[band, line, dots]))
-        p.add_tools(HoverTool(renderers=[dots], tooltips=[
-            ("method", "@method"), ("split", "@split"), ("groups, at most", "@g"), ("features", "@k"),
-            (d.measure, "@score{0.0000}"), ("95 % band", "@low{0.0000} – @high{0.0000}")]))
+        _line(p, c, [i for _, i in picks], [g for g, _ in picks], color(methods.index(c.method)), items,
+              [("groups, at most", "@x"), ("features", "@k"), (d.measure, "@score{0.0000}")])
     p.xaxis.ticker = sorted({g for c in vali.values() for g, _ in by_groups(c)})  # whole groups
     p.add_layout(Legend(items=items, click_policy="hide", label_text_font_size="11px"), "right")
     return p
