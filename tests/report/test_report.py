@@ -100,7 +100,7 @@ def test_experiment_folder_pairs_queries(experiment_dir, experiment_report):
     ref = np.concatenate([f["rankrls"].path.test[-1] for f in res.folds])
     assert q.reference == pytest.approx(ref.tolist())
     assert sum(q.counts()) == len(q.qids) and [o.chosen_label for o in d.others] == [
-        f"gas at {d.marks['gas']['one-standard-error']} features"]
+        f"gas at {d.marks['gas']['one-standard-error']} features (each fold's own subset)"]
     html = experiment_report.read_text()
     _self_contained(html)
     assert experiment_report.stat().st_size < MAX_BYTES

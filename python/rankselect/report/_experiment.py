@@ -167,8 +167,8 @@ def _queries(d: ReportData, res: ExperimentResult, pooled: dict[str, Pooled]) ->
             continue
         k = d.marks[m][RULE]
         row = pooled[m].test[pooled[m].sizes.index(k)]
-        cmp = compare_queries(pooled[m].test_qids, row, ref, d.measure, "test", f"{m} at {plural(k, 'feature')}",
-                              label)
+        cmp = compare_queries(pooled[m].test_qids, row, ref, d.measure, "test",
+                              f"{m} at {plural(k, 'feature')} (each fold's own subset)", label)
         if m == d.method:
             d.per_query = cmp
         else:
