@@ -46,16 +46,21 @@ def apply_groups(est, args: argparse.Namespace, n_features: int) -> Optional[Fea
         raise ValueError("give --groups or --layout, not both")
     if "feature_groups" not in est.get_params():
         raise ValueError(f"method {args.method} does not take feature groups (--groups/--layout)")
-    gc = None
-    if path is not None:
-        groups, gc = read_feature_groups(path, n_features)
-    else:
-        name, _, by = str(layout).partition(":")
-        groups = feature_layout(name, by=by or "stream")
-        if groups.n_features != n_features:
-            raise ValueError(f"--layout {layout} describes {groups.n_features} features but the file has {n_features}")
+    groups, gc = read_groups(path, layout, n_features)
     est.set_params(feature_groups=groups, group_costs=gc, select_groups=bool(args.select_groups))
     return groups
+
+
+def read_groups(path: Optional[str], layout: Optional[str], n_features: int
+                ) -> tuple[FeatureGroups, Optional[np.ndarray]]:
+    """The groups (and group costs) of ``--groups FILE`` or ``--layout NAME:BY``."""
+    if path is not None:
+        return read_feature_groups(path, n_features)
+    name, _, by = str(layout).partition(":")
+    groups = feature_layout(name, by=by or "stream")
+    if groups.n_features != n_features:
+        raise ValueError(f"--layout {layout} describes {groups.n_features} features but the data has {n_features}")
+    return groups, None
 
 
 def cost_summary(costs: Optional[np.ndarray], groups: Optional[FeatureGroups], est, selected: list) -> dict:

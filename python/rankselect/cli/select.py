@@ -39,6 +39,7 @@ from ..models import RankRLS
 from ..selection.wrapper import SelectionPath
 from .common import add_convention_argument, conventions_of, plural
 from .costs import add_cost_arguments, apply_costs, apply_groups, cost_summary
+from .report import add_report_argument, check_report_arguments, write_select_report
 
 #: the default convention of the validation scores ``select --vali`` prints (``--convention``)
 VALI_CONVENTION = DEFAULT_CONVENTION
@@ -78,6 +79,7 @@ def add_parser(sub) -> None:
         p.add_argument(flag, dest=prm.dest, type=prm.type, choices=prm.choices, default=argparse.SUPPRESS,
                        help=f"{', '.join(names)}: {prm.help} (default {shown})")
     add_cost_arguments(p)  # --costs, --budget (rankselect.analysis.costs)
+    add_report_argument(p)  # --report FILE (rankselect.cli.report)
     p.set_defaults(handler=run)
 
 
@@ -216,6 +218,7 @@ def run(args: argparse.Namespace) -> int:
     if args.k is not None and args.k < 1:
         raise ValueError(f"-k must be >= 1, got {args.k}")
     note: Optional[str] = None
+    check_report_arguments(args)
     train = load_letor(args.train)
     if method.k == "path" and args.k is not None:
         if method.path_param in params:
@@ -241,6 +244,8 @@ def run(args: argparse.Namespace) -> int:
             est.set_params(validation=(v.X, v.y, v.qid))
         est.fit(train.X, train.y, qid=train.qid)
     selected = [int(j) for j in est.selected_features_]
+    if args.report:
+        write_select_report(args, est, train, load_letor(args.vali, n_features=train.X.shape[1]), groups, costs)
     if args.k is not None and len(selected) < args.k and not note:
         note = _short_note(est, args.k, len(selected), train.X.shape[1])
     step_scores: Optional[Sequence[Optional[float]]] = method.step_scores(est)

@@ -7,7 +7,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Union, cast
+from typing import Any, Optional, Union, cast
 
 import numpy as np
 from scipy import stats
@@ -15,6 +15,17 @@ from scipy import stats
 from .._validation import shown
 from ..analysis.stats import compare_experiment
 from ..selection.stability import fold_selection_frequencies
+from .experiment_file import (
+    FORMAT,
+    FORMAT_VERSION,
+    check_result_dict,
+    curve_columns,
+    dumps,
+    method_fold_fields,
+    path_dict,
+    version_of,
+)
+from .path_scores import PathScores
 from .scoring import CUTOFFS, TEST_KEYS
 
 
@@ -53,6 +64,7 @@ class MethodFold:
     n_candidates: int
     skipped: list[dict[str, Any]]
     curve: list[dict[str, Any]]  # per grid point: params, n_features (in use), vali/test MAP and NDCG@10
+    path: Optional[PathScores] = None  # per size in use: its best grid point's per-query scores
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -70,6 +82,7 @@ class MethodFold:
             "n_candidates": self.n_candidates,
             "skipped": _jsonable(self.skipped),
             "curve": _jsonable(self.curve),
+            **({} if self.path is None else {"path": _jsonable(path_dict(self.path))}),
         }
 
 
@@ -161,7 +174,11 @@ class ExperimentResult:
 
     # -- output
     def to_dict(self) -> dict[str, Any]:
+        """The result as plain data (features 1-based as in the files; ``curve``: one dict per
+        grid point); :meth:`from_dict` reads it back."""
         return {
+            "format": FORMAT,
+            "version": FORMAT_VERSION,
             "data_dir": self.data_dir,
             "methods": self.methods,
             "metric": self.metric,
@@ -173,8 +190,76 @@ class ExperimentResult:
         }
 
     def to_json(self, path: Union[str, os.PathLike]) -> None:
-        """Write :meth:`to_dict` as JSON (features 1-based as in the files)."""
-        Path(path).write_text(json.dumps(self.to_dict(), indent=1))
+        """Write :meth:`to_dict` as compact JSON, each grid point's curve as columns
+        (:mod:`~rankselect.protocol.experiment_file`, format version 2); :meth:`from_json`
+        reads it back."""
+        d = self.to_dict()
+        for f in d["folds"]:
+            for r in f.values():
+                r["curve"] = curve_columns(r["curve"])
+        Path(path).write_text(dumps(d))
+
+    @classmethod
+    def from_dict(cls, d: Any, source: str = "experiment.json") -> ExperimentResult:
+        """The result of :meth:`to_dict` (or of a file of :meth:`to_json`, format version 1 or
+        2), checked: a damaged one raises one ValueError naming ``source``, the fold, the
+        method and the field.
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> import rankselect as rs
+        >>> root = tempfile.mkdtemp()
+        >>> for k in range(1, 6):  # a fold layout (here five copies of the shipped example)
+        ...     os.makedirs(f"{root}/Fold{k}")
+        ...     for split in ("train", "vali", "test"):
+        ...         rs.save_letor(f"{root}/Fold{k}/{split}.txt", rs.data.datasets.load_example(split))
+        ...
+        >>> result = rs.protocol.run(root, ["rankrls"], grid={"rankrls": {"alpha": [1.0]}}, progress=False)
+        >>> again = rs.protocol.ExperimentResult.from_dict(result.to_dict())
+        >>> again.averages() == result.averages()
+        True
+        """
+        version_of(d, source)
+        check_result_dict(d, source)
+        n = int(d["n_features"])
+        folds = []
+        for i, f in enumerate(d["folds"]):
+            folds.append({m: MethodFold(**method_fold_fields(f[m], f"{source}: fold {i + 1}, method {m}", n))
+                          for m in d["methods"]})
+        return cls(data_dir=str(d["data_dir"]), methods=list(d["methods"]), metric=d["metric"],
+                   convention=d["convention"], grids=d["grids"], folds=folds, n_features=n)
+
+    @classmethod
+    def from_json(cls, path: Union[str, os.PathLike]) -> ExperimentResult:
+        """Read a file written by :meth:`to_json` (format version 1 or 2; see :meth:`from_dict`).
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> import rankselect as rs
+        >>> root = tempfile.mkdtemp()
+        >>> for k in range(1, 6):  # a fold layout (here five copies of the shipped example)
+        ...     os.makedirs(f"{root}/Fold{k}")
+        ...     for split in ("train", "vali", "test"):
+        ...         rs.save_letor(f"{root}/Fold{k}/{split}.txt", rs.data.datasets.load_example(split))
+        ...
+        >>> result = rs.protocol.run(root, ["greedy-rankrls"], grid={"greedy-rankrls": {"alpha": [1.0]}},
+        ...                          progress=False)
+        >>> result.to_json(f"{root}/experiment.json")
+        >>> again = rs.protocol.ExperimentResult.from_json(f"{root}/experiment.json")
+        >>> again.folds[0]["greedy-rankrls"].selected_features == result.folds[0]["greedy-rankrls"].selected_features
+        True
+        """
+        source = os.fspath(path)
+        try:
+            d = json.loads(Path(path).read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{source}: not an experiment.json written by rankselect (not JSON: {exc})") from None
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"{source}: not an experiment.json written by rankselect (not UTF-8 text: {exc.reason} "
+                             f"at byte {exc.start})") from None
+        return cls.from_dict(d, source)
 
     def table(self) -> str:
         """The averaged test table as plain text (what the CLI prints)."""
