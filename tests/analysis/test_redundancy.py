@@ -32,7 +32,7 @@ def test_clusters_are_the_pairs_above_threshold():
         assert block.min() >= 0.9
     assert r.n_redundant_features == 2
     d = r.to_dict()
-    assert d["clusters"][0]["features"] == ["1", "3"] and "keep" in r.summary()
+    assert d["clusters"][0]["features"] == [1, 3] and "keep" in r.summary()
 
 
 def test_representative_is_most_important_and_kendall_option():
@@ -80,6 +80,8 @@ def test_cli(tmp_path):
     rankselect.save_letor(path, rankselect.RankingData(X, y, qid))
     run = [sys.executable, "-m", "rankselect", "redundancy", str(path), "--threshold", "0.9"]
     out = subprocess.run(run + ["--json"], capture_output=True, text=True, check=True).stdout
-    assert [c["features"] for c in json.loads(out)["clusters"]] == [["1", "3"], ["2", "4"]]
+    clusters = json.loads(out)["clusters"]
+    assert [c["features"] for c in clusters] == [[1, 3], [2, 4]]  # feature numbers, as numbers (#40)
+    assert [c["names"] for c in clusters] == [["1", "3"], ["2", "4"]]
     bad = subprocess.run(run[:-2] + ["--threshold", "1.5"], capture_output=True, text=True)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "threshold" in bad.stderr

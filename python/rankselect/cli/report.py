@@ -15,6 +15,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .common import reading
+
 
 def add_parser(sub) -> None:
     p = sub.add_parser("report", help="write one self-contained HTML report of an experiment folder",
@@ -32,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
 
     names = None
     if args.names:
-        with open(args.names, encoding="utf-8") as f:
+        with reading("--names", args.names), open(args.names, encoding="utf-8") as f:
             names = [line.strip() for line in f if line.strip()]
     path = write_report(args.experiment, args.out, method=args.method, data_dir=args.data, feature_names=names)
     print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB)", file=sys.stderr)
