@@ -20,8 +20,11 @@ One layer, so that each rule lives once:
   gives the input's column names and ``set_output(transform="pandas")`` works). Refused with
   a message that names the argument: complex values, 0 rows, 0 columns, NaN / infinity (with
   the row and column), values whose squares overflow float64 (with the column and row), a
-  ``qid`` of another length. A ``y`` of shape (n, 1) is ravelled with
-  a ``DataConversionWarning`` and numeric object arrays are converted, as in scikit-learn.
+  ``qid`` of another length, labels that are strings or mix strings and numbers (``1`` and
+  ``"1"`` would be one grade). A ``y`` of shape (n, 1) is ravelled with a
+  ``DataConversionWarning`` and numeric object arrays are converted, as in scikit-learn (its
+  ``check_estimator`` asks for both); every other 2-D ``y`` is refused, and outside ``fit``
+  (metrics, pairs, :class:`~rankselect.RankingData`) any 2-D ``y``.
 - **sparse input** (scipy.sparse) is accepted and densified (the kernels work on dense
   query blocks); the tags declare it, and densifying obeys :func:`rankselect.set_config`'s
   memory limit.
@@ -46,7 +49,7 @@ from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.validation import check_array, column_or_1d, validate_data
 
 from ._config import check_memory
-from ._validation import check_finite, check_magnitude, check_qid, plain_numbers
+from ._validation import check_finite, check_labels, check_magnitude, check_qid, plain_numbers
 from .data.grouping import GroupedData, TrainingData
 from .exceptions import DegenerateDataWarning
 from .metrics import ndcg
@@ -163,6 +166,7 @@ class RankingEstimator(BaseEstimator):
 
 
 def _validate_y(y):
+    y = check_labels(y)  # strings, or numbers mixed with strings ("1" and 1 would be one grade)
     y = check_array(y, ensure_2d=False, dtype=np.float64, ensure_all_finite=False, input_name="y",
                     ensure_min_samples=0)
     return np.ascontiguousarray(column_or_1d(y, warn=True), dtype=np.float64)

@@ -28,7 +28,7 @@ import numpy as np
 
 from .. import _core
 from .._config import memory_limit
-from .._validation import check_qid, check_ranking_data, shown
+from .._validation import check_labels, check_qid, check_ranking_data, shown
 from .contiguity import _warn_split_queries, split_queries
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -73,7 +73,7 @@ class RankingData:
         X = np.asarray(self.X)
         if X.ndim != 2:
             raise ValueError(f"X must be 2-D (n_samples, n_features), got shape {X.shape}")
-        y = np.asarray(self.y)
+        y = check_labels(self.y)
         if y.ndim != 1 or y.shape[0] != X.shape[0]:
             raise ValueError(f"y must have shape ({X.shape[0]},), got {y.shape}")
         self.X, self.y = X, y
