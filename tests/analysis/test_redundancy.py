@@ -85,3 +85,15 @@ def test_cli(tmp_path):
     assert [c["names"] for c in clusters] == [["1", "3"], ["2", "4"]]
     bad = subprocess.run(run[:-2] + ["--threshold", "1.5"], capture_output=True, text=True)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "threshold" in bad.stderr
+
+
+def test_threshold_takes_any_real_number_but_a_bool():
+    """Issue 40: ``np.float32(0.9)`` was refused and ``True`` accepted as 1."""
+    X, y, qid = _data()
+    expected = redundancy_report(X, threshold=0.9)
+    for t in (np.float32(0.9), np.float64(0.9)):
+        r = redundancy_report(X, threshold=t)
+        assert [c.tolist() for c in r.redundant] == [c.tolist() for c in expected.redundant]
+    for bad in (True, np.bool_(True), "0.9"):
+        with pytest.raises(ValueError, match="threshold must be in"):
+            redundancy_report(X, threshold=bad)

@@ -18,6 +18,7 @@ usually means files were concatenated by mistake, ``load_letor`` warns once per 
 """
 from __future__ import annotations
 
+import numbers
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -358,9 +359,9 @@ def save_letor(path: PathLike, data, *, digits: Optional[int] = None) -> None:
                     f"comments[{i}] contains a line break ({str(c)!r}); a LETOR comment runs to the end"
                     " of its line: remove or replace the line breaks"
                 )
-    if digits is not None and (isinstance(digits, bool) or not isinstance(digits, int) or digits < 1):
-        raise ValueError(f"digits must be a positive int or None, got {digits!r}")
-    spec = "%r" if digits is None else f"%.{digits}g"
+    if digits is not None and (isinstance(digits, bool) or not isinstance(digits, numbers.Integral) or digits < 1):
+        raise ValueError(f"digits must be a positive int or None, got {shown(digits)}")
+    spec = "%r" if digits is None else f"%.{int(digits)}g"
     line = "%s qid:%d" + "".join(f" {j + 1}:{spec}" for j in range(X.shape[1]))
     with open(os.fspath(path), "w", encoding="utf-8", newline="\n") as f:
         for i, (label, q, row) in enumerate(zip(y.tolist(), qid.tolist(), X.tolist())):
