@@ -32,6 +32,9 @@ One layer, so that each rule lives once:
   nor a regressor: scikit-learn has no ranker type, so rankselect declares no estimator type
   (``estimator_type=None``; ``is_regressor`` is False) and gives every ranker
   :meth:`RankerMixin.score`, the mean NDCG@10 over queries.
+- **pickles** hold the rankselect version that made them; loading one made by another
+  version (or by one that did not record it) warns with
+  :class:`rankselect.exceptions.InconsistentVersionWarning`, as scikit-learn does.
 - **degenerate data** warn with :class:`rankselect.exceptions.DegenerateDataWarning`
   (:func:`warn_if_degenerate`).
 """
@@ -49,12 +52,17 @@ from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.validation import check_array, column_or_1d, validate_data
 
 from ._config import check_memory
+from ._core import __version__
 from ._validation import check_finite, check_labels, check_magnitude, check_qid, plain_numbers
 from .data.grouping import GroupedData, TrainingData
-from .exceptions import DegenerateDataWarning
+from .exceptions import DegenerateDataWarning, InconsistentVersionWarning
 from .metrics import ndcg
 
-__all__ = ["RankingEstimator", "RankerMixin", "KernelMapBase", "warn_if_degenerate", "warn_degenerate"]
+__all__ = ["RankingEstimator", "RankerMixin", "KernelMapBase", "warn_if_degenerate", "warn_degenerate",
+           "PICKLE_VERSION_KEY"]
+
+#: the key of the rankselect version in a pickled estimator's state
+PICKLE_VERSION_KEY = "_rankselect_version"
 
 
 def _named(name, fn, *args, **kwargs):
@@ -93,9 +101,20 @@ class RankingEstimator(BaseEstimator):
 
     _parameter_constraints: dict = {}
 
+    def __getstate__(self) -> dict:
+        """The state to pickle, with the rankselect version that made it (``__setstate__``
+        warns when another version loads it, as scikit-learn does with its own version)."""
+        return {**super().__getstate__(), PICKLE_VERSION_KEY: __version__}
+
     def __setstate__(self, state) -> None:
-        """Unpickle; a parameter added after the pickle was made takes its ``__init__``
-        default, so that ``repr``, ``get_params`` and ``clone`` of an old pickle work."""
+        """Unpickle; an :class:`~rankselect.exceptions.InconsistentVersionWarning` when the
+        pickle was made by another rankselect version (or by one that did not record it); a
+        parameter added after the pickle was made takes its ``__init__`` default, so that
+        ``repr``, ``get_params`` and ``clone`` of an old pickle work."""
+        state = dict(state)
+        made_by = state.pop(PICKLE_VERSION_KEY, None)
+        if made_by != __version__:
+            warnings.warn(InconsistentVersionWarning(type(self).__name__, made_by, __version__), stacklevel=2)
         super().__setstate__(state)
         init = type(self).__init__
         defaults = inspect.signature(init).parameters if init is not object.__init__ else {}

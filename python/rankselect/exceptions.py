@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Optional
 
-__all__ = ["DegenerateDataWarning", "warnings_once", "warn_once"]
+__all__ = ["DegenerateDataWarning", "InconsistentVersionWarning", "warnings_once", "warn_once"]
 
 _seen: contextvars.ContextVar[Optional[set]] = contextvars.ContextVar("rankselect_warned", default=None)
 
@@ -112,3 +112,37 @@ class DegenerateDataWarning(UserWarning):
     >>> any(issubclass(w.category, DegenerateDataWarning) for w in caught)
     True
     """
+
+
+class InconsistentVersionWarning(UserWarning):
+    """An estimator was unpickled by another rankselect version than the one that pickled it
+    (``original_version`` None: an earlier build, which did not record its version). Its
+    attributes may not be what this version's methods expect: refit it, or load it with the
+    version that made it (as scikit-learn's warning of the same name says of its own).
+
+    Examples
+    --------
+    >>> import pickle, warnings
+    >>> import rankselect as rs
+    >>> from rankselect.exceptions import InconsistentVersionWarning
+    >>> state = rs.RankRLS().__getstate__()
+    >>> state["_rankselect_version"] = "0.0.1"
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     rs.RankRLS().__setstate__(state)
+    >>> caught[0].category.__name__, caught[0].message.original_version
+    ('InconsistentVersionWarning', '0.0.1')
+    """
+
+    def __init__(self, estimator_name: str, original_version: Optional[str], current_version: str) -> None:
+        self.estimator_name = estimator_name
+        self.original_version = original_version
+        self.current_version = current_version
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        made = (f"version {self.original_version}" if self.original_version is not None
+                else "a version that did not record it")
+        return (f"unpickling {self.estimator_name} made by rankselect {made} with rankselect "
+                f"{self.current_version}: its fitted attributes may not suit this version; refit it, or load it "
+                "with the version that made it")
