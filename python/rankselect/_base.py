@@ -53,6 +53,7 @@ from sklearn.utils.validation import check_array, column_or_1d, validate_data
 
 from ._config import check_memory
 from ._core import __version__
+from ._search import check_search_split
 from ._validation import check_finite, check_labels, check_magnitude, check_qid, plain_numbers
 from .data.grouping import GroupedData, TrainingData
 from .exceptions import DegenerateDataWarning, InconsistentVersionWarning
@@ -147,6 +148,7 @@ class RankingEstimator(BaseEstimator):
         group the rows by query, once: the :class:`TrainingData` of X (m, n) float64,
         y (m,) float64, qid (m,) int64 and their :class:`GroupedData`."""
         self._validate_params()
+        check_search_split(self)  # inside GridSearchCV & co: routing on, queries not split (rankselect._search)
         X = self._validate_X(X, reset=True)
         m = X.shape[0]
         if y is None:
