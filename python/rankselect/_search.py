@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import sys
 import warnings
+from types import FrameType
 from typing import Any, Optional
 
 import numpy as np
@@ -51,7 +52,7 @@ def _split_frame() -> Optional[dict[str, Any]]:
     """The locals of scikit-learn's ``_fit_and_score`` when this fit runs inside it."""
     if _FIT_AND_SCORE is None:  # pragma: no cover
         return None
-    frame = sys._getframe(2)
+    frame: Optional[FrameType] = sys._getframe(2)
     for _ in range(SEARCH_DEPTH):
         if frame is None:
             return None
