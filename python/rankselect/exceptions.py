@@ -78,13 +78,14 @@ def warn_once(message: str, category: type = UserWarning, stacklevel: int = 2) -
     warnings.warn(message, category, stacklevel=stacklevel + 1)
 
 
-#: the release that removes the deprecated paths of moved names
+#: the release that removes the deprecated paths of moved modules and names
 REMOVED_IN = "0.3.0"
 
 
 def _moved_name(old_module: str, name: str, new_module: str) -> object:
     """``new_module.name``, with a ``DeprecationWarning`` naming the new path: the answer of an
-    old package's module ``__getattr__`` for a name that moved to ``new_module``.
+    old package's module ``__getattr__`` for a name that moved to ``new_module`` (moved
+    modules: :mod:`rankselect._aliases`).
 
     ``new_module`` is read from ``sys.modules``, not imported: the old package sits below it
     in the layers, and ``import rankselect`` has imported every subpackage before user code

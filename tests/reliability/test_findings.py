@@ -72,12 +72,12 @@ def test_config_context_is_per_thread_and_blocks_may_overlap():
     def other():
         with rs.config_context(max_memory=123):
             inside.set()
-            release.wait(10)
+            assert release.wait(120)
             seen["other"] = rs.get_config()["max_memory"]
 
     t = threading.Thread(target=other)
     t.start()
-    inside.wait(10)
+    assert inside.wait(120)  # generous: the other thread may start late on a loaded machine
     seen["main"] = rs.get_config()["max_memory"]  # the other thread's block does not leak here
     release.set()
     t.join()
