@@ -82,6 +82,7 @@ def test_sparse_ranksvm_takes_the_groups_or_says_why_not(letor46, capsys):
         assert main(["select", "--method", "sparse-ranksvm", *extra, "--layout", "letor4:stream", train]) == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and "--no-select-groups" in err and "select_groups" not in err
+        assert "--penalty l1 selects features" in err  # the option, not the Python keyword
 
 
 def test_a_method_typo_is_one_line_with_the_closest_method(letor46, capsys):

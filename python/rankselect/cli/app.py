@@ -19,6 +19,7 @@ from typing import NoReturn, Optional
 
 from .._core import __version__, simd_level
 from ..exceptions import warnings_once
+from ..methods import METHODS
 from . import demo, evaluate, experiment, export, info, redundancy, report, select, similarity, train
 
 __all__ = ["main", "cli_wording", "EXIT_INTERRUPTED", "EXIT_BROKEN_PIPE"]
@@ -102,6 +103,9 @@ def _plain_help(parser: argparse.ArgumentParser) -> None:
 _SELECT_FLAGS = (("select_groups=False", "--no-select-groups"), ("solver=\"fista\"", "--solver fista"),
                  ("select_groups=True", "--select-groups"), ("n_features_to_select", "-k (n_features_to_select)"))
 
+#: a keyword hint ``penalty='l1'`` of an estimator's message
+_KEYWORD = re.compile(r"\b([a-z_0-9]+)='([^']*)'")
+
 _ZERO_BASED = re.compile(r"0-based (?:columns?|features?) \[([0-9, ]*)\]")
 
 
@@ -124,6 +128,8 @@ def cli_wording(message: str, command: str = "") -> str:
     if command == "select":
         for python, flag in _SELECT_FLAGS:
             message = message.replace(python, flag)
+        flags = {prm.name: prm.cli_flag for method in METHODS.values() for prm in method.params}
+        message = _KEYWORD.sub(lambda m: f"{flags[m[1]]} {m[2]}" if m[1] in flags else m[0], message)
     if command == "info":
         message = message.replace("allow_nonfinite=True", "--allow-nonfinite")
     message = message.replace(
