@@ -42,6 +42,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("_validation",),
     ("data",),
     ("metrics",),
+    ("_search",),  # scikit-learn's searches seen from a fit (imports no rankselect module)
     ("_base",),
     ("models",),
     ("selection",),

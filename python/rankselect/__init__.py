@@ -128,7 +128,7 @@ def __getattr__(name: str):
     """A lazy subpackage, or a moved module's old path (deprecated: a warning names the new one)."""
     if name in _aliases.LAZY_SUBPACKAGES:
         return _aliases.import_submodule(name)
-    if name in _aliases.MOVED and _aliases.is_served(name):
+    if name in _aliases.MOVED:
         return _aliases.load(name, stacklevel=2)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 

@@ -19,8 +19,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 from ..analysis.export import export_selection
+from .common import reading
 
 FORMATS = ("lightgbm", "xgboost", "ranklib", "json")
 
@@ -40,7 +42,8 @@ def add_parser(sub) -> None:
 
 
 def _read_selection(path: str) -> dict:
-    text = sys.stdin.read() if path == "-" else open(path, encoding="utf-8").read()
+    with reading("SELECTION", path):
+        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -58,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
     columns = [j - 1 for j in data["selected_features"]]
     names = None
     if args.names:
-        with open(args.names, encoding="utf-8") as f:
+        with reading("--names", args.names), open(args.names, encoding="utf-8") as f:
             names = [line.strip() for line in f if line.strip()]
     extra = {k: data[k] for k in ("method", "train") if k in data} if args.format == "json" else None
     text = export_selection(columns, args.format, n_features=data.get("n_features") or (len(names) if names else None),

@@ -24,6 +24,7 @@ import sys
 from typing import Any, Optional
 
 from .._validation import check_vector
+from .common import reading
 
 
 def add_parser(sub) -> None:
@@ -46,7 +47,7 @@ def add_parser(sub) -> None:
 
 def read_names(path: str) -> list[str]:
     """Feature names, one per line (a UTF-8 byte-order mark and blank lines ignored)."""
-    with open(path, encoding="utf-8-sig") as f:
+    with reading("--names", path), open(path, encoding="utf-8-sig") as f:
         return [line.strip() for line in f if line.strip()]
 
 

@@ -20,6 +20,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import dataclass
+from typing import Any, Optional
 
 import numpy as np
 import sklearn
@@ -53,7 +55,9 @@ def add_parser(sub) -> None:
     )
     p.add_argument("train", metavar="TRAIN", help="training file (LETOR / SVMlight, .gz ok)")
     p.add_argument("--test", required=True, metavar="TEST", help="test file")
-    p.add_argument("--model", choices=MODELS, default="ranksvm")
+    p.add_argument("--model", choices=MODELS, default="ranksvm",
+                   help=f"the ranking model: {', '.join(f'{m} ({METHODS[m].description})' for m in MODELS)} "
+                        "(default ranksvm)")
     p.add_argument("--out", metavar="SCORES",
                    help="write the test scores, one per line in TEST's row order (- for standard output)")
     add_convention_argument(p, ",".join(SIDE_BY_SIDE), several=True)
@@ -89,7 +93,37 @@ def _params(args: argparse.Namespace, method) -> dict:
     return params
 
 
-def run(args: argparse.Namespace) -> int:
+@dataclass(frozen=True)
+class TrainResult:
+    """What ``train`` computed: the model's parameters and fit facts, the files' sizes, its
+    test scores and their metrics per convention."""
+
+    model: str
+    params: dict[str, Any]
+    facts: dict[str, Any]
+    files: list[tuple[str, str, int, int]]  # (role, path, rows, queries)
+    scores: np.ndarray
+    table: dict[str, dict[str, float]]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"model": self.model, "params": self.params, **self.facts,
+                "test": {conv: {k: float(t[k]) for k in _REPORTED} for conv, t in self.table.items()}}
+
+    def text(self, scores_file: Optional[str] = None) -> str:
+        params = " ".join(f"{k}={v}" for k, v in self.params.items())
+        facts = " ".join(f"{k}={v:.10g}" if isinstance(v, float) else f"{k}={v}" for k, v in self.facts.items())
+        lines = [f"model: {self.model} ({params}) {facts}"]
+        lines += [f"{role} {path} ({plural(rows, 'row')}, {plural(queries, 'query', 'queries')})"
+                  for role, path, rows, queries in self.files]
+        if scores_file:
+            lines.append(f"scores: {scores_file} ({plural(len(self.scores), 'line')}, TEST's row order)")
+        lines.append(f"{'metric':<10}" + "".join(f"{c:>12}" for c in self.table))
+        lines += [f"{k:<10}" + "".join(f"{t[k]:>12.4f}" for t in self.table.values()) for k in _REPORTED]
+        return "\n".join(lines)
+
+
+def compute(args: argparse.Namespace) -> TrainResult:
+    """Fit ``--model`` on TRAIN and score TEST (every input read and checked before the fit)."""
     conventions = conventions_of(args.convention, "rankselect train")
     method = METHODS[args.model]
     params = _params(args, method)
@@ -103,39 +137,30 @@ def run(args: argparse.Namespace) -> int:
     with sklearn.config_context(enable_metadata_routing=True):  # routes qid
         model.fit(Xtr, train.y, qid=train.qid)
     scores = model.predict(Xte)
-    report = sys.stdout
-    if args.out:
-        _write_scores(args.out, scores)
-        if args.out == "-":
-            report = sys.stderr
-    table = {conv: metrics.evaluate(test.y, scores, test.qid, convention=conv)
-             for conv in conventions}
+    table = {conv: metrics.evaluate(test.y, scores, test.qid, convention=conv) for conv in conventions}
     used = model.get_params()
     shown = [p.name for p in method.params if p.name not in ("kernel",) + _KERNEL_PARAMS]
     if model.kernel is not None:
         shown += ["kernel", "n_components", "gamma", "random_state"]
         used = dict(used, gamma=model.kernel_map_.gamma)  # the width the map used (None -> 1/n)
-    info = {"model": args.model, "params": {k: used[k] for k in shown}}
-    for attr in ("n_iter_", "objective_", "n_pairs_"):
-        if hasattr(model, attr):
-            info[attr.rstrip("_")] = getattr(model, attr)
+    facts = {attr.rstrip("_"): getattr(model, attr) for attr in ("n_iter_", "objective_", "n_pairs_")
+             if hasattr(model, attr)}
+    files = [(role, path, X.shape[0], len(np.unique(q))) for role, path, X, q in
+             (("train:", args.train, Xtr, train.qid), ("test: ", args.test, Xte, test.qid))]
+    return TrainResult(args.model, {k: used[k] for k in shown}, facts, files, scores, table)
+
+
+def run(args: argparse.Namespace) -> int:
+    result = compute(args)
+    report = sys.stdout
+    if args.out:
+        _write_scores(args.out, result.scores)
+        if args.out == "-":
+            report = sys.stderr
     if args.json:
-        out = dict(info)
-        out["test"] = {conv: {k: float(table[conv][k]) for k in _REPORTED} for conv in table}
-        print(json.dumps(out, indent=2, default=str), file=report)
-        return 0
-    params_text = " ".join(f"{k}={v}" for k, v in info["params"].items())
-    extra = " ".join(f"{k}={v:.10g}" if isinstance(v, float) else f"{k}={v}"
-                     for k, v in info.items() if k not in ("model", "params"))
-    print(f"model: {args.model} ({params_text}) {extra}", file=report)
-    for name, path, X, q in (("train:", args.train, Xtr, train.qid), ("test: ", args.test, Xte, test.qid)):
-        print(f"{name} {path} ({plural(X.shape[0], 'row')}, {plural(len(np.unique(q)), 'query', 'queries')})",
-              file=report)
-    if args.out and args.out != "-":
-        print(f"scores: {args.out} ({plural(len(scores), 'line')}, TEST's row order)", file=report)
-    print(f"{'metric':<10}" + "".join(f"{c:>12}" for c in conventions), file=report)
-    for k in _REPORTED:
-        print(f"{k:<10}" + "".join(f"{table[c][k]:>12.4f}" for c in conventions), file=report)
+        print(json.dumps(result.to_json(), indent=2, default=str), file=report)
+    else:
+        print(result.text(args.out if args.out and args.out != "-" else None), file=report)
     return 0
 
 

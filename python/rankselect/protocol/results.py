@@ -14,6 +14,7 @@ from scipy import stats
 
 from .._validation import shown
 from ..analysis.stats import compare_experiment
+from ..analysis.stats.compare import markdown_cell
 from ..selection.stability import fold_selection_frequencies
 from .experiment_file import (
     FORMAT,
@@ -279,6 +280,7 @@ class ExperimentResult:
         (as its Tables 1-2; features 1-based), skipped degenerate grid points, t-tests."""
         avg = self.averages()
         names = [cast(MethodFold, f.get(self.methods[0])).fold for f in self.folds]
+        cell = markdown_cell  # every name and value a user chose, as one table cell (a "|" escaped)
         L = [f"# Experiment on `{self.data_dir}`", "",
              f"Selection by validation {self.metric}; {self.convention} evaluation conventions; "
              f"{len(self.folds)} folds; test-set means over the folds.", "",
@@ -287,28 +289,29 @@ class ExperimentResult:
              "|---|---|---|---|---|---|---|---|"]
         for m in self.methods:
             a = avg[m]
-            L.append(f"| {m} | {a['MAP']:.4f} | {a['P@10']:.4f} | {a['NDCG@10']:.4f} | {a['MeanNDCG']:.4f} | "
+            L.append(f"| {cell(m)} | {a['MAP']:.4f} | {a['P@10']:.4f} | {a['NDCG@10']:.4f} | {a['MeanNDCG']:.4f} | "
                      f"{a['n_features']:.1f} | {a['sparsity_ratio']:.2f} | {a['fit_time']:.1f} |")
         for key in ("MAP", "P@10", "MeanNDCG", "NDCG@10"):
-            L += ["", f"## {key} per fold (test)", "", "| fold | " + " | ".join(self.methods) + " |",
+            L += ["", f"## {key} per fold (test)", "", "| fold | " + " | ".join(map(cell, self.methods)) + " |",
                   "|---" * (len(self.methods) + 1) + "|"]
             for name, f in zip(names, self.folds):
-                L.append(f"| {name} | " + " | ".join(f"{f[m].test[key]:.4f}" for m in self.methods) + " |")
+                L.append(f"| {cell(name)} | " + " | ".join(f"{f[m].test[key]:.4f}" for m in self.methods) + " |")
             L.append("| avg | " + " | ".join(f"{avg[m][key]:.4f}" for m in self.methods) + " |")
         L += ["", "## P@k and NDCG@k (test, averaged)", "",
               "| method | " + " | ".join(f"P@{k}" for k in CUTOFFS) + " |", "|---" * (len(CUTOFFS) + 1) + "|"]
         for m in self.methods:
-            L.append(f"| {m} | " + " | ".join(f"{avg[m][f'P@{k}']:.4f}" for k in CUTOFFS) + " |")
+            L.append(f"| {cell(m)} | " + " | ".join(f"{avg[m][f'P@{k}']:.4f}" for k in CUTOFFS) + " |")
         L += ["", "| method | " + " | ".join(f"NDCG@{k}" for k in CUTOFFS) + " |", "|---" * (len(CUTOFFS) + 1) + "|"]
         for m in self.methods:
-            L.append(f"| {m} | " + " | ".join(f"{avg[m][f'NDCG@{k}']:.4f}" for k in CUTOFFS) + " |")
+            L.append(f"| {cell(m)} | " + " | ".join(f"{avg[m][f'NDCG@{k}']:.4f}" for k in CUTOFFS) + " |")
         L += ["", "## Chosen hyperparameters and selected features (1-based, in selection order)", ""]
         for m in self.methods:
             rows = [f[m] for f in self.folds]
-            L += [f"### {m}", "", "| | " + " | ".join(names) + " |", "|---" * (len(names) + 1) + "|"]
+            L += [f"### {m}", "", "| | " + " | ".join(map(cell, names)) + " |", "|---" * (len(names) + 1) + "|"]
             for p in rows[0].params:
-                L.append(f"| {p} | " + " | ".join(_fmt_param(r.params.get(p)) for r in rows) + " |")
-            L.append(f"| validation {self.metric} | " + " | ".join(f"{r.validation_score:.4f}" for r in rows) + " |")
+                L.append(f"| {cell(p)} | " + " | ".join(cell(_fmt_param(r.params.get(p))) for r in rows) + " |")
+            L.append(f"| validation {cell(self.metric)} | "
+                     + " | ".join(f"{r.validation_score:.4f}" for r in rows) + " |")
             L.append("| #features | " + " | ".join(str(r.n_features) for r in rows) + " |")
             depth = min(10, max(len(r.selected_features) for r in rows))
             for i in range(depth):
@@ -337,7 +340,7 @@ class ExperimentResult:
                     else:
                         a2, b2 = first, second
                     measure = "AP" if key == "MAP" else key
-                    L.append(f"| {a2} | {b2} | {measure} | {t['mean_a']:.4f} | {t['mean_b']:.4f} | "
+                    L.append(f"| {cell(a2)} | {cell(b2)} | {measure} | {t['mean_a']:.4f} | {t['mean_b']:.4f} | "
                              f"{t['statistic']:.3f} | {t['pvalue']:.3g} |")
         if len(self.methods) > 1:
             L += ["", f"## Paired tests against {self.methods[0]} (per query, pooled over the test folds; "
@@ -350,7 +353,7 @@ class ExperimentResult:
               "| method | feature: fraction of folds |", "|---|---|"]
         for m, freq in fold_selection_frequencies(self).items():
             order = np.argsort(-freq, kind="stable")
-            L.append(f"| {m} | " + ", ".join(f"{j + 1}: {freq[j]:.1f}" for j in order if freq[j] > 0) + " |")
+            L.append(f"| {cell(m)} | " + ", ".join(f"{j + 1}: {freq[j]:.1f}" for j in order if freq[j] > 0) + " |")
         L += ["", "## Grids", ""]
         for m in self.methods:
             g = self.grids[m]

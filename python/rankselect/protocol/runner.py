@@ -20,6 +20,7 @@ try:  # optional: a progress bar
 except ImportError:  # pragma: no cover - depends on the environment
     tqdm = None
 
+from .._validation import shown
 from ..data import load_letor_folds, zero_features
 from ..exceptions import warnings_once
 from ..metrics.checks import check_convention
@@ -136,10 +137,10 @@ def _thread_limit(jobs: Optional[int]):
     if jobs is None:
         yield
         return
-    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
-        raise ValueError(f"jobs must be a positive integer, got {jobs!r}")
-    os.environ["RAYON_NUM_THREADS"] = str(jobs)
-    with threadpool_limits(limits=jobs):
+    if isinstance(jobs, bool) or not isinstance(jobs, numbers.Integral) or jobs < 1:
+        raise ValueError(f"jobs must be a positive integer, got {shown(jobs)}")
+    os.environ["RAYON_NUM_THREADS"] = str(int(jobs))
+    with threadpool_limits(limits=int(jobs)):
         yield
 
 

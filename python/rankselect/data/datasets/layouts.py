@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from ..feature_groups import FeatureGroups, check_feature_groups
 
-__all__ = ["feature_layout", "LAYOUTS", "STREAMS"]
+__all__ = ["feature_layout", "GROUPINGS", "LAYOUTS", "STREAMS"]
 
 #: the five text streams of LETOR 4.0 and MSLR-WEB, in the order of the feature lists
 STREAMS = ("body", "anchor", "title", "url", "whole document")
@@ -39,6 +39,9 @@ _MSLR_MEASURES = (
 _MSLR_DOCUMENT = ("number of slash in URL", "length of URL", "inlink number", "outlink number", "PageRank",
                   "SiteRank", "QualityScore", "QualityScore2", "query-url click count", "url click count",
                   "url dwell time")
+
+#: the groupings of :func:`feature_layout` (its ``by``), the default first
+GROUPINGS = ("stream", "measure")
 
 #: layout name -> (measures over the 5 streams, document features)
 LAYOUTS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
@@ -81,8 +84,8 @@ def feature_layout(name: str, by: str = "stream") -> FeatureGroups:
     key = _ALIASES.get(str(name).lower(), str(name).lower())
     if key not in LAYOUTS:
         raise ValueError(f"unknown layout {name!r}; known: {sorted(LAYOUTS)} (aliases {sorted(_ALIASES)})")
-    if by not in ("stream", "measure"):
-        raise ValueError(f"by must be 'stream' or 'measure', got {by!r}")
+    if by not in GROUPINGS:
+        raise ValueError(f"by must be one of {GROUPINGS}, got {by!r}")
     measures, document = LAYOUTS[key]
     feature_names: list[str] = []
     labels: list[str] = []
