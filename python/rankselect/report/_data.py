@@ -43,8 +43,9 @@ PANELS: dict[str, tuple[str, str]] = {
                    "Drop of the measure when the feature is shuffled within each query (95 % interval "
                    "over queries). An interval that crosses zero: the ranker does not need that feature."),
     "subset": ("The chosen subset",
-               "Move the slider to choose k; the table and the snippets follow. Copy the JSON or the "
-               "LightGBM column list to hand the subset off."),
+               "Move the slider to choose k; the table and the snippets follow. Copy the JSON, the "
+               "LightGBM column list, or a search engine's feature set (a skeleton: fill in each feature's "
+               "query, or run rankselect export --engine with --templates and --model) to hand the subset off."),
 }
 
 

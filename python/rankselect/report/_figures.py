@@ -20,6 +20,7 @@ from bokeh.models import (
     Label,
     LinearColorMapper,
     PreText,
+    Select,
     Slider,
     Span,
     TableColumn,
@@ -29,6 +30,7 @@ from bokeh.palettes import Category10_10, Viridis256
 from bokeh.plotting import figure
 
 from ..analysis.export import export_selection
+from ..deploy import handoff_files
 from ._data import ReportData
 
 __all__ = ["panels"]
@@ -177,14 +179,26 @@ def _rows(d: ReportData, k: int) -> dict[str, list[Any]]:
             "family": [d.families[j] if d.families else "" for j in cols]}
 
 
+#: engine -> the hand-off box's file of its feature set (skeletons: no templates, no model)
+ENGINE_FILES = {"opensearch": "featureset.json", "solr": "features.json", "elasticsearch": "model.json",
+                "vespa": "rankselect.profile", "ranklib": "features.txt"}
+
+
+def _engine_snippets(d: ReportData, k: int, names) -> dict[str, str]:
+    files = handoff_files(d.subsets[k], len(d.feature_names), names, engines=tuple(ENGINE_FILES))
+    return {e: files[e][f] for e, f in ENGINE_FILES.items()}
+
+
 def subset(d: ReportData):
     n = len(d.feature_names)
     ks = sorted(d.subsets)
     names = None if all(s == str(j + 1) for j, s in enumerate(d.feature_names)) else d.feature_names
     tables = {str(k): _rows(d, k) for k in ks}
-    snippets = {str(k): {"json": export_selection(d.subsets[k], "json", n_features=n, feature_names=names),
-                         "lightgbm": export_selection(d.subsets[k], "lightgbm", n_features=n, feature_names=names)}
-                for k in ks}
+    snippets: dict[str, dict[str, Any]] = {
+        str(k): {"json": export_selection(d.subsets[k], "json", n_features=n, feature_names=names),
+                 "lightgbm": export_selection(d.subsets[k], "lightgbm", n_features=n, feature_names=names),
+                 "engines": _engine_snippets(d, k, names)}
+        for k in ks}
     src = ColumnDataSource(tables[str(d.default_k)])
     columns = [TableColumn(field="index", title="feature (1-based, as in the file)"),
                TableColumn(field="column", title="column (0-based)"), TableColumn(field="name", title="name"),
@@ -202,7 +216,18 @@ def subset(d: ReportData):
     wrap = InlineStyleSheet(css="pre { white-space: pre-wrap; overflow-wrap: anywhere; }")
     js_pre, lgb_pre = (PreText(text=snippets[str(d.default_k)][f], name=f"snippet_{f}", width=420,
                                stylesheets=[wrap]) for f in ("json", "lightgbm"))
+    engine = Select(title="search engine (feature set skeleton: rankselect export --engine)", value="opensearch",
+                    options=list(ENGINE_FILES), name="engine_select", width=420)
+    engine_pre = PreText(text=snippets[str(d.default_k)]["engines"]["opensearch"], name="snippet_engine", width=420,
+                         stylesheets=[wrap])
     heading = Div(text=f"<b>{len(d.subsets[d.default_k])} features</b>", name="subset_heading")
+    show_engine = CustomJS(args=dict(slider=slider, snippets=snippets, pre=engine_pre, engine=engine, ks=ks), code="""
+        let k = Math.round(slider.value);
+        if (!(String(k) in snippets)) { k = ks.reduce((a, b) => (b <= k ? b : a), ks[0]); }
+        pre.text = snippets[String(k)].engines[engine.value];
+    """)
+    engine.js_on_change("value", show_engine)
+    slider.js_on_change("value", show_engine)
     slider.js_on_change("value", CustomJS(args=dict(src=src, tables=tables, snippets=snippets, js=js_pre,
                                                     lgb=lgb_pre, heading=heading, ks=ks), code="""
         let k = Math.round(cb_obj.value);
@@ -213,11 +238,12 @@ def subset(d: ReportData):
         heading.text = "<b>" + tables[String(k)].index.length + " features</b>";
     """))
     buttons = [Button(label=f"copy {label}", width=160, name=f"copy_{f}") for f, label in
-               (("json", "the JSON"), ("lightgbm", "the LightGBM columns"))]
-    for b, pre in zip(buttons, (js_pre, lgb_pre)):
+               (("json", "the JSON"), ("lightgbm", "the LightGBM columns"), ("engine", "the feature set"))]
+    for b, pre in zip(buttons, (js_pre, lgb_pre, engine_pre)):
         b.js_on_event("button_click", CustomJS(args=dict(pre=pre), code="navigator.clipboard.writeText(pre.text);"))
     return column(slider, heading, table,
-                  row(column(buttons[0], js_pre), column(buttons[1], lgb_pre)), sizing_mode="stretch_width")
+                  row(column(buttons[0], js_pre), column(buttons[1], lgb_pre)), column(engine, buttons[2], engine_pre),
+                  sizing_mode="stretch_width")
 
 
 def panels(d: ReportData) -> dict[str, Any]:
