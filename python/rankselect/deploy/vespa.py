@@ -106,7 +106,7 @@ def _function(h: Handoff, i: int) -> str:
 
 
 def _linear_expression(weights: np.ndarray, names: list[str]) -> str:
-    parts = []
+    parts: list[str] = []
     for w, s in zip(weights, names):
         text = exact_text(abs(float(w)))
         if not parts:
