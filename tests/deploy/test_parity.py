@@ -128,3 +128,17 @@ def _train_rows(case: Case):
     X, y, qid = synthetic_data()
     train = qid < 40
     return X[train][:, case.columns], y[train], qid[train]
+
+
+def test_after_early_stopping_the_trees_predict_uses():
+    xgb = pytest.importorskip("xgboost")
+    from _deploy_cases import synthetic_data
+
+    X, y, qid = synthetic_data(2)
+    tr, va, te = qid < 30, (qid >= 30) & (qid < 45), qid >= 45
+    model = xgb.XGBRanker(n_estimators=200, early_stopping_rounds=2, tree_method="hist", learning_rate=0.5)
+    model.fit(X[tr], y[tr], qid=qid[tr], eval_set=[(X[va], y[va])], eval_qid=[qid[va]], verbose=False)
+    assert model.best_iteration + 1 < model.get_booster().num_boosted_rounds()  # predict stops early
+    x = X[te].astype(np.float32).astype(np.float64)
+    got = ports.opensearch_scores(export_engine("opensearch", list(range(10)), model).files, x)
+    np.testing.assert_array_equal(got.astype(np.float64), model.predict(x).astype(np.float64))
