@@ -19,7 +19,7 @@ from .. import metrics
 from ..data import load_letor
 from ..deploy.subset import default_name, subset_of
 
-__all__ = ["RANKERS", "add_arguments", "features_of", "run"]
+__all__ = ["RANKERS", "features_of"]
 
 #: the tree rankers ``train --ranker`` fits
 RANKERS = ("lightgbm", "xgboost")
@@ -41,7 +41,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def features_of(text: str, n_features: int) -> list[int]:
-    """0-based columns of ``--features``: numbers ``8,4,12`` or a selection JSON (file or ``-``)."""
+    """0-based columns of ``--features``: numbers ``8,4,12`` or a selection JSON (file or ``-``).
+
+    Examples
+    --------
+    >>> from rankselect.cli.train_ranker import features_of
+    >>> features_of("8,4,12", 46)
+    [7, 3, 11]
+    >>> features_of('{"selected_features": [39, 32], "n_features": 46}', 46)
+    [38, 31]
+    """
     stripped = text.strip()
     if stripped and all(part.strip().isdigit() for part in stripped.split(",")):
         cols = [int(part) - 1 for part in stripped.split(",")]

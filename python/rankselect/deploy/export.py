@@ -45,6 +45,16 @@ class EngineExport:
         configuration takes; ``README.md`` says what each is.
     notes : list of str
         What the reader must know (a skeleton without templates, a minimum engine version, ...).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from rankselect import export_engine
+    >>> out = export_engine("elasticsearch", [7, 3], n_features=22)
+    >>> out
+    EngineExport(engine='elasticsearch', name='rankselect', files=['README.md', 'load.sh', 'model.json'])
+    >>> [p.name for p in out.write(tempfile.mkdtemp())]
+    ['README.md', 'load.sh', 'model.json']
     """
 
     engine: str

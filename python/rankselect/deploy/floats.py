@@ -53,7 +53,16 @@ def _down32(t: np.ndarray) -> np.ndarray:
 
 def lt_float32(t: np.ndarray) -> np.ndarray:
     """For LightGBM's ``x <= t``: the float32 ``t'`` with ``x < t'`` exactly when ``x <= t``, for
-    every float32 ``x`` (the next float32 above the largest float32 ``<= t``)."""
+    every float32 ``x`` (the next float32 above the largest float32 ``<= t``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rankselect.deploy.floats import lt_float32
+    >>> t = lt_float32(np.array([0.5, 1e-35]))  # 0.5 is a float32: the next one above
+    >>> bool(np.float32(0.5) < t[0]), bool(np.float32(1e-35) < t[1])  # float32(1e-35) > 1e-35
+    (True, False)
+    """
     out = np.nextafter(_down32(np.asarray(t, dtype=np.float64)), _INF32)
     if not np.all(np.isfinite(out)):
         raise ValueError("a threshold lies at the float32 limit: a float32 engine cannot test it")
@@ -61,7 +70,15 @@ def lt_float32(t: np.ndarray) -> np.ndarray:
 
 
 def lt_float64_of_lte(t: np.ndarray) -> np.ndarray:
-    """For LightGBM's ``x <= t``: the float64 ``t'`` with ``x < t'`` exactly when ``x <= t``."""
+    """For LightGBM's ``x <= t``: the float64 ``t'`` with ``x < t'`` exactly when ``x <= t``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rankselect.deploy.floats import lt_float64_of_lte
+    >>> bool(0.25 < lt_float64_of_lte(np.array([0.25]))[0])
+    True
+    """
     return np.nextafter(np.asarray(t, dtype=np.float64), np.inf)
 
 
@@ -72,6 +89,16 @@ def lt_float64_of_float32_lt(s: np.ndarray) -> np.ndarray:
     ``float32(x) < s`` holds when ``x`` rounds to the float32 ``p`` below ``s`` or lower: ``x``
     below the midpoint ``m = (p + s) / 2`` (exact in float64), or at ``m`` when the tie goes
     to ``p`` (round half to even: ``p``'s last mantissa bit is 0).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rankselect.deploy.floats import lt_float64_of_float32_lt
+    >>> s = np.float32(0.1)
+    >>> d = lt_float64_of_float32_lt(np.array([s]))[0]
+    >>> x = np.nextafter(float(s), 0.0)  # below s in float64, but XGBoost reads float32(x) == s
+    >>> bool(np.float32(x) < s), bool(x < d), bool(x < s)
+    (False, False, True)
     """
     s = np.asarray(s, dtype=np.float32)
     p = np.nextafter(s, -_INF32)
@@ -102,6 +129,14 @@ def solr_le(target: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     float32 values in ``(target, stored]`` go left in Solr and right in the ranker (only
     thresholds within about 1e-6 of 0, or just below a negative power of two, where the
     float32 spacing of ``t`` is coarser than that of ``target``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rankselect.deploy.floats import SOLR_SLACK, solr_le
+    >>> t, stored = solr_le(np.array([0.5, 1e-35], dtype=np.float32))
+    >>> bool(t[0] + SOLR_SLACK == np.float32(0.5)), bool(stored[1] == np.float32(1e-35))
+    (True, False)
     """
     target = np.asarray(target, dtype=np.float32)
     lo = np.full(target.shape, _key(np.array([-np.finfo(np.float32).max], np.float32))[0], dtype=np.int64)

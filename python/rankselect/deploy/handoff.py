@@ -11,7 +11,7 @@ import numpy as np
 from .ranker import LinearRanker, Ranker, TreeRanker
 from .subset import Subset
 
-__all__ = ["Handoff", "nested", "to_json", "skeleton_note", "tree_roots"]
+__all__: list[str] = []  # what the writers share, inside rankselect.deploy
 
 
 @dataclass

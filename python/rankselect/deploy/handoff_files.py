@@ -44,6 +44,22 @@ def load_model(path: Union[str, os.PathLike[str]]):
 
     Raises ValueError for a file that is neither (naming it), ModuleNotFoundError when the
     library is not installed.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import lightgbm as lgb
+    >>> import numpy as np
+    >>> from rankselect.deploy import export_engine, load_model
+    >>> X, y = np.random.default_rng(0).random((200, 2)), np.arange(200) % 3
+    >>> ranker = lgb.LGBMRanker(n_estimators=3, min_child_samples=5, verbose=-1).fit(X, y, group=[100, 100])
+    >>> path = os.path.join(tempfile.mkdtemp(), "model.txt")
+    >>> _ = ranker.booster_.save_model(path)
+    >>> booster = load_model(path)
+    >>> booster.num_trees()
+    3
+    >>> sorted(export_engine("vespa", [0, 1], booster).files)
+    ['README.md', 'models/rankselect.json', 'rankselect.profile']
     """
     p = Path(path)
     try:

@@ -17,7 +17,7 @@ import numpy as np
 from .subset import Subset
 from .trees import Forest, forest_of
 
-__all__ = ["TreeRanker", "LinearRanker", "ranker_of"]
+__all__: list[str] = []  # used by export_engine, inside rankselect.deploy
 
 
 @dataclass

@@ -23,7 +23,7 @@ from .handoff import Handoff, skeleton_note, to_json
 from .opensearch import feature_specs
 from .subset import subset_of
 
-__all__ = ["files", "ranklib_model", "write_letor_subset"]
+__all__ = ["write_letor_subset"]  # and a writer of export_engine
 
 
 def ranklib_model(h: Handoff) -> str:

@@ -27,7 +27,7 @@ import numpy as np
 from .floats import solr_le
 from .handoff import Handoff, leaf_values, nested, skeleton_note, to_json, tree_roots
 
-__all__ = ["files", "solr_targets", "solr_scales"]
+__all__: list[str] = []  # a writer of export_engine: see rankselect.deploy
 
 _SOLR_FEATURE = "org.apache.solr.ltr.feature.SolrFeature"
 _MAX_SCALE = 126  # 2**-126: the smallest normal float32, Solr's std stays normal

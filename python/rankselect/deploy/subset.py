@@ -21,14 +21,29 @@ __all__ = ["Subset", "subset_of", "templates_for", "default_name"]
 
 
 def default_name(column: int) -> str:
-    """The name of a column when the data has none: ``feature_<1-based number>``."""
+    """The name of a column when the data has none: ``feature_<1-based number>``.
+
+    Examples
+    --------
+    >>> from rankselect.deploy.subset import default_name
+    >>> default_name(0)
+    'feature_1'
+    """
     return f"feature_{column + 1}"
 
 
 @dataclass(frozen=True)
 class Subset:
     """The selected features in selection order: 0-based ``columns`` of data ``n_features``
-    wide, their ``names`` (unique), and the ``all_names`` of the data's columns."""
+    wide, their ``names`` (unique), and the ``all_names`` of the data's columns.
+
+    Examples
+    --------
+    >>> from rankselect.deploy.subset import Subset
+    >>> s = Subset((2, 0), 3, ("bm25", "pagerank", "clicks"))
+    >>> s.names, s.numbers, s.label(0)
+    (['clicks', 'bm25'], [3, 1], 'clicks (feature 3)')
+    """
 
     columns: tuple[int, ...]
     n_features: int
@@ -139,7 +154,15 @@ def _engine_map(engine: str, templates: Mapping) -> Mapping:
 def templates_for(engine: str, templates: Optional[Mapping], subset: Subset) -> Optional[list[Any]]:
     """Each selected feature's template (looked up by name, then by 1-based number as int or
     str), or None for a skeleton (``templates`` None); a ValueError lists every feature
-    without one."""
+    without one.
+
+    Examples
+    --------
+    >>> from rankselect.deploy.subset import subset_of, templates_for
+    >>> s = subset_of([2, 0], feature_names=["bm25", "pagerank", "clicks"])
+    >>> templates_for("vespa", {"clicks": "attribute(clicks)", 1: "bm25(title)"}, s)
+    ['attribute(clicks)', 'bm25(title)']
+    """
     if templates is None:
         return None
     if not isinstance(templates, Mapping):

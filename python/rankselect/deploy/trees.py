@@ -25,7 +25,7 @@ import numpy as np
 
 from .floats import parse_float32
 
-__all__ = ["Forest", "forest_of", "LIGHTGBM_TRANSFORMED", "XGBOOST_RAW_OBJECTIVES"]
+__all__ = ["LIGHTGBM_TRANSFORMED", "XGBOOST_RAW_OBJECTIVES"]  # Forest, forest_of: inside rankselect.deploy
 
 #: LightGBM objectives whose prediction is a transform of the trees' sum (refused: the
 #: engines score the sum)

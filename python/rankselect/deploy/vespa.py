@@ -26,7 +26,7 @@ import numpy as np
 from .floats import exact_text, lt_float64_of_float32_lt, lt_float64_of_lte
 from .handoff import Handoff, nested, skeleton_note, to_json, tree_roots
 
-__all__ = ["files", "chunks", "identifier", "VMFOREST_LEAVES", "VMFOREST_PATH"]
+__all__ = ["VMFOREST_LEAVES", "VMFOREST_PATH"]  # a writer of export_engine: see rankselect.deploy
 
 #: Vespa's ``gbdt::Optimize::select_best`` picks VMForest (float32) above these
 VMFOREST_LEAVES = 25000
