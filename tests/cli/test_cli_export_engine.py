@@ -98,6 +98,21 @@ def test_export_errors_are_one_line(files, capsys, tmp_path, monkeypatch, args, 
     assert code == 2 and message in err and len(err.strip().splitlines()) == 1
 
 
+def test_the_selecting_methods_linear_model(files, capsys, tmp_path):
+    code, sel, _ = _run(["select", "--method", "greedy-rankrls", "-k", "4", files / "train.txt", "--json"], capsys)
+    (tmp_path / "sel.json").write_text(sel)
+    code, out, _ = _run(["export", tmp_path / "sel.json", "--engine", "solr", "--linear", "--out", tmp_path / "s"],
+                        capsys)
+    assert code == 0
+    data = json.loads(sel)
+    model = json.loads((tmp_path / "s" / "model.json").read_text())
+    weights = {f"feature_{j}": float(np.float32(data["coef"][j - 1])) for j in data["selected_features"]}
+    assert model["class"].endswith("LinearModel") and model["params"]["weights"] == weights
+    code, _, err = _run(["export", tmp_path / "sel.json", "--engine", "solr", "--linear", "--model", "m.txt",
+                         "--out", tmp_path / "s"], capsys)
+    assert code == 2 and "give --model FILE or --linear, not both" in err
+
+
 def test_train_ranker_flag_errors(files, capsys):
     code, _, err = _run(["train", files / "train.txt", "--test", files / "test.txt", "--ranker", "lightgbm",
                          "--C", "2"], capsys)

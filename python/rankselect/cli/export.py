@@ -21,7 +21,8 @@ reads it from standard input, so ``rankselect select ... --json | rankselect exp
 1-based number or name to its query template / Vespa rank feature; without it, skeletons
 marked TODO), and with ``--model FILE`` (a LightGBM model text file or an XGBoost JSON model
 trained on the selected columns, e.g. by ``rankselect train ... --ranker lightgbm --features
-SELECTION --save-model FILE``) the model, its thresholds written so that the engine scores
+SELECTION --save-model FILE``; ``--linear``: the selecting method's linear weights) the
+model, its thresholds written so that the engine scores
 each document as the ranker does. ``opensearch`` also serves the o19s Elasticsearch LTR
 plugin; ``elasticsearch`` is its native learning to rank (8.12+); ``ranklib`` renumbers the
 subset 1..k (``--letor FILE``, repeatable: write FILE's selected columns so numbered under DIR).
@@ -60,6 +61,9 @@ def add_parser(sub) -> None:
     p.add_argument("--names", metavar="FILE", help="feature names, one per line in column order")
     p.add_argument("--model", metavar="FILE", help="--engine: a LightGBM model text file or an XGBoost JSON model "
                                                    "trained on the selected columns")
+    p.add_argument("--linear", action="store_true",
+                   help="--engine: the linear model of the selecting method (the JSON's coef: greedy-rankrls, "
+                        "sparse-ranksvm, fsmrank ...) instead of --model")
     p.add_argument("--templates", metavar="FILE", help="--engine: JSON mapping a feature's 1-based number or name "
                                                        "to its query template (or one such mapping per engine)")
     p.add_argument("--name", default="rankselect", help="--engine: the feature set's and model's name "
@@ -91,7 +95,8 @@ def _names(path):
 
 
 def _engine_only(args: argparse.Namespace) -> None:
-    for flag, given in (("--model", args.model), ("--templates", args.templates), ("--letor", args.letor),
+    for flag, given in (("--model", args.model), ("--linear", args.linear), ("--templates", args.templates),
+                        ("--letor", args.letor),
                         ("--name", args.name != "rankselect")):
         if given:
             raise ValueError(f"{flag} applies to --engine, not to --format")
@@ -109,7 +114,14 @@ def _engine(args: argparse.Namespace, data: dict, names) -> int:
                 templates = json.load(f)
         except json.JSONDecodeError as exc:
             raise ValueError(f"--templates {args.templates}: not JSON ({exc})") from None
+    if args.model and args.linear:
+        raise ValueError("give --model FILE or --linear, not both")
     model = load_model(args.model) if args.model else None
+    if args.linear:
+        if not isinstance(data.get("coef"), list):
+            raise ValueError(f"--linear: {args.selection} has no coef (its method, {data.get('method', '?')}, "
+                             "learns no linear model); train one and pass --model FILE")
+        model = data["coef"]
     n_features = data.get("n_features") or (len(names) if names else None)
     out = export_engine(args.engine, data, model, templates=templates, feature_names=names, name=args.name,
                         n_features=n_features)
