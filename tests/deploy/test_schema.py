@@ -169,3 +169,16 @@ def test_vespa_splits_a_large_forest_so_that_it_stays_float64(synthetic, monkeyp
         assert leaves <= 60
     x = synthetic.X_test
     assert np.allclose(ports.vespa_scores(out.files, x), model.predict(x), rtol=0, atol=1e-12)
+
+
+def test_vespa_does_not_transform_a_margin_named_binary(synthetic):  # noqa: F811
+    xgb = pytest.importorskip("xgboost")
+    X, y, qid = synthetic_data()
+    train = qid < 40
+    model = xgb.XGBRegressor(n_estimators=10, objective="binary:logitraw").fit(X[train][:, synthetic.columns],
+                                                                                y[train] > 1)
+    out = export_engine("vespa", synthetic.selection, model)
+    assert json.loads(out.files["models/rankselect.json"])["objective"] == "regression"
+    x = synthetic.X_test
+    ref = model.predict(x, output_margin=True).astype(np.float64)
+    assert np.all(np.abs(ports.vespa_scores(out.files, x) - ref) <= 1e-5 * np.maximum(1, np.abs(ref)))

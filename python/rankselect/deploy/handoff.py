@@ -72,19 +72,6 @@ def nested(ranker: TreeRanker, root: int, split: Callable[[int, Any, Any], Any],
     return walk(root)
 
 
-def depth_first(ranker: TreeRanker, root: int) -> list[int]:
-    """Node indices of one tree in pre-order (root, left subtree, right subtree)."""
-    f = ranker.forest
-    out, stack = [], [root]
-    while stack:
-        n = stack.pop()
-        out.append(n)
-        if f.feature[n] >= 0:
-            stack.append(int(f.right[n]))
-            stack.append(int(f.left[n]))
-    return out
-
-
 def leaf_values(ranker: TreeRanker, float32: bool) -> np.ndarray:
     """Leaf values as the engine reads them (float32 engines: the nearest float32)."""
     v = ranker.forest.value

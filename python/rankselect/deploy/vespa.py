@@ -91,8 +91,14 @@ def _model_json(h: Handoff, trees: list[int], names: list[str]) -> dict[str, Any
         return {"leaf_value": float(f.value[n])}
 
     info = [{"tree_index": i, "tree_structure": nested(r, roots[i], node, leaf)} for i in trees]
-    return {"name": "tree", "version": "v4", "objective": f.objective or "regression", "feature_names": names,
-            "feature_infos": {}, "tree_info": info, "pandas_categorical": None}
+    # the importer applies sigmoid / exp to some objectives' names ("binary...", "poisson", ...):
+    # the score is the trees' sum here (XGBoost's binary:logitraw is a margin), so such a name
+    # is written as "regression" and kept in "rankselect_objective"
+    objective = f.objective or "regression"
+    transformed = objective.startswith("binary") or objective in ("cross_entropy", "poisson", "gamma", "tweedie")
+    return {"name": "tree", "version": "v4", "objective": "regression" if transformed else objective,
+            "rankselect_objective": objective, "feature_names": names, "feature_infos": {}, "tree_info": info,
+            "pandas_categorical": None}
 
 
 def _function(h: Handoff, i: int) -> str:
