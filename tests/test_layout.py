@@ -46,7 +46,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("_base",),
     ("models",),
     ("selection",),
-    ("analysis",),
+    ("analysis", "deploy"),  # deploy: the subset and its ranker as search-engine files
     ("selection.wrapper",),  # the ranker in the loop: uses analysis.inspection
     ("methods",),
     ("protocol", "dask"),

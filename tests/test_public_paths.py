@@ -80,7 +80,7 @@ def test_unpickling_an_old_path_in_a_fresh_interpreter(fresh):
 
 def test_dir_shows_all_the_subpackages_and_dunder_names_only():
     names = dir(rs)
-    subpackages = {"analysis", "cli", "dask", "data", "metrics", "models", "plotting", "protocol", "report",
+    subpackages = {"analysis", "cli", "dask", "data", "deploy", "metrics", "models", "plotting", "protocol", "report",
                    "selection", "methods", "exceptions"}
     assert subpackages <= set(names)
     extra = [n for n in names if n not in rs.__all__ and n not in subpackages

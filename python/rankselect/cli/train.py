@@ -1,6 +1,8 @@
 """``rankselect train [--model ranksvm] [--C C] [--kernel nystroem|rff --components M --gamma G]
 TRAIN --test TEST [--convention C[,C]] [--out SCORES] [--json]``
 
+``rankselect train TRAIN --test TEST --ranker lightgbm|xgboost --features SELECTION [--save-model FILE]``
+
 Trains a ranking model on TRAIN (LETOR / SVMlight file) and prints its test metrics in
 two conventions side by side unless ``--convention`` names others: "exponential" (the gain
 2^r - 1, discount 1/log2(i + 1); "standard" is its old name; not trec_eval's linear gain: see
@@ -14,6 +16,12 @@ Models, their flags and defaults come from the registry :mod:`rankselect.methods
 defaults are the estimator's own, e.g. ``RankSVM(n_components=100)``); the line ``model:``
 shows the parameters the model used, and only those: the kernel map's parameters appear
 only with ``--kernel``, and a kernel flag without ``--kernel`` is an error.
+
+``--features SELECTION`` trains on the selected features only (the JSON of ``rankselect
+select --json``, or 1-based numbers ``8,4,12``). ``--ranker lightgbm|xgboost`` trains the
+production ranker (LightGBM's ``LGBMRanker``, XGBoost's ``XGBRanker``) on them, under the
+set's names, and ``--save-model FILE`` writes it for ``rankselect export SELECTION --engine
+... --model FILE`` (select, train, export without Python).
 """
 from __future__ import annotations
 
@@ -30,6 +38,7 @@ from .. import metrics
 from ..data import load_letor
 from ..methods import METHODS
 from ..metrics.checks import CURRENT_CONVENTIONS
+from . import train_ranker
 from .common import add_convention_argument, conventions_of, plural
 
 _REPORTED = ["NDCG@1", "NDCG@3", "NDCG@5", "NDCG@10", "P@1", "P@3", "P@5", "P@10", "MAP", "MeanNDCG"]
@@ -55,7 +64,7 @@ def add_parser(sub) -> None:
     )
     p.add_argument("train", metavar="TRAIN", help="training file (LETOR / SVMlight, .gz ok)")
     p.add_argument("--test", required=True, metavar="TEST", help="test file")
-    p.add_argument("--model", choices=MODELS, default="ranksvm",
+    p.add_argument("--model", choices=MODELS, default=None,
                    help=f"the ranking model: {', '.join(f'{m} ({METHODS[m].description})' for m in MODELS)} "
                         "(default ranksvm)")
     p.add_argument("--out", metavar="SCORES",
@@ -77,6 +86,7 @@ def add_parser(sub) -> None:
                 f" (default {'linear' if prm.name == 'kernel' and d is None else d})"
             p.add_argument(prm.cli_flag, dest=prm.dest, type=prm.type, choices=prm.choices,
                            default=argparse.SUPPRESS, help=f"{prm.help}{shown_default}")
+    train_ranker.add_arguments(p)  # --features, --ranker, --save-model and the ranker's flags
     p.set_defaults(handler=run)
 
 
@@ -91,6 +101,17 @@ def _params(args: argparse.Namespace, method) -> dict:
     elif params.get("random_state") is None:
         params["random_state"] = DEFAULT_KERNEL_SEED  # reproducible by default
     return params
+
+
+def _ranker_checks(args: argparse.Namespace) -> None:
+    """--ranker excludes --model and its flags; --save-model and --names need --ranker."""
+    if args.ranker:
+        given = [p.cli_flag for name in MODELS for p in METHODS[name].params if hasattr(args, p.dest)]
+        if args.model or given:
+            extra = (["--model"] if args.model else []) + given
+            raise ValueError(f"--ranker {args.ranker} trains a tree ranker: drop {', '.join(extra)}")
+    elif args.save_model or args.names:
+        raise ValueError(f"{'--save-model' if args.save_model else '--names'} needs --ranker lightgbm|xgboost")
 
 
 @dataclass(frozen=True)
@@ -125,7 +146,7 @@ class TrainResult:
 def compute(args: argparse.Namespace) -> TrainResult:
     """Fit ``--model`` on TRAIN and score TEST (every input read and checked before the fit)."""
     conventions = conventions_of(args.convention, "rankselect train")
-    method = METHODS[args.model]
+    method = METHODS[args.model or "ranksvm"]
     params = _params(args, method)
     model = method.build(**params)
     train = load_letor(args.train)
@@ -134,6 +155,9 @@ def compute(args: argparse.Namespace) -> TrainResult:
     n = max(train.X.shape[1], test.X.shape[1])
     Xtr = np.pad(train.X, ((0, 0), (0, n - train.X.shape[1])))
     Xte = np.pad(test.X, ((0, 0), (0, n - test.X.shape[1])))
+    if args.features:
+        cols = train_ranker.features_of(args.features, n)
+        Xtr, Xte = Xtr[:, cols], Xte[:, cols]
     with sklearn.config_context(enable_metadata_routing=True):  # routes qid
         model.fit(Xtr, train.y, qid=train.qid)
     scores = model.predict(Xte)
@@ -147,10 +171,13 @@ def compute(args: argparse.Namespace) -> TrainResult:
              if hasattr(model, attr)}
     files = [(role, path, X.shape[0], len(np.unique(q))) for role, path, X, q in
              (("train:", args.train, Xtr, train.qid), ("test: ", args.test, Xte, test.qid))]
-    return TrainResult(args.model, {k: used[k] for k in shown}, facts, files, scores, table)
+    return TrainResult(method.name, {k: used[k] for k in shown}, facts, files, scores, table)
 
 
 def run(args: argparse.Namespace) -> int:
+    _ranker_checks(args)
+    if args.ranker:  # a tree ranker on the subset (rankselect.cli.train_ranker)
+        return train_ranker.run(args, conventions_of(args.convention, "rankselect train"), _write_scores)
     result = compute(args)
     report = sys.stdout
     if args.out:
