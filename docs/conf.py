@@ -31,6 +31,7 @@ extensions = [
     "sphinx.ext.mathjax",
     "sphinx-mathjax-offline",  # MathJax 3 copied into _static/mathjax: formulas render offline
     "sphinx.ext.viewcode",
+    "rankselect_viewcode",  # docs/_ext: the source pages' back-links land on the right anchors
     "numpydoc",
     "myst_parser",
     "sphinx_copybutton",

@@ -188,3 +188,37 @@ def test_results_pickled_under_the_old_class_path_unpickle(example):
         for a, b in zip(vars(back).values() if hasattr(back, "__dict__") else back,
                         vars(obj).values() if hasattr(obj, "__dict__") else obj):
             np.testing.assert_array_equal(a, b)
+
+
+# -- the version in a pickle (issue 40) ------------------------------------------------------
+
+@pytest.mark.parametrize("name", sorted(ESTIMATORS))
+def test_a_pickle_records_the_version_and_loads_without_a_warning(name, example):
+    X, y, qid = example
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = ESTIMATORS[name]().fit(X, y, qid=qid)
+    assert est.__getstate__()["_rankselect_version"] == rs.__version__
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the same version: no warning
+        back = pickle.loads(pickle.dumps(est))
+    assert "_rankselect_version" not in vars(back)  # not an attribute of the estimator
+
+
+@pytest.mark.parametrize("made_by", ["0.0.1", None])
+def test_a_pickle_of_another_version_warns_and_still_loads(example, made_by):
+    from rankselect.exceptions import InconsistentVersionWarning
+
+    X, y, qid = example
+    est = rs.GreedyRankRLS(n_features_to_select=3).fit(X, y, qid=qid)
+    state = est.__getstate__()
+    if made_by is None:  # a pickle made before the version was recorded
+        del state["_rankselect_version"]
+    else:
+        state["_rankselect_version"] = made_by
+    back = rs.GreedyRankRLS.__new__(rs.GreedyRankRLS)
+    with pytest.warns(InconsistentVersionWarning, match="unpickling GreedyRankRLS made by rankselect") as caught:
+        back.__setstate__(state)
+    w = caught[0].message
+    assert (w.estimator_name, w.original_version, w.current_version) == ("GreedyRankRLS", made_by, rs.__version__)
+    np.testing.assert_array_equal(back.predict(X), est.predict(X))

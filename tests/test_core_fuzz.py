@@ -18,8 +18,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-#: seconds one call may take
-LIMIT = 10.0
+#: wall seconds one call may take before it counts as a hang: generous, so that a loaded machine
+#: (CI's two cores shared with the rest of the suite) never fails a call that returns (issue 40);
+#: a hang never returns, so it is caught all the same
+LIMIT = 60.0
 
 
 class _Recorder:

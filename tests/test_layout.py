@@ -42,10 +42,11 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("_validation",),
     ("data",),
     ("metrics",),
+    ("_search",),  # scikit-learn's searches seen from a fit (imports no rankselect module)
     ("_base",),
     ("models",),
     ("selection",),
-    ("analysis",),
+    ("analysis", "deploy"),  # deploy: the subset and its ranker as search-engine files
     ("selection.wrapper",),  # the ranker in the loop: uses analysis.inspection
     ("methods",),
     ("protocol", "dask"),

@@ -25,11 +25,6 @@ from rankselect import _aliases
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: entries of the move table whose new module appears with the selector folder's move
-AFTER_THE_SELECTOR_MOVE = ["wrapper", "wrapper.adapters", "wrapper.base", "wrapper.elimination", "wrapper.forward",
-                           "wrapper.path", "wrapper.rankers", "models.sparse_ranksvm", "selection.redundancy"]
-
-
 #: one fresh interpreter for what only a fresh one shows: run in order, each step prints a line
 FRESH = r"""
 import json, pickle, sys, warnings
@@ -85,11 +80,11 @@ def test_unpickling_an_old_path_in_a_fresh_interpreter(fresh):
 
 def test_dir_shows_all_the_subpackages_and_dunder_names_only():
     names = dir(rs)
-    subpackages = {"analysis", "cli", "dask", "data", "metrics", "models", "plotting", "protocol", "report",
+    subpackages = {"analysis", "cli", "dask", "data", "deploy", "metrics", "models", "plotting", "protocol", "report",
                    "selection", "methods", "exceptions"}
     assert subpackages <= set(names)
     extra = [n for n in names if n not in rs.__all__ and n not in subpackages
-             and not (n.startswith("__") and n.endswith("__")) and n != "wrapper"]  # wrapper: until it moves
+             and not (n.startswith("__") and n.endswith("__"))]
     assert extra == []
     assert not {"costs", "inspection", "stats", "export", "datasets", "pairwise", "gas"} & set(names)
     assert not any(n.startswith("_") and not n.startswith("__") for n in names)
@@ -123,30 +118,26 @@ def test_old_path_keeps_the_new_module_spec():
 
 
 def test_every_entry_names_modules_of_the_package():
+    """Each old path has no source file of its own (the table would hide it) and names the last
+    home of its names: modules of the package, none of them an old path itself."""
+    package = Path(rs.__file__).resolve().parent
     for old, new in _aliases.MOVED.items():
         assert new and all(isinstance(n, str) for n in new), old
-        if old in AFTER_THE_SELECTOR_MOVE:
-            continue
-        assert _aliases.is_served(old), old
+        base = package.joinpath(*old.split("."))
+        assert not base.with_suffix(".py").exists() and not (base / "__init__.py").exists(), old
+        assert not set(new) & set(_aliases.MOVED), (old, new)
         for name in _aliases.new_paths(old):
             importlib.import_module(name)
 
 
-@pytest.mark.parametrize("old", AFTER_THE_SELECTOR_MOVE)
+@pytest.mark.parametrize("old", [o for o in _aliases.MOVED if "." in o or o == "wrapper"])
 def test_moved_selector_modules_warn_and_import(old):
-    if not _aliases.is_served(old):
-        pytest.skip(f"rankselect.{old} has not moved to {_aliases.MOVED[old][0]} in this tree yet")
     (new,) = _aliases.new_paths(old)
     sys.modules.pop(f"rankselect.{old}", None)
     with pytest.warns(DeprecationWarning, match=rf"rankselect\.{re.escape(old)} is deprecated .*0\.3\.0; "
                                                 rf"use {re.escape(new)} instead"):
         module = importlib.import_module(f"rankselect.{old}")
     assert module is importlib.import_module(new)
-
-
-def test_a_module_moved_twice_names_its_last_home(monkeypatch):
-    monkeypatch.setitem(_aliases.MOVED, "very_old", ("experiment",))
-    assert _aliases.new_paths("very_old") == ["rankselect.protocol"]
 
 
 # ------------------------------------------------------------- no page teaches an old path
@@ -157,7 +148,7 @@ ALLOWED = {"python/rankselect/_aliases.py", "tests/test_compat.py", "tests/test_
 
 
 def _old_path_pattern() -> re.Pattern:
-    old = sorted((o for o in _aliases.MOVED if _aliases.is_served(o)), key=len, reverse=True)
+    old = sorted(_aliases.MOVED, key=len, reverse=True)
     top = sorted((o for o in old if "." not in o), key=len, reverse=True)
     dotted = "|".join(re.escape(o) for o in old)
     top_names = "|".join(top)

@@ -44,6 +44,7 @@ def _run_cli(line: str) -> None:
 def test_readme_practice_examples_run(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     shutil.copy(example_path("train"), tmp_path / "train.txt")
+    shutil.copy(example_path("test"), tmp_path / "test.txt")
     (tmp_path / "costs.csv").write_text("".join(f"{c}\n" for c in np.random.default_rng(0).uniform(0.1, 3, 22)))
     ns: dict = {}
     for kind, code in _blocks():
@@ -55,6 +56,7 @@ def test_readme_practice_examples_run(tmp_path, monkeypatch):
                 _run_cli(line)
     assert ns["sel"].cost_path_[-1] <= 3.0
     assert (tmp_path / "run.txt").exists() and (tmp_path / "features.txt").read_text().strip()
+    assert (tmp_path / "opensearch" / "createmodel.json").exists()  # select -> train -> export
     f = ns["st"].selection_frequencies_
     from rankselect.data.datasets import example_truth
 

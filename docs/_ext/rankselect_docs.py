@@ -155,5 +155,7 @@ def setup(app: Sphinx) -> dict:
     app.add_directive("rankselect-cli", CliDirective)
     app.connect("env-purge-doc", _forget)
     app.connect("doctree-read", _unlink_cutoffs)
-    app.connect("autodoc-process-docstring", _constant_docstrings)
+    # before numpydoc's handler (priority 500), which rewrites the lines and marks them as processed,
+    # so that a tuple's docstring would no longer be recognised as the type's
+    app.connect("autodoc-process-docstring", _constant_docstrings, priority=400)
     return {"parallel_read_safe": False, "parallel_write_safe": True, "version": "1"}

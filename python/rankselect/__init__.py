@@ -31,6 +31,9 @@ Public API (re-exported here):
   :class:`FSMRank`, :class:`FSMSVM`
 - stability: :class:`StabilitySelection` (selection frequencies over query subsamples)
 - feature costs and budgets: :mod:`rankselect.analysis.costs`
+- deployment: :func:`export_engine` (the subset and its ranker as the exact files of OpenSearch /
+  Elasticsearch LTR, Solr, Elasticsearch's learning to rank, Vespa, RankLib;
+  :mod:`rankselect.deploy`)
 - the deployed ranker in the loop (:mod:`rankselect.selection.wrapper`): :class:`RecursiveElimination`,
   :class:`ForwardSelection` for LightGBM, XGBoost, CatBoost or rankselect rankers, seeded by
   a fast selector's order (``candidates=``)
@@ -46,6 +49,7 @@ from ._config import config_context, get_config, set_config
 from ._core import __version__
 from .analysis import redundancy_report
 from .data import Fold, QueryGroups, RankingData, center_by_query, load_letor, load_letor_folds, save_letor
+from .deploy import export_engine
 from .models import (
     Nystroem,
     RandomFourierFeatures,
@@ -105,6 +109,8 @@ __all__ = [
     "HCAS",
     "spearman_similarity",
     "redundancy_report",
+    # deployment
+    "export_engine",
     "FeatureImportance",
     "feature_importance",
     "preference_pairs",
@@ -128,7 +134,7 @@ def __getattr__(name: str):
     """A lazy subpackage, or a moved module's old path (deprecated: a warning names the new one)."""
     if name in _aliases.LAZY_SUBPACKAGES:
         return _aliases.import_submodule(name)
-    if name in _aliases.MOVED and _aliases.is_served(name):
+    if name in _aliases.MOVED:
         return _aliases.load(name, stacklevel=2)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 

@@ -1,11 +1,12 @@
-"""The module paths that moved, kept importable for one release (removed in 0.3.0).
+"""The module paths that moved, kept importable for one release (removed in
+:data:`rankselect.exceptions.REMOVED_IN`).
 
 Until the subpackage layout, every module of the package sat at its top: estimators
 pickled then name their class by that path (``rankselect.gas.GAS``,
 ``rankselect.rankrls.GreedyRankRLS``) and scripts import from it (``from rankselect.kendall
 import kendall_similarity``). Later, selectors moved into :mod:`rankselect.selection` and the
 redundancy report into :mod:`rankselect.analysis`. :data:`MOVED` is the one table of those
-paths: each old module name maps to the name(s) of the module(s) that now hold its names.
+paths: each old module name maps to the module(s) that hold its names now (their last home).
 
 The table is resolved lazily, by module name: :class:`MovedModuleFinder` (on
 ``sys.meta_path``, installed by ``rankselect/__init__``) answers ``import rankselect.gas``,
@@ -15,10 +16,11 @@ both emit a :class:`DeprecationWarning` naming the new path. Nothing of the tabl
 imported before an old path is used, so ``import rankselect`` imports neither the protocol
 nor the CLI. A module split in two (``rankrls``: RankRLS in :mod:`rankselect.models`,
 GreedyRankRLS in :mod:`rankselect.selection`) is a read-only view holding the public names
-of both.
+of both. (``tests/test_public_paths.py`` checks that no old path has a source file of its own
+and that every new one imports.)
 
-An entry is served only while its old path has no source of its own and its new path has
-one (a move in progress keeps the old module until the new one exists).
+A *name* that moved between two packages (``rankselect.models.SparseRankSVM``) is answered by
+the old package's module ``__getattr__`` with ``rankselect.exceptions._moved_name``.
 
 ``rankselect.data``, ``rankselect.metrics``, ``rankselect.plotting``, ``rankselect.dask`` and
 ``rankselect.cli`` became packages of the same name that re-export what the modules had.
@@ -30,15 +32,12 @@ import importlib.abc
 import importlib.machinery
 import sys
 import warnings
-from pathlib import Path
 from types import ModuleType
 from typing import Optional
 
-__all__ = ["LAZY_SUBPACKAGES", "MOVED", "REMOVED_IN", "MovedModuleFinder", "import_submodule", "install", "is_served",
-           "load", "new_paths"]
+from .exceptions import REMOVED_IN
 
-#: the release that removes the old paths
-REMOVED_IN = "0.3.0"
+__all__ = ["LAZY_SUBPACKAGES", "MOVED", "MovedModuleFinder", "import_submodule", "install", "load", "new_paths"]
 
 #: old module name (below ``rankselect``) -> the module(s) below ``rankselect`` holding its names now
 MOVED: dict[str, tuple[str, ...]] = {
@@ -49,7 +48,7 @@ MOVED: dict[str, tuple[str, ...]] = {
     "pairwise": ("models.pairwise",),
     "rankrls": ("models.rankrls", "selection.greedy_rankrls"),
     "ranksvm": ("models.ranksvm",),
-    "sparse": ("models.sparse_ranksvm",),
+    "sparse": ("selection.sparse_ranksvm",),
     "kernel_approximation": ("models.kernel_approximation",),
     "gas": ("selection.gas",),
     "fsmrank": ("selection.fsmrank",),
@@ -77,32 +76,11 @@ MOVED: dict[str, tuple[str, ...]] = {
 LAZY_SUBPACKAGES = ("protocol", "plotting", "dask", "cli", "report")
 
 _PACKAGE = __name__.rpartition(".")[0]
-_ROOT = Path(__file__).resolve().parent
-
-
-def _has_source(name: str) -> bool:
-    """Whether the module ``rankselect.<name>`` has a source file in this installation."""
-    base = _ROOT.joinpath(*name.split("."))
-    return base.with_suffix(".py").is_file() or (base / "__init__.py").is_file()
-
-
-def is_served(old: str) -> bool:
-    """Whether the table answers ``rankselect.<old>`` (it has no source and its new modules do)."""
-    return old in MOVED and not _has_source(old) and all(_has_source(_current(t)) for t in MOVED[old])
-
-
-def _current(name: str) -> str:
-    """``name`` followed through the table while it is itself an old path (a module moved twice)."""
-    seen = set()
-    while name in MOVED and len(MOVED[name]) == 1 and not _has_source(name) and name not in seen:
-        seen.add(name)
-        name = MOVED[name][0]
-    return name
 
 
 def new_paths(old: str) -> list[str]:
     """The full module names that hold the names of ``rankselect.<old>`` now."""
-    return [f"{_PACKAGE}.{_current(t)}" for t in MOVED[old]]
+    return [f"{_PACKAGE}.{new}" for new in MOVED[old]]
 
 
 def _message(old: str) -> str:
@@ -163,7 +141,7 @@ class _MovedModuleLoader(importlib.abc.Loader):
 
 
 class MovedModuleFinder(importlib.abc.MetaPathFinder):
-    """Finds every old path of :data:`MOVED` that :func:`is_served` (others: ``None``)."""
+    """Finds every old path of :data:`MOVED` (others: ``None``)."""
 
     def find_spec(self, fullname: str, path: object = None,
                   target: object = None) -> Optional[importlib.machinery.ModuleSpec]:
@@ -171,7 +149,7 @@ class MovedModuleFinder(importlib.abc.MetaPathFinder):
         if not fullname.startswith(prefix):
             return None
         old = fullname[len(prefix):]
-        if not is_served(old):
+        if old not in MOVED:
             return None
         return importlib.machinery.ModuleSpec(fullname, _MovedModuleLoader(old))
 

@@ -20,8 +20,11 @@ One layer, so that each rule lives once:
   gives the input's column names and ``set_output(transform="pandas")`` works). Refused with
   a message that names the argument: complex values, 0 rows, 0 columns, NaN / infinity (with
   the row and column), values whose squares overflow float64 (with the column and row), a
-  ``qid`` of another length. A ``y`` of shape (n, 1) is ravelled with
-  a ``DataConversionWarning`` and numeric object arrays are converted, as in scikit-learn.
+  ``qid`` of another length, labels that are strings or mix strings and numbers (``1`` and
+  ``"1"`` would be one grade). A ``y`` of shape (n, 1) is ravelled with a
+  ``DataConversionWarning`` and numeric object arrays are converted, as in scikit-learn (its
+  ``check_estimator`` asks for both); every other 2-D ``y`` is refused, and outside ``fit``
+  (metrics, pairs, :class:`~rankselect.RankingData`) any 2-D ``y``.
 - **sparse input** (scipy.sparse) is accepted and densified (the kernels work on dense
   query blocks); the tags declare it, and densifying obeys :func:`rankselect.set_config`'s
   memory limit.
@@ -29,6 +32,9 @@ One layer, so that each rule lives once:
   nor a regressor: scikit-learn has no ranker type, so rankselect declares no estimator type
   (``estimator_type=None``; ``is_regressor`` is False) and gives every ranker
   :meth:`RankerMixin.score`, the mean NDCG@10 over queries.
+- **pickles** hold the rankselect version that made them; loading one made by another
+  version (or by one that did not record it) warns with
+  :class:`rankselect.exceptions.InconsistentVersionWarning`, as scikit-learn does.
 - **degenerate data** warn with :class:`rankselect.exceptions.DegenerateDataWarning`
   (:func:`warn_if_degenerate`).
 """
@@ -46,12 +52,18 @@ from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.validation import check_array, column_or_1d, validate_data
 
 from ._config import check_memory
-from ._validation import check_finite, check_magnitude, check_qid, plain_numbers
+from ._core import __version__
+from ._search import check_search_split
+from ._validation import check_finite, check_labels, check_magnitude, check_qid, plain_numbers
 from .data.grouping import GroupedData, TrainingData
-from .exceptions import DegenerateDataWarning
+from .exceptions import DegenerateDataWarning, InconsistentVersionWarning
 from .metrics import ndcg
 
-__all__ = ["RankingEstimator", "RankerMixin", "KernelMapBase", "warn_if_degenerate", "warn_degenerate"]
+__all__ = ["RankingEstimator", "RankerMixin", "KernelMapBase", "warn_if_degenerate", "warn_degenerate",
+           "PICKLE_VERSION_KEY"]
+
+#: the key of the rankselect version in a pickled estimator's state
+PICKLE_VERSION_KEY = "_rankselect_version"
 
 
 def _named(name, fn, *args, **kwargs):
@@ -90,9 +102,20 @@ class RankingEstimator(BaseEstimator):
 
     _parameter_constraints: dict = {}
 
+    def __getstate__(self) -> dict:
+        """The state to pickle, with the rankselect version that made it (``__setstate__``
+        warns when another version loads it, as scikit-learn does with its own version)."""
+        return {**super().__getstate__(), PICKLE_VERSION_KEY: __version__}
+
     def __setstate__(self, state) -> None:
-        """Unpickle; a parameter added after the pickle was made takes its ``__init__``
-        default, so that ``repr``, ``get_params`` and ``clone`` of an old pickle work."""
+        """Unpickle; an :class:`~rankselect.exceptions.InconsistentVersionWarning` when the
+        pickle was made by another rankselect version (or by one that did not record it); a
+        parameter added after the pickle was made takes its ``__init__`` default, so that
+        ``repr``, ``get_params`` and ``clone`` of an old pickle work."""
+        state = dict(state)
+        made_by = state.pop(PICKLE_VERSION_KEY, None)
+        if made_by != __version__:
+            warnings.warn(InconsistentVersionWarning(type(self).__name__, made_by, __version__), stacklevel=2)
         super().__setstate__(state)
         init = type(self).__init__
         defaults = inspect.signature(init).parameters if init is not object.__init__ else {}
@@ -125,6 +148,7 @@ class RankingEstimator(BaseEstimator):
         group the rows by query, once: the :class:`TrainingData` of X (m, n) float64,
         y (m,) float64, qid (m,) int64 and their :class:`GroupedData`."""
         self._validate_params()
+        check_search_split(self)  # inside GridSearchCV & co: routing on, queries not split (rankselect._search)
         X = self._validate_X(X, reset=True)
         m = X.shape[0]
         if y is None:
@@ -163,6 +187,7 @@ class RankingEstimator(BaseEstimator):
 
 
 def _validate_y(y):
+    y = check_labels(y)  # strings, or numbers mixed with strings ("1" and 1 would be one grade)
     y = check_array(y, ensure_2d=False, dtype=np.float64, ensure_all_finite=False, input_name="y",
                     ensure_min_samples=0)
     return np.ascontiguousarray(column_or_1d(y, warn=True), dtype=np.float64)

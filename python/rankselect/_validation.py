@@ -120,16 +120,51 @@ def check_vector(v, name: str, *, n: Optional[int] = None, allow_nan: bool = Fal
     if v.dtype == object or not (np.issubdtype(v.dtype, np.number) or v.dtype == bool):
         raise TypeError(f"{name} must be numeric, got dtype {v.dtype}")
     refuse_complex(v, name)
-    if v.ndim == 2 and 1 in v.shape:
-        v = v.ravel()
-    if v.ndim != 1:
-        raise ValueError(f"{name} must be 1-D, got shape {v.shape}")
+    if v.ndim != 1:  # (n, 1) too: a column flattened silently hides a transposed or stacked array
+        raise ValueError(f"{name} must be 1-D, got shape {v.shape}" + (f" (pass {name}.ravel() for one column)"
+                                                                        if v.ndim == 2 and 1 in v.shape else ""))
     if n is not None and v.shape[0] != n:
         raise ValueError(f"{name} has {v.shape[0]} entries but {of} has {n} {'rows' if of == 'X' else 'entries'}")
     v = np.ascontiguousarray(v, dtype=np.float64)
     if not allow_nan:
         check_finite(v, name)
     return v
+
+
+def check_labels(y, name: str = "y") -> np.ndarray:
+    """``y`` as an array, refused (TypeError naming a row) when it holds strings or other
+    non-numbers: relevance labels are numbers, and ``1`` and ``"1"`` would otherwise become one
+    grade. An object array of numbers becomes float64; the shape is not checked here.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rankselect._validation import check_labels
+    >>> check_labels(np.array([2, 1.5, 0], dtype=object))
+    array([2. , 1.5, 0. ])
+    >>> check_labels(np.array([1, "1"], dtype=object))
+    Traceback (most recent call last):
+    ...
+    TypeError: y mixes numbers and strings (1 at row 0, '1' at row 1): ...
+    """
+    a = np.asarray(y)
+    if a.dtype.kind not in "USO":
+        return a
+    flat = a.ravel().tolist()  # Python objects: a NumPy str prints as '1', not np.str_('1')
+    text = next((i for i, v in enumerate(flat) if isinstance(v, (str, bytes))), None)
+    number = next((i for i, v in enumerate(flat) if isinstance(v, numbers.Real)), None)
+    hint = f"relevance labels are numbers: convert them first (e.g. np.asarray({name}, dtype=float))"
+    if text is not None and number is not None:
+        first, second = sorted((text, number))
+        raise TypeError(f"{name} mixes numbers and strings ({flat[first]!r} at row {first}, {flat[second]!r} at "
+                        f"row {second}): {hint}")
+    if text is not None:
+        raise TypeError(f"{name} holds strings ({flat[text]!r} at row {text}): {hint}")
+    other = next((i for i, v in enumerate(flat) if not isinstance(v, numbers.Real)), None)
+    if other is not None:
+        raise TypeError(f"{name} must hold numbers; row {other} holds {type(flat[other]).__name__} "
+                        f"({flat[other]!r})")
+    return a.astype(np.float64)
 
 
 def check_qid(qid, n: Optional[int] = None, name: str = "qid", of: str = "X") -> np.ndarray:

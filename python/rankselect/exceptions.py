@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Optional
 
-__all__ = ["DegenerateDataWarning", "warnings_once", "warn_once"]
+__all__ = ["DegenerateDataWarning", "InconsistentVersionWarning", "warnings_once", "warn_once"]
 
 _seen: contextvars.ContextVar[Optional[set]] = contextvars.ContextVar("rankselect_warned", default=None)
 
@@ -78,13 +78,14 @@ def warn_once(message: str, category: type = UserWarning, stacklevel: int = 2) -
     warnings.warn(message, category, stacklevel=stacklevel + 1)
 
 
-#: the release that removes the deprecated paths of moved names
+#: the release that removes the deprecated paths of moved modules and names
 REMOVED_IN = "0.3.0"
 
 
 def _moved_name(old_module: str, name: str, new_module: str) -> object:
     """``new_module.name``, with a ``DeprecationWarning`` naming the new path: the answer of an
-    old package's module ``__getattr__`` for a name that moved to ``new_module``.
+    old package's module ``__getattr__`` for a name that moved to ``new_module`` (moved
+    modules: :mod:`rankselect._aliases`).
 
     ``new_module`` is read from ``sys.modules``, not imported: the old package sits below it
     in the layers, and ``import rankselect`` has imported every subpackage before user code
@@ -112,3 +113,37 @@ class DegenerateDataWarning(UserWarning):
     >>> any(issubclass(w.category, DegenerateDataWarning) for w in caught)
     True
     """
+
+
+class InconsistentVersionWarning(UserWarning):
+    """An estimator was unpickled by another rankselect version than the one that pickled it
+    (``original_version`` None: an earlier build, which did not record its version). Its
+    attributes may not be what this version's methods expect: refit it, or load it with the
+    version that made it (as scikit-learn's warning of the same name says of its own).
+
+    Examples
+    --------
+    >>> import pickle, warnings
+    >>> import rankselect as rs
+    >>> from rankselect.exceptions import InconsistentVersionWarning
+    >>> state = rs.RankRLS().__getstate__()
+    >>> state["_rankselect_version"] = "0.0.1"
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     rs.RankRLS().__setstate__(state)
+    >>> caught[0].category.__name__, caught[0].message.original_version
+    ('InconsistentVersionWarning', '0.0.1')
+    """
+
+    def __init__(self, estimator_name: str, original_version: Optional[str], current_version: str) -> None:
+        self.estimator_name = estimator_name
+        self.original_version = original_version
+        self.current_version = current_version
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        made = (f"version {self.original_version}" if self.original_version is not None
+                else "a version that did not record it")
+        return (f"unpickling {self.estimator_name} made by rankselect {made} with rankselect "
+                f"{self.current_version}: its fitted attributes may not suit this version; refit it, or load it "
+                "with the version that made it")

@@ -29,7 +29,7 @@ from .selection.wrapper.rankers import (
     recursive_elimination,
 )
 
-__all__ = ["Param", "Method", "METHODS", "POW2", "SELECTORS", "method_table"]
+__all__ = ["Param", "Method", "METHODS", "POW2", "SELECTORS", "CRITERIA", "method_table"]
 
 #: the powers of two 2^-10 .. 2^10 (the papers' regularisation grid)
 POW2 = [2.0 ** e for e in range(-10, 11)]
@@ -141,6 +141,9 @@ class Method:
 _SCORE_ATTRS = {"LQO": "lqo_scores_", "gas weight": "selection_weights_"}
 
 _ALPHA = Param("alpha", "ridge parameter (the paper's lambda), > 0")
+#: greedy RankRLS's criteria (``criterion=``; ``@k`` stands for a cut-off such as ``@10``): the
+#: paper's squared loss, or a ranking measure of the exact LQO predictions
+CRITERIA = ("squared", "ndcg@k", "map", "p@k", "meanndcg", "err@k")
 _LOOP = (Param("ranker", "the ranker in the loop (LightGBM, XGBoost, CatBoost: installed separately)", type=str,
                choices=RANKERS),
          Param("scoring", "validation measure of each subset (--vali, else 3 query folds of TRAIN)", type=str),
@@ -170,7 +173,9 @@ METHODS: dict[str, Method] = {
         "greedy-rankrls", GreedyRankRLS,
         "greedy forward selection with RankRLS (Pahikkala et al. 2010); one run per alpha gives every k",
         "k features, greedily, by exact leave-query-out error",
-        (_ALPHA, Param("criterion", "LQO selection criterion", type=str)),
+        (_ALPHA, Param("criterion", f"LQO selection criterion: {CRITERIA[0]} (the paper's pairwise squared loss, "
+                                    f"lower is better) or a ranking measure, {', '.join(CRITERIA[1:])} (higher is "
+                                    "better)", type=str)),
         lambda n: {"alpha": POW2, "k": list(range(1, n + 1))},
         k="n_features_to_select", score_name="LQO"),
     "gas": Method(

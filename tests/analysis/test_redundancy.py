@@ -32,7 +32,7 @@ def test_clusters_are_the_pairs_above_threshold():
         assert block.min() >= 0.9
     assert r.n_redundant_features == 2
     d = r.to_dict()
-    assert d["clusters"][0]["features"] == ["1", "3"] and "keep" in r.summary()
+    assert d["clusters"][0]["features"] == [1, 3] and "keep" in r.summary()
 
 
 def test_representative_is_most_important_and_kendall_option():
@@ -80,6 +80,20 @@ def test_cli(tmp_path):
     rankselect.save_letor(path, rankselect.RankingData(X, y, qid))
     run = [sys.executable, "-m", "rankselect", "redundancy", str(path), "--threshold", "0.9"]
     out = subprocess.run(run + ["--json"], capture_output=True, text=True, check=True).stdout
-    assert [c["features"] for c in json.loads(out)["clusters"]] == [["1", "3"], ["2", "4"]]
+    clusters = json.loads(out)["clusters"]
+    assert [c["features"] for c in clusters] == [[1, 3], [2, 4]]  # feature numbers, as numbers (#40)
+    assert [c["names"] for c in clusters] == [["1", "3"], ["2", "4"]]
     bad = subprocess.run(run[:-2] + ["--threshold", "1.5"], capture_output=True, text=True)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "threshold" in bad.stderr
+
+
+def test_threshold_takes_any_real_number_but_a_bool():
+    """Issue 40: ``np.float32(0.9)`` was refused and ``True`` accepted as 1."""
+    X, y, qid = _data()
+    expected = redundancy_report(X, threshold=0.9)
+    for t in (np.float32(0.9), np.float64(0.9)):
+        r = redundancy_report(X, threshold=t)
+        assert [c.tolist() for c in r.redundant] == [c.tolist() for c in expected.redundant]
+    for bad in (True, np.bool_(True), "0.9"):
+        with pytest.raises(ValueError, match="threshold must be in"):
+            redundancy_report(X, threshold=bad)

@@ -16,7 +16,7 @@ def test_demo_recovers_the_planted_features_first(capsys):
 
 def test_demo_rejects_bad_k(capsys):
     assert main(["demo", "-k", "0"]) == 2
-    assert "n_features_to_select" in capsys.readouterr().err
+    assert "-k must be >= 1" in capsys.readouterr().err  # the option, not the Python parameter (#40)
 
 
 def test_demo_never_selects_constant_features_and_stops(capsys):

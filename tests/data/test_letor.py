@@ -488,3 +488,13 @@ def test_info_cli_reports_bad_file(tmp_path, capsys):
     p = write(tmp_path, "1 qid:1 1:1\n1 qid:x 1:1\n")
     assert cli_main(["info", str(p)]) == 2
     assert "line 2" in capsys.readouterr().err
+
+
+def test_save_digits_takes_a_numpy_integer_but_not_a_bool(tmp_path):
+    """Issue 40: a NumPy integer is an integer; True is not a number of digits."""
+    data = rankselect.data.datasets.load_example("vali")
+    rankselect.save_letor(tmp_path / "a.txt", data, digits=np.int64(6))
+    rankselect.save_letor(tmp_path / "b.txt", data, digits=6)
+    assert (tmp_path / "a.txt").read_text() == (tmp_path / "b.txt").read_text()
+    with pytest.raises(ValueError, match="digits must be a positive int or None, got True"):
+        rankselect.save_letor(tmp_path / "c.txt", data, digits=True)

@@ -31,6 +31,7 @@ API_MODULES = [
     "rankselect.analysis.inspection",
     "rankselect.analysis.stats",
     "rankselect.analysis.export",
+    "rankselect.deploy",
     "rankselect.methods",
     "rankselect.protocol",
     "rankselect.dask",

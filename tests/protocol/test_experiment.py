@@ -261,6 +261,34 @@ def test_json_and_markdown(result, tmp_path):
     assert "rankrls" in table and "MAP" in table
 
 
+def test_markdown_escapes_pipes_in_names_and_values(result):
+    """A method, a fold or a parameter value with a ``|`` stays one cell of its table (issue 40)."""
+    import copy
+    import dataclasses
+
+    old, new = result.methods[0], "rankrls:note=a|b"
+    folds = []
+    for f in result.folds:
+        fold = dict(f)
+        r = fold.pop(old)
+        fold[new] = dataclasses.replace(r, fold=r.fold + "|x", params={**r.params, "label": "x|y"})
+        folds.append(fold)
+    res = dataclasses.replace(copy.deepcopy(result), methods=[new, *result.methods[1:]], folds=folds,
+                              grids={new if m == old else m: g for m, g in result.grids.items()})
+    md = res.to_markdown()
+    assert "rankrls:note=a\\|b" in md and "x\\|y" in md
+    tables, block = [], []
+    for line in md.splitlines() + [""]:
+        if line.startswith("|"):
+            block.append(line.replace("\\|", ""))
+        elif block:
+            tables.append(block)
+            block = []
+    assert len(tables) >= 8
+    for table in tables:
+        assert len({line.count("|") for line in table}) == 1, table
+
+
 def test_paired_ttest_matches_scipy(result):
     t = result.paired_ttest("greedy-rankrls", "rankrls", metric="MAP")
     a = np.concatenate([f["greedy-rankrls"].per_query["AP"] for f in result.folds])
@@ -416,8 +444,16 @@ def test_bad_arguments(layout):
         parse_method("rankrls:penalty=l1")
     with pytest.raises(ValueError, match="jobs"):
         run(layout, ["rankrls"], jobs=0, progress=False)
+    with pytest.raises(ValueError, match="jobs must be a positive integer, got True"):
+        run(layout, ["rankrls"], jobs=True, progress=False)
     with pytest.raises(ValueError, match="twice"):
         run(layout, ["rankrls", "rankrls"], progress=False)
+
+
+def test_jobs_may_be_a_numpy_integer(layout):
+    """Issue 40: a NumPy integer is an integer (it was refused)."""
+    res = run(layout, ["rankrls"], grid={"rankrls": {"alpha": [1.0]}}, jobs=np.int64(1), folds=[1], progress=False)
+    assert len(res.folds) == 1
 
 
 def test_parse_method_options():

@@ -11,7 +11,7 @@ _BUILT: dict[str, Path] = {}
 
 
 def experiment_folder(tmp_path_factory) -> Path:
-    """``rankselect experiment`` of rankrls and greedy-rankrls on the example, written to a folder."""
+    """``rankselect experiment`` of rankrls, greedy-rankrls and gas on the example, written to a folder."""
     if "experiment" not in _BUILT:
         root = tmp_path_factory.mktemp("folds")
         for k in range(1, 6):
@@ -19,8 +19,9 @@ def experiment_folder(tmp_path_factory) -> Path:
             for split in ("train", "vali", "test"):
                 rs.save_letor(root / f"Fold{k}" / f"{split}.txt", rs.data.datasets.load_example(split))
         out = tmp_path_factory.mktemp("experiment")
-        grid = {"rankrls": {"alpha": [1.0]}, "greedy-rankrls": {"alpha": [0.5, 2.0]}}
-        result = rs.protocol.run(root, ["rankrls", "greedy-rankrls"], grid=grid, progress=False)
+        grid = {"rankrls": {"alpha": [1.0]}, "greedy-rankrls": {"alpha": [0.5, 2.0]},
+                "gas": {"c": [0.1], "alpha": [1.0]}}
+        result = rs.protocol.run(root, ["rankrls", "greedy-rankrls", "gas"], grid=grid, progress=False)
         result.to_json(out / "experiment.json")
         _BUILT["experiment"] = out
     return _BUILT["experiment"]
@@ -32,5 +33,5 @@ def report_page(tmp_path_factory) -> Path:
 
     if "report" not in _BUILT:
         page = tmp_path_factory.mktemp("report") / "report.html"
-        _BUILT["report"] = write_report(experiment_folder(tmp_path_factory), page)
+        _BUILT["report"] = write_report(experiment_folder(tmp_path_factory), page, progress=False)
     return _BUILT["report"]

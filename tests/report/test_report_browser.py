@@ -1,8 +1,10 @@
 """The report opened in a real browser: headless Chromium through Selenium, network off.
 
 Checks: no console error, every panel present and drawn (Bokeh canvases with pixels, the
-subset table's cells), and moving the k slider changes the subset table. Skips cleanly
-where Selenium, Chromium or chromedriver is missing (CI installs them: ``.ci/run``)."""
+subset table's cells), moving the k slider changes the subset table, the decision element
+parses and says what the summary sentence says, and hostile feature, group and title strings
+run nothing. Skips cleanly where Selenium, Chromium or chromedriver is missing (CI installs
+them: ``.ci/run``)."""
 from __future__ import annotations
 
 import shutil
@@ -16,9 +18,13 @@ pytestmark = pytest.mark.skipif(not (CHROMIUM and CHROMEDRIVER), reason="no chro
 pytest.importorskip("bokeh")
 pytest.importorskip("jinja2")
 
-import _report_fixtures as shared  # noqa: E402 (after the skips)
+import json  # noqa: E402
 
-from rankselect.report import PANELS  # noqa: E402 (after the skips)
+import _report_fixtures as shared  # noqa: E402 (after the skips)
+import numpy as np  # noqa: E402
+
+import rankselect as rs  # noqa: E402
+from rankselect.report import PANELS, build_report, write_report  # noqa: E402 (after the skips)
 
 
 @pytest.fixture(scope="session")
@@ -75,9 +81,10 @@ def _open(driver, path):
     from selenium.webdriver.support.ui import WebDriverWait
 
     driver.get(path.resolve().as_uri())
+    n = driver.execute_script("return document.querySelectorAll('section.panel').length") - 1  # not the settings
     WebDriverWait(driver, 30).until(lambda d: d.execute_script(
         "return window.Bokeh !== undefined && Bokeh.documents.length > 0 && "
-        "Bokeh.index !== undefined && Object.keys(Bokeh.index).length >= arguments[0]", len(PANELS)))
+        "Bokeh.index !== undefined && Object.keys(Bokeh.index).length >= arguments[0]", n))
     # drawing is asynchronous: wait until every plot panel has a drawn canvas
     WebDriverWait(driver, 30).until(lambda d: all(
         v["drawn"] > 0 or v["cells"] for k, v in d.execute_script(PANEL_STATE).items() if k != "panel-settings"))
@@ -86,14 +93,15 @@ def _open(driver, path):
 def test_every_panel_drawn_without_console_error(driver, experiment_report):
     _open(driver, experiment_report)
     state = driver.execute_script(PANEL_STATE)
-    assert sorted(state) == sorted([f"panel-{k}" for k in PANELS] + ["panel-settings"])
-    for key in PANELS:
+    shown = [k for k in PANELS if not k.startswith("groups-")]  # the fixture has no feature groups
+    assert sorted(state) == sorted([f"panel-{k}" for k in shown] + ["panel-settings"])
+    for key in shown:
         if key != "subset":
             assert state[f"panel-{key}"]["drawn"] >= 1, key
     assert state["panel-subset"]["cells"], "the subset table has no cells"
     severe = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
     assert not severe, severe
-    assert "one-standard-error subset" in driver.find_element("id", "one-se-summary").text
+    assert "one-standard-error" in driver.find_element("id", "decision-summary").text
     # nothing wider than the window (a one-line LightGBM column list once widened the page
     # to 1511 px in a 1200 px window)
     width, client = driver.execute_script(
@@ -116,6 +124,79 @@ def test_k_slider_changes_the_subset_table(driver, experiment_report):
     rows = driver.execute_script("return Bokeh.documents[0].get_model_by_name('subset_table').source.data.index.length")
     assert rows == len(after) // 4 == new  # the example's subsets grow by one feature per k
     assert after != before
+    # the table is as tall as its rows (a 600 px blank under a short table before)
+    height = driver.execute_script("return Bokeh.documents[0].get_model_by_name('subset_table').height")
+    assert height == min(30 + 26 * new, 520)
     snippet = driver.execute_script("return Bokeh.documents[0].get_model_by_name('snippet_json').text")
     assert '"n_features"' in snippet
+    assert not [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+
+
+def test_decision_element_matches_the_summary(driver, experiment_report):
+    """A pipeline reads the page's decision; it says what the sentence at the top says."""
+    _open(driver, experiment_report)
+    d = json.loads(driver.execute_script("return document.getElementById('rankselect-decision').textContent"))
+    for key in ("method", "rule", "interval", "reference", "best_size", "chosen_size", "features", "feature_names"):
+        assert key in d, key
+    assert (d["rule"], d["interval"], d["reference"]) == ("one-standard-error", "queries", "all features")
+    sentence = driver.find_element("id", "decision-sentence").text
+    noun = "feature" if d["chosen_size"] == 1 else "features"
+    assert f"Keep {d['chosen_size']} {noun} of {d['method']}" in sentence
+    assert f"the best size is {d['best_size']}" in sentence
+    listed = sentence.rsplit(":", 1)[1]
+    assert [f"#{j + 1}" for j in d["features"]] == [part.strip(" .").split()[-1] for part in listed.split(",")]
+    table = driver.execute_script("return Bokeh.documents[0].get_model_by_name('subset_table').source.data.column")
+    assert list(table) == d["features"]  # the hand-off table opens at the decision
+
+
+HOSTILE = ['<img src=x onerror="window.__pwned=1">', "<svg onload=window.__pwned=2>",
+           "</script><script>window.__pwned=3</script>", '"><iframe srcdoc="<script>parent.__pwned=4</script>">',
+           "<b onmouseover=window.__pwned=5>bold</b>", "{{7*7}} & <style>body{display:none}</style>"]
+
+#: elements a hostile string would create, looked for in the page and in Bokeh's shadow roots
+INJECTED = DEEP_QUERY + """
+return deep(document, 'img[src="x"], iframe, svg[onload], b[onmouseover], style').filter(
+    e => !(e.tagName === 'STYLE' && (e.closest('head') || e.getRootNode() !== document))).length;
+"""
+
+
+def test_hostile_names_run_nothing(driver, tmp_path):
+    """Feature names, group names and the title from the user: shown as text, never run
+    (names like these ran through the redundancy panel's HTML before issue 40)."""
+    train, vali, test = (rs.data.datasets.load_example(s) for s in ("train", "vali", "test"))
+    n = train.X.shape[1]
+    names = [f"{HOSTILE[j % len(HOSTILE)]} {j}" for j in range(n)]
+    groups = [HOSTILE[j % 3] for j in range(n)]
+    sel = rs.GreedyRankRLS(n_features_to_select=6).fit(*train)
+    options = dict(train=train, vali=vali, test=test, feature_names=names, feature_groups=groups, n_resamples=2,
+                   feature_costs=np.ones(n), progress=False, title=HOSTILE[0] + HOSTILE[2])
+    page = write_report(sel, tmp_path / "hostile.html", **options)
+    d = build_report(sel, **options)
+    assert d.redundancy is not None and d.redundancy.clusters  # the panel that ran them has names to show
+    _open(driver, page)
+    assert driver.execute_script("return window.__pwned") is None
+    assert driver.execute_script(INJECTED) == 0
+    text = driver.find_element("id", "panel-redundancy").text + driver.find_element("tag name", "h1").text
+    assert "<img src=x" in text or "<svg onload" in text  # shown as text
+    decision = json.loads(driver.execute_script("return document.getElementById('rankselect-decision').textContent"))
+    assert decision["feature_names"] == [names[j] for j in decision["features"]]
+    assert not [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+
+
+def test_hostile_method_names_from_a_file_run_nothing(driver, experiment_dir, tmp_path):
+    """An experiment.json is data from elsewhere: its method labels reach the legend, the
+    slider, the tables and the summary, as text."""
+    import shutil
+
+    folder = tmp_path / "run"
+    shutil.copytree(experiment_dir, folder)
+    text = (folder / "experiment.json").read_text()
+    for i, m in enumerate(("greedy-rankrls", "gas")):
+        text = text.replace(f'"{m}"', json.dumps(f"{m} {HOSTILE[i]}"))
+    (folder / "experiment.json").write_text(text)
+    page = write_report(folder, tmp_path / "hostile.html", progress=False)
+    _open(driver, page)
+    assert driver.execute_script("return window.__pwned") is None
+    assert driver.execute_script(INJECTED) == 0
+    assert HOSTILE[0] in driver.find_element("id", "decision-sentence").text
     assert not [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]

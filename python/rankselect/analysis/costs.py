@@ -24,7 +24,6 @@ the points no other point beats on both; :func:`rankselect.plotting.plot_cost_qu
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Optional
 
 import numpy as np
@@ -39,6 +38,7 @@ from .._validation import (
     fits_budget,
 )
 from ..data.feature_groups import check_extraction_costs, check_feature_groups
+from ..data.textfile import text_lines
 from ..models.rankrls import RankRLS
 from .inspection import evaluate_path
 
@@ -60,7 +60,8 @@ __all__ = [
 def read_costs(path, n_features: int) -> np.ndarray:
     """Feature costs from a CSV file: either one cost per line in column order, or lines
     ``feature,cost`` with 1-based feature numbers (as in LETOR files) covering every
-    feature; an optional header line and ``#`` comments are skipped.
+    feature; an optional header line and ``#`` comments are skipped (read as
+    :mod:`rankselect.data.textfile` says: UTF-8, one clear error naming the line).
 
     Examples
     --------
@@ -74,10 +75,7 @@ def read_costs(path, n_features: int) -> np.ndarray:
     """
     rows: list[list[str]] = []
     linenos: list[int] = []
-    for lineno, line in enumerate(Path(path).read_text().splitlines(), 1):
-        line = line.split("#", 1)[0].strip()
-        if not line:
-            continue
+    for lineno, line in text_lines(path):  # UTF-8 (a BOM skipped), "#" comments; errors name the line
         fields = [f.strip() for f in line.replace(";", ",").split(",")]
         try:
             [float(f) for f in fields]

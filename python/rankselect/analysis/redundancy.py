@@ -13,6 +13,7 @@ dendrogram order with the feature names); the CLI: ``rankselect redundancy FILE`
 """
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, field
 from typing import Any, Optional, Union
 
@@ -57,8 +58,9 @@ class RedundancyReport:
     >>> report = redundancy_report(load_example().X, threshold=0.9)
     >>> report.n_redundant_features, [c.tolist() for c in report.redundant][:2]
     (5, [[0, 16], [2, 11]])
-    >>> report.to_dict()["clusters"][0]["features"]
-    ['1', '17']
+    >>> cluster = report.to_dict()["clusters"][0]
+    >>> cluster["features"], cluster["names"]
+    ([1, 17], ['1', '17'])
     """
 
     similarity: np.ndarray
@@ -81,15 +83,16 @@ class RedundancyReport:
         return int(sum(c.size - 1 for c in self.redundant))
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready: the redundant clusters with names, representative and the smallest
+        """JSON-ready: the redundant clusters, each with its features (1-based numbers, as in a
+        LETOR file), their names, the representative (number and name) and the smallest
         within-cluster similarity."""
         out = []
         for c, rep in zip(self.clusters, self.representatives):
             if c.size < 2:
                 continue
             block = self.similarity[np.ix_(c, c)]
-            out.append({"features": [self.feature_names[j] for j in c],
-                        "representative": self.feature_names[int(rep)],
+            out.append({"features": [int(j) + 1 for j in c], "names": [self.feature_names[j] for j in c],
+                        "representative": int(rep) + 1, "representative_name": self.feature_names[int(rep)],
                         "min_similarity": float(block[~np.eye(c.size, dtype=bool)].min())})
         return {"threshold": self.threshold, "linkage": self.method, "n_features": len(self.feature_names),
                 "n_redundant_features": self.n_redundant_features, "clusters": out}
@@ -100,7 +103,7 @@ class RedundancyReport:
         lines = [f"{len(d['clusters'])} clusters of near-duplicate features (similarity >= {self.threshold}, "
                  f"{self.method} linkage); {d['n_redundant_features']} of {d['n_features']} features are redundant"]
         for c in d["clusters"]:
-            lines.append(f"  keep {c['representative']}: {', '.join(c['features'])} (min similarity "
+            lines.append(f"  keep {c['representative_name']}: {', '.join(c['names'])} (min similarity "
                          f"{c['min_similarity']:.3f})")
         return "\n".join(lines)
 
@@ -144,7 +147,7 @@ def redundancy_report(X, qid=None, y=None, *, similarity: Union[str, Any] = "spe
     """
     X = check_matrix(X, "X", squares=False)
     n = X.shape[1]
-    if not (isinstance(threshold, (int, float)) and 0 < threshold <= 1):
+    if isinstance(threshold, bool) or not isinstance(threshold, numbers.Real) or not 0 < threshold <= 1:
         raise ValueError(f"threshold must be in (0, 1], got {shown(threshold)}")
     if linkage_method not in ("complete", "single"):
         raise ValueError(f"linkage_method must be 'complete' or 'single', got {shown(linkage_method)}")

@@ -10,14 +10,16 @@ both without a traceback.
 from __future__ import annotations
 
 import argparse
+import difflib
 import os
 import re
 import sys
 import warnings
-from typing import Optional
+from typing import NoReturn, Optional
 
 from .._core import __version__, simd_level
 from ..exceptions import warnings_once
+from ..methods import METHODS
 from . import demo, evaluate, experiment, export, info, redundancy, report, select, similarity, train
 
 __all__ = ["main", "cli_wording", "EXIT_INTERRUPTED", "EXIT_BROKEN_PIPE"]
@@ -31,8 +33,38 @@ EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141
 
 
+_INVALID_CHOICE = re.compile(r"invalid choice: '?(?P<value>.*?)'? \(choose from (?P<choices>.*)\)$")
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors: ``rankselect select: error: ...`` without the usage
+    (which lists every option: 20 lines before the one that matters), a wrong choice with the
+    closest valid one; the subcommands' parsers are of this class too."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {choice_hint(message)} (see {self.prog} --help)\n")
+
+
+def choice_hint(message: str) -> str:
+    """argparse's "invalid choice" message with the closest choice first.
+
+    Examples
+    --------
+    >>> from rankselect.cli.app import choice_hint
+    >>> choice_hint("argument --method: invalid choice: 'gass' (choose from 'gas', 'ngas', 'hcas')")
+    "argument --method: invalid choice 'gass'; did you mean 'gas'? (choices: gas, ngas, hcas)"
+    """
+    m = _INVALID_CHOICE.search(message)
+    if m is None:
+        return message
+    choices = [c.strip().strip("'") for c in m["choices"].split(",")]
+    close = difflib.get_close_matches(m["value"], choices, n=1, cutoff=0.6)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    return f"{message[:m.start()]}invalid choice {m['value']!r}{hint} (choices: {', '.join(choices)})"
+
+
 def _build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="rankselect",
         description="Feature selection for learning to rank (LETOR / SVMlight data).",
     )
@@ -67,6 +99,13 @@ def _plain_help(parser: argparse.ArgumentParser) -> None:
             action.metavar = long[0][2:].upper().replace("-", "_")
 
 
+#: the estimators' keyword hints, as ``select``'s options (in this order: the longer first)
+_SELECT_FLAGS = (("select_groups=False", "--no-select-groups"), ("solver=\"fista\"", "--solver fista"),
+                 ("select_groups=True", "--select-groups"), ("n_features_to_select", "-k (n_features_to_select)"))
+
+#: a keyword hint ``penalty='l1'`` of an estimator's message
+_KEYWORD = re.compile(r"\b([a-z_0-9]+)='([^']*)'")
+
 _ZERO_BASED = re.compile(r"0-based (?:columns?|features?) \[([0-9, ]*)\]")
 
 
@@ -86,6 +125,11 @@ def cli_wording(message: str, command: str = "") -> str:
         return f"{word} {', '.join(map(str, nums))} as numbered in the file"
 
     message = _ZERO_BASED.sub(one_based, message)
+    if command == "select":
+        for python, flag in _SELECT_FLAGS:
+            message = message.replace(python, flag)
+        flags = {prm.name: prm.cli_flag for method in METHODS.values() for prm in method.params}
+        message = _KEYWORD.sub(lambda m: f"{flags[m[1]]} {m[2]}" if m[1] in flags else m[0], message)
     if command == "info":
         message = message.replace("allow_nonfinite=True", "--allow-nonfinite")
     message = message.replace(
@@ -95,6 +139,13 @@ def cli_wording(message: str, command: str = "") -> str:
         "or pass allow_nonfinite=True",
         "or see them with `rankselect info --allow-nonfinite FILE`")
     return message
+
+
+def _message(exc: BaseException) -> str:
+    """The text of an error: an OSError about a file as ``FILE: reason`` (not ``[Errno 2] ...``)."""
+    if isinstance(exc, OSError) and exc.filename is not None and exc.strerror:
+        return f"{exc.filename}: {exc.strerror}"
+    return str(exc)
 
 
 def _show_warnings(command: str):
@@ -151,6 +202,6 @@ def main(argv: Optional[list[str]] = None) -> int:
         return _quiet_broken_pipe()
     # ImportError: an optional ranker (LightGBM, XGBoost, CatBoost) that is not installed
     except (ValueError, TypeError, OSError, MemoryError, OverflowError, ImportError) as exc:
-        text = cli_wording(str(exc), command) or "out of memory"  # a bare MemoryError has no message
+        text = cli_wording(_message(exc), command) or "out of memory"  # a bare MemoryError has no message
         print(f"rankselect {command}: error: {text}", file=sys.stderr)
         return 2

@@ -1,8 +1,35 @@
 """Wording shared by the subcommands of the ``rankselect`` command line."""
 
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 
-__all__ = ["add_convention_argument", "conventions_of", "plural", "ranges"]
+__all__ = ["add_convention_argument", "conventions_of", "plural", "ranges", "reading"]
+
+
+@contextmanager
+def reading(option: str, path) -> Iterator[None]:
+    """Inside the block, a file that cannot be opened or is not UTF-8 text is a ValueError
+    naming the option and the file (``--groups g.csv: No such file or directory``), not
+    ``[Errno 2] ...``.
+
+    Examples
+    --------
+    >>> from rankselect.cli.common import reading
+    >>> with reading("--groups", "no_such.csv"):
+    ...     open("no_such.csv")
+    Traceback (most recent call last):
+    ...
+    ValueError: --groups no_such.csv: No such file or directory
+    """
+    try:
+        yield
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise ValueError(f"{option} {path}: {reason}") from None
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{option} {path}: not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset "
+                         f"{exc.start})") from None
 
 
 def plural(n: int, word: str, words: str = "") -> str:

@@ -29,7 +29,7 @@ import numpy as np
 from .. import metrics
 from ..data import load_letor
 from ..metrics.checks import CURRENT_CONVENTIONS, TIES
-from .common import add_convention_argument, conventions_of, plural
+from .common import add_convention_argument, conventions_of, plural, reading
 
 #: the conventions printed side by side by default: the default ("exponential") and "letor"
 #: (the first and the last of metrics.checks.CURRENT_CONVENTIONS, which lists them all)
@@ -159,7 +159,8 @@ def read_predictions(path: str, qid) -> np.ndarray:
 def run(args: argparse.Namespace) -> int:
     shown = conventions_of(args.convention, "rankselect evaluate")
     data = load_letor(args.file)
-    scores = read_predictions(args.scores, data.qid)
+    with reading("--scores", args.scores):
+        scores = read_predictions(args.scores, data.qid)
     if scores.shape[0] != data.y.shape[0]:
         raise ValueError(f"{args.scores} has {scores.shape[0]} scores but {args.file} has {data.y.shape[0]} rows")
     tables = {c: metrics.evaluate(data.y, scores, data.qid, convention=c, ties=args.ties) for c in shown}

@@ -1,8 +1,13 @@
 """``rankselect export SELECTION --format lightgbm|xgboost|ranklib|json [--out FILE] [--names FILE]``
+``rankselect export SELECTION --engine opensearch|solr|elasticsearch|vespa|ranklib [--model FILE]
+[--templates FILE] [--names FILE] [--name NAME] --out DIR``
 
-Hand a selection to the library that trains the production ranker. SELECTION is the JSON
-that ``rankselect select ... --json`` prints (``-`` reads it from standard input, so
-``rankselect select ... --json | rankselect export - --format ranklib`` works):
+Hand a selection to the library that trains the production ranker, or to the search engine
+that serves it. SELECTION is the JSON that ``rankselect select ... --json`` prints (``-``
+reads it from standard input, so ``rankselect select ... --json | rankselect export -
+--format ranklib`` works).
+
+``--format``, one file (standard output unless ``--out FILE``):
 
 - ``ranklib``: RankLib's ``-feature`` file, the selected feature numbers (1-based, as in
   the data file), one per line;
@@ -11,16 +16,33 @@ that ``rankselect select ... --json`` prints (``-`` reads it from standard input
 - ``json``: the selection (1-based and 0-based), the names, and a linear model's weights
   when the selecting method learnt one.
 
+``--engine``, the files the engine's API or configuration takes, written under ``--out DIR``
+(see ``README.md`` there): the feature set (``--templates FILE``: JSON mapping a feature's
+1-based number or name to its query template / Vespa rank feature; without it, skeletons
+marked TODO), and with ``--model FILE`` (a LightGBM model text file or an XGBoost JSON model
+trained on the selected columns, e.g. by ``rankselect train ... --ranker lightgbm --features
+SELECTION --save-model FILE``; ``--linear``: the selecting method's linear weights) the
+model, its thresholds written so that the engine scores
+each document as the ranker does. ``opensearch`` also serves the o19s Elasticsearch LTR
+plugin; ``elasticsearch`` is its native learning to rank (8.12+); ``ranklib`` renumbers the
+subset 1..k (``--letor FILE``, repeatable: write FILE's selected columns so numbered under DIR).
+
 ``--names FILE``: one feature name per line, in column order. See
-``rankselect.analysis.export.export_selection`` for the Python function behind it.
+``rankselect.analysis.export.export_selection`` and ``rankselect.export_engine`` for the
+Python functions behind it.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+from pathlib import Path
 
 from ..analysis.export import export_selection
+from ..data import load_letor
+from ..deploy import ENGINES, export_engine, load_model, write_letor_subset
+from .common import reading
 
 FORMATS = ("lightgbm", "xgboost", "ranklib", "json")
 
@@ -28,19 +50,34 @@ FORMATS = ("lightgbm", "xgboost", "ranklib", "json")
 def add_parser(sub) -> None:
     p = sub.add_parser(
         "export",
-        help="write a selection for LightGBM, XGBoost, RankLib or as JSON (with linear weights)",
+        help="write a selection for LightGBM, XGBoost, RankLib or as JSON; or a search engine's files (--engine)",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("selection", metavar="SELECTION", help="JSON from 'rankselect select --json' ('-': stdin)")
-    p.add_argument("--format", required=True, choices=FORMATS, help="output format")
-    p.add_argument("--out", metavar="FILE", help="write here instead of standard output")
+    what = p.add_mutually_exclusive_group(required=True)
+    what.add_argument("--format", choices=FORMATS, help="output format of a column list")
+    what.add_argument("--engine", choices=ENGINES, help="the search engine's files, written under --out DIR")
+    p.add_argument("--out", metavar="FILE|DIR", help="--format: write here instead of standard output; "
+                                                     "--engine: the folder of the files (required)")
     p.add_argument("--names", metavar="FILE", help="feature names, one per line in column order")
+    p.add_argument("--model", metavar="FILE", help="--engine: a LightGBM model text file or an XGBoost JSON model "
+                                                   "trained on the selected columns")
+    p.add_argument("--linear", action="store_true",
+                   help="--engine: the linear model of the selecting method (the JSON's coef: greedy-rankrls, "
+                        "sparse-ranksvm, fsmrank ...) instead of --model")
+    p.add_argument("--templates", metavar="FILE", help="--engine: JSON mapping a feature's 1-based number or name "
+                                                       "to its query template (or one such mapping per engine)")
+    p.add_argument("--name", default="rankselect", help="--engine: the feature set's and model's name "
+                                                        "(default rankselect)")
+    p.add_argument("--letor", metavar="FILE", action="append", default=[],
+                   help="--engine ranklib: write FILE's selected columns, numbered 1..k, under --out DIR")
     p.set_defaults(handler=run)
 
 
 def _read_selection(path: str) -> dict:
-    text = sys.stdin.read() if path == "-" else open(path, encoding="utf-8").read()
+    with reading("SELECTION", path):
+        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -53,13 +90,63 @@ def _read_selection(path: str) -> dict:
     return data
 
 
+def _names(path):
+    if not path:
+        return None
+    with reading("--names", path), open(path, encoding="utf-8") as f:
+        return [line.strip() for line in f if line.strip()]
+
+
+def _engine_only(args: argparse.Namespace) -> None:
+    for flag, given in (("--model", args.model), ("--linear", args.linear), ("--templates", args.templates),
+                        ("--letor", args.letor),
+                        ("--name", args.name != "rankselect")):
+        if given:
+            raise ValueError(f"{flag} applies to --engine, not to --format")
+
+
+def _engine(args: argparse.Namespace, data: dict, names) -> int:
+    if not args.out:
+        raise ValueError("--engine needs --out DIR (the folder of the engine's files)")
+    if args.letor and args.engine != "ranklib":
+        raise ValueError("--letor applies to --engine ranklib (RankLib's training data, numbered 1..k)")
+    templates = None
+    if args.templates:
+        try:
+            with reading("--templates", args.templates), open(args.templates, encoding="utf-8") as f:
+                templates = json.load(f)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"--templates {args.templates}: not JSON ({exc})") from None
+    if args.model and args.linear:
+        raise ValueError("give --model FILE or --linear, not both")
+    model = load_model(args.model) if args.model else None
+    if args.linear:
+        if not isinstance(data.get("coef"), list):
+            raise ValueError(f"--linear: {args.selection} has no coef (its method, {data.get('method', '?')}, "
+                             "learns no linear model); train one and pass --model FILE")
+        model = data["coef"]
+    n_features = data.get("n_features") or (len(names) if names else None)
+    out = export_engine(args.engine, data, model, templates=templates, feature_names=names, name=args.name,
+                        n_features=n_features)
+    paths = out.write(args.out)
+    for src in args.letor:
+        dest = os.path.join(args.out, os.path.basename(src))
+        write_letor_subset(dest, load_letor(src, n_features=n_features), data, n_features=n_features)
+        paths.append(dest)
+    print(f"{args.engine}: {len(paths)} files in {args.out}: {', '.join(sorted(out.files))}"
+          + (f" and {', '.join(os.path.basename(s) for s in args.letor)}" if args.letor else ""))
+    for note in out.notes:
+        print(f"note: {note}")
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     data = _read_selection(args.selection)
+    names = _names(args.names)
+    if args.engine:
+        return _engine(args, data, names)
+    _engine_only(args)
     columns = [j - 1 for j in data["selected_features"]]
-    names = None
-    if args.names:
-        with open(args.names, encoding="utf-8") as f:
-            names = [line.strip() for line in f if line.strip()]
     extra = {k: data[k] for k in ("method", "train") if k in data} if args.format == "json" else None
     text = export_selection(columns, args.format, n_features=data.get("n_features") or (len(names) if names else None),
                             feature_names=names, coef=data.get("coef"), extra=extra)

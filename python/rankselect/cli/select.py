@@ -24,21 +24,22 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
-from collections.abc import Sequence
-from typing import Optional
+from typing import Any, Optional
 
 import numpy as np
+from sklearn.base import clone
 
 from .. import metrics
-from ..analysis.costs import total_cost
-from ..data import load_letor
-from ..methods import METHODS, SELECTORS, Param
+from ..data import RankingData, load_letor
+from ..data.feature_groups import FeatureGroups
+from ..methods import METHODS, SELECTORS, Method, Param
 from ..metrics.checks import DEFAULT_CONVENTION
 from ..models import RankRLS
 from ..selection.wrapper import SelectionPath
-from .common import add_convention_argument, conventions_of, plural
+from .common import add_convention_argument, conventions_of
 from .costs import add_cost_arguments, apply_costs, apply_groups, cost_summary
+from .report import add_report_argument, check_report_arguments, write_select_report
+from .select_result import LoopScores, SelectResult
 
 #: the default convention of the validation scores ``select --vali`` prints (``--convention``)
 VALI_CONVENTION = DEFAULT_CONVENTION
@@ -63,10 +64,12 @@ def add_parser(sub) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("train", metavar="TRAIN", help="LETOR/SVMlight training file (.gz ok)")
-    p.add_argument("--method", required=True, choices=SELECTORS, help="selection method")
+    p.add_argument("--method", required=True, choices=SELECTORS, metavar="METHOD",
+                   help=f"selection method: {', '.join(SELECTORS)}")
     p.add_argument("-k", "--n-features", type=int, default=None, dest="k",
                    help="number of features to select (default: the method's, 10; sparse methods: "
-                        "at most k, the weakest regularisation on the path that keeps at most k)")
+                        "at most k, the weakest regularisation on the path that keeps at most k; "
+                        "whole groups: the number of groups)")
     p.add_argument("--vali", metavar="VALI",
                    help="validation file: report NDCG@10 and MAP (--convention) per prefix; rfe and forward "
                         "score every subset on it with their ranker and report those scores (--scoring)")
@@ -77,11 +80,81 @@ def add_parser(sub) -> None:
         shown = ", ".join(f"{n}: {d}" for n, d in defaults.items())
         p.add_argument(flag, dest=prm.dest, type=prm.type, choices=prm.choices, default=argparse.SUPPRESS,
                        help=f"{', '.join(names)}: {prm.help} (default {shown})")
-    add_cost_arguments(p)  # --costs, --budget (rankselect.analysis.costs)
+    add_cost_arguments(p)  # --costs, --budget, --groups, --layout (rankselect.analysis.costs)
+    add_report_argument(p)  # --report FILE (rankselect.cli.report)
     p.set_defaults(handler=run)
 
 
-def _given_params(args: argparse.Namespace, method) -> dict[str, object]:
+def run(args: argparse.Namespace) -> int:
+    result = compute(args)
+    print(json.dumps(result.to_json(), indent=2) if args.json else result.text())
+    return 0
+
+
+# -- computing: the estimator, its fit, the scores of its steps ------------------------------
+
+
+def compute(args: argparse.Namespace) -> SelectResult:
+    """Fit ``--method`` on TRAIN as the options say and score its steps (on ``--vali``);
+    every input is read and checked before the fit."""
+    convention = conventions_of(args.convention, "rankselect select")[0]
+    method = METHODS[args.method]
+    params = _given_params(args, method)
+    if args.k is not None and args.k < 1:
+        raise ValueError(f"-k must be >= 1, got {args.k}")
+    check_report_arguments(args)
+    train = load_letor(args.train)
+    n = train.X.shape[1]
+    vali = load_letor(args.vali, n_features=n) if args.vali else None
+    on_path = method.k == "path" and args.k is not None
+    if on_path:
+        _check_path_options(args, method, params)
+    elif method.k is not None and args.k is not None:
+        params[method.k] = args.k
+    est = method.build(**params)
+    groups = apply_groups(est, args, n)
+    costs = apply_costs(est, args, n)
+    if "validation" in est.get_params():  # a ranker in the loop scores in --convention, on --vali
+        est.set_params(convention=convention)
+        if vali is not None:
+            est.set_params(validation=(vali.X, vali.y, vali.qid))
+    notes = []
+    if on_path:
+        est, note = _fit_path(method, est, args.k, train, groups)
+        notes.append(note)
+    else:
+        est.fit(train.X, train.y, qid=train.qid)
+    if args.report:
+        write_select_report(args, est, train, vali, groups, costs)
+    selected = [int(j) for j in est.selected_features_]
+    group_of = None if groups is None else [groups.names[groups.index[j]] for j in selected]
+    steps = _steps(method, est, group_of)
+    n_steps = steps[-1] if steps else 0
+    if args.k is not None and n_steps < args.k and not on_path:
+        notes.append(_short_note(est, args.k, n_steps, n, "group" if n_steps != len(selected) else "feature"))
+    score_name = method.score_label(est)
+    scores = _on_last_rows(method.step_scores(est), steps)
+    found = getattr(est, "path_", None)
+    loop = None
+    if isinstance(found, SelectionPath):  # the ranker's own scores, on --vali or on query folds of TRAIN
+        rows = _loop_rows(found, selected, steps)
+        loop = LoopScores(rows, est.convention, args.vali if vali is not None else "query folds of TRAIN",
+                          _path_json(found))
+        score_name = f"{'vali' if vali is not None else 'cv'} {est.scoring}"
+        scores = [None if r is None else r[0] for r in rows]
+    validation = None
+    if vali is not None and loop is None:
+        validation = _validation_rows(est, selected, steps, vali, train, convention)
+    return SelectResult(
+        method=args.method, train=args.train, n_features=n, params=_reported_params(method, est, params, args.k),
+        selected=selected, steps=steps, score_name=score_name, scores=scores, groups=group_of,
+        selected_groups=None if groups is None else [str(g) for g in getattr(est, "selected_groups_", [])],
+        coef=None if getattr(est, "coef_", None) is None else [float(w) for w in est.coef_],
+        costs=cost_summary(costs, groups, est, selected, args), loop=loop, vali=args.vali,
+        validation_convention=None if validation is None else convention, validation=validation, notes=notes)
+
+
+def _given_params(args: argparse.Namespace, method: Method) -> dict[str, object]:
     """The method's parameters the user set; a flag of another method is a ValueError."""
     own = {prm.cli_flag for prm in method.params}
     params = {}
@@ -96,60 +169,137 @@ def _given_params(args: argparse.Namespace, method) -> dict[str, object]:
     return params
 
 
-def _fit_path(method, params, k, X, y, qid):
+def _path_flag(method: Method) -> str:
+    return next(p.cli_flag for p in method.params if p.name == method.path_param)
+
+
+def _check_path_options(args: argparse.Namespace, method: Method, params: dict) -> None:
+    """``-k`` on a sparse method: not with the path parameter, nor with costs."""
+    if method.path_param in params:
+        raise ValueError(f"give -k or {_path_flag(method)} to {method.name}, not both: -k picks "
+                         f"{method.path_param} on the path")
+    if getattr(args, "costs", None) is not None or getattr(args, "budget", None) is not None:
+        takes = "feature_costs" in method.build().get_params()
+        raise ValueError(f"--costs/--budget with -k on {method.name}: give {_path_flag(method)} instead of -k"
+                         if takes else f"{method.name} takes no feature costs (--costs/--budget)")
+
+
+def _fit_path(method: Method, est, k: int, train: RankingData, groups: Optional[FeatureGroups]):
     """Sparse method with ``-k``: the weakest regularisation on its path whose model keeps at
-    most ``k`` features. Returns (estimator, note)."""
+    most ``k`` units (features, or whole groups). Returns (estimator, note)."""
+    X, y, qid = train.X, train.y, train.qid
+    whole = groups is not None and bool(est.get_params().get("select_groups"))
+
+    def units(coefs: np.ndarray) -> np.ndarray:
+        """The number of features (whole groups: groups) of each row of ``coefs``."""
+        if whole:
+            assert groups is not None
+            return np.array([np.unique(groups.index[c != 0]).size for c in coefs])
+        return np.count_nonzero(coefs, axis=1)
+
     walk = ""
     if method.path_param == "C":
-        est = method.build(**params)
         # The path's 30 warm-started solves with FISTA took about 8x as long as with the
         # proximal Newton solver (issue #35: 100 s against 12 s, the same features): the path is
-        # walked with prox-newton, the model at the chosen C is fitted with the user's solver.
+        # walked with prox-newton when the penalty allows it, the model at the chosen C is
+        # fitted with the user's solver.
         walker = est
-        if params.get("solver", "prox-newton") != "prox-newton":
-            walker = method.build(**{**params, "solver": "prox-newton"})
-            walk = f"; the path walked with solver prox-newton, the model fitted with {params['solver']}"
+        if est.solver != "prox-newton" and est.penalty in ("l1", "log", "mcp", "lp"):
+            walker = clone(est).set_params(solver="prox-newton")
+            walk = f"; the path walked with solver prox-newton, the model fitted with {est.solver}"
         path = walker.path(X, y, qid, n_Cs=30, ratio=1e4)
-        ok = np.flatnonzero(path.n_selected <= k)
+        ok = np.flatnonzero(units(path.coefs) <= k)
         if ok.size == 0:
-            raise ValueError(f"no C on the path of {method.name} keeps at most {k} features")
+            raise ValueError(f"no C on the path of {method.name} keeps at most {k} {'groups' if whole else 'features'}")
         i = int(ok[-1])
         est.set_params(C=float(path.Cs[i])).fit(X, y, qid=qid, coef_init=path.coefs[i])
         value = float(path.Cs[i])
     else:  # fsmrank: lambda2 from strong to weak regularisation, then bisection in log scale
         def fit_at(lam):
-            return method.build(**{**params, method.path_param: float(lam)}).fit(X, y, qid=qid)
+            return clone(est).set_params(**{method.path_param: float(lam)}).fit(X, y, qid=qid)
 
-        est, value, too_many = None, None, None
+        def too_many(fitted) -> bool:
+            return int(units(fitted.coef_[None, :])[0]) > k
+
+        best, value, over = None, None, None
         for lam in np.logspace(1, -6, 15):
             cand = fit_at(lam)
-            if np.count_nonzero(cand.coef_) > k:
-                too_many = float(lam)
+            if too_many(cand):
+                over = float(lam)
                 break
-            est, value = cand, float(lam)
-        if est is None:
-            raise ValueError(f"no {method.path_param} on the path of {method.name} keeps at most {k} features")
-        for _ in range(6 if too_many is not None else 0):
-            mid = float(np.sqrt(value * too_many))
+            best, value = cand, float(lam)
+        if best is None or value is None:
+            raise ValueError(f"no {method.path_param} on the path of {method.name} keeps at most {k} "
+                             f"{'groups' if whole else 'features'}")
+        for _ in range(6 if over is not None else 0):
+            assert over is not None
+            mid = float(np.sqrt(value * over))
             cand = fit_at(mid)
-            if np.count_nonzero(cand.coef_) > k:
-                too_many = mid
+            if too_many(cand):
+                over = mid
             else:
-                est, value = cand, mid
-    n_sel = len(est.selected_features_)
+                best, value = cand, mid
+        est = best
+    unit = "groups" if whole else "features"
+    n_sel = int(units(est.coef_[None, :])[0])
     note = (f"-k {k}: {method.path_param}={value:.6g}, the weakest regularisation on the path with at most "
-            f"{k} features ({n_sel} selected){walk}")
+            f"{k} {unit} ({n_sel} selected){walk}")
     return est, note
 
 
-def _loop_rows(path: SelectionPath, selected) -> list[Optional[tuple[float, float, float]]]:
-    """For each prefix of the selection, (score, ci_low, ci_high) of the last step of the
-    ranker-in-the-loop ``path`` that scored exactly that subset; None if none did."""
-    steps = {frozenset(int(j) for j in f): s for s, f in enumerate(path.features)}
-    rows: list[Optional[tuple[float, float, float]]] = []
-    for i in range(len(selected)):
-        s = steps.get(frozenset(selected[: i + 1]))
-        rows.append(None if s is None else (float(path.scores[s]), float(path.ci_low[s]), float(path.ci_high[s])))
+def _steps(method: Method, est, group_of: Optional[list[str]]) -> list[int]:
+    """The step (1-based) that added each selected feature: one feature per step, or one group
+    per step when a stepwise selector added whole groups."""
+    n = len(est.selected_features_)
+    whole = group_of is not None and method.k == "n_features_to_select" and bool(est.get_params().get("select_groups"))
+    if not whole:
+        return list(range(1, n + 1))
+    assert group_of is not None
+    order = list(dict.fromkeys(group_of))
+    return [order.index(g) + 1 for g in group_of]
+
+
+def _last_rows(steps: list[int]) -> list[int]:
+    """The row of each step's last feature, step by step."""
+    last: dict[int, int] = {}
+    for i, s in enumerate(steps):
+        last[s] = i
+    return [last[s] for s in sorted(last)]
+
+
+def _on_last_rows(values, steps: list[int]) -> Optional[list[Optional[float]]]:
+    """A value per row: per-step values on the row of each step's last feature (None on the
+    other rows of the step); per-row values as they are."""
+    if values is None:
+        return None
+    values = [None if v is None else float(v) for v in values]
+    if len(values) == len(steps):
+        return values
+    ends = _last_rows(steps)
+    if len(values) != len(ends):
+        raise ValueError(f"{len(values)} step scores for {len(ends)} steps")  # a selector's inconsistency
+    rows: list[Optional[float]] = [None] * len(steps)
+    for i, v in zip(ends, values):
+        rows[i] = v
+    return rows
+
+
+def _prefixes(selected: list[int], steps: list[int]) -> list[tuple[int, list[int]]]:
+    """(row of the step's last feature, the features selected up to that step) per step."""
+    return [(i, [j for j, s in zip(selected, steps) if s <= steps[i]]) for i in _last_rows(steps)]
+
+
+def _loop_rows(path: SelectionPath, selected: list[int],
+               steps: list[int]) -> list[Optional[tuple[float, float, float]]]:
+    """For each row, (score, ci_low, ci_high) of the last step of the ranker-in-the-loop
+    ``path`` that scored exactly the subset selected up to that row's step (on the step's last
+    row); None if none did."""
+    scored = {frozenset(int(j) for j in f): s for s, f in enumerate(path.features)}
+    rows: list[Optional[tuple[float, float, float]]] = [None] * len(selected)
+    for i, prefix in _prefixes(selected, steps):
+        s = scored.get(frozenset(prefix))
+        if s is not None:
+            rows[i] = (float(path.scores[s]), float(path.ci_low[s]), float(path.ci_high[s]))
     return rows
 
 
@@ -164,27 +314,34 @@ def _path_json(path: SelectionPath) -> list[dict]:
              "features": [int(j) + 1 for j in path.features[s]]} for s in range(len(path))]
 
 
-def _validation_rows(est, selected, Xv, yv, qv, Xt, yt, qt, convention: str = VALI_CONVENTION):
-    def scores_of(pred):
-        return (metrics.ndcg(yv, pred, qv, k=10, convention=convention),
-                metrics.mean_average_precision(yv, pred, qv, convention=convention))
+def _validation_rows(est, selected: list[int], steps: list[int], vali: RankingData, train: RankingData,
+                     convention: str = VALI_CONVENTION) -> list[Optional[tuple[float, float]]]:
+    """Validation (NDCG@10, MAP) per step, on the row of the step's last feature: of the
+    model of each step (``coef_path_``: one row per step), of the final model (a method with
+    one model), or of RankRLS on the features of each step (a filter, which has no model)."""
+    def scores_of(pred) -> tuple[float, float]:
+        return (float(metrics.ndcg(vali.y, pred, vali.qid, k=10, convention=convention)),
+                float(metrics.mean_average_precision(vali.y, pred, vali.qid, convention=convention)))
 
+    rows: list[Optional[tuple[float, float]]] = [None] * len(selected)
+    prefixes = _prefixes(selected, steps)
     path = getattr(est, "coef_path_", None)
     if path is not None:
-        return [scores_of(Xv @ path[i]) for i in range(len(selected))]
-    if hasattr(est, "predict"):
-        final = scores_of(est.predict(Xv))
-        return [None] * (len(selected) - 1) + [final]
-    # A filter (e.g. GAS) has no model: score every prefix with RankRLS on those features.
-    rows = []
-    for i in range(len(selected)):
-        cols = selected[: i + 1]
-        ranker = RankRLS(alpha=PREFIX_RANKER_ALPHA).fit(Xt[:, cols], yt, qid=qt)
-        rows.append(scores_of(ranker.predict(Xv[:, cols])))
+        if len(path) != len(prefixes):
+            raise ValueError(f"coef_path_ has {len(path)} rows for {len(prefixes)} steps")  # a selector's bug
+        for (i, _), w in zip(prefixes, path):
+            rows[i] = scores_of(vali.X @ w)
+    elif hasattr(est, "predict"):
+        if selected:
+            rows[-1] = scores_of(est.predict(vali.X))
+    else:
+        for i, cols in prefixes:
+            ranker = RankRLS(alpha=PREFIX_RANKER_ALPHA).fit(train.X[:, cols], train.y, qid=train.qid)
+            rows[i] = scores_of(ranker.predict(vali.X[:, cols]))
     return rows
 
 
-def _reported_params(method, est, params: dict, k: Optional[int]) -> dict:
+def _reported_params(method: Method, est, params: dict, k: Optional[int]) -> dict[str, Any]:
     """The parameters ``--json`` reports: the user's (by name, as given, for a method built from
     names such as ``--ranker``), else the estimator's."""
     used = {name: (v.tolist() if isinstance(v, np.ndarray) else v) for name, v in est.get_params().items()}
@@ -193,6 +350,8 @@ def _reported_params(method, est, params: dict, k: Optional[int]) -> dict:
         return {**params, **({method.k: k} if k is not None else {}), **costs}
     keep = set(params) | {method.k, method.path_param}  # path methods: the value -k chose
     return {**{name: v for name, v in used.items() if name in keep}, **costs}
+
+
 _STOP_REASONS = {
     "uninformative": "the other features are constant within every query (they carry no ranking information)",
     "min_improvement": "no further feature improves the criterion by min_improvement",
@@ -200,142 +359,11 @@ _STOP_REASONS = {
 }
 
 
-def _short_note(est, k: int, got: int, n_features: int) -> str:
-    """Why fewer than ``-k`` features were selected."""
+def _short_note(est, k: int, got: int, n_features: int, unit: str) -> str:
+    """Why fewer than ``-k`` features (or groups) were selected."""
     reason = _STOP_REASONS.get(str(getattr(est, "stop_reason_", "")))
     if reason is None:
-        reason = ("the file has only that many features" if got >= n_features else
-                  "the method selected no more (features constant within every query or without weight)")
-    return f"-k {k}: {got} features selected because {reason}"
-
-
-def run(args: argparse.Namespace) -> int:
-    convention = conventions_of(args.convention, "rankselect select")[0]
-    method = METHODS[args.method]
-    params = _given_params(args, method)
-    if args.k is not None and args.k < 1:
-        raise ValueError(f"-k must be >= 1, got {args.k}")
-    note: Optional[str] = None
-    train = load_letor(args.train)
-    if method.k == "path" and args.k is not None:
-        if method.path_param in params:
-            flag = next(p.cli_flag for p in method.params if p.name == method.path_param)
-            raise ValueError(f"give -k or {flag} to {method.name}, not both: -k picks {method.path_param} on the path")
-        if getattr(args, "costs", None) is not None or getattr(args, "budget", None) is not None:
-            takes = "feature_costs" in method.build().get_params()
-            flag = next(p.cli_flag for p in method.params if p.name == method.path_param)
-            raise ValueError(f"--costs/--budget with -k on {method.name}: give {flag} instead of -k"
-                             if takes else f"{method.name} takes no feature costs (--costs/--budget)")
-        est, note = _fit_path(method, params, args.k, train.X, train.y, train.qid)
-        costs, groups = None, None
-    else:
-        if method.k not in (None, "path") and args.k is not None:
-            params[method.k] = args.k
-        est = method.build(**params)
-        if "validation" in est.get_params():  # a ranker in the loop scores in --convention
-            est.set_params(convention=convention)
-        groups = apply_groups(est, args, train.X.shape[1])
-        costs = apply_costs(est, args, train.X.shape[1])
-        if args.vali and "validation" in est.get_params():  # a ranker in the loop scores on --vali
-            v = load_letor(args.vali, n_features=train.X.shape[1])
-            est.set_params(validation=(v.X, v.y, v.qid))
-        est.fit(train.X, train.y, qid=train.qid)
-    selected = [int(j) for j in est.selected_features_]
-    if args.k is not None and len(selected) < args.k and not note:
-        note = _short_note(est, args.k, len(selected), train.X.shape[1])
-    step_scores: Optional[Sequence[Optional[float]]] = method.step_scores(est)
-    score_name = method.score_label(est)
-    found = getattr(est, "path_", None)
-    path: Optional[SelectionPath] = found if isinstance(found, SelectionPath) else None
-    loop_rows = _loop_rows(path, selected) if path is not None else None
-    if loop_rows is not None:  # the ranker's own scores, on --vali or on query folds of TRAIN
-        where = "vali" if est.validation is not None else "cv"
-        score_name = f"{where} {est.scoring}"
-        step_scores = [None if r is None else r[0] for r in loop_rows]
-    group_of = None if groups is None else [groups.names[groups.index[j]] for j in selected]
-    if step_scores is not None and len(step_scores) != len(selected) and group_of is not None:
-        # whole groups: one score per group step, shown on the group's last feature
-        ends = [i for i in range(len(selected)) if i + 1 == len(selected) or group_of[i + 1] != group_of[i]]
-        by_row: list = [None] * len(selected)
-        for i, s in zip(ends, step_scores):
-            by_row[i] = s
-        step_scores = by_row
-    levels = {} if groups is None else cost_summary(costs, groups, est, selected)
-    vali_rows = None
-    if args.vali and loop_rows is None:
-        vali = load_letor(args.vali, n_features=train.X.shape[1])
-        vali_rows = _validation_rows(est, selected, vali.X, vali.y, vali.qid, train.X, train.y, train.qid,
-                                     convention)
-    if args.json:
-        out = {
-            "method": args.method,
-            "train": args.train,
-            "params": _reported_params(method, est, params, args.k),
-            "selected_features": [j + 1 for j in selected],
-            "score_name": score_name,
-            "scores": None if step_scores is None else [None if s is None else float(s) for s in step_scores],
-            "n_features": int(train.X.shape[1]),
-            "coef": None if getattr(est, "coef_", None) is None else [float(w) for w in est.coef_],
-        }
-        if costs is not None:
-            out["costs_file"] = args.costs
-            out["total_cost"] = total_cost(costs, selected)
-        if loop_rows is not None and path is not None:
-            out["score_ci"] = [None if r is None else [_finite(r[1]), _finite(r[2])] for r in loop_rows]
-            out["score_convention"] = est.convention
-            out["path"] = _path_json(path)
-        if group_of is not None:
-            out["groups"] = group_of
-            out["selected_groups"] = [str(g) for g in getattr(est, "selected_groups_", [])]
-        out.update(levels)
-        if note:
-            out["note"] = note
-        if vali_rows is not None:
-            out["validation_convention"] = convention
-            out["validation"] = [None if r is None else {"NDCG@10": r[0], "MAP": r[1]} for r in vali_rows]
-        json.dump(out, sys.stdout, indent=2)
-        print()
-        return 0
-    header = ["step", "feature"] + ([] if group_of is None else ["group"])
-    if step_scores is not None:
-        header.append(score_name or "score")
-    if loop_rows is not None:
-        header.append("95% CI")
-    if vali_rows is not None:
-        header += ["vali NDCG@10", "vali MAP"]
-    print(f"# {args.method} on {args.train}: {plural(len(selected), 'feature')} (numbered as in the file)")
-    if note:
-        print(f"# {note}")
-    if vali_rows is not None:
-        print(f"# validation scores: {args.vali}, {convention} convention")
-    if loop_rows is not None:
-        on = args.vali if est.validation is not None else "query folds of TRAIN"
-        print(f"# {score_name}: the {args.method} ranker's own score of the subset on {on} ({est.convention} "
-              "convention), mean over queries and its 95% t-interval; blank: a prefix it did not score")
-    print("  ".join(f"{h:>12}" for h in header))
-    for i, j in enumerate(selected):
-        row = [f"{i + 1:>12d}", f"{j + 1:>12d}"] + ([] if group_of is None else [f"{group_of[i]:>12}"])
-        if step_scores is not None:
-            step = step_scores[i]
-            row.append(f"{'':>12}" if step is None else f"{float(step):>12.6g}")
-        if loop_rows is not None:
-            r = loop_rows[i]
-            row.append(f"{'':>12}" if r is None else f"[{r[1]:.4f}, {r[2]:.4f}]")
-        if vali_rows is not None:
-            r = vali_rows[i]
-            row += [f"{'':>12}", f"{'':>12}"] if r is None else [f"{r[0]:>12.4f}", f"{r[1]:>12.4f}"]
-        print("  ".join(row))
-    if costs is not None and not levels:
-        budget = "" if args.budget is None else f" (budget {args.budget:g})"
-        print(f"# total cost {total_cost(costs, selected):.6g}{budget}")
-    if levels:
-        budget = "" if args.budget is None else f" (budget {args.budget:g})"
-        paid = "" if "groups_paid" not in levels else f"; groups paid for: {', '.join(levels['groups_paid'])}"
-        print(f"# total cost {levels['total_cost']:.6g} (features {levels['feature_cost']:.6g}){budget}{paid}")
-    if path is not None:
-        print(f"# every subset scored ({score_name}, 95% CI, features):")
-        for s in range(len(path)):
-            feats = " ".join(str(int(j) + 1) for j in path.features[s])
-            print(f"#   {int(path.n_features[s]):>4d}  {path.scores[s]:.4f}  "
-                  f"[{path.ci_low[s]:.4f}, {path.ci_high[s]:.4f}]  {feats}")
-    return 0
+        reason = ("the file has only that many features" if unit == "feature" and got >= n_features else
+                  f"the method selected no more (the other {unit}s are constant within every query or without "
+                  "weight)")
+    return f"-k {k}: {got} {unit}s selected because {reason}"

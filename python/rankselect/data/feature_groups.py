@@ -16,11 +16,11 @@ the features' own costs ``c_j`` (``feature_costs``) plus each touched group's ex
 adding ``j`` to ``S`` is ``c_j`` plus ``C_{g(j)}`` when no member of ``g(j)`` is in ``S`` yet.
 
 :func:`read_feature_groups` reads the CLI's form, a CSV of ``feature,group[,cost]`` lines
-(1-based feature numbers as in LETOR files; ``cost`` is the group's extraction cost).
+(1-based feature numbers as in LETOR files; ``cost`` is the group's extraction cost; ``#``
+starts a comment, as in LETOR files).
 """
 from __future__ import annotations
 
-import csv
 import numbers
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -31,6 +31,7 @@ import numpy as np
 
 from .._validation import check_costs
 from .extraction_costs import ExtractionCosts
+from .textfile import csv_lines
 
 __all__ = [
     "FeatureGroups",
@@ -339,7 +340,11 @@ def _cost(v, what: str) -> float:
 def read_feature_groups(path: Union[str, Path], n_features: int) -> tuple[FeatureGroups, Optional[np.ndarray]]:
     """Read a group file: ``feature,group[,cost]`` lines (1-based feature numbers; ``cost``
     the group's extraction cost, given on one of its lines or repeated equal on several;
-    ``#`` starts a comment; an optional header line ``feature,group[,cost]``).
+    an optional header line ``feature,group[,cost]``). The file is read as
+    :mod:`rankselect.data.textfile` says: UTF-8 (a BOM is skipped); ``#`` starts a comment, to
+    the end of its line, as in LETOR files (so ``1,body # TF`` puts feature 1 in group ``body``,
+    and a group name holds no ``#``); a field may be quoted (``1,"body, title"``), within its
+    line; a reading problem is one ValueError naming the file and the line.
 
     Returns the groups and the group costs (None when the file gives no cost column).
 
@@ -349,7 +354,7 @@ def read_feature_groups(path: Union[str, Path], n_features: int) -> tuple[Featur
     >>> from rankselect.data import read_feature_groups
     >>> with tempfile.TemporaryDirectory() as d:
     ...     path = pathlib.Path(d) / "groups.csv"
-    ...     _ = path.write_text("feature,group,cost\\n1,body,10\\n2,title,2\\n3,body,10\\n")
+    ...     _ = path.write_text("feature,group,cost\\n1,body,10  # TF\\n2,title,2\\n3,body,10\\n")
     ...     groups, costs = read_feature_groups(path, n_features=3)
     >>> groups.names, costs
     (('body', 'title'), array([10.,  2.]))
@@ -358,37 +363,33 @@ def read_feature_groups(path: Union[str, Path], n_features: int) -> tuple[Featur
     labels: dict[int, str] = {}
     costs: dict[str, float] = {}
     any_cost = False
-    with p.open(newline="") as fh:
-        for lineno, row in enumerate(csv.reader(fh), start=1):
-            row = [c.strip() for c in row]
-            if not row or not row[0] or row[0].startswith("#"):
-                continue
-            if lineno == 1 and row[0].lower() == "feature":
-                continue
-            where = f"{p}, line {lineno}"
-            if len(row) not in (2, 3):
-                raise ValueError(f"{where}: expected 'feature,group[,cost]', got {len(row)} fields")
+    for index, (lineno, row) in enumerate(csv_lines(p)):
+        if index == 0 and row[0].lower() == "feature":
+            continue
+        where = f"{p}, line {lineno}"
+        if len(row) not in (2, 3):
+            raise ValueError(f"{where}: expected 'feature,group[,cost]', got {len(row)} fields")
+        try:
+            j = int(row[0])
+        except ValueError:
+            raise ValueError(f"{where}: the feature number {row[0][:40]!r} is not an integer") from None
+        if not 1 <= j <= n_features:
+            raise ValueError(f"{where}: feature {j} is out of range 1..{n_features}")
+        if j in labels:
+            raise ValueError(f"{where}: feature {j} is given a group twice")
+        if not row[1]:
+            raise ValueError(f"{where}: empty group name")
+        labels[j] = row[1]
+        if len(row) == 3 and row[2]:
+            any_cost = True
             try:
-                j = int(row[0])
-            except ValueError:
-                raise ValueError(f"{where}: the feature number {row[0]!r} is not an integer") from None
-            if not 1 <= j <= n_features:
-                raise ValueError(f"{where}: feature {j} is out of range 1..{n_features}")
-            if j in labels:
-                raise ValueError(f"{where}: feature {j} is given a group twice")
-            if not row[1]:
-                raise ValueError(f"{where}: empty group name")
-            labels[j] = row[1]
-            if len(row) == 3 and row[2]:
-                any_cost = True
-                try:
-                    c = _cost(row[2], f"the cost of group {row[1]!r}")
-                except (TypeError, ValueError) as e:
-                    raise ValueError(f"{where}: {e}") from None
-                if row[1] in costs and costs[row[1]] != c:
-                    raise ValueError(f"{where}: group {row[1]!r} has cost {c} here and {costs[row[1]]} "
-                                     "on an earlier line")
-                costs[row[1]] = c
+                c = _cost(row[2], f"the cost of group {row[1]!r}")
+            except (TypeError, ValueError) as e:
+                raise ValueError(f"{where}: {e}") from None
+            if row[1] in costs and costs[row[1]] != c:
+                raise ValueError(f"{where}: group {row[1]!r} has cost {c} here and {costs[row[1]]} "
+                                 "on an earlier line")
+            costs[row[1]] = c
     missing = [j for j in range(1, n_features + 1) if j not in labels]
     if missing:
         raise ValueError(f"{p}: feature {missing[0]} has no group ({len(missing)} features without one); "

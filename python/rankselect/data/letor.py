@@ -18,6 +18,7 @@ usually means files were concatenated by mistake, ``load_letor`` warns once per 
 """
 from __future__ import annotations
 
+import numbers
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -28,7 +29,7 @@ import numpy as np
 
 from .. import _core
 from .._config import memory_limit
-from .._validation import check_qid, check_ranking_data, shown
+from .._validation import check_labels, check_qid, check_ranking_data, shown
 from .contiguity import _warn_split_queries, split_queries
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -73,7 +74,7 @@ class RankingData:
         X = np.asarray(self.X)
         if X.ndim != 2:
             raise ValueError(f"X must be 2-D (n_samples, n_features), got shape {X.shape}")
-        y = np.asarray(self.y)
+        y = check_labels(self.y)
         if y.ndim != 1 or y.shape[0] != X.shape[0]:
             raise ValueError(f"y must have shape ({X.shape[0]},), got {y.shape}")
         self.X, self.y = X, y
@@ -358,9 +359,9 @@ def save_letor(path: PathLike, data, *, digits: Optional[int] = None) -> None:
                     f"comments[{i}] contains a line break ({str(c)!r}); a LETOR comment runs to the end"
                     " of its line: remove or replace the line breaks"
                 )
-    if digits is not None and (isinstance(digits, bool) or not isinstance(digits, int) or digits < 1):
-        raise ValueError(f"digits must be a positive int or None, got {digits!r}")
-    spec = "%r" if digits is None else f"%.{digits}g"
+    if digits is not None and (isinstance(digits, bool) or not isinstance(digits, numbers.Integral) or digits < 1):
+        raise ValueError(f"digits must be a positive int or None, got {shown(digits)}")
+    spec = "%r" if digits is None else f"%.{int(digits)}g"
     line = "%s qid:%d" + "".join(f" {j + 1}:{spec}" for j in range(X.shape[1]))
     with open(os.fspath(path), "w", encoding="utf-8", newline="\n") as f:
         for i, (label, q, row) in enumerate(zip(y.tolist(), qid.tolist(), X.tolist())):

@@ -11,7 +11,9 @@ other rows it was trained on measures memorisation, not ranking. The rule:
   ``RepeatedKFold``, ...) are refused: they ignore the groups;
 - an iterable of ``(train, test)`` row-index pairs is taken as is and checked.
 
-A split that puts a query on both sides is a :class:`ValueError` that names the query id.
+A split that puts a query on both sides is a :class:`ValueError` that names the query id. Query
+ids are integers (:func:`rankselect._validation.check_qid`: a NaN or 2-D ``qid`` is refused, not
+flattened or split).
 """
 from __future__ import annotations
 
@@ -20,6 +22,8 @@ from typing import Any
 
 import numpy as np
 from sklearn import model_selection as ms
+
+from .._validation import check_qid
 
 __all__ = ["query_splits", "query_masks", "GROUP_SPLITTERS"]
 
@@ -68,10 +72,10 @@ def query_splits(cv: Any, qid, X=None, y=None, *, name: str = "cv") -> list[tupl
     ...
     ValueError: cv=KFold(...) splits rows, not queries: ...
     """
-    qid = np.asarray(qid).ravel()
+    qid = check_qid(qid)
     m = qid.shape[0]
     n_queries = np.unique(qid).size
-    if isinstance(cv, bool):
+    if isinstance(cv, (bool, str, bytes)):  # a str has a split method, but is no splitter
         raise TypeError(f"{name} must be an int, a splitter or an iterable of (train, test) pairs, got {cv!r}")
     if isinstance(cv, numbers.Integral):
         if int(cv) < 2:
@@ -87,7 +91,7 @@ def query_splits(cv: Any, qid, X=None, y=None, *, name: str = "cv") -> list[tupl
                              "such as GroupKFold or GroupShuffleSplit, which rankselect gives groups=qid")
         placeholder = np.zeros((m, 1)) if X is None else X
         pairs = list(cv.split(placeholder, y, groups=qid))
-    elif isinstance(cv, (str, bytes)) or not hasattr(cv, "__iter__"):
+    elif not hasattr(cv, "__iter__"):
         raise TypeError(f"{name} must be an int, a splitter or an iterable of (train, test) pairs, "
                         f"got {type(cv).__name__}")
     else:

@@ -10,6 +10,7 @@ from typing import Any, Optional
 import numpy as np
 
 from .._validation import shown
+from ..protocol.results import ExperimentResult
 from .backend import new_figure
 
 __all__ = ["as_result_dict", "feature_curves", "plot_feature_curves", "plot_regularization_curves"]
@@ -37,8 +38,10 @@ def as_result_dict(result) -> dict:
     if isinstance(result, (str, Path)):
         import json
 
-        return json.loads(Path(result).read_text())
+        result = json.loads(Path(result).read_text())
     if isinstance(result, dict):
+        if any(isinstance(r.get("curve"), dict) for f in result.get("folds", []) for r in f.values()):
+            return ExperimentResult.from_dict(result).to_dict()  # a file's columns: one dict per grid point
         return result
     return result.to_dict()
 

@@ -14,7 +14,14 @@ For every fold ``FoldK/{train,vali,test}.txt`` of a LETOR layout and every metho
 3. evaluate the chosen model on ``test``: MAP, P@1..10, NDCG@1..10, MeanNDCG (LETOR's
    Eval-Score conventions by default, ``convention="exponential"``, ``"trec"`` or
    ``"lightgbm"`` on request), plus per-query
-   AP and NDCG@10 for paired t-tests.
+   AP and NDCG@10 for paired t-tests;
+4. keep the path (:class:`PathScores`): for every number of features in use, the grid point
+   of best validation score of that size, with the validation and test score of every query
+   in the selection metric (what the report pairs by query).
+
+``ExperimentResult.to_json`` writes ``experiment.json`` (format version
+:data:`FORMAT_VERSION`, compact; :mod:`rankselect.protocol.experiment_file`) and
+``ExperimentResult.from_json`` reads it back, checked.
 
 Degenerate models never win. A grid point whose validation scores tie within every query
 (all-zero weights, or weights only on features that are constant within each query) would
@@ -33,7 +40,9 @@ Methods are named as in the CLI (``rankselect experiment``); see :data:`METHODS`
 :func:`default_grid`. A method name may carry fixed options after a colon, e.g.
 ``"sparse-ranksvm:penalty=log"`` or ``"gas:ranker=ranksvm"``.
 """
+from .experiment_file import FORMAT_VERSION
 from .fsa_grid import FSA_FRACTIONS, FSAGridResult, fsa_grid, fsa_sizes
+from .path_scores import PathScores
 from .results import ExperimentResult, MethodFold
 from .runner import default_grid, load_folds, parse_method, run
 from .scoring import SELECTION_METRICS, single_feature_scores
@@ -43,6 +52,8 @@ __all__ = [
     "run",
     "ExperimentResult",
     "MethodFold",
+    "PathScores",
+    "FORMAT_VERSION",
     "METHODS",
     "Candidate",
     "MethodSpec",

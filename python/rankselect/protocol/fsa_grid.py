@@ -30,6 +30,7 @@ from typing import Any, Optional, Union
 
 import numpy as np
 
+from ..analysis.stats.compare import markdown_cell
 from ..methods import POW2
 from ..metrics import ndcg
 from ..models import RankRLS
@@ -168,7 +169,7 @@ class FSAGridResult:
             for k in self.sizes:
                 v = [r["ndcg10"] for r in self.rows if r["selector"] == label and r["k"] == k and r["ranker"] == ranker]
                 cells.append(f"{np.mean(v):.4f}" if v else "-")
-            lines.append(f"| {label} | " + " | ".join(cells) + " |")
+            lines.append(f"| {markdown_cell(label)} | " + " | ".join(cells) + " |")
         return "\n".join(lines)
 
 

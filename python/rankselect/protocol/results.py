@@ -7,14 +7,26 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Union, cast
+from typing import Any, Optional, Union, cast
 
 import numpy as np
 from scipy import stats
 
 from .._validation import shown
 from ..analysis.stats import compare_experiment
+from ..analysis.stats.compare import markdown_cell
 from ..selection.stability import fold_selection_frequencies
+from .experiment_file import (
+    FORMAT,
+    FORMAT_VERSION,
+    check_result_dict,
+    curve_columns,
+    dumps,
+    method_fold_fields,
+    path_dict,
+    version_of,
+)
+from .path_scores import PathScores
 from .scoring import CUTOFFS, TEST_KEYS
 
 
@@ -53,6 +65,7 @@ class MethodFold:
     n_candidates: int
     skipped: list[dict[str, Any]]
     curve: list[dict[str, Any]]  # per grid point: params, n_features (in use), vali/test MAP and NDCG@10
+    path: Optional[PathScores] = None  # per size in use: its best grid point's per-query scores
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -70,6 +83,7 @@ class MethodFold:
             "n_candidates": self.n_candidates,
             "skipped": _jsonable(self.skipped),
             "curve": _jsonable(self.curve),
+            **({} if self.path is None else {"path": _jsonable(path_dict(self.path))}),
         }
 
 
@@ -161,7 +175,11 @@ class ExperimentResult:
 
     # -- output
     def to_dict(self) -> dict[str, Any]:
+        """The result as plain data (features 1-based as in the files; ``curve``: one dict per
+        grid point); :meth:`from_dict` reads it back."""
         return {
+            "format": FORMAT,
+            "version": FORMAT_VERSION,
             "data_dir": self.data_dir,
             "methods": self.methods,
             "metric": self.metric,
@@ -173,8 +191,76 @@ class ExperimentResult:
         }
 
     def to_json(self, path: Union[str, os.PathLike]) -> None:
-        """Write :meth:`to_dict` as JSON (features 1-based as in the files)."""
-        Path(path).write_text(json.dumps(self.to_dict(), indent=1))
+        """Write :meth:`to_dict` as compact JSON, each grid point's curve as columns
+        (:mod:`~rankselect.protocol.experiment_file`, format version 2); :meth:`from_json`
+        reads it back."""
+        d = self.to_dict()
+        for f in d["folds"]:
+            for r in f.values():
+                r["curve"] = curve_columns(r["curve"])
+        Path(path).write_text(dumps(d))
+
+    @classmethod
+    def from_dict(cls, d: Any, source: str = "experiment.json") -> ExperimentResult:
+        """The result of :meth:`to_dict` (or of a file of :meth:`to_json`, format version 1 or
+        2), checked: a damaged one raises one ValueError naming ``source``, the fold, the
+        method and the field.
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> import rankselect as rs
+        >>> root = tempfile.mkdtemp()
+        >>> for k in range(1, 6):  # a fold layout (here five copies of the shipped example)
+        ...     os.makedirs(f"{root}/Fold{k}")
+        ...     for split in ("train", "vali", "test"):
+        ...         rs.save_letor(f"{root}/Fold{k}/{split}.txt", rs.data.datasets.load_example(split))
+        ...
+        >>> result = rs.protocol.run(root, ["rankrls"], grid={"rankrls": {"alpha": [1.0]}}, progress=False)
+        >>> again = rs.protocol.ExperimentResult.from_dict(result.to_dict())
+        >>> again.averages() == result.averages()
+        True
+        """
+        version_of(d, source)
+        check_result_dict(d, source)
+        n = int(d["n_features"])
+        folds = []
+        for i, f in enumerate(d["folds"]):
+            folds.append({m: MethodFold(**method_fold_fields(f[m], f"{source}: fold {i + 1}, method {m}", n))
+                          for m in d["methods"]})
+        return cls(data_dir=str(d["data_dir"]), methods=list(d["methods"]), metric=d["metric"],
+                   convention=d["convention"], grids=d["grids"], folds=folds, n_features=n)
+
+    @classmethod
+    def from_json(cls, path: Union[str, os.PathLike]) -> ExperimentResult:
+        """Read a file written by :meth:`to_json` (format version 1 or 2; see :meth:`from_dict`).
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> import rankselect as rs
+        >>> root = tempfile.mkdtemp()
+        >>> for k in range(1, 6):  # a fold layout (here five copies of the shipped example)
+        ...     os.makedirs(f"{root}/Fold{k}")
+        ...     for split in ("train", "vali", "test"):
+        ...         rs.save_letor(f"{root}/Fold{k}/{split}.txt", rs.data.datasets.load_example(split))
+        ...
+        >>> result = rs.protocol.run(root, ["greedy-rankrls"], grid={"greedy-rankrls": {"alpha": [1.0]}},
+        ...                          progress=False)
+        >>> result.to_json(f"{root}/experiment.json")
+        >>> again = rs.protocol.ExperimentResult.from_json(f"{root}/experiment.json")
+        >>> again.folds[0]["greedy-rankrls"].selected_features == result.folds[0]["greedy-rankrls"].selected_features
+        True
+        """
+        source = os.fspath(path)
+        try:
+            d = json.loads(Path(path).read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{source}: not an experiment.json written by rankselect (not JSON: {exc})") from None
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"{source}: not an experiment.json written by rankselect (not UTF-8 text: {exc.reason} "
+                             f"at byte {exc.start})") from None
+        return cls.from_dict(d, source)
 
     def table(self) -> str:
         """The averaged test table as plain text (what the CLI prints)."""
@@ -194,6 +280,7 @@ class ExperimentResult:
         (as its Tables 1-2; features 1-based), skipped degenerate grid points, t-tests."""
         avg = self.averages()
         names = [cast(MethodFold, f.get(self.methods[0])).fold for f in self.folds]
+        cell = markdown_cell  # every name and value a user chose, as one table cell (a "|" escaped)
         L = [f"# Experiment on `{self.data_dir}`", "",
              f"Selection by validation {self.metric}; {self.convention} evaluation conventions; "
              f"{len(self.folds)} folds; test-set means over the folds.", "",
@@ -202,28 +289,29 @@ class ExperimentResult:
              "|---|---|---|---|---|---|---|---|"]
         for m in self.methods:
             a = avg[m]
-            L.append(f"| {m} | {a['MAP']:.4f} | {a['P@10']:.4f} | {a['NDCG@10']:.4f} | {a['MeanNDCG']:.4f} | "
+            L.append(f"| {cell(m)} | {a['MAP']:.4f} | {a['P@10']:.4f} | {a['NDCG@10']:.4f} | {a['MeanNDCG']:.4f} | "
                      f"{a['n_features']:.1f} | {a['sparsity_ratio']:.2f} | {a['fit_time']:.1f} |")
         for key in ("MAP", "P@10", "MeanNDCG", "NDCG@10"):
-            L += ["", f"## {key} per fold (test)", "", "| fold | " + " | ".join(self.methods) + " |",
+            L += ["", f"## {key} per fold (test)", "", "| fold | " + " | ".join(map(cell, self.methods)) + " |",
                   "|---" * (len(self.methods) + 1) + "|"]
             for name, f in zip(names, self.folds):
-                L.append(f"| {name} | " + " | ".join(f"{f[m].test[key]:.4f}" for m in self.methods) + " |")
+                L.append(f"| {cell(name)} | " + " | ".join(f"{f[m].test[key]:.4f}" for m in self.methods) + " |")
             L.append("| avg | " + " | ".join(f"{avg[m][key]:.4f}" for m in self.methods) + " |")
         L += ["", "## P@k and NDCG@k (test, averaged)", "",
               "| method | " + " | ".join(f"P@{k}" for k in CUTOFFS) + " |", "|---" * (len(CUTOFFS) + 1) + "|"]
         for m in self.methods:
-            L.append(f"| {m} | " + " | ".join(f"{avg[m][f'P@{k}']:.4f}" for k in CUTOFFS) + " |")
+            L.append(f"| {cell(m)} | " + " | ".join(f"{avg[m][f'P@{k}']:.4f}" for k in CUTOFFS) + " |")
         L += ["", "| method | " + " | ".join(f"NDCG@{k}" for k in CUTOFFS) + " |", "|---" * (len(CUTOFFS) + 1) + "|"]
         for m in self.methods:
-            L.append(f"| {m} | " + " | ".join(f"{avg[m][f'NDCG@{k}']:.4f}" for k in CUTOFFS) + " |")
+            L.append(f"| {cell(m)} | " + " | ".join(f"{avg[m][f'NDCG@{k}']:.4f}" for k in CUTOFFS) + " |")
         L += ["", "## Chosen hyperparameters and selected features (1-based, in selection order)", ""]
         for m in self.methods:
             rows = [f[m] for f in self.folds]
-            L += [f"### {m}", "", "| | " + " | ".join(names) + " |", "|---" * (len(names) + 1) + "|"]
+            L += [f"### {m}", "", "| | " + " | ".join(map(cell, names)) + " |", "|---" * (len(names) + 1) + "|"]
             for p in rows[0].params:
-                L.append(f"| {p} | " + " | ".join(_fmt_param(r.params.get(p)) for r in rows) + " |")
-            L.append(f"| validation {self.metric} | " + " | ".join(f"{r.validation_score:.4f}" for r in rows) + " |")
+                L.append(f"| {cell(p)} | " + " | ".join(cell(_fmt_param(r.params.get(p))) for r in rows) + " |")
+            L.append(f"| validation {cell(self.metric)} | "
+                     + " | ".join(f"{r.validation_score:.4f}" for r in rows) + " |")
             L.append("| #features | " + " | ".join(str(r.n_features) for r in rows) + " |")
             depth = min(10, max(len(r.selected_features) for r in rows))
             for i in range(depth):
@@ -252,7 +340,7 @@ class ExperimentResult:
                     else:
                         a2, b2 = first, second
                     measure = "AP" if key == "MAP" else key
-                    L.append(f"| {a2} | {b2} | {measure} | {t['mean_a']:.4f} | {t['mean_b']:.4f} | "
+                    L.append(f"| {cell(a2)} | {cell(b2)} | {measure} | {t['mean_a']:.4f} | {t['mean_b']:.4f} | "
                              f"{t['statistic']:.3f} | {t['pvalue']:.3g} |")
         if len(self.methods) > 1:
             L += ["", f"## Paired tests against {self.methods[0]} (per query, pooled over the test folds; "
@@ -265,7 +353,7 @@ class ExperimentResult:
               "| method | feature: fraction of folds |", "|---|---|"]
         for m, freq in fold_selection_frequencies(self).items():
             order = np.argsort(-freq, kind="stable")
-            L.append(f"| {m} | " + ", ".join(f"{j + 1}: {freq[j]:.1f}" for j in order if freq[j] > 0) + " |")
+            L.append(f"| {cell(m)} | " + ", ".join(f"{j + 1}: {freq[j]:.1f}" for j in order if freq[j] > 0) + " |")
         L += ["", "## Grids", ""]
         for m in self.methods:
             g = self.grids[m]

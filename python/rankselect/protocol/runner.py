@@ -20,9 +20,11 @@ try:  # optional: a progress bar
 except ImportError:  # pragma: no cover - depends on the environment
     tqdm = None
 
+from .._validation import shown
 from ..data import load_letor_folds, zero_features
 from ..exceptions import warnings_once
 from ..metrics.checks import check_convention
+from .path_scores import path_scores
 from .results import ExperimentResult, MethodFold
 from .scoring import SELECTION_METRICS, evaluate, scores, ties_within_every_query
 from .specs import METHODS, Candidate
@@ -135,10 +137,10 @@ def _thread_limit(jobs: Optional[int]):
     if jobs is None:
         yield
         return
-    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
-        raise ValueError(f"jobs must be a positive integer, got {jobs!r}")
-    os.environ["RAYON_NUM_THREADS"] = str(jobs)
-    with threadpool_limits(limits=jobs):
+    if isinstance(jobs, bool) or not isinstance(jobs, numbers.Integral) or jobs < 1:
+        raise ValueError(f"jobs must be a positive integer, got {shown(jobs)}")
+    os.environ["RAYON_NUM_THREADS"] = str(int(jobs))
+    with threadpool_limits(limits=int(jobs)):
         yield
 
 
@@ -281,6 +283,7 @@ def _run_method(fold, label, name, options, grid, sel_key, convention, cache, ba
     tr, va, te = fold.train, fold.vali, fold.test
     n = tr.X.shape[1]
     best: Optional[tuple[float, Candidate]] = None
+    by_size: dict[int, tuple[float, Candidate]] = {}  # the path: per size in use, its best grid point
     skipped: list[dict[str, Any]] = []
     curve: list[dict[str, Any]] = []
     n_cand = 0
@@ -314,6 +317,9 @@ def _run_method(fold, label, name, options, grid, sel_key, convention, cache, ba
                               "test": {"MAP": ts["MAP"], "NDCG@10": ts["NDCG@10"]}})
             if best is None or v > best[0]:
                 best = (v, Candidate(dict(cand.params), coef, list(cand.selected)))
+            size = int(np.count_nonzero(coef[available]))
+            if size not in by_size or v > by_size[size][0]:
+                by_size[size] = (v, Candidate(dict(cand.params), coef, list(cand.selected)))
         if bar is not None:
             bar.update(1)
         t0 = time.perf_counter()
@@ -329,4 +335,5 @@ def _run_method(fold, label, name, options, grid, sel_key, convention, cache, ba
         method=label, fold=fold.name, params=cand.params, validation_score=float(v), test=test,
         selected_features=[int(j) for j in cand.selected], n_features=n_used,
         sparsity_ratio=n_used / avail, fit_time=fit_time, per_query=per_query,
-        test_qids=np.asarray(list(dict.fromkeys(te.qid.tolist()))), n_candidates=n_cand, skipped=skipped, curve=curve)
+        test_qids=np.asarray(list(dict.fromkeys(te.qid.tolist()))), n_candidates=n_cand, skipped=skipped, curve=curve,
+        path=path_scores(by_size, va, te, available, sel_key, convention))

@@ -2,18 +2,20 @@
 (``rankselect experiment ... --out DIR``: its ``experiment.json``)."""
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Optional, Union
 
 import numpy as np
 
-from ..protocol.results import ExperimentResult, MethodFold
+from ..analysis.stats import RULE
+from ..data.letor import load_letor
+from ..protocol.results import ExperimentResult
 from ..selection.stability import fold_selection_frequencies
-from ..selection.wrapper.path import PathRecorder, SelectionPath
-from ._data import Curve, PerQuery, ReportData, curve_from_path, marks_of
-from ._fitted import importance_of, redundancy_of
+from ._data import ReportData, compare_queries, curve_of, plural
+from ._features import importance_of, redundancy_of, short
+from ._inputs import check_inputs
+from ._paths import Pooled, consensus, frequencies, pool, reference_rows
 
 __all__ = ["load_experiment", "from_experiment"]
 
@@ -22,7 +24,9 @@ def load_experiment(folder: Union[str, os.PathLike]) -> ExperimentResult:
     """The :class:`~rankselect.protocol.ExperimentResult` written to ``folder/experiment.json``.
 
     The folder is the output of ``rankselect experiment --out folder`` (or of
-    ``ExperimentResult.to_json``).
+    ``ExperimentResult.to_json``); the file is read and checked by
+    :meth:`~rankselect.protocol.ExperimentResult.from_json` (a damaged one raises one
+    ValueError naming the fold, the method and the field).
 
     Parameters
     ----------
@@ -57,136 +61,132 @@ def load_experiment(folder: Union[str, os.PathLike]) -> ExperimentResult:
     if not path.is_file():
         raise ValueError(f"source: no experiment.json in {str(folder)!r} (write one with "
                          "`rankselect experiment DATA_DIR --method M --out DIR`)")
-    try:
-        d = json.loads(path.read_text())
-        folds = [{m: _method_fold(r) for m, r in f.items()} for f in d["folds"]]
-        return ExperimentResult(data_dir=d["data_dir"], methods=list(d["methods"]), metric=d["metric"],
-                                convention=d["convention"], grids=d["grids"], folds=folds,
-                                n_features=int(d["n_features"]))
-    except (KeyError, TypeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"source: {str(path)!r} is not an experiment.json written by rankselect ({exc!r})") from exc
+    return ExperimentResult.from_json(path)
 
 
-def _method_fold(r: dict) -> MethodFold:
-    return MethodFold(method=r["method"], fold=r["fold"], params=r["params"],
-                      validation_score=float(r["validation_score"]), test=r["test"],
-                      selected_features=[int(j) - 1 for j in r["selected_features"]],
-                      n_features=int(r["n_features"]), sparsity_ratio=float(r["sparsity_ratio"]),
-                      fit_time=float(r["fit_time"]),
-                      per_query={k: np.asarray(v, dtype=np.float64) for k, v in r["per_query"].items()},
-                      test_qids=np.asarray(r["test_qids"]), n_candidates=int(r["n_candidates"]),
-                      skipped=r["skipped"], curve=r["curve"])
-
-
-def _fold_curves(res: ExperimentResult, method: str) -> tuple[Curve, Curve]:
-    """Validation and test ``res.metric`` per subset size, averaged over the folds with a
-    t-interval over the folds; in each fold the grid point of best validation score of each size."""
-    per_size: dict[int, list[tuple[float, float]]] = {}
-    for fold in res.folds:
-        best: dict[int, tuple[float, float]] = {}
-        for point in fold[method].curve:
-            k, v, t = int(point["n_features"]), point["vali"][res.metric], point["test"][res.metric]
-            if k > 0 and (k not in best or v > best[k][0]):
-                best[k] = (v, t)
-        for k, vt in best.items():
-            per_size.setdefault(k, []).append(vt)
-    sizes = [k for k in sorted(per_size) if len(per_size[k]) == len(res.folds)]
-    out = []
-    for j, split in enumerate(("validation", "test")):
-        rec = PathRecorder()
-        for k in sizes:
-            rec.add(np.arange(k), np.array([vt[j] for vt in per_size[k]]), [], [], 0.0, float(k))
-        path: SelectionPath = rec.path()
-        out.append(curve_from_path(method, split, path, interval_over="folds"))
-    return out[0], out[1]
+def _choose(pooled: dict[str, Pooled], marks: dict, vali_mean: dict, method: Optional[str], methods) -> str:
+    if method is not None:
+        if method not in methods:
+            raise ValueError(f"method {method!r} is not in this experiment (methods: {', '.join(methods)})")
+        return method
+    selecting = [m for m in methods if m in pooled and len(pooled[m].sizes) > 1] or list(methods)
+    return max(selecting, key=lambda m: (vali_mean.get(m, -np.inf), -marks.get(m, {}).get(RULE, 0)))
 
 
 def from_experiment(folder: Union[str, os.PathLike], *, method: Optional[str] = None, data_dir=None,
-                    feature_names=None, title: Optional[str] = None, random_state: int = 0) -> ReportData:
-    """Collect a report of an experiment folder.
-
-    Parameters
-    ----------
-    folder : path
-        The ``--out`` folder of ``rankselect experiment`` (or its ``experiment.json``).
-    method : str, optional
-        The method whose subset the report hands off (default: the selecting method of best
-        mean validation score).
-    data_dir : path, optional
-        The LETOR folds (default: the experiment's ``data_dir``, as written or relative to
-        the folder's parent); its first fold feeds the redundancy and importance panels.
-    feature_names : sequence of str of shape (n_features,), optional
-    title : str, optional
-    random_state : int, default=0
-        Seed of the permutation importance.
-    """
+                    feature_names=None, feature_costs=None, feature_groups=None, group_costs=None,
+                    title: Optional[str] = None, random_state: int = 0, progress: bool = True) -> ReportData:
+    """Collect a report of an experiment folder (see :func:`~rankselect.report.build_report`)."""
     res = load_experiment(folder)
     n = res.n_features
-    names = [str(j + 1) for j in range(n)] if feature_names is None else [str(s) for s in feature_names]
-    if len(names) != n:
-        raise ValueError(f"feature_names has {len(names)} names but the experiment has {n} features")
-    mean_k = {m: float(np.mean([f[m].n_features for f in res.folds])) for m in res.methods}
-    vali = {m: float(np.mean([f[m].validation_score for f in res.folds])) for m in res.methods}
-    selecting = [m for m in res.methods if mean_k[m] < n] or list(res.methods)
-    if method is None:
-        method = max(selecting, key=lambda m: vali[m])
-    elif method not in res.methods:
-        raise ValueError(f"method {method!r} is not in this experiment (methods: {', '.join(res.methods)})")
-    curves, marks = [], {}
-    for m in res.methods:
-        v, t = _fold_curves(res, m)
-        curves += [v, t]
-        if v.n_features:
-            marks[m] = marks_of(v)
-    freq = fold_selection_frequencies(res)
-    order = _frequency_order(res, method, freq[method])
-    subsets = {k: order[:k] for k in range(1, len(order) + 1)}
-    default_k = min(max(marks.get(method, {}).get("one-standard-error", len(order)), 1), len(order))
-    reference = max((m for m in res.methods if m != method), key=lambda m: mean_k[m], default=None)
-    per_query = None
-    if reference is not None:
-        key = "AP" if res.metric == "MAP" else res.metric
-        qids = [f"{f[method].fold}:{q}" for f in res.folds for q in f[method].test_qids.tolist()]
-        per_query = PerQuery(qids, np.concatenate([f[method].per_query[key] for f in res.folds]).tolist(),
-                             np.concatenate([f[reference].per_query[key] for f in res.folds]).tolist(),
-                             key, f"{method} (chosen model per fold)", f"{reference} ({mean_k[reference]:g} features)")
-    pareto = [{"method": m, "k": mean_k[m], "cost": mean_k[m],
-               "score": float(np.mean([f[m].test[res.metric] for f in res.folds])), "split": "test"}
-              for m in res.methods]
-    data = ReportData(
-        title=title or f"Feature selection on {res.data_dir}", source=f"experiment folder {os.fspath(folder)}",
-        measure=res.metric, feature_names=names, method=method, curves=curves, marks=marks, subsets=subsets,
-        default_k=default_k, stability={m: freq[m].tolist() for m in res.methods}, stability_over="folds",
-        per_query=per_query, pareto=pareto,
-        settings={"data": res.data_dir, "methods": ", ".join(res.methods), "folds": str(len(res.folds)),
-                  "selection metric": f"validation {res.metric}", "convention": res.convention,
-                  **{f"grid {m}": "; ".join(f"{p}: {len(v)} values" for p, v in g.items())
-                     for m, g in res.grids.items()}})
-    if per_query is None:
-        data.notes["per-query"] = "one method only: nothing to compare the chosen subset with"
+    inputs = check_inputs(n, feature_names=feature_names, feature_costs=feature_costs,
+                          feature_groups=feature_groups, group_costs=group_costs)
+    missing = [m for m in res.methods if any(f[m].path is None for f in res.folds)]
+    if missing:
+        raise ValueError(f"{folder}: the experiment.json has no per-query scores of the path of "
+                         f"{', '.join(missing)} (format version 1, written before rankselect kept them): "
+                         "rerun `rankselect experiment ... --out DIR` to report it")
+    d = ReportData(title=title or f"Feature selection on {res.data_dir}",
+                   source=f"experiment folder {os.fspath(folder)}", measure=res.metric, feature_names=inputs.names,
+                   method="", curves=[], marks={}, subsets={}, default_k=1, stability={}, stability_over="",
+                   costs=inputs.costs, groups=inputs.groups, group_costs=inputs.group_costs)
+    pooled = {m: pool(res, m) for m in res.methods}
+    choices, vali_at = {}, {}
+    for m, p in pooled.items():
+        if not p.sizes:
+            d.notes.setdefault("quality", "")
+            d.notes["quality"] += f"{m}: no number of features is reached in every fold. "
+            continue
+        vcurve, c = curve_of(m, "validation", p.sizes, p.vali, folds=p.fold_means)
+        tcurve, _ = curve_of(m, "test", p.sizes, p.test, reference=c.best)
+        for cv in (vcurve, tcurve):
+            cv.cost = [float(np.mean([d.cost_of(s) for s in p.subsets[k]])) for k in p.sizes]
+            if inputs.groups is not None:
+                cv.n_groups = [float(max(len(d.groups_of(s)) for s in p.subsets[k])) for k in p.sizes]
+        d.curves += [vcurve, tcurve]
+        d.marks[m] = {"best": c.best, RULE: c.chosen}
+        choices[m] = c
+        vali_at[m] = float(c.mean[c.sizes.tolist().index(c.chosen)])
+        for i, k in enumerate(p.sizes):
+            d.pareto.append({"method": m, "k": k, "cost": vcurve.cost[i], "vali": vcurve.score[i],
+                             "test": tcurve.score[i], "n_groups": None if vcurve.n_groups is None else
+                             vcurve.n_groups[i]})
+    d.method = _choose(pooled, d.marks, vali_at, method, res.methods)
+    chosen = pooled[d.method]
+    if d.method not in d.marks:
+        raise ValueError(f"method {d.method!r}: no number of features is reached in every fold; nothing to report")
+    k = d.marks[d.method][RULE]
+    d.subsets = {s: consensus(chosen.subsets[s], n, s) for s in chosen.sizes}
+    d.default_k = k
+    for m, p in pooled.items():
+        if m in d.marks and len(p.sizes) > 1:
+            s = p.subsets[d.marks[m][RULE]]
+            d.stability[m] = frequencies(s, n).tolist()
+            if inputs.groups is not None:
+                d.group_stability[m] = [float(np.mean([g in d.groups_of(x) for x in s]))
+                                        for g in inputs.groups.names]
+    d.stability_over = (f"the {len(res.folds)} folds (each method's subsets of its one-standard-error size)")
+    if not d.stability:
+        freq = fold_selection_frequencies(res)
+        d.stability = {m: freq[m].tolist() for m in res.methods}
+        d.stability_over = f"the {len(res.folds)} folds' chosen models"
+    _queries(d, res, pooled)
+    _explain(d, res)
+    d.settings = {"data": res.data_dir, "methods": ", ".join(res.methods), "folds": str(len(res.folds)),
+                  "selection metric": f"validation {res.metric} ({res.convention} conventions)",
+                  "queries": f"{len(chosen.vali_qids)} validation, {len(chosen.test_qids)} test (folds pooled)",
+                  **{f"grid of {m}": "; ".join(f"{q}: {len(v)} values" for q, v in g.items())
+                     for m, g in res.grids.items()},
+                  "feature costs": "given" if inputs.costs is not None else "none (cost = number of features)",
+                  "feature groups": repr(inputs.groups) if inputs.groups is not None else "none",
+                  **({"group costs": short(inputs.group_costs)} if inputs.group_costs is not None else {})}
     fold1 = _first_fold(folder, data_dir if data_dir is not None else res.data_dir)
     if fold1 is None:
-        data.notes["redundancy"] = data.notes["importance"] = (
-            f"the data folder {res.data_dir!r} was not found (pass data_dir=)")
-        return data
-    from ..data.letor import load_letor
-
+        d.notes["redundancy"] = d.notes["importance"] = (
+            f"the data folder {res.data_dir!r} was not found (pass data_dir= or --data)")
+        return d
     train, test = (load_letor(fold1 / f"{s}.txt", n_features=n) for s in ("train", "test"))
-    data.redundancy = redundancy_of(train, names)
-    alpha = res.folds[0][method].params.get("alpha", 1.0)
-    data.importance = importance_of(subsets[default_k], train, test, float(alpha) if alpha else 1.0,
-                                    data.measure, random_state, split=f"test of {fold1.name}")
-    return data
+    d.redundancy = redundancy_of(train, inputs.names, d.subsets[k])
+    d.importance, d.group_importance = importance_of(
+        d.subsets[k], train, test, d.measure, random_state, split=f"test of {fold1.name}", names=inputs.names,
+        groups=inputs.groups, progress=progress)
+    d.settings["redundancy and importance"] = f"{fold1.name} of {fold1.parent}"
+    return d
 
 
-def _frequency_order(res: ExperimentResult, method: str, freq: np.ndarray) -> list[int]:
-    """Features chosen in any fold, by decreasing fold frequency (ties: earlier mean position
-    in the folds' selection orders, then lower index)."""
-    pos = np.full(freq.size, np.inf)
-    for j in np.flatnonzero(freq > 0):
-        pos[j] = np.mean([f[method].selected_features.index(int(j)) for f in res.folds
-                          if int(j) in f[method].selected_features])
-    return [int(j) for j in np.lexsort((np.arange(freq.size), pos, -freq)) if freq[j] > 0]
+def _queries(d: ReportData, res: ExperimentResult, pooled: dict[str, Pooled]) -> None:
+    """The chosen subset's size against all features, per test query (folds pooled), and the
+    other methods at their own chosen sizes against the same reference."""
+    try:
+        ref, label = reference_rows(res, d.method)
+    except ValueError as exc:
+        d.notes["per-query"] = str(exc)
+        return
+    for m in [d.method] + [m for m in res.methods if m != d.method]:
+        if m not in d.marks or len(pooled[m].sizes) < 2:
+            continue
+        k = d.marks[m][RULE]
+        row = pooled[m].test[pooled[m].sizes.index(k)]
+        cmp = compare_queries(pooled[m].test_qids, row, ref, d.measure, "test",
+                              f"{m} at {plural(k, 'feature')} (each fold's own subset)", label)
+        if m == d.method:
+            d.per_query = cmp
+        else:
+            d.others.append(cmp)
+    if d.per_query is None:
+        d.notes["per-query"] = (f"{d.method} has one size only ({plural(pooled[d.method].sizes[-1], 'feature')}): "
+                                "there is no smaller subset to compare with all features")
+
+
+def _explain(d: ReportData, res: ExperimentResult) -> None:
+    """Why the page's size differs from the experiment table's."""
+    table = res.averages()[d.method]["n_features"]
+    k = d.marks[d.method][RULE]
+    if abs(table - k) > 1e-9:
+        d.explanations.append(
+            f"The experiment's table gives {d.method} {plural(round(table, 1), 'feature')}: the mean size of each "
+            f"fold's own best grid point on validation. This page chooses one size for every fold: the "
+            f"{RULE} size of the folds' validation queries pooled.")
 
 
 def _first_fold(folder, data_dir) -> Optional[Path]:

@@ -1,151 +1,198 @@
-"""A :class:`~.data.ReportData` from a fitted selector with its data (a ranker-in-the-loop
-selector's ``path_`` gives the validation curve), and the redundancy and importance panels'
-computations shared with :mod:`.experiment`."""
+"""A :class:`~.data.ReportData` from one fitted selector with its data: the validation
+scores of every size (a ranker-in-the-loop selector's ``path_``, which holds them per query;
+otherwise the ranker fitted on every prefix of the selection order), the test scores beside
+them, the chosen size against all features, stability over query subsamples (refits, with
+progress), redundancy and importance."""
 from __future__ import annotations
 
 from typing import Any, Optional
 
 import numpy as np
-from scipy.cluster.hierarchy import leaves_list
+from sklearn.base import BaseEstimator, clone
 
-from ..analysis.inspection import evaluate_path, fit_ranker, permutation_importance
-from ..analysis.redundancy import redundancy_report
-from ..data.feature_groups import check_feature_groups
+from .. import metrics
+from ..analysis.inspection import fit_ranker
+from ..analysis.stats import RULE
 from ..models.rankrls import RankRLS
 from ..selection.stability import StabilitySelection
-from ._data import Importance, PerQuery, Redundancy, ReportData, curve_from_path, curve_from_per_query, marks_of
+from ..selection.wrapper.path import SelectionPath, choose_step
+from ._data import ReportData, compare_queries, curve_of, plural
+from ._features import Progress, importance_of, redundancy_of, short, xyq
+from ._inputs import check_inputs
 
-__all__ = ["from_selector", "redundancy_of", "importance_of"]
-
-#: the similarity of the redundancy panel and the threshold its clusters are cut at
-SIMILARITY, THRESHOLD = "spearman", 0.9
-
-
-def _xyq(data, name: str):
-    try:
-        X, y, qid = data
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be a RankingData or an (X, y, qid) tuple, got {type(data).__name__}") from exc
-    return np.asarray(X, dtype=np.float64), np.asarray(y), np.asarray(qid)
+__all__ = ["from_selector"]
 
 
-def redundancy_of(train, names: list[str]) -> Redundancy:
-    """|Spearman| similarity of the training data, ordered by its dendrogram (SciPy's leaves order)."""
-    X, _, qid = _xyq(train, "train")
-    rep = redundancy_report(X, qid, similarity=SIMILARITY, threshold=THRESHOLD, feature_names=names)
-    order = [int(j) for j in leaves_list(rep.linkage)] if len(names) > 1 else [0]
-    sim = np.nan_to_num(np.asarray(rep.similarity, dtype=np.float64))
-    return Redundancy(matrix=sim[np.ix_(order, order)].round(4).tolist(), order=order,
-                      clusters=[[names[j] for j in c] for c in rep.redundant],
-                      representatives=[names[int(r)] for r, c in zip(rep.representatives, rep.clusters) if len(c) > 1],
-                      similarity=SIMILARITY, threshold=THRESHOLD)
+class _Counted(BaseEstimator):
+    """``selector``, calling ``tick`` after each of its fits (StabilitySelection's refits)."""
+
+    def __init__(self, selector=None, tick=None) -> None:
+        self.selector, self.tick = selector, tick
+
+    def fit(self, X, y, qid=None):
+        self.fitted_ = clone(self.selector).fit(X, y, qid=qid)
+        self.selected_features_ = np.asarray(self.fitted_.selected_features_)
+        if self.tick is not None:
+            self.tick()
+        return self
+
+    def get_support(self, indices: bool = False):
+        return self.fitted_.get_support(indices=indices)
 
 
-def importance_of(subset, train, test, alpha: float, measure: str, random_state, *, ranker=None,
-                  split: str = "test") -> Importance:
-    """Query-aware permutation importance (:func:`~rankselect.analysis.inspection.permutation_importance`)
-    of ``subset`` for ``ranker`` (default ``RankRLS(alpha)``) fitted on it, measured on ``test``."""
-    X, y, qid = _xyq(train, "train")
-    Xt, yt, qt = _xyq(test, "test")
-    cols = list(subset)
-    model = fit_ranker(ranker if ranker is not None else RankRLS(alpha=alpha), X[:, cols], y, qid)
-    imp = permutation_importance(model, Xt[:, cols], yt, qt, scoring=measure.lower(), n_repeats=5,
-                                 random_state=random_state)
-    return Importance(features=cols, mean=imp.importances_mean.tolist(), low=imp.ci_low.tolist(),
-                      high=imp.ci_high.tolist(), measure=measure, split=split)
+def _queries(qid) -> list[str]:
+    return [str(q) for q in dict.fromkeys(np.asarray(qid).tolist())]
+
+
+def _score(model, X, y, qid, cols, scoring: str, convention: str) -> np.ndarray:
+    return np.asarray(metrics.compute(scoring, y, np.asarray(model.predict(X[:, cols]), dtype=np.float64).ravel(),
+                                      qid, convention=convention, per_query=True), dtype=np.float64)
+
+
+def _sizes_of(selector, order: list[int], groups) -> list[int]:
+    """The prefix sizes to score: every prefix, or the ends of the groups when whole groups
+    were selected."""
+    if groups is None or not getattr(selector, "select_groups", False) or not hasattr(selector, "selected_groups_"):
+        return list(range(1, len(order) + 1))
+    g = [int(groups.index[j]) for j in order]
+    return [i + 1 for i in range(len(order)) if i + 1 == len(order) or g[i + 1] != g[i]]
 
 
 def from_selector(selector, *, train, vali, test=None, ranker=None, scoring: str = "ndcg@10",
-                  feature_names=None, feature_costs=None, feature_groups=None, n_resamples: int = 5,
-                  title: Optional[str] = None, random_state: int = 0) -> ReportData:
+                  convention: str = "exponential", feature_names=None, feature_costs=None, feature_groups=None,
+                  group_costs=None, n_resamples: int = 5, title: Optional[str] = None, random_state: int = 0,
+                  progress: bool = True) -> ReportData:
     """Collect a report of a fitted selector (see :func:`~rankselect.report.build_report`)."""
     if not hasattr(selector, "selected_features_"):
         raise TypeError(f"source must be a fitted rankselect selector or an experiment folder, "
                         f"got {type(selector).__name__} without selected_features_")
-    X, y, qid = _xyq(train, "train")
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 0:
+        raise ValueError(f"n_resamples must be an integer >= 0 (0: no stability refits), got {n_resamples!r}")
+    X, y, qid = xyq(train, "train")
+    Xv, yv, qv = xyq(vali, "vali")
     n = X.shape[1]
-    names = _names(selector, feature_names, n)
+    if Xv.shape[1] != n:
+        raise ValueError(f"vali has {Xv.shape[1]} features but train has {n}")
+    params: dict[str, Any] = selector.get_params(deep=False) if hasattr(selector, "get_params") else {}
+    inputs = check_inputs(
+        n, feature_names=feature_names,
+        feature_costs=feature_costs if feature_costs is not None else params.get("feature_costs"),
+        feature_groups=feature_groups if feature_groups is not None else getattr(selector, "feature_groups_", None),
+        group_costs=group_costs if group_costs is not None else (params.get("group_costs") if feature_groups is None
+                                                                 else None),
+        fallback_names=getattr(selector, "feature_names_in_", None))
     order = [int(j) for j in selector.selected_features_]
     if not order:
         raise ValueError("the selector selected no feature: nothing to report")
-    ranker = RankRLS() if ranker is None else ranker
+    if ranker is None:
+        ranker = params["estimator"] if hasattr(params.get("estimator"), "fit") else RankRLS()
     method = type(selector).__name__
-    path = getattr(selector, "path_", None)
-    if path is not None and len(path):
-        vcurve = curve_from_path(method, "validation", path)
-        subsets = {k: sorted(int(j) for j in path.features[_best_of_size(path, k)]) for k in vcurve.n_features}
+    evaluation = xyq(test, "test") if test is not None else None
+    Xt, yt, qt = evaluation if evaluation is not None else (Xv, yv, qv)
+    found = getattr(selector, "path_", None)
+    path = found if isinstance(found, SelectionPath) else SelectionPath(*(np.zeros(0),) * 5)
+    d = ReportData(title=title or f"{method}: {plural(len(order), 'feature')} of {n}", source=f"fitted {method}",
+                   measure=scoring.upper() if scoring.lower() != "map" else "MAP", feature_names=inputs.names,
+                   method=method, curves=[], marks={}, subsets={}, default_k=1, stability={}, stability_over="",
+                   costs=inputs.costs, groups=inputs.groups, group_costs=inputs.group_costs)
+    eligible = path.n_features[path.eligible] if path.eligible.shape == path.n_features.shape else []
+    sizes = sorted({int(k) for k in eligible})
+    steps = [choose_step(path, "best", n_features=k) for k in sizes]
+    if steps and len(path.per_query) == len(path) and all(path.per_query[i] is not None for i in steps):
+        # the selector's own per-query scores of the best step of each size: nothing to refit
+        V = np.vstack([path.per_query[i] for i in steps])
+        d.subsets = {k: [int(j) for j in path.features[i]] for k, i in zip(sizes, steps)}
+        if getattr(selector, "validation", None) is None:
+            d.validation = "validation (query folds of the training data: the selector's cv)"
+        vqids = None
+        fits = [] if evaluation is None else sizes
     else:
-        pc = evaluate_path(order, ranker, (X, y, qid), _xyq(vali, "vali"), scoring=scoring)
-        vcurve = curve_from_per_query(method, "validation", pc.n_features, pc.per_query)
-        subsets = {k: order[:k] for k in range(1, len(order) + 1)}
-    curves = [vcurve]
-    marks = {method: marks_of(vcurve)}
-    # the subset the page hands off: the one-standard-error size of the validation curve
-    default_k = marks[method]["one-standard-error"]
-    chosen = subsets[default_k]
-    evaluation = test if test is not None else vali
-    split = "test" if test is not None else "validation"
-    if test is not None:
-        sizes = sorted(subsets)
-        rows = [evaluate_path(subsets[k], ranker, (X, y, qid), _xyq(test, "test"), scoring=scoring,
-                              n_features=[k]).per_query[0] for k in sizes]
-        curves.append(curve_from_per_query(method, "test", sizes, rows))
-    per_query = _per_query(chosen, ranker, (X, y, qid), _xyq(evaluation, split), scoring, n)
-    costs = None if feature_costs is None else [float(c) for c in np.asarray(feature_costs, dtype=np.float64)]
-    if costs is not None and len(costs) != n:
-        raise ValueError(f"feature_costs has {len(costs)} values but the data has {n} features")
-    pareto = [{"method": method, "k": k, "cost": float(sum(costs[j] for j in subsets[k]) if costs else k),
-               "score": s, "split": curves[-1].split}
-              for k, s in zip(curves[-1].n_features, curves[-1].score)]
-    stability: dict[str, list[float]] = {}
-    notes: dict[str, str] = {}
-    if n_resamples >= 2:
-        st = StabilitySelection(selector, n_resamples=n_resamples, random_state=random_state).fit(X, y, qid=qid)
-        stability[method] = st.selection_frequencies_.tolist()
+        sizes = _sizes_of(selector, order, inputs.groups)
+        d.subsets = {k: order[:k] for k in sizes}
+        V, vqids, fits = None, _queries(qv), sizes
+    rows_v: dict[int, np.ndarray] = {}
+    rows_t: dict[int, np.ndarray] = {}
+    work = Progress(f"fitting {type(ranker).__name__} on {plural(len(fits), 'subset')} and on all features",
+                    len(fits) + 1, progress)
+    for k in fits:
+        model = fit_ranker(clone(ranker), X[:, d.subsets[k]], y, qid)
+        if V is None:
+            rows_v[k] = _score(model, Xv, yv, qv, d.subsets[k], scoring, convention)
+        if evaluation is not None:
+            rows_t[k] = _score(model, Xt, yt, qt, d.subsets[k], scoring, convention)
+        work.step()
+    everything = list(range(n))
+    full = fit_ranker(clone(ranker), X, y, qid)
+    ref_v = _score(full, Xv, yv, qv, everything, scoring, convention)
+    ref_t = None if evaluation is None else _score(full, Xt, yt, qt, everything, scoring, convention)
+    work.step()
+    d.settings["ranker fits"] = f"{plural(len(fits) + 1, 'fit')} of {type(ranker).__name__}, {work.seconds:.1f} s"
+    if V is None:
+        V = np.vstack([rows_v[k] for k in sizes])
+    vcurve, c = curve_of(method, "validation", sizes, V)
+    d.curves.append(vcurve)
+    if evaluation is not None:
+        d.curves.append(curve_of(method, "test", sizes, np.vstack([rows_t[k] for k in sizes]), reference=c.best)[0])
+    for cv in d.curves:
+        cv.cost = [d.cost_of(d.subsets[k]) for k in sizes]
+        if inputs.groups is not None:
+            cv.n_groups = [float(len(d.groups_of(d.subsets[k]))) for k in sizes]
+    d.marks[method] = {"best": c.best, RULE: c.chosen}
+    d.default_k = c.chosen
+    test_curve = d.curves[-1] if evaluation is not None else None
+    for i, k in enumerate(sizes):
+        d.pareto.append({"method": method, "k": k, "cost": d.cost_of(d.subsets[k]), "vali": vcurve.score[i],
+                         "test": None if test_curve is None else test_curve.score[i],
+                         "n_groups": None if vcurve.n_groups is None else vcurve.n_groups[i]})
+    d.pareto.append({"method": "all features", "k": n, "cost": d.cost_of(everything), "vali": float(ref_v.mean()),
+                     "test": None if ref_t is None else float(ref_t.mean()),
+                     "n_groups": None if inputs.groups is None else float(inputs.groups.n_groups)})
+    k = c.chosen
+    if evaluation is not None:
+        chosen_t = rows_t[k] if k in rows_t else _score(fit_ranker(clone(ranker), X[:, d.subsets[k]], y, qid),
+                                                        Xt, yt, qt, d.subsets[k], scoring, convention)
+        d.per_query = compare_queries(_queries(evaluation[2]), chosen_t, ref_t, d.measure, "test",
+                                      f"the {plural(k, 'chosen feature')}", f"all {n} features")
     else:
-        notes["stability"] = "n_resamples < 2: no resampling was run"
-    params: dict[str, Any] = selector.get_params(deep=False) if hasattr(selector, "get_params") else {}
-    return ReportData(
-        title=title or f"{method}: {len(order)} of {n} features", source=f"fitted {method}",
-        measure=scoring.upper() if scoring.lower() != "map" else "MAP", feature_names=names, method=method,
-        curves=curves, marks=marks, subsets=subsets, default_k=default_k, stability=stability,
-        stability_over=f"{n_resamples} query subsamples", per_query=per_query,
-        redundancy=redundancy_of((X, y, qid), names),
-        importance=importance_of(chosen, (X, y, qid), _xyq(evaluation, split), 1.0, scoring, random_state,
-                                 ranker=ranker, split=split),
-        costs=costs, families=_families(feature_groups, n), pareto=pareto,
-        settings={"selector": repr(selector), "ranker": repr(ranker), "scoring": scoring,
-                  **{f"param {k}": repr(v) for k, v in params.items() if not hasattr(v, "get_params")}},
-        notes=notes)
+        d.per_query = compare_queries(vqids or [str(i) for i in range(V.shape[1])], V[sizes.index(k)], ref_v,
+                                      d.measure, "validation", f"the {plural(k, 'chosen feature')}",
+                                      f"all {n} features")
+        d.notes["per-query"] = ("no test data: these are the validation queries the size was chosen on "
+                                "(optimistic for the chosen subset); pass test= for held-out queries")
+    if len(order) != k:
+        d.explanations.append(
+            f"{method} selected {plural(len(order), 'feature')}; on {d.validation} the {RULE} rule on paired "
+            f"per-query differences keeps {plural(k, 'feature')} (the best size is {c.best}).")
+    _stability(d, selector, X, y, qid, n_resamples, random_state, progress, inputs.groups)
+    d.redundancy = redundancy_of((X, y, qid), inputs.names, d.subsets[k])
+    split = "test" if evaluation is not None else "validation"
+    d.importance, d.group_importance = importance_of(
+        d.subsets[k], (X, y, qid), evaluation if evaluation is not None else (Xv, yv, qv), scoring, random_state,
+        ranker=ranker, split=split, names=inputs.names, groups=inputs.groups, progress=progress)
+    d.settings = {"selector": type(selector).__name__,
+                  **{f"  {key}": short(v) for key, v in params.items()
+                     if key not in ("feature_names", "feature_groups", "group_costs", "feature_costs")},
+                  "ranker (curves, reference, importance)": short(ranker), "scoring": f"{scoring} ({convention})",
+                  "feature groups": repr(inputs.groups) if inputs.groups is not None else "none",
+                  "feature costs": short(inputs.costs) if inputs.costs is not None else "none (cost = number of "
+                                                                                        "features)",
+                  **({"group costs": short(inputs.group_costs)} if inputs.group_costs is not None else {}),
+                  **d.settings}
+    return d
 
 
-def _best_of_size(path, k: int) -> int:
-    from ..selection.wrapper.path import choose_step
-
-    return choose_step(path, "best", n_features=k)
-
-
-def _per_query(chosen, ranker, train, evaluation, scoring: str, n: int) -> PerQuery:
-    k = len(chosen)
-    a = evaluate_path(list(chosen), ranker, train, evaluation, scoring=scoring, n_features=[k]).per_query[0]
-    b = evaluate_path(list(range(n)), ranker, train, evaluation, scoring=scoring, n_features=[n]).per_query[0]
-    qids = [str(q) for q in dict.fromkeys(np.asarray(evaluation[2]).tolist())]
-    return PerQuery(qids, a.tolist(), b.tolist(), scoring.upper(), f"the {k} chosen features", f"all {n} features")
-
-
-def _names(selector, feature_names, n: int) -> list[str]:
-    if feature_names is None:
-        feature_names = getattr(selector, "feature_names_in_", None)
-    names = [str(j + 1) for j in range(n)] if feature_names is None else [str(s) for s in feature_names]
-    if len(names) != n:
-        raise ValueError(f"feature_names has {len(names)} names but the data has {n} features")
-    return names
-
-
-def _families(groups, n: int) -> Optional[list[str]]:
-    """The family of each feature, from anything :func:`~rankselect.data.check_feature_groups`
-    takes (a label per feature, a mapping family -> columns, a ``FeatureGroups``)."""
-    if groups is None:
-        return None
-    g = check_feature_groups(groups, n)
-    return [g.names[int(i)] for i in g.index]
+def _stability(d: ReportData, selector, X, y, qid, n_resamples: int, random_state, progress: bool, groups) -> None:
+    if n_resamples < 2:
+        d.notes["stability"] = ("no refits were asked (n_resamples < 2): the stability panel needs the "
+                                "selector refitted on query subsamples; pass n_resamples=5 or more")
+        return
+    work = Progress(f"stability: refitting {type(selector).__name__} on {n_resamples} half-samples of the queries "
+                    f"(n_resamples={n_resamples}; 0 skips it)", n_resamples, progress)
+    st = StabilitySelection(_Counted(selector, lambda: work.step()),  # a function: clone keeps it
+                            n_resamples=int(n_resamples), random_state=random_state,
+                            feature_groups=groups, select_groups=False).fit(X, y, qid=qid)
+    d.stability[d.method] = st.selection_frequencies_.tolist()
+    if groups is not None:
+        d.group_stability[d.method] = st.group_frequencies_.tolist()
+    d.stability_over = f"{n_resamples} refits on half of the queries"
+    d.settings["stability"] = f"{n_resamples} refits on half of the queries, {work.seconds:.1f} s"

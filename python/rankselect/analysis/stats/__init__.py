@@ -15,6 +15,8 @@ are the usual alternatives).
 - :func:`compare`: all of the above, every method against a baseline, as a table;
   :func:`compare_experiment` does it on a LETOR protocol run (per-query test scores of every
   fold pooled).
+- :func:`size_choice`: the best and the one-standard-error number of features from per-query
+  scores, on paired differences to the best size.
 - :func:`write_trec_run`, :func:`write_trec_qrels`, :func:`write_per_query`.
 
 Modules: :mod:`~rankselect.analysis.stats.paired` (tests, intervals, effect sizes),
@@ -23,6 +25,7 @@ Modules: :mod:`~rankselect.analysis.stats.paired` (tests, intervals, effect size
 """
 from .compare import Comparison, compare, compare_experiment, experiment_per_query
 from .paired import TESTS, EffectSize, TestResult, effect_size, holm, mean_confidence_interval, paired_test
+from .sizes import RULE, RULE_REFERENCE, SizeChoice, size_choice
 from .trec import (
     PathLike,
     docnos_from_comments,
@@ -50,4 +53,8 @@ __all__ = [
     "write_per_query",
     "experiment_per_query_rows",
     "PathLike",
+    "SizeChoice",
+    "size_choice",
+    "RULE",
+    "RULE_REFERENCE",
 ]

@@ -13,7 +13,7 @@ import numpy.typing as npt
 from ..._validation import as_generator, check_vector, shown
 from .paired import effect_size, holm, paired_test
 
-__all__ = ["Comparison", "compare", "experiment_per_query", "compare_experiment"]
+__all__ = ["Comparison", "compare", "experiment_per_query", "compare_experiment", "markdown_cell"]
 
 
 @dataclass
@@ -46,21 +46,29 @@ class Comparison:
         """The table in Markdown (``*`` marks a significant difference after correction)."""
         f = f"{{:.{digits}f}}"
         adj = "p (Holm)" if self.correction == "holm" else "p"
-        lines = [f"{self.test} test against {_cell(self.baseline)}, {self.n_queries} queries, alpha {self.alpha:g}", "",
+        lines = [f"{self.test} test against {markdown_cell(self.baseline)}, {self.n_queries} queries, "
+                 f"alpha {self.alpha:g}", "",
                  f"| method | mean | diff [CI] | d_z [CI] | p | {adj} |", "|---|---|---|---|---|---|"]
         for r in self.rows:
             mark = " *" if r["significant"] else ""
             lines.append(
-                f"| {_cell(r['method'])} | {f.format(r['mean'])} | {f.format(r['mean_diff'])} "
+                f"| {markdown_cell(r['method'])} | {f.format(r['mean'])} | {f.format(r['mean_diff'])} "
                 f"[{f.format(r['diff_ci'][0])}, {f.format(r['diff_ci'][1])}] | {r['d_z']:.2f} "
                 f"[{r['d_z_ci'][0]:.2f}, {r['d_z_ci'][1]:.2f}] | {r['pvalue']:.3g} | "
                 f"{r['pvalue_adjusted']:.3g}{mark} |")
         return "\n".join(lines)
 
 
-def _cell(name) -> str:
-    """A method name as one Markdown table cell: ``|`` escaped, line breaks as spaces."""
-    return " ".join(str(name).replace("\\", "\\\\").replace("|", "\\|").split())
+def markdown_cell(text) -> str:
+    """``text`` as one Markdown table cell: ``|`` (and ``\\``) escaped, line breaks as spaces.
+
+    Examples
+    --------
+    >>> from rankselect.analysis.stats.compare import markdown_cell
+    >>> markdown_cell("gas:importance=p@10|map")
+    'gas:importance=p@10\\\\|map'
+    """
+    return " ".join(str(text).replace("\\", "\\\\").replace("|", "\\|").split())
 
 
 def compare(per_query: Mapping[str, npt.ArrayLike], baseline: str, *, test: str = "randomization",

@@ -34,13 +34,16 @@ from typing import Optional
 
 from ..feature_groups import FeatureGroups, check_feature_groups
 
-__all__ = ["feature_layout", "Layout", "LAYOUTS", "STREAMS"]
+__all__ = ["feature_layout", "Layout", "GROUPINGS", "LAYOUTS", "STREAMS"]
 
 #: the five text streams of LETOR 4.0 and MSLR-WEB, in the order of the feature lists
 STREAMS = ("body", "anchor", "title", "url", "whole document")
 
 #: the name of the group of the columns of no stream (``by="stream"``)
 DOCUMENT = "document"
+
+#: the groupings of :func:`feature_layout` (its ``by``), the default first
+GROUPINGS = ("stream", "measure")
 
 
 @dataclass(frozen=True)
@@ -92,8 +95,8 @@ class Layout:
 
     def groups(self, by: str = "stream") -> FeatureGroups:
         """The columns grouped ``by="stream"`` or ``by="measure"`` (module docstring)."""
-        if by not in ("stream", "measure"):
-            raise ValueError(f"by must be 'stream' or 'measure', got {by!r}")
+        if by not in GROUPINGS:
+            raise ValueError(f"by must be one of {GROUPINGS}, got {by!r}")
         labels = [(DOCUMENT if s is None else s) if by == "stream" else m for m, s in self.cells]
         groups = check_feature_groups(labels, len(labels))
         return FeatureGroups(groups.names, groups.index, self.feature_names)

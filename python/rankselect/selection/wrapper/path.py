@@ -42,6 +42,11 @@ class SelectionPath:
         names of each step's groups, in selection order; empty otherwise.
     n_groups : ndarray of int, shape (p,)
         The number of groups of each step (``n_features`` when the steps are not groups).
+    per_query : list of ndarray or None
+        The score of every validation query (the same queries in the same order at every step:
+        paired) at the best eligible step of each size (``choose_step(path, "best",
+        n_features=k)``), None at the other steps: what the report compares sizes with, kept
+        for one step per size so that the path stays small.
 
     Examples
     --------
@@ -73,6 +78,7 @@ class SelectionPath:
     cost: np.ndarray = field(default_factory=lambda: np.zeros(0))
     eligible: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
     groups: list = field(default_factory=list)
+    per_query: list = field(default_factory=list)
 
     @property
     def n_groups(self) -> np.ndarray:
@@ -107,17 +113,20 @@ class PathRecorder:
         half = _t_half_width(se, pq.size)
         self.rows.append((len(features), mean, se, mean - half, mean + half, np.asarray(features, dtype=np.intp),
                           np.asarray(added, dtype=np.intp), np.asarray(removed, dtype=np.intp), wall, cost,
-                          bool(eligible), None if groups is None else np.array(groups, dtype=object)))
+                          bool(eligible), None if groups is None else np.array(groups, dtype=object), pq))
 
     def path(self) -> SelectionPath:
-        cols: list = list(zip(*self.rows)) if self.rows else [()] * 12
-        return SelectionPath(
+        cols: list = list(zip(*self.rows)) if self.rows else [()] * 13
+        path = SelectionPath(
             n_features=np.asarray(cols[0], dtype=np.intp), scores=np.asarray(cols[1], dtype=np.float64),
             score_se=np.asarray(cols[2], dtype=np.float64), ci_low=np.asarray(cols[3], dtype=np.float64),
             ci_high=np.asarray(cols[4], dtype=np.float64), features=list(cols[5]), added=list(cols[6]),
             removed=list(cols[7]), wall_time=np.asarray(cols[8], dtype=np.float64),
             cost=np.asarray(cols[9], dtype=np.float64), eligible=np.asarray(cols[10], dtype=bool),
             groups=[] if not self.rows or cols[11][0] is None else list(cols[11]))
+        keep = {choose_step(path, "best", n_features=int(k)) for k in set(path.n_features[path.eligible].tolist())}
+        path.per_query = [pq if i in keep else None for i, pq in enumerate(cols[12])]
+        return path
 
 
 def _t_half_width(se: float, n: int, confidence: float = 0.95) -> float:

@@ -1,0 +1,137 @@
+"""How many features: the best size and the one-standard-error size from per-query scores,
+on paired differences (:func:`size_choice`).
+
+Every size is scored on the same queries, so sizes are compared per query, paired: for size
+``k`` and the best size ``b`` (highest mean score), ``d_q = s_q(k) - s_q(b)`` over the queries
+``q = 1..Q`` (a cross-validation's folds pooled: every query is scored once per size). The
+standard error of the mean difference is ``SE_k = sd(d) / sqrt(Q)`` (``ddof=1``) and its 95 %
+t-interval ``mean(d) +- t_{0.975, Q-1} SE_k``. The **one-standard-error rule** (Breiman et al.
+1984, Sec. 3.4.3; Hastie, Tibshirani & Friedman 2009, Sec. 7.10) keeps the smallest size whose
+score is within one standard error of the best; applied to paired per-query differences it is
+the smallest ``k`` with ``mean(d_k) >= -SE_k``. Pairing removes the query-to-query variation
+that all sizes share (hard queries are hard for every subset), which an interval over folds or
+an unpaired interval over queries leaves in.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+from scipy import stats
+
+__all__ = ["SizeChoice", "size_choice", "RULE", "RULE_REFERENCE"]
+
+#: the rule's name, as the report and its decision record write it
+RULE = "one-standard-error"
+#: where the rule comes from, and how it is applied here
+RULE_REFERENCE = ("the one-standard-error rule (Breiman et al. 1984; Hastie, Tibshirani & Friedman 2009, "
+                  "Sec. 7.10) on paired per-query differences to the best size")
+
+
+@dataclass(frozen=True)
+class SizeChoice:
+    """Per size: the mean score, the paired difference to the best size and its interval.
+
+    Attributes
+    ----------
+    sizes : ndarray of int, shape (p,)
+    mean : ndarray of shape (p,)
+        Mean score over the queries.
+    diff : ndarray of shape (p,)
+        Mean paired difference to the best size (0 at the best size).
+    diff_se : ndarray of shape (p,)
+        Its standard error (0 at the best size).
+    diff_low, diff_high : ndarray of shape (p,)
+        Its 95 % t-interval.
+    best : int
+        The best size (highest mean; the smallest on ties).
+    chosen : int
+        The one-standard-error size: the smallest with ``diff >= -diff_se``.
+    n_queries : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rankselect.analysis.stats import size_choice
+    >>> scores = np.array([[0.2, 0.5, 0.4, 0.9], [0.3, 0.6, 0.5, 0.9], [0.3, 0.6, 0.6, 0.9]])  # sizes 1, 2, 3
+    >>> c = size_choice([1, 2, 3], scores)
+    >>> type(c).__name__, c.best, c.chosen, c.diff_se.round(3).tolist()
+    ('SizeChoice', 3, 2, [0.041, 0.025, 0.0])
+    """
+
+    sizes: np.ndarray
+    mean: np.ndarray
+    diff: np.ndarray
+    diff_se: np.ndarray
+    diff_low: np.ndarray
+    diff_high: np.ndarray
+    best: int
+    chosen: int
+    n_queries: int
+
+
+def size_choice(sizes, per_query, confidence: float = 0.95, reference: Optional[int] = None) -> SizeChoice:
+    """The best and the one-standard-error sizes of per-query scores (see the module).
+
+    Parameters
+    ----------
+    sizes : array-like of int, shape (p,)
+        The subset sizes (distinct).
+    per_query : array-like of shape (p, Q)
+        The score of every query at every size (the same queries in the same order in every row).
+    confidence : float, default=0.95
+        Level of the t-intervals.
+    reference : int, optional
+        Compare with this size instead of the best one (e.g. the test scores against the
+        size that was best on validation); ``best`` and ``chosen`` are then still computed
+        from these scores.
+
+    Returns
+    -------
+    SizeChoice
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rankselect.analysis.stats import size_choice
+    >>> rng = np.random.default_rng(3)
+    >>> hardness = rng.uniform(0.2, 0.8, 200)  # per query, shared by every size: paired away
+    >>> gain = np.array([0.00, 0.05, 0.0745, 0.075])[:, None]  # sizes 1..4
+    >>> scores = hardness + gain + rng.normal(0, 0.01, (4, 200))
+    >>> c = size_choice([1, 2, 3, 4], scores)
+    >>> c.best, c.chosen
+    (4, 3)
+    >>> (c.diff.round(4) + 0.0).tolist(), c.diff_se.round(4).tolist()
+    ([-0.075, -0.0241, -0.001, 0.0], [0.001, 0.001, 0.0011, 0.0])
+    """
+    k = np.asarray(sizes)
+    S = np.asarray(per_query, dtype=np.float64)
+    if k.ndim != 1 or k.size == 0 or S.ndim != 2 or S.shape[0] != k.size:
+        raise ValueError(f"per_query must have one row per size: {k.size} sizes, per_query of shape {S.shape}")
+    if np.unique(k).size != k.size:
+        raise ValueError("sizes must be distinct")
+    if S.shape[1] < 2:
+        raise ValueError(f"a paired interval needs at least two queries, got {S.shape[1]}")
+    if not np.all(np.isfinite(S)):
+        raise ValueError("per_query holds NaN or infinite scores")
+    order = np.argsort(k, kind="stable")
+    k, S = k[order], S[order]
+    mean = S.mean(axis=1)
+    b = int(np.flatnonzero(mean == mean.max())[0])  # the smallest size on ties
+    if reference is not None and reference not in k:
+        raise ValueError(f"reference size {reference} is not among the sizes {k.tolist()}")
+    r = b if reference is None else int(np.flatnonzero(k == reference)[0])
+    diff, se = _paired(S, r)
+    half = stats.t.ppf((1 + confidence) / 2, S.shape[1] - 1) * se
+    d_best, se_best = (diff, se) if r == b else _paired(S, b)
+    # within one standard error of the best (a relative 1e-12 absorbs the rounding of equal scores)
+    chosen = int(k[np.flatnonzero(d_best >= -se_best - 1e-12 * max(1.0, float(np.abs(mean).max())))[0]])
+    return SizeChoice(sizes=k, mean=mean, diff=diff, diff_se=se, diff_low=diff - half, diff_high=diff + half,
+                      best=int(k[b]), chosen=chosen, n_queries=int(S.shape[1]))
+
+
+def _paired(S: np.ndarray, r: int) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and standard error of the per-query differences of every row to row ``r``."""
+    D = S - S[r]
+    return D.mean(axis=1), D.std(axis=1, ddof=1) / np.sqrt(S.shape[1])

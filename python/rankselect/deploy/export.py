@@ -1,0 +1,159 @@
+"""``export_engine``: a selection, and the ranker trained on it, as the files a search engine takes."""
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional, Union
+
+from . import elasticsearch, opensearch, ranklib, solr, vespa
+from .handoff import Handoff
+from .ranker import ranker_of
+from .subset import subset_of, templates_for
+
+__all__ = ["ENGINES", "EngineExport", "export_engine"]
+
+#: engine name -> writer; ``"opensearch"`` also serves the o19s Elasticsearch LTR plugin
+_WRITERS = {"opensearch": opensearch.files, "solr": solr.files, "elasticsearch": elasticsearch.files,
+            "vespa": vespa.files, "ranklib": ranklib.files}
+#: the engines :func:`export_engine` writes for
+ENGINES = tuple(_WRITERS)
+
+_WHAT = {
+    "opensearch": "OpenSearch LTR / o19s Elasticsearch LTR plugin: feature set, model (_createmodel), requests",
+    "solr": "Solr LTR: feature store and model store",
+    "elasticsearch": "Elasticsearch learning_to_rank (8.12+): trained model with its query extractors",
+    "vespa": "Vespa: rank profile (functions = the features) and the model file(s) for lightgbm(...)",
+    "ranklib": "RankLib (model/ranklib): the subset renumbered 1..k, its feature set",
+}
+
+
+@dataclass
+class EngineExport:
+    """What :func:`export_engine` returns.
+
+    Attributes
+    ----------
+    engine : str
+    name : str
+        The feature set's / model's name in the engine.
+    feature_names : list of str
+        The set's features in selection order (the model's feature names).
+    files : dict of str to str
+        File name (``/`` for a sub-folder) -> exact text, the bodies the engine's API or
+        configuration takes; ``README.md`` says what each is.
+    notes : list of str
+        What the reader must know (a skeleton without templates, a minimum engine version, ...).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from rankselect import export_engine
+    >>> out = export_engine("elasticsearch", [7, 3], n_features=22)
+    >>> out
+    EngineExport(engine='elasticsearch', name='rankselect', files=['README.md', 'load.sh', 'model.json'])
+    >>> [p.name for p in out.write(tempfile.mkdtemp())]
+    ['README.md', 'load.sh', 'model.json']
+    """
+
+    engine: str
+    name: str
+    feature_names: list[str]
+    files: dict[str, str] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    def write(self, directory: Union[str, os.PathLike[str]]) -> list[Path]:
+        """Write every file under ``directory`` (created if needed); returns the paths."""
+        root = Path(directory)
+        paths = []
+        for name, text in self.files.items():
+            p = root / name
+            p.parent.mkdir(parents=True, exist_ok=True)
+            with open(p, "w", encoding="utf-8", newline="\n") as f:
+                f.write(text)
+            if name.endswith(".sh"):
+                p.chmod(0o755)
+            paths.append(p)
+        return paths
+
+    def __repr__(self) -> str:
+        return f"EngineExport(engine={self.engine!r}, name={self.name!r}, files={sorted(self.files)})"
+
+
+def _readme(h: Handoff, files: Mapping[str, str], model: str) -> str:
+    lines = [f"# {h.name}: {_WHAT[h.engine]}", "",
+             f"Written by rankselect for {len(h.subset.columns)} selected features, in selection order:", ""]
+    lines += [f"{i + 1}. `{s}` (feature {j} of the data file)" for i, (s, j)
+              in enumerate(zip(h.subset.names, h.subset.numbers))]
+    lines += ["", f"Model: {model}.", "", "Files: " + ", ".join(f"`{n}`" for n in sorted(files)) + "."]
+    if h.notes:
+        lines += ["", "Notes:", ""] + [f"- {n}" for n in h.notes]
+    lines += ["", "See the user guide, 'Deploying the subset', for what the engine computes per document.", ""]
+    return "\n".join(lines)
+
+
+def export_engine(engine: str, selection, model=None, *, templates: Optional[Mapping[Any, Any]] = None,
+                  feature_names: Optional[Sequence[str]] = None, name: str = "rankselect",
+                  n_features: Optional[int] = None) -> EngineExport:
+    """The selected features, and optionally the ranker trained on them, as files for a search engine.
+
+    Parameters
+    ----------
+    engine : {"opensearch", "solr", "elasticsearch", "vespa", "ranklib"}
+        ``"opensearch"`` also serves the o19s Elasticsearch LTR plugin (the same format);
+        ``"elasticsearch"`` is Elasticsearch's native learning to rank (8.12+).
+    selection : fitted selector, dict, str or sequence of int
+        A rankselect selector (``selected_features_``, ``feature_names_in_``), the JSON that
+        ``rankselect select --json`` prints (a dict, its text, or a path to it), or 0-based
+        columns in selection order.
+    model : optional
+        None (the feature set alone); a fitted LightGBM ``LGBMRanker`` / ``Booster`` or
+        XGBoost ``XGBRanker`` / ``Booster`` trained on exactly the selected columns (under the
+        set's names, or the library's positional default names in selection order); or a
+        linear model: a rankselect ``RankRLS``, ``SparseRankSVM``, a selector with ``coef_``,
+        or a coefficient vector (a step of ``GreedyRankRLS.coef_path_``), as wide as the
+        selection (selection order) or as the data (no weight outside the selection).
+    templates : mapping, optional
+        A feature's name or 1-based number -> its query template: OpenSearch / RankLib a
+        query (or ``{"template": ..., "params": [...], "template_language": ...}``), Solr a
+        ``q`` string or ``{"class": ..., "params": ...}``, Elasticsearch a query (or
+        ``{"query": ..., "default_score": ...}``), Vespa a rank feature expression
+        (``"bm25(title)"``); or one such mapping per engine name. None writes skeletons.
+    feature_names : sequence of str, optional
+        Names of all the data's columns (default: the selector's ``feature_names_in_``, else
+        ``feature_<number>``).
+    name : str
+        The feature set's and the model's name in the engine.
+    n_features : int, optional
+        The data's width, when ``selection`` is a list of columns without names.
+
+    Returns
+    -------
+    EngineExport
+        ``.files`` (file name -> exact text) and ``.write(directory)``.
+
+    Examples
+    --------
+    >>> import rankselect as rs
+    >>> X, y, qid = rs.data.datasets.load_example("train")
+    >>> sel = rs.GreedyRankRLS(n_features_to_select=3).fit(X, y, qid=qid)
+    >>> out = rs.export_engine("solr", sel, sel.coef_path_[-1],
+    ...                        templates={8: "{!func}tf(title,${keywords})", 4: "title:${keywords}",
+    ...                                   12: "{!func}pagerank"})
+    >>> sorted(out.files)
+    ['README.md', 'features.json', 'load.sh', 'model.json', 'query.txt']
+    >>> out.feature_names
+    ['feature_8', 'feature_4', 'feature_12']
+    """
+    if engine not in _WRITERS:
+        raise ValueError(f"unknown engine {engine!r}: choose one of {', '.join(ENGINES)}")
+    if not isinstance(name, str) or not name or any(c in name for c in '/\\"\n\r\t '):
+        raise ValueError(f"name must be a non-empty string without spaces, quotes or slashes, got {name!r}")
+    subset = subset_of(selection, feature_names, n_features)
+    h = Handoff(engine, name, subset, templates_for(engine, templates, subset), ranker_of(model, subset))
+    files = _WRITERS[engine](h)
+    kind = ("none (the feature set alone)" if h.ranker is None else
+            f"{h.trees.library} trees ({h.trees.forest.n_trees})" if h.trees is not None else "linear")
+    files["README.md"] = _readme(h, files, kind)
+    return EngineExport(engine, name, subset.names, dict(sorted(files.items())), list(h.notes))

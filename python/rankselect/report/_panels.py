@@ -1,0 +1,90 @@
+"""The report's panels: one :class:`Panel` entry each in :data:`PANELS` (id, title, reading
+guide, the function that draws it from a :class:`~rankselect.report.ReportData`, and when it
+is shown). The page, its navigation and the browser tests read this registry; a new panel is
+one entry here (its drawing function in a ``_fig_*`` module)."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ..analysis.stats import RULE_REFERENCE
+from ._data import ReportData
+from ._fig_curves import front, groups_quality, quality
+from ._fig_features import group_importance, group_stability, importance, per_query, redundancy, stability
+from ._fig_subset import subset
+
+__all__ = ["Panel", "PANELS", "shown_panels"]
+
+
+def _always(d: ReportData) -> bool:
+    return True
+
+
+def _with_groups(d: ReportData) -> bool:
+    return d.groups is not None
+
+
+@dataclass(frozen=True)
+class Panel:
+    """One panel: ``key`` (its id, ``panel-<key>`` on the page), ``title``, ``guide`` (how to
+    read it), ``draw`` (ReportData -> Bokeh model) and ``shown`` (whether a page has it).
+
+    Examples
+    --------
+    >>> from rankselect.report import PANELS
+    >>> list(PANELS)[:3]
+    ['quality', 'pareto', 'per-query']
+    >>> PANELS["quality"].title
+    'Quality against the number of features'
+    """
+
+    key: str
+    title: str
+    guide: str
+    draw: Callable[[ReportData], Any]
+    shown: Callable[[ReportData], bool] = _always
+
+
+#: every panel of the page, in order: panel id -> :class:`Panel`
+PANELS: dict[str, Panel] = {p.key: p for p in (
+    Panel("quality", "Quality against the number of features",
+          "Mean score over the queries of each size, validation (solid) and test (dashed). The bands are 95 % "
+          "intervals of the paired per-query difference to the best validation size (an experiment's folds "
+          "pooled: every query once), drawn around each size's mean. The solid vertical line is the size "
+          f"{RULE_REFERENCE} keeps: the smallest within one standard error of the best (dashed). For an "
+          "experiment, the fold-to-fold spread is drawn below. Click a legend entry to hide a line.", quality),
+    Panel("pareto", "Cost against quality: every size of every method",
+          "Each filled point is a subset size of a method, at its validation score: choose on validation, along "
+          "the black front (no cheaper subset scores higher). The hollow square beside it is its test score. The "
+          "star is the chosen subset. Cost: the features' own costs plus each group's cost once.", front),
+    Panel("per-query", "The chosen subset against all features, per query",
+          "One bar per query: the chosen subset's score minus that of the model on all features. Bars above zero "
+          "are the queries the chosen subset wins, below zero those it loses; hover for the query id.", per_query),
+    Panel("groups-quality", "Quality against the number of feature groups",
+          "For every number G of feature groups (the extraction units you pay for): the size of best validation "
+          "score whose subsets come from at most G groups (in every fold of an experiment), validation (solid) "
+          "and its test score (dashed), with the paired bands of panel 1. Hover for the size.", groups_quality,
+          _with_groups),
+    Panel("redundancy", "Redundancy",
+          "Similarity of pairs of features, ordered by its dendrogram: dark blocks on the diagonal are "
+          "near-duplicates; one representative per cluster is enough. Hover for the pair.", redundancy),
+    Panel("stability", "Stability",
+          "How often each feature was selected (the colour bar: 1, dark, every time). A subset of features near 1 "
+          "is stable; many features near 0.5 mean the choice is arbitrary. Hover for the frequency.", stability),
+    Panel("groups-stability", "Stability of the feature groups",
+          "How often each group contributed a selected feature.", group_stability, _with_groups),
+    Panel("importance", "Importance of the chosen features",
+          "Drop of the measure when the feature is shuffled within each query (95 % interval over queries). An "
+          "interval that crosses zero: the ranker does not need that feature.", importance),
+    Panel("groups-importance", "Importance of the chosen feature groups",
+          "Drop of the measure when the chosen features of a group are shuffled together within each query.",
+          group_importance, _with_groups),
+    Panel("subset", "The chosen subset, to hand off",
+          "Move the slider to choose k; the table, the groups to extract and the copy boxes follow.", subset),
+)}
+
+
+def shown_panels(d: ReportData) -> list[Panel]:
+    """The panels of ``d``'s page, in order."""
+    return [p for p in PANELS.values() if p.shown(d)]
