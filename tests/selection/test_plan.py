@@ -248,25 +248,33 @@ def test_fitted_selectors_keep_no_private_state(name):
     assert [k for k in vars(sel) if k.startswith("_")] == []
 
 
+VALI = _data(seed=42)
+
+
 @pytest.mark.parametrize("name", ["ForwardSelection", "RecursiveElimination", "GAS", "SparseRankSVM"])
 def test_the_pickle_of_a_fitted_selector_does_not_grow_with_the_rows(name):
+    """Fitted on 7 or 14 training queries (the ranker-in-the-loop selectors validated on the same
+    queries: their ``path_.per_query`` keeps one score per validation query and step, a
+    result, not data)."""
     sizes = []
     for n_queries in (7, 14):
-        sel = SELECTORS[name](feature_groups=LABELS).fit(*_subset(n_queries))
-        sizes.append(len(pickle.dumps(sel)))
+        sel = SELECTORS[name](feature_groups=LABELS)
+        if "validation" in sel.get_params():
+            sel.set_params(validation=VALI)
+        sizes.append(len(pickle.dumps(sel.fit(*_subset(n_queries)))))
     assert sizes[1] <= sizes[0] * 1.05, sizes
 
 
 def test_forward_selection_with_rankrls_on_mq2008_keeps_no_rows(mq2008):
     """The issue's case: 4.7 MB on MQ2008 Fold1 and 2.9 MB on half of its queries."""
-    tr = rs.load_letor(mq2008 / "Fold1" / "train.txt", n_features=46)
+    tr, va = (rs.load_letor(mq2008 / "Fold1" / f"{s}.txt", n_features=46) for s in ("train", "vali"))
     sizes = []
     for frac in (0.5, 1.0):
         queries = np.unique(tr.qid)
         keep = np.isin(tr.qid, queries[: int(frac * queries.size)])
-        sel = rs.ForwardSelection(rs.RankRLS(), n_features_to_select=2, candidates=np.arange(6), cv=2,
+        sel = rs.ForwardSelection(rs.RankRLS(), n_features_to_select=2, candidates=np.arange(6), validation=tuple(va),
                                   random_state=0).fit(tr.X[keep], tr.y[keep], qid=tr.qid[keep])
-        sizes.append(len(pickle.dumps(sel)))
+        sizes.append(len(pickle.dumps(sel)) - len(pickle.dumps(tuple(va))))  # the validation parameter aside
     assert abs(sizes[1] - sizes[0]) < 100 and sizes[1] < 20_000, sizes
 
 
