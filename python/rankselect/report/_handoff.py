@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from ..analysis.export import export_selection
-from ..deploy import export_engine
+from ..deploy import handoff_files
 
 __all__ = ["Selection", "HandOff", "HANDOFF_FORMATS", "MENUS", "ENGINE_FILES"]
 
@@ -91,8 +91,8 @@ MENUS: dict[str, str] = {
 def _engine(engine: str) -> Callable[[Selection], str]:
     file = ENGINE_FILES[engine][0]
 
-    def render(s: Selection) -> str:
-        return export_engine(engine, s.columns, feature_names=s.feature_names, n_features=s.n_features).files[file]
+    def render(s: Selection) -> str:  # export_engine's files without templates nor model
+        return handoff_files(s.columns, s.n_features, s.feature_names, engines=(engine,))[engine][file]
 
     return render
 
