@@ -36,7 +36,7 @@ ALLOWED = {
                                                "group's small matrices (b x n_live at most; the m x n caches "
                                                "are fallible)"),
     "selection/greedy_rls/driver.rs": (1, "one flag per feature group (the groups paid for)"),
-    "solvers/penalty.rs": (1, "the member lists of the feature groups (length n_groups)"),
+    "solvers/penalty/group.rs": (1, "the member lists of the feature groups (length n_groups <= n features)"),
     "models/ranksvm/mod.rs": (4, "length-n coefficients and length-m scores beside the m x n data"),
     "models/rankrls/blocked.rs": (4, "length-n block sums of the blocked product and the n x 1 right-hand "
                                      "side (the n x n and m x p results are fallible; one match is a comment)"),

@@ -36,6 +36,7 @@ from ..data import load_letor
 from ..methods import METHODS, SELECTORS, Param
 from ..metrics.checks import DEFAULT_CONVENTION
 from ..models import RankRLS
+from ..models.penalties import check_penalty
 from ..selection.wrapper import SelectionPath
 from .common import add_convention_argument, conventions_of, plural
 from .costs import add_cost_arguments, apply_costs, apply_groups, cost_summary
@@ -106,7 +107,8 @@ def _fit_path(method, params, k, X, y, qid):
         # proximal Newton solver (issue #35: 100 s against 12 s, the same features): the path is
         # walked with prox-newton, the model at the chosen C is fitted with the user's solver.
         walker = est
-        if params.get("solver", "prox-newton") != "prox-newton":
+        over_groups = check_penalty(params.get("penalty", "l1")).over_groups  # FISTA only: walked with it
+        if params.get("solver", "prox-newton") != "prox-newton" and not over_groups:
             walker = method.build(**{**params, "solver": "prox-newton"})
             walk = f"; the path walked with solver prox-newton, the model fitted with {params['solver']}"
         path = walker.path(X, y, qid, n_Cs=30, ratio=1e4)
