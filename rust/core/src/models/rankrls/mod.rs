@@ -123,6 +123,7 @@ pub fn fit_lqo(
     interrupt: &dyn Interrupt,
 ) -> Result<Lqo> {
     check_problem(x, y, offsets, &[alpha])?;
+    crate::alloc::reserve_gemm_workspaces()?; // the per-query products run on the pool's threads
     let (m, n) = x.dim();
     let (xc, yc) = center(x, y, offsets)?;
     let a = with_ridge(&gram_checked(&xc, interrupt)?, alpha)?;
@@ -130,10 +131,10 @@ pub fn fit_lqo(
     interrupt.check()?;
     let b = xt_vec(&xc, &yc);
     let mut w = Mat::<f64>::from_fn(n, 1, |i, _| b[i]);
-    chol_solve(l.as_ref(), w.as_mut());
+    chol_solve(l.as_ref(), w.as_mut())?;
     let coef: Vec<f64> = (0..n).map(|i| w[(i, 0)]).collect();
     let mut ainv = crate::alloc::try_mat(n, n, |i, j| if i == j { 1.0 } else { 0.0 }, "(Xc^T Xc + alpha I)^-1")?;
-    chol_solve(l.as_ref(), ainv.as_mut());
+    chol_solve(l.as_ref(), ainv.as_mut())?;
     // P = Xc A^-1 (m x n): row r is (A^-1 xc_r)^T.
     let p = rows_times(&xc, ainv.as_ref(), interrupt)?;
     interrupt.check()?;
@@ -163,7 +164,7 @@ pub fn fit_lqo(
                 r[(i, 0)] = yc[s + i] - acc;
             }
             let lq = cholesky(ih, "I - H_qq")?;
-            chol_solve(lq.as_ref(), r.as_mut());
+            chol_solve(lq.as_ref(), r.as_mut())?;
             let res: Vec<f64> = (0..nq).map(|i| r[(i, 0)]).collect();
             // w_{-q} = w - P_q^T e_q
             let mut wq_ = coef.clone();

@@ -191,6 +191,7 @@ pub(super) fn projected_lqo_errors(
     interrupt: &dyn Interrupt,
 ) -> Result<Vec<f64>> {
     let n = s.len();
+    crate::alloc::reserve_gemm_workspaces()?; // the per-query products run on the pool's threads
     let zf = as_faer(z);
     let mut out = Vec::with_capacity(alphas.len());
     for &alpha in alphas {
@@ -212,7 +213,7 @@ pub(super) fn projected_lqo_errors(
                     r[(i, 0)] = yc[st + i] - (0..n).map(|l| zq[(i, l)] * beta[l]).sum::<f64>();
                 }
                 let lq = cholesky(ih, "I - H_qq")?;
-                chol_solve(lq.as_ref(), r.as_mut());
+                chol_solve(lq.as_ref(), r.as_mut())?;
                 Ok((0..nq).map(|i| r[(i, 0)] * r[(i, 0)]).sum())
             })
             .collect();
