@@ -36,9 +36,7 @@ use crate::invalid;
 
 use self::blocked::{as_faer, chol_solve, cholesky, rows_times, with_ridge, xt_vec};
 pub use self::blocked::{center, gram, gram_checked, spd_solve};
-pub use self::path::{
-    eigen, gram_sums, lqo_alpha_path, lqo_errors, path_weights, projected_targets, solve_gram, AlphaPath,
-};
+pub use self::path::{eigen, gram_sums, lqo_errors, path_weights, projected_targets, solve_gram, AlphaPath};
 
 mod blocked;
 pub mod dual;
@@ -98,6 +96,26 @@ pub fn fit_checked(
     let g = gram_checked(&xc, interrupt)?;
     interrupt.check()?;
     solve_gram(&g, &xt_vec(&xc, &yc), alpha, interrupt)
+}
+
+/// [`AlphaPath`] on grouped `x` (m x n) for every alpha: in the primal form (the n x n
+/// eigendecomposition) or, for wide data, the dual one ([`dual::use_dual`]).
+pub fn lqo_alpha_path(
+    x: ArrayView2<f64>,
+    y: &[f64],
+    offsets: &QueryOffsets,
+    alphas: &[f64],
+    interrupt: &dyn Interrupt,
+) -> Result<AlphaPath> {
+    if alphas.is_empty() {
+        return invalid!("alpha must hold at least one value");
+    }
+    check_problem(x, y, offsets, alphas)?;
+    let (xc, yc) = center(x, y, offsets)?;
+    if dual::use_dual(xc.nrows(), xc.ncols()) {
+        return dual::alpha_path_dual(&xc, &yc, offsets, alphas, interrupt);
+    }
+    path::alpha_path_primal(&xc, &yc, offsets, alphas, interrupt)
 }
 
 /// Full fit with exact leave-query-out results (Theorem 3.1, primal form).
