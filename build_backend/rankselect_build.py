@@ -23,6 +23,9 @@ from maturin import (  # noqa: F401 (the PEP 517 hooks this module does not chan
     prepare_metadata_for_build_wheel,
 )
 
+# maturin warns when the backend is not named "maturin": this one is maturin's
+os.environ.setdefault("MATURIN_NO_MISSING_BUILD_BACKEND_WARNING", "1")
+
 
 @contextlib.contextmanager
 def progress_on_terminal() -> Iterator[bool]:
