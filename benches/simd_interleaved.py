@@ -186,16 +186,15 @@ def main() -> None:
         for n in names:
             first = names[0]
             rel = f", {med[n] / med[first]:.3f} [{low[n] / low[first]:.3f}] of {first}" if n != first else ""
-            if kernel == "parser":
+            if kernel in ("rankrls", "sparse"):  # no anchor: the builds only
+                cells.append(f"{1e3 * med[n]:.1f} ms [{1e3 * low[n]:.1f}]{rel}")
+            elif kernel == "parser":
                 cells.append(f"{size / med[n] / 1e6:.0f} MB/s [{size / low[n] / 1e6:.0f}]{rel}")
             elif kernel.startswith("greedy"):
                 cells.append(f"{1e3 * med[n]:.1f} ms = {med[n] / am:.2f}x bound [{1e3 * low[n]:.1f} ms, "
                              f"{low[n] / al:.2f}x]{rel}")
             else:
                 cells.append(f"{1e3 * med[n]:.2f} ms, {am / med[n]:.1f}x [{1e3 * low[n]:.2f}, {al / low[n]:.1f}x]{rel}")
-        if am is None:  # no anchor: the builds only
-            cells = [f"{1e3 * med[n]:.1f} ms [{1e3 * low[n]:.1f}]" + (f", {med[n] / med[names[0]]:.3f} "
-                     f"[{low[n] / low[names[0]]:.3f}] of {names[0]}" if n != names[0] else "") for n in names]
         anchor_cell = ("-" if am is None else f"bound {1e3 * am:.1f} ms [{1e3 * al:.1f}]" if kernel.startswith("greedy")
                        else f"NumPy {1e3 * am:.1f} ms [{1e3 * al:.1f}]")
         print(f"| {kernel} | {t} | {anchor_cell} | " + " | ".join(cells) + " |")
