@@ -54,3 +54,17 @@ def test_table_and_layout(files, capsys):
     assert "group" in text and "groups paid for" in text
     assert main(["select", "--method", "greedy-rankrls", "-k", "1", "--layout", "letor4:stream", train]) == 2
     assert "describes 46 features" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("penalty", ["group_lasso", "sparse_group_lasso"])
+def test_sparse_ranksvm_offers_the_group_penalties(files, capsys, penalty):
+    """Issue 40: ``--penalty`` offers the group lasso; with ``--groups`` it keeps whole families."""
+    train, groups = files
+    assert main(["select", "--method", "sparse-ranksvm", "--penalty", penalty, "--solver", "fista", "--C", "0.05",
+                 "--groups", groups, train, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["params"]["penalty"] == penalty and out["selected_groups"]
+    if penalty == "group_lasso":  # whole families: every member of a selected group
+        assert len(out["selected_features"]) == 2 * len(out["selected_groups"])
+    assert main(["select", "--method", "sparse-ranksvm", "--penalty", penalty, "--groups", groups, train]) == 2
+    assert "--solver fista" in capsys.readouterr().err
