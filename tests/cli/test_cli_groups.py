@@ -67,3 +67,21 @@ def test_a_group_cost_for_a_method_that_prices_nothing_is_refused(files, tmp_pat
     plain.write_text("feature,group\n1,a\n2,a\n3,b\n4,b\n5,c\n6,c\n")
     assert main(args + [str(plain)]) == 0
     assert json.loads(capsys.readouterr().out)["selected_groups"]
+
+
+@pytest.mark.parametrize("penalty", ["group_lasso", "sparse_group_lasso"])
+def test_sparse_ranksvm_offers_the_group_penalties(files, tmp_path, capsys, penalty):
+    """Issue 40: ``--penalty`` offers the group lasso; with ``--groups`` it keeps whole families
+    (a group file without costs: SparseRankSVM prices nothing)."""
+    train, _ = files
+    groups = tmp_path / "plain.csv"
+    groups.write_text("feature,group\n1,a\n2,a\n3,b\n4,b\n5,c\n6,c\n")
+    groups = str(groups)
+    assert main(["select", "--method", "sparse-ranksvm", "--penalty", penalty, "--solver", "fista", "--C", "0.05",
+                 "--groups", groups, train, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["params"]["penalty"] == penalty and out["selected_groups"]
+    if penalty == "group_lasso":  # whole families: every member of a selected group
+        assert len(out["selected_features"]) == 2 * len(out["selected_groups"])
+    assert main(["select", "--method", "sparse-ranksvm", "--penalty", penalty, "--groups", groups, train]) == 2
+    assert "--solver fista" in capsys.readouterr().err

@@ -249,12 +249,14 @@ def test_ranksvm_equals_in_memory(client):
 
 def test_sparse_penalties_solvers_and_costs_on_shards(client):
     """The core's solvers and penalties come for free: FISTA, the non-convex penalties by
-    reweighted L1, weights and feature costs, a warm start."""
+    reweighted L1, weights and feature costs, the sparse-group lasso, a warm start."""
     X, y, qid = make_data(8, [6, 3, 5, 7, 4, 6, 2], n=6)
     costs = np.array([1.0, 2.0, 0.5, 3.0, 1.5, 0.25])
     params = [dict(C=0.5, tol=1e-9), dict(C=0.5, solver="fista", max_iter=200),
               dict(C=0.5, penalty="log"), dict(C=0.5, penalty="mcp"), dict(C=0.5, penalty="lp"),
-              dict(C=0.5, weights=costs), dict(C=0.5, feature_costs=costs)]
+              dict(C=0.5, penalty=rs.models.penalties.L1(weights=costs)), dict(C=0.5, feature_costs=costs),
+              dict(C=0.5, penalty=rs.models.penalties.SparseGroupLasso(0.3), solver="fista", max_iter=300,
+                   feature_groups=[0, 0, 1, 1, 2, 2])]
     for cuts in ([0, 7], [0, 3, 7], [0, 1, 4, 7]):
         Xd, yd, qd = shard(X, y, qid, cuts)
         for kw in params:

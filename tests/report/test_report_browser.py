@@ -200,3 +200,59 @@ def test_hostile_method_names_from_a_file_run_nothing(driver, experiment_dir, tm
     assert driver.execute_script(INJECTED) == 0
     assert HOSTILE[0] in driver.find_element("id", "decision-sentence").text
     assert not [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+
+
+#: JavaScript: click the Bokeh button whose text is arguments[0] (inside its shadow root)
+CLICK = DEEP_QUERY + """
+const b = deep(document, 'button').filter(e => e.textContent.trim() === arguments[0]);
+b[0].click(); return b.length;
+"""
+
+
+def test_engine_menu_and_slider_choose_the_feature_set_to_copy(driver, tmp_path):
+    """The hand-off box offers each search engine's feature set (issue 41): moving the slider
+    and choosing an engine changes the text, which is the file ``export_engine`` writes for
+    that subset under the page's names; the copy button copies it; the box scrolls within its
+    height and the page fits the window."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from rankselect.report._fig_subset import BOX_HEIGHT
+    from rankselect.report._handoff import ENGINE_FILES
+
+    train, vali = (rs.data.datasets.load_example(s) for s in ("train", "vali"))
+    names = [f"BM25 (body) #{j}" if j % 2 else f"LMIR.JM (title) {j}" for j in range(train.X.shape[1])]
+    sel = rs.GreedyRankRLS(n_features_to_select=6).fit(*train)
+    options = dict(train=train, vali=vali, feature_names=names, n_resamples=2, progress=False)
+    d = build_report(sel, **options)
+    page = write_report(d, tmp_path / "engines.html")
+    _open(driver, page)
+    menu = driver.execute_script("const m = Bokeh.documents[0].get_model_by_name('menu_engine');"
+                                 "return [m.value, m.options.map(o => o[0])];")
+    assert menu == ["opensearch", list(ENGINE_FILES)]
+    driver.execute_script("window.__copied = null; navigator.clipboard.writeText = "
+                          "(t) => { window.__copied = t; return Promise.resolve(); };")
+    seen = {}
+    ks = (min(d.subsets), max(d.subsets), d.default_k)
+    for k in ks:
+        for engine in ENGINE_FILES:
+            driver.execute_script("const doc = Bokeh.documents[0];"
+                                  "doc.get_model_by_name('k_slider').value = arguments[0];"
+                                  "doc.get_model_by_name('menu_engine').value = arguments[1];", k, engine)
+            want = rs.export_engine(engine, d.subsets[k], feature_names=names,
+                                    n_features=len(names)).files[ENGINE_FILES[engine][0]]
+            WebDriverWait(driver, 10).until(lambda dr: dr.execute_script(
+                "return Bokeh.documents[0].get_model_by_name('snippet_engine').text") == want)  # noqa: B023
+            seen[k, engine] = want
+            assert driver.execute_script(CLICK, "copy the chosen file") == 1
+            WebDriverWait(driver, 10).until(lambda dr: dr.execute_script("return window.__copied") == want)  # noqa: B023
+    assert len(set(seen.values())) == len(set(ks)) * len(ENGINE_FILES)  # every k and engine a text of its own
+    assert all(f'"{names[j]}"' in seen[k, "solr"] for k in ks for j in d.subsets[k])  # the page's names
+    # the box scrolls within its height; nothing is wider than the window
+    height = driver.execute_script(DEEP_QUERY + """
+        const pre = deep(document, 'pre').filter(e => e.textContent.startsWith('rank-profile'));
+        return pre.length === 1 ? pre[0].getBoundingClientRect().height : -1;""")
+    assert 0 < height <= BOX_HEIGHT + 12  # the border and padding
+    width, client = driver.execute_script(
+        "return [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+    assert width <= client, (width, client)
+    assert not [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]

@@ -123,6 +123,8 @@ def test_select_report(tmp_path, capsys):
     assert "stability: refitting GreedyRankRLS on 2 half-samples" in captured.err
     d = page_decision(page.read_text())
     assert d["method"] == "GreedyRankRLS" and 1 <= d["chosen_size"] <= 6
+    # the title names the data by its last folders, not by the machine's path
+    assert f"<h1>greedy-rankrls on {tmp_path.parent.name}/{tmp_path.name}/train.txt</h1>" in page.read_text()
     assert main(["select", "--method", "gas", "-k", "3", str(train), "--report", str(tmp_path / "x.html")]) == 2
     assert "--report needs --vali" in capsys.readouterr().err
     assert main(["select", "--method", "gas", "-k", "3", str(train), "--vali", str(vali), "--report", str(page)]) == 2

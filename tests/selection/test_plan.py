@@ -285,7 +285,8 @@ def test_the_core_refuses_a_group_label_beyond_the_features(label):
     its arguments)."""
     from rankselect import _core
     from rankselect.data import GroupedData
+    from rankselect.models.penalties import GroupLasso
     d = GroupedData.from_arrays(X, Y, QID)
     labels = np.array([0, 0, 1, 1, 2, 2, 3, label], dtype=np.uintp)
     with pytest.raises(ValueError, match="label"):
-        _core.sparse_c_min(d.X, d.y, d.offsets, groups=labels, penalty="group_lasso", l1_ratio=0.5)
+        _core.sparse_c_min(d.X, d.y, d.offsets, GroupLasso()._spec(8, labels))

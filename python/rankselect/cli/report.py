@@ -114,11 +114,15 @@ def check_report_arguments(args: argparse.Namespace) -> None:
 
 def write_select_report(args: argparse.Namespace, est, train, vali, groups=None, costs: Optional[Any] = None) -> None:
     """The report of the fitted selector of ``rankselect select`` (its validation data)."""
+    from pathlib import Path
+
     from ..report import write_report
 
     if costs is not None:
         costs = check_vector(costs, "--costs")
+    train_path = Path(args.train)  # the page names the data by its last folders, not the machine's path
+    data = "/".join([p for p in train_path.parts if p != train_path.anchor][-3:])
     path = write_report(est, args.report, force=True, train=train, vali=vali, convention=args.convention,
                         feature_groups=groups, feature_costs=costs, n_resamples=args.report_resamples,
-                        title=f"{args.method} on {args.train}")
+                        title=f"{args.method} on {data}")
     print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB)", file=sys.stderr)

@@ -17,7 +17,22 @@ from ._features import importance_of, redundancy_of, short
 from ._inputs import check_inputs
 from ._paths import Pooled, consensus, frequencies, pool, reference_rows
 
-__all__ = ["load_experiment", "from_experiment"]
+__all__ = ["load_experiment", "from_experiment", "folder_name"]
+
+
+def folder_name(path: Union[str, os.PathLike]) -> str:
+    """The last name of a folder path as it was written (``/`` or ``\\`` separated: an
+    experiment may come from another machine); empty for ``.``, ``..`` or a root. A page
+    names the data set by it (``MQ2008``), not by the machine's path.
+
+    Examples
+    --------
+    >>> from rankselect.report._experiment import folder_name
+    >>> folder_name("/work/shared/data/MQ2008/"), folder_name(r"D:\\letor\\MQ2007"), folder_name(".")
+    ('MQ2008', 'MQ2007', '')
+    """
+    parts = [s for s in os.fspath(path).replace("\\", "/").split("/") if s not in ("", ".")]
+    return parts[-1] if parts and parts[-1] != ".." and not parts[-1].endswith(":") else ""
 
 
 def load_experiment(folder: Union[str, os.PathLike]) -> ExperimentResult:
@@ -86,8 +101,11 @@ def from_experiment(folder: Union[str, os.PathLike], *, method: Optional[str] = 
         raise ValueError(f"{folder}: the experiment.json has no per-query scores of the path of "
                          f"{', '.join(missing)} (format version 1, written before rankselect kept them): "
                          "rerun `rankselect experiment ... --out DIR` to report it")
-    d = ReportData(title=title or f"Feature selection on {res.data_dir}",
-                   source=f"experiment folder {os.fspath(folder)}", measure=res.metric, feature_names=inputs.names,
+    data_name = folder_name(res.data_dir)
+    run = Path(folder).resolve()
+    run = run.parent if run.is_file() else run
+    d = ReportData(title=title or (f"Feature selection on {data_name}" if data_name else "Feature selection"),
+                   source=f"experiment folder {run.name}", measure=res.metric, feature_names=inputs.names,
                    method="", curves=[], marks={}, subsets={}, default_k=1, stability={}, stability_over="",
                    costs=inputs.costs, groups=inputs.groups, group_costs=inputs.group_costs)
     pooled = {m: pool(res, m) for m in res.methods}
@@ -132,7 +150,8 @@ def from_experiment(folder: Union[str, os.PathLike], *, method: Optional[str] = 
         d.stability_over = f"the {len(res.folds)} folds' chosen models"
     _queries(d, res, pooled)
     _explain(d, res)
-    d.settings = {"data": res.data_dir, "methods": ", ".join(res.methods), "folds": str(len(res.folds)),
+    d.settings = {"data": res.data_dir, "experiment folder": str(run), "methods": ", ".join(res.methods),
+                  "folds": str(len(res.folds)),
                   "selection metric": f"validation {res.metric} ({res.convention} conventions)",
                   "queries": f"{len(chosen.vali_qids)} validation, {len(chosen.test_qids)} test (folds pooled)",
                   **{f"grid of {m}": "; ".join(f"{q}: {len(v)} values" for q, v in g.items())
@@ -145,6 +164,8 @@ def from_experiment(folder: Union[str, os.PathLike], *, method: Optional[str] = 
         d.notes["redundancy"] = d.notes["importance"] = (
             f"the data folder {res.data_dir!r} was not found (pass data_dir= or --data)")
         return d
+    if title is None and not data_name:  # written as "." or "..": the folder found
+        d.title = f"Feature selection on {fold1.parent.resolve().name}"
     train, test = (load_letor(fold1 / f"{s}.txt", n_features=n) for s in ("train", "test"))
     d.redundancy = redundancy_of(train, inputs.names, d.subsets[k])
     d.importance, d.group_importance = importance_of(

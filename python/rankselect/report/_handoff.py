@@ -1,9 +1,11 @@
 """The hand-off formats of the report's subset panel: one entry per format in
 :data:`HANDOFF_FORMATS` (the panel shows a copy box for each, for every k of its slider).
 
-An entry is a :class:`HandOff`: a key, the label of its copy button and a function from a
-:class:`Selection` (the 0-based columns, the width of the data, the names, the groups) to the
-text to copy. Adding a format (e.g. an engine's feature set) is one entry in the list.
+An entry is a :class:`HandOff`: a key, a label and a function from a :class:`Selection` (the
+0-based columns, the width of the data, the names, the groups) to the text to copy. Entries
+with the same ``menu`` (a key of :data:`MENUS`) share one box and a menu of their labels: the
+search engines' feature sets (:func:`rankselect.export_engine`'s skeletons) are one box, not
+four. Adding a format is one entry in the list.
 """
 from __future__ import annotations
 
@@ -12,8 +14,9 @@ from dataclasses import dataclass
 from typing import Optional
 
 from ..analysis.export import export_selection
+from ..deploy import handoff_files
 
-__all__ = ["Selection", "HandOff", "HANDOFF_FORMATS"]
+__all__ = ["Selection", "HandOff", "HANDOFF_FORMATS", "MENUS", "ENGINE_FILES"]
 
 
 @dataclass(frozen=True)
@@ -39,8 +42,9 @@ class Selection:
 
 @dataclass(frozen=True)
 class HandOff:
-    """One hand-off format: ``key`` (an id on the page), ``label`` (of its copy button) and
-    ``render`` (the text to copy).
+    """One hand-off format: ``key`` (an id on the page), ``label`` (of its copy button, or of
+    its item in the menu), ``render`` (the text to copy) and ``menu`` (a key of :data:`MENUS`:
+    the entries of one menu share a box; empty: a box of its own).
 
     Examples
     --------
@@ -49,13 +53,14 @@ class HandOff:
     ...                   lambda s: "".join(f"{j + 1}\\n" for j in s.columns))
     >>> ranklib.render(Selection([7, 3], 22, None, None))
     '8\\n4\\n'
-    >>> [h.key for h in HANDOFF_FORMATS]
-    ['json', 'lightgbm']
+    >>> [(h.key, h.menu) for h in HANDOFF_FORMATS][:3]
+    [('json', ''), ('lightgbm', ''), ('opensearch', 'engine')]
     """
 
     key: str
     label: str
     render: Callable[[Selection], str]
+    menu: str = ""
 
 
 def _json(s: Selection) -> str:
@@ -67,8 +72,34 @@ def _lightgbm(s: Selection) -> str:
     return export_selection(s.columns, "lightgbm", n_features=s.n_features, feature_names=s.feature_names)
 
 
+#: engine -> (the file of its feature set that the box shows, the menu's label); the text is
+#: that file of :func:`rankselect.export_engine` without templates (a skeleton) nor model
+ENGINE_FILES: dict[str, tuple[str, str]] = {
+    "opensearch": ("featureset.json", "OpenSearch / Elasticsearch LTR plugin: featureset.json"),
+    "solr": ("features.json", "Solr LTR: features.json (the feature store)"),
+    "elasticsearch": ("model.json", "Elasticsearch learning_to_rank (8.12+): model.json"),
+    "vespa": ("rankselect.profile", "Vespa: rankselect.profile (the rank profile)"),
+}
+
+#: menu key -> the title of its menu
+MENUS: dict[str, str] = {
+    "engine": "a search engine's feature set (a skeleton: fill in each feature's query, or run rankselect "
+              "export --engine E --templates FILE --model FILE)",
+}
+
+
+def _engine(engine: str) -> Callable[[Selection], str]:
+    file = ENGINE_FILES[engine][0]
+
+    def render(s: Selection) -> str:  # export_engine's files without templates nor model
+        return handoff_files(s.columns, s.n_features, s.feature_names, engines=(engine,))[engine][file]
+
+    return render
+
+
 #: the formats of the hand-off box, in the order shown
 HANDOFF_FORMATS: list[HandOff] = [
     HandOff("json", "copy the JSON", _json),
     HandOff("lightgbm", "copy the LightGBM columns", _lightgbm),
+    *(HandOff(e, label, _engine(e), menu="engine") for e, (_, label) in ENGINE_FILES.items()),
 ]

@@ -81,7 +81,9 @@ PANELS: dict[str, Panel] = {p.key: p for p in (
           "Drop of the measure when the chosen features of a group are shuffled together within each query.",
           group_importance, _with_groups),
     Panel("subset", "The chosen subset, to hand off",
-          "Move the slider to choose k; the table, the groups to extract and the copy boxes follow.", subset),
+          "Move the slider to choose k; the table, the groups to extract and the copy boxes follow. The last box "
+          "holds a search engine's feature set for the subset (choose the engine): a skeleton whose queries you "
+          "fill in, or write it with your templates and ranker with rankselect export.", subset),
 )}
 
 

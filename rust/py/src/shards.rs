@@ -109,7 +109,10 @@ impl GreedyShard {
     /// gram() -> (G (n, n), b (n,)): this shard's `Xc^T Xc` and `Xc^T yc`.
     fn gram<'py>(&self, py: Python<'py>) -> PyResult<(PyMat<'py, f64>, PyVec<'py, f64>)> {
         let n = self.inner.n_features();
-        let (g, b) = crate::errors::run_detached_infallible(py, || self.inner.gram())?;
+        // the core's shard kernel calls faer: its workspace first (rankselect_core::alloc)
+        let (g, b) = crate::errors::run_detached(py, || {
+            rankselect_core::alloc::reserve_gemm_workspace().map(|()| self.inner.gram())
+        })?;
         Ok((PyArray2::from_vec2(py, &g.chunks(n.max(1)).map(|r| r.to_vec()).collect::<Vec<_>>())?, b.into_pyarray(py)))
     }
 

@@ -13,8 +13,21 @@ use rankselect_core::selection::greedy_rls::{
     SharedCosts,
 };
 
-use super::greedy_rls::{run_with_progress, GreedyOptions};
+use super::greedy_progress::run_with_progress;
 use crate::errors::IntoPyResult;
+
+/// What a run with groups reads from the binding's `GreedyOptions` (given by value, so that
+/// this file does not use `greedy_rls`, which uses it).
+pub(crate) struct GroupRun<'a> {
+    /// The groups' extraction costs, if any.
+    pub group_costs: Option<&'a [f64]>,
+    /// Whole groups (true) or features priced with their groups' shared costs.
+    pub select_groups: bool,
+    /// The feature costs of the run (`GreedyOptions::costs`).
+    pub feature_costs: Option<Vec<f64>>,
+    pub budget: Option<f64>,
+    pub floating: bool,
+}
 
 /// The groups of `(group_offsets, members)`: every column of `n` in exactly one group.
 fn group_lists(go: &[usize], members: &[usize], n: usize) -> PyResult<Vec<Vec<usize>>> {
@@ -43,7 +56,7 @@ pub(crate) fn run(
     xv: ArrayView2<'_, f64>,
     yv: &[f64],
     off: &QueryOffsets,
-    options: &GreedyOptions,
+    options: GroupRun<'_>,
     opts: &CoreOptions,
     crit: &(dyn Criterion + Send + Sync),
     progress: Option<&Py<PyAny>>,
@@ -53,7 +66,7 @@ pub(crate) fn run(
     let n = xv.ncols();
     let groups = group_lists(go, members, n)?;
     let ng = groups.len();
-    let (group_costs, select_groups) = options.group_options();
+    let GroupRun { group_costs, select_groups, feature_costs: fc, budget, floating } = options;
     if let Some(gc) = group_costs {
         if gc.len() != ng {
             return Err(PyValueError::new_err(format!(
@@ -63,10 +76,8 @@ pub(crate) fn run(
         }
     }
     let progress = progress.map(|p| p.clone_ref(py));
-    let fc = options.costs(n);
-    let budget = options.budget();
     if select_groups {
-        if options.floating() {
+        if floating {
             return Err(PyValueError::new_err(
                 "floating=True is not available when selecting whole groups (select_groups=True)",
             ));

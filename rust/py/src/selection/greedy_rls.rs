@@ -14,6 +14,7 @@ use rankselect_core::selection::greedy_rls::{
     GreedyOptions as CoreOptions, GreedyPath, MetricCriterion, Squared, Stop,
 };
 
+use super::greedy_groups::GroupRun;
 pub(crate) use super::greedy_progress::run_with_progress;
 use crate::data::groups::query_offsets;
 use crate::errors::{count_arg, opt_count_arg, IntoPyResult};
@@ -336,8 +337,16 @@ fn greedy_rankrls<'py>(
     let opts = options.core(options.max_memory);
     if let Some(groups) = groups {
         let (go, members) = (groups.0.as_slice()?, groups.1.as_slice()?);
+        let (group_costs, select_groups) = options.group_options();
+        let run = GroupRun {
+            group_costs,
+            select_groups,
+            feature_costs: options.costs(xv.ncols()),
+            budget: options.budget(),
+            floating: options.floating(),
+        };
         if let Some(path) =
-            super::greedy_groups::run(py, xv, yv, &off, &options, &opts, crit.as_ref(), progress.as_ref(), go, members)?
+            super::greedy_groups::run(py, xv, yv, &off, run, &opts, crit.as_ref(), progress.as_ref(), go, members)?
         {
             return Ok(GreedyResult::from_path(py, path));
         }
