@@ -31,10 +31,7 @@ ALLOWED = {
     "solvers/reweighted.rs": (1, "length-n (features) weights"),
     "models/sparse_ranksvm.rs": (7, "length-n (features) weights and gradients (also of the group penalties' "
                                     "path start)"),
-    "selection/greedy_rls/group.rs": (1, "a length-n (features) map of columns to groups"),
-    "selection/greedy_rls/group_state.rs": (3, "length-n (features) flags and sums, and one query's or one "
-                                               "group's small matrices (b x n_live at most; the m x n caches "
-                                               "are fallible)"),
+    "selection/greedy_rls/backend.rs": (1, "a unit's right-hand side (length b, the unit's size)"),
     "selection/greedy_rls/driver.rs": (1, "one flag per feature group (the groups paid for)"),
     "solvers/penalty.rs": (1, "the member lists of the feature groups (length n_groups)"),
     "models/ranksvm/mod.rs": (4, "length-n coefficients and length-m scores beside the m x n data"),

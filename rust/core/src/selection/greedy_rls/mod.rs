@@ -63,35 +63,46 @@
 //! adding a group of `b` columns is a rank-`b` Woodbury update of the same caches).
 
 mod backend;
+mod block;
 mod choice;
+mod chunks;
 mod criterion;
 mod driver;
+mod exact;
+#[cfg(test)]
+mod exact_tests;
 mod floating;
 #[cfg(test)]
 mod floating_tests;
 mod fused;
-mod group;
-mod group_state;
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod fused_avx2;
 #[cfg(test)]
 mod group_tests;
+mod monitor;
+#[cfg(test)]
+mod monitor_tests;
 mod path;
 mod state;
+mod step;
 #[cfg(test)]
 mod tests;
+mod units;
+mod update;
 
-pub use self::backend::{GreedyBackend, InMemory};
+pub use self::backend::{GreedyBackend, InMemory, MIN_REMOVAL_PIVOT};
+pub(crate) use self::block::{query_block, solve_sym, BlockScratch};
 pub use self::choice::{choose_best, choose_per_cost, Choice, SharedCosts};
+pub use self::chunks::CHUNK_ROWS;
 pub use self::criterion::{Criterion, CriterionScratch, MetricCriterion, Squared};
-pub(crate) use self::driver::{check_cache_memory, check_data, check_params};
-pub use self::driver::{check_options, greedy_rankrls, select, GreedyOptions};
-pub use self::floating::{greedy_rankrls_floating, select_floating, FloatingPath, REL_TIE};
-#[cfg(all(test, target_arch = "x86_64"))]
-pub(crate) use self::fused::avx2 as fused_avx2;
+pub use self::driver::{check_options, greedy_rankrls, greedy_rankrls_units, select, GreedyOptions};
+pub use self::floating::{greedy_rankrls_floating, select_floating, FloatingBackend, FloatingPath, REL_TIE};
 #[cfg(test)]
 pub(crate) use self::fused::fused_update;
-pub use self::group::{check_groups, greedy_rankrls_groups, GroupCosts};
 pub use self::path::{GreedyPath, Stop};
-pub(crate) use self::state::update_residuals;
+pub use self::state::{state_bytes, GreedyState};
+pub(crate) use self::step::update_residuals;
 #[cfg(test)]
-pub(crate) use self::state::update_residuals_body;
-pub use self::state::{state_bytes, GreedyState, Step, CHUNK_ROWS};
+pub(crate) use self::step::update_residuals_body;
+pub use self::step::Step;
+pub use self::units::Units;
