@@ -170,7 +170,9 @@ METHODS: dict[str, Method] = {
         "greedy-rankrls", GreedyRankRLS,
         "greedy forward selection with RankRLS (Pahikkala et al. 2010); one run per alpha gives every k",
         "k features, greedily, by exact leave-query-out error",
-        (_ALPHA, Param("criterion", "LQO selection criterion", type=str)),
+        (_ALPHA, Param("criterion", "LQO selection criterion", type=str),
+         Param("floating", "floating search (SFFS): after an addition, drop a feature (or, with --groups, a group) "
+               "when that helps (yes/no)", type=boolean)),
         lambda n: {"alpha": POW2, "k": list(range(1, n + 1))},
         k="n_features_to_select", score_name="LQO"),
     "gas": Method(
