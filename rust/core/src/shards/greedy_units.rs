@@ -78,7 +78,7 @@ impl GreedyShard {
                     let (s, e) = (w[0], w[1]);
                     let cg = |j: usize| &self.col(&self.c, g[j])[s..e];
                     let zg = |j: usize| &self.col(&self.u, g[j])[s..e];
-                    query_block(b, cg, zg, &self.p[s..e], kg, hg, 1.0, 1.0, sc);
+                    query_block(b, cg, zg, &self.p[s..e], kg, hg, 1.0, None, sc);
                     total += criterion.query_term(&sc.pn, 0.0, &sc.pn, &self.yc[s..e], &self.y[s..e], &mut sc.crit);
                 }
                 total

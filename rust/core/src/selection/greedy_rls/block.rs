@@ -34,9 +34,10 @@ struct Prepared {
     k: Vec<f64>,
     h: Vec<f64>,
     sign: f64,
-    /// `K`'s largest diagonal entry: the scale of the pivots of `W_q` (for `b = 1`,
-    /// `W_q / K = 1 - c s1_q`, the rank-one `den`).
-    scale: f64,
+    /// `K`'s Cholesky factor (lower, row-major; None when `K` is not positive definite to
+    /// rounding): the pivots of `W_q` are measured against `K` (for `b = 1`, `W_q / K =
+    /// 1 - c s1_q`, the rank-one `den`).
+    kl: Option<Vec<f64>>,
 }
 
 /// Per-thread buffers of one query's block step ([`query_block`]).
@@ -53,8 +54,9 @@ pub(crate) struct BlockScratch {
 
 /// One query's part of a unit's block scan (module docs): from the unit's `b` columns of `C`
 /// (`cg(j)`) and `U` (`zg(j)`) on the query's rows, `p_q`, `K` (row-major) and `h`, the new
-/// residuals `p'_q` into `sc.pn`; returns the smallest pivot of `W_q` relative to `scale`. The
-/// one definition for the in-memory caches and the query shards.
+/// residuals `p'_q` into `sc.pn`; returns the smallest eigenvalue (to a factor) of `W_q` against
+/// `K` given `K`'s Cholesky factor `kl` (1 without it). The one definition for the in-memory
+/// caches and the query shards.
 // One argument per quantity of the formula.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn query_block<'a>(
@@ -65,7 +67,7 @@ pub(crate) fn query_block<'a>(
     k: &[f64],
     h: &[f64],
     sign: f64,
-    scale: f64,
+    kl: Option<&[f64]>,
     sc: &mut BlockScratch,
 ) -> f64 {
     // S_q is symmetric (`Cg_q^T B_q Cg_q`): the upper triangle, mirrored
@@ -82,13 +84,57 @@ pub(crate) fn query_block<'a>(
     sc.rhs.extend((0..b).map(|j| dot4(cg(j), pq) - sign * (0..b).map(|l| sc.s[j * b + l] * h[l]).sum::<f64>()));
     sc.wq.clear();
     sc.wq.extend(k.iter().zip(&sc.s).map(|(a, s)| a - sign * s));
-    let piv = solve_sym(&sc.wq, b, &mut sc.rhs, 1, &mut sc.w, scale);
+    solve_sym(&sc.wq, b, &mut sc.rhs, 1, &mut sc.w, 0.0);
+    // W_q against K on each column (`W_jj / K_jj`; b = 1: the rank-one den), or the pencil's
+    // smallest pivot when a column alone is already close to singular
+    let diag = (0..b).map(|j| sc.wq[j * b + j] / k[j * b + j]).fold(1.0f64, f64::min);
+    let piv = match kl {
+        Some(l) if diag < PENCIL_BELOW => pencil_pivot(&sc.wq, l, b, &mut sc.w),
+        Some(_) => diag,
+        None => 1.0,
+    };
     sc.pn.clear();
     sc.pn.extend_from_slice(pq);
     for (j, (r, hj)) in sc.rhs.iter().zip(h).enumerate() {
         axpy(sign * (r - hj), zg(j), &mut sc.pn);
     }
     piv
+}
+
+/// Below this per-column ratio `W_jj / K_jj` the block's pivot is the pencil's
+/// ([`pencil_pivot`], O(b^3) per query); above it the ratio is the pivot.
+const PENCIL_BELOW: f64 = 0.5;
+
+/// The smallest squared Cholesky pivot of `L^-1 W L^-T` (`W`, `L` row-major `b x b`, `L`
+/// lower): how close `W` is to singular against `L L^T` (0 when it is not positive definite).
+fn pencil_pivot(w: &[f64], l: &[f64], b: usize, work: &mut Vec<f64>) -> f64 {
+    // X = L^-1 W (column by column), then Y = X L^-T = L^-1 X^T (X W-symmetric in exact arithmetic)
+    let lower = |x: &mut [f64], stride: usize, col: usize| {
+        for i in 0..b {
+            let mut v = x[i * stride + col];
+            for k in 0..i {
+                v -= l[i * b + k] * x[k * stride + col];
+            }
+            x[i * stride + col] = v / l[i * b + i];
+        }
+    };
+    work.clear();
+    work.extend_from_slice(w);
+    (0..b).for_each(|c| lower(work, b, c));
+    let mut y: Vec<f64> = (0..b * b).map(|t| work[(t % b) * b + t / b]).collect(); // X^T
+    (0..b).for_each(|c| lower(&mut y, b, c));
+    for i in 0..b {
+        for j in 0..i {
+            let v = 0.5 * (y[i * b + j] + y[j * b + i]);
+            y[i * b + j] = v;
+            y[j * b + i] = v;
+        }
+    }
+    let mut rhs = vec![0.0; b];
+    if !solve_spd_small(&mut y, b, &mut rhs, 1) {
+        return 0.0;
+    }
+    (0..b).map(|i| y[i * b + i] * y[i * b + i]).fold(f64::INFINITY, f64::min)
 }
 
 /// `a x = rhs` for a small symmetric `a` (row-major `b x b`): Cholesky, else Gaussian
@@ -134,9 +180,12 @@ impl GreedyState {
                     .map(|t| sign * self.mm[(u.cols[t / b], u.cols[t % b])] + if t / b == t % b { 1.0 } else { 0.0 })
                     .collect();
                 let mut h: Vec<f64> = u.cols.iter().map(|&j| self.r[j]).collect();
-                let piv = solve_sym(&k, b, &mut h, 1, &mut work, 0.0);
-                let scale = (0..b).map(|i| k[i * b + i].abs()).fold(0.0f64, f64::max);
-                (Prepared { k, h, sign, scale }, piv)
+                solve_sym(&k, b, &mut h, 1, &mut work, 0.0);
+                let mut kl = k.clone();
+                let mut rhs = vec![0.0; b];
+                let kl = solve_spd_small(&mut kl, b, &mut rhs, 1).then_some(kl);
+                let piv = if kl.is_some() { 1.0 } else { 0.0 };
+                (Prepared { k, h, sign, kl }, piv)
             })
             .collect();
         let chunks = &self.chunks;
@@ -160,7 +209,8 @@ impl GreedyState {
                             let (s, e) = (self.offsets[q], self.offsets[q + 1]);
                             let cg = |j: usize| &self.c[col(j, s, e)];
                             let zg = |j: usize| &self.u[col(j, s, e)];
-                            let piv = query_block(b, cg, zg, &self.p[s..e], &pr.k, &pr.h, pr.sign, pr.scale, sc);
+                            let kl = pr.kl.as_deref();
+                            let piv = query_block(b, cg, zg, &self.p[s..e], &pr.k, &pr.h, pr.sign, kl, sc);
                             low = low.min(piv);
                             total += criterion.query_term(&sc.pn, 0.0, &sc.pn, &self.yc[s..e], &y[s..e], &mut sc.crit);
                         }
