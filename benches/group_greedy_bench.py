@@ -14,9 +14,10 @@ write.
 
 Prints one line per layout: medians [minima] of ``--rounds`` interleaved runs, and their
 ratios (anchors = the refits). ``k`` is every group that can change the model (LETOR's
-stream layout: 5 of 6, the sixth holds features constant within every query). BLAS runs on one thread (threadpoolctl): the refit's d x d
-systems (d <= 46) gain nothing from more, and BLAS threads that spin after a refit would
-take the cores from the group greedy run that follows it.
+stream layout: 5 of 6, the sixth holds features constant within every query). BLAS runs on
+one thread (threadpoolctl): the refit's d x d systems (d <= 46) gain nothing from more, and
+BLAS threads that spin after a refit would take the cores from the group greedy run that
+follows it.
 """
 from __future__ import annotations
 

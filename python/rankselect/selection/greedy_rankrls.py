@@ -74,6 +74,11 @@ class GreedyRankRLS(RankerMixin, LinearPredictMixin, RankingSelector):
     allocated (``MemoryError`` beyond the available memory or the limit set with
     ``rankselect.set_config(max_memory=...)``).
 
+    The reported LQO values, and so the choices, are those of the exact criterion to 1e-8
+    relative at every ``alpha`` (1e-8 to 1e4 tested): where the caches' updates may have lost
+    digits (small ``alpha``, nearly collinear columns, wide data), the values in doubt are
+    recomputed from the definition (a refit per held-out query).
+
     Features constant within every query (their query-centred column is zero) cannot change
     the model: they are never selected, and the path stops as soon as only such features are
     left, so ``selected_features_`` may hold fewer than ``n_features_to_select`` features
@@ -120,16 +125,18 @@ class GreedyRankRLS(RankerMixin, LinearPredictMixin, RankingSelector):
         of the same caches, O(m n) like an addition. The fitted path is then **per subset
         size**: ``selected_features_`` is the best subset of size ``n_features_to_select``,
         ``lqo_scores_[s - 1]`` / ``coef_path_[s - 1]`` / ``best_subsets_[s - 1]`` the best
-        criterion, its weights and its subset for size ``s``. Not available with
-        ``feature_costs`` / ``budget``, ``min_improvement`` or on Dask (ValueError), nor when
-        selecting whole groups.
+        criterion, its weights and its subset for size ``s``. With ``feature_groups`` (and
+        ``select_groups=True``) the search adds and removes whole groups and sizes count groups.
+        Not available with ``feature_costs`` / ``budget`` / ``group_costs``, ``min_improvement``
+        or on Dask (ValueError).
     feature_groups : array-like of shape (n_features,), mapping, FeatureGroups or None, default=None
         Feature families (:func:`rankselect.data.check_feature_groups`; e.g.
         :func:`rankselect.data.datasets.feature_layout`). With ``select_groups=True`` each
-        step adds the whole group whose addition gives the best exact LQO criterion: adding a
-        group of ``b`` columns is a rank-``b`` (Woodbury) update of the caches, so a step
-        costs O(b m n) and equals a forward selection over groups that refits RankRLS for
-        every candidate group.
+        step adds the whole group whose addition gives the best exact LQO criterion: a group of
+        ``b`` columns is scored by the rank-``b`` (Woodbury) form of the caches' update and added
+        by its columns' rank-one steps, so a step costs O(b m n) and equals a forward selection
+        over groups that refits RankRLS for every candidate group (a feature is a group of one:
+        the same engine).
     group_costs : array-like of shape (n_groups,), mapping or None, default=None
         Each group's extraction cost, paid once when any member is selected, on top of
         ``feature_costs`` (:class:`~rankselect.data.ExtractionCosts`). Selecting features
@@ -165,7 +172,8 @@ class GreedyRankRLS(RankerMixin, LinearPredictMixin, RankingSelector):
         entry into the search's subset).
     floating_steps_ : list of (feature, added, criterion)
         Only with ``floating=True``: every addition (``added`` True) and removal, in order,
-        with the criterion of the subset after it.
+        with the criterion of the subset after it (the group's name instead of the feature when
+        selecting whole groups).
     stop_reason_ : {None, "min_improvement", "uninformative", "budget", "visited"}
         Why the path has fewer than ``n_features_to_select`` steps: ``None`` (it has them
         all), ``"min_improvement"`` (the ``min_improvement`` rule), ``"uninformative"``

@@ -188,10 +188,10 @@ fn greedy_rankrls_sharded<'py>(
         Some((go, members)) => Some((go.as_slice()?, members.as_slice()?)),
         None => None,
     };
-    let plan = RunPlan::new(&options, n, groups)?;
-    let choice = plan.choice();
     // The summed Gram matrix, the primal path's factor and the path itself: three n x n.
     let mut source = PySource::new(shards, n, 16, 3, options.max_memory())?;
+    let plan = RunPlan::new(&options, n, groups)?;
+    let choice = plan.choice();
     let out = run_with_progress(py, progress, |interrupt, report| {
         sharded_kernel(&mut source, &plan.units, n_queries, &opts, &choice, crit.as_ref(), interrupt, report)
     });
