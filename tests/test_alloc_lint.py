@@ -31,10 +31,8 @@ ALLOWED = {
     "solvers/reweighted.rs": (1, "length-n (features) weights"),
     "models/sparse_ranksvm.rs": (7, "length-n (features) weights and gradients (also of the group penalties' "
                                     "path start)"),
-    "selection/greedy_rls/group.rs": (1, "a length-n (features) map of columns to groups"),
-    "selection/greedy_rls/group_state.rs": (3, "length-n (features) flags and sums, and one query's or one "
-                                               "group's small matrices (b x n_live at most; the m x n caches "
-                                               "are fallible)"),
+    "selection/greedy_rls/backend.rs": (1, "a unit's right-hand side (length b, the unit's size)"),
+    "selection/greedy_rls/block.rs": (2, "a unit's b-vectors (b: the unit's size)"),
     "selection/greedy_rls/driver.rs": (1, "one flag per feature group (the groups paid for)"),
     "solvers/penalty/group.rs": (1, "the member lists of the feature groups (length n_groups <= n features)"),
     "models/ranksvm/mod.rs": (4, "length-n coefficients and length-m scores beside the m x n data"),
@@ -54,7 +52,8 @@ ALLOWED = {
     "selection/greedy_rls/state.rs": (1, "one chunk's length-n criterion sums in the pass (chunk count x n is "
                                          "part of state_bytes)"),
     "selection/greedy_rls/path.rs": (4, "the k x k Cholesky factor of the selected features and n-vectors"),
-    "shards/greedy_sharded/mod.rs": (4, "length-n sums and the n x n Gram matrix of a shard's answers"),
+    "shards/greedy_sharded/mod.rs": (7, "length-n sums and flags, the unit of every column, the units' values "
+                                        "and the n x n Gram matrix of a shard's answers"),
     "shards/greedy_shard.rs": (3, "a shard's caches, bounded by the shard's memory check"),
     "shards/shard_sums.rs": (4, "n x n pair sums of a shard"),
     "linalg.rs": (1, "a length-m product"),

@@ -16,10 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CRATES = [ROOT / "rust" / "core" / "src", ROOT / "rust" / "py" / "src"]
 
 #: known circles left to other work: (crate folder, frozenset of modules) -> why
-KNOWN = {
-    ("core", frozenset({"selection::greedy_rls::fused", "selection::greedy_rls::state"})):
-        "greedy RankRLS's fused pass, being reworked by issue 38",
-}
+KNOWN: dict[tuple[str, frozenset[str]], str] = {}
 
 _PATH = re.compile(r"\b((?:super|crate|self)(?:::[A-Za-z_]\w*)*)(?:::\{((?:[^{}]|\{[^{}]*\})*)\})?")
 

@@ -564,6 +564,16 @@ class GreedyShard:
     def add(
         self, b: int, c: float, d: float, t: npt.NDArray[np.float64], skip: npt.NDArray[np.bool_]
     ) -> None: ...
+    def unit_dots(
+        self, offsets: npt.NDArray[np.uintp], columns: npt.NDArray[np.uintp]
+    ) -> npt.NDArray[np.float64]: ...
+    def scan_units(
+        self,
+        offsets: npt.NDArray[np.uintp],
+        columns: npt.NDArray[np.uintp],
+        k: npt.NDArray[np.float64],
+        h: npt.NDArray[np.float64],
+    ) -> npt.NDArray[np.float64]: ...
     def gram(self) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
     def baseline(self) -> float: ...
 
@@ -573,11 +583,13 @@ def greedy_rankrls_sharded(
     n_queries: int,
     options: GreedyOptions,
     progress: Callable[[int, int, float], object] | None = None,
+    groups: tuple[npt.NDArray[np.uintp], npt.NDArray[np.uintp]] | None = None,
 ) -> GreedyResult:
     """Greedy RankRLS over query shards (``options`` not floating): the core's selection loop;
     ``shards`` answers ``informative()``, ``gram()``, ``baseline()``, ``dots()``,
-    ``scan(c, d, skip)``, ``cross(b)``, ``add(b, c, d, t, skip)`` with one entry per shard, in
-    shard order."""
+    ``scan(c, d, skip)``, ``cross(b)``, ``add(b, c, d, t, skip)`` (with ``groups``, also
+    ``unit_dots(offsets, columns)`` and ``scan_units(offsets, columns, k, h)``) with one entry
+    per shard, in shard order."""
 
 @final
 class KendallSums:

@@ -176,7 +176,9 @@ METHODS: dict[str, Method] = {
         "k features, greedily, by exact leave-query-out error",
         (_ALPHA, Param("criterion", f"LQO selection criterion: {CRITERIA[0]} (the paper's pairwise squared loss, "
                                     f"lower is better) or a ranking measure, {', '.join(CRITERIA[1:])} (higher is "
-                                    "better)", type=str)),
+                                    "better)", type=str),
+         Param("floating", "floating search (SFFS): after an addition, drop a feature (or, with --groups, a group) "
+               "when that helps (yes/no)", type=boolean)),
         lambda n: {"alpha": POW2, "k": list(range(1, n + 1))},
         k="n_features_to_select", score_name="LQO"),
     "gas": Method(
