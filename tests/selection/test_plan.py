@@ -97,6 +97,7 @@ def test_group_costs_that_overflow_are_refused():
 
 
 SELECTORS = {
+    "GreedyRankRLS": lambda **kw: rs.GreedyRankRLS(2, **kw),
     "GAS": lambda **kw: rs.GAS(2, **kw),
     "NGAS": lambda **kw: rs.NGAS(2, **kw),
     "XGAS": lambda **kw: rs.XGAS(2, **kw),
@@ -166,7 +167,8 @@ def test_group_costs_need_feature_groups_said_once():
     where = [p.name for p in package.rglob("*.py") if "group_costs needs" in p.read_text()]
     assert where == ["feature_groups.py"]
     for make in (lambda: rs.GAS(2, group_costs=[1.0]), lambda: rs.HCAS(2, group_costs=[1.0]),
-                 lambda: rs.ForwardSelection(rs.RankRLS(), group_costs=[1.0])):
+                 lambda: rs.ForwardSelection(rs.RankRLS(), group_costs=[1.0]),
+                 lambda: rs.GreedyRankRLS(2, group_costs=[1.0], budget=3.0)):
         with pytest.raises(ValueError, match="group_costs needs feature_groups"):
             make().fit(X, Y, qid=QID)
 
@@ -251,7 +253,7 @@ def test_fitted_selectors_keep_no_private_state(name):
 VALI = _data(seed=42)
 
 
-@pytest.mark.parametrize("name", ["ForwardSelection", "RecursiveElimination", "GAS", "SparseRankSVM"])
+@pytest.mark.parametrize("name", ["ForwardSelection", "RecursiveElimination", "GAS", "SparseRankSVM", "GreedyRankRLS"])
 def test_the_pickle_of_a_fitted_selector_does_not_grow_with_the_rows(name):
     """Fitted on 7 or 14 training queries (the ranker-in-the-loop selectors validated on the same
     queries: their ``path_.per_query`` keeps one score per validation query and step, a

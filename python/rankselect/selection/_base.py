@@ -43,8 +43,7 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .._base import RankingEstimator
-from .._validation import check_costs_and_budget
-from ..data.feature_groups import ExtractionCosts, FeatureGroups, check_feature_groups
+from ..data.feature_groups import FeatureGroups
 from ._plan import FitPlan
 
 __all__ = ["RankingSelector", "GROUP_PARAMETER_CONSTRAINTS", "FEATURE_GROUP_CONSTRAINTS"]
@@ -108,48 +107,12 @@ class RankingSelector(SelectorMixin, RankingEstimator):
             raise ValueError(f"n_features_to_select must be in [1, {bound}], got {k}{asked}")
         return t
 
-    def _costs_and_budget(self, n_features: int) -> tuple[Optional[np.ndarray], Optional[float]]:
-        """``(feature_costs, budget)`` checked (a budget alone: unit costs; the budget must
-        admit the cheapest feature); ``(None, None)`` without either. A selector without a
-        ``budget`` parameter has none."""
-        costs, budget = self.feature_costs, getattr(self, "budget", None)
-        if costs is None and budget is None:
-            return None, None
-        return check_costs_and_budget(costs, budget, n_features)
-
-    # ------------------- GreedyRankRLS's helpers, until it builds its own FitPlan (issue 40)
-
-    def _feature_groups(self, n_features: int) -> Optional[FeatureGroups]:
-        """``feature_groups`` checked against ``n_features`` (None without groups)."""
-        fg = getattr(self, "feature_groups", None)
-        return None if fg is None else check_feature_groups(fg, n_features)
-
-    def _selects_groups(self) -> bool:
-        """Whether this fit selects whole groups (``feature_groups`` given, ``select_groups``)."""
-        return getattr(self, "feature_groups", None) is not None and bool(getattr(self, "select_groups", True))
-
-    def _n_groups_to_select(self, groups: FeatureGroups) -> int:
-        """``n_features_to_select`` as a number of groups (:meth:`FitPlan.n_to_select`)."""
-        return FitPlan(groups.n_features, groups, by_group=True).n_to_select(self.n_features_to_select)
-
-    def _extraction_costs(self, n_features: int) -> tuple[Optional[ExtractionCosts], Optional[float]]:
-        """``(costs, budget)`` of the plan (:class:`~rankselect.selection.FitPlan`); ``(None,
-        None)`` without ``feature_costs``, ``group_costs`` and ``budget``."""
-        plan = FitPlan.of(self, None, n_features)
-        if not plan.priced and plan.budget is None:
-            return None, None
-        return plan.costs, plan.budget
-
     # ------------------------------------------------------------------ fitted groups
 
     def _set_groups(self, plan: FitPlan) -> None:
         """Set ``feature_groups_`` and ``selected_groups_`` (the names of the groups touched by
         ``selected_features_``, in order of first selection) after a fit with groups."""
-        self._set_selected_groups(plan.groups)
-
-    def _set_selected_groups(self, groups: Optional[FeatureGroups]) -> None:
-        """Set ``feature_groups_`` and ``selected_groups_`` (the names of the groups touched
-        by ``selected_features_``, in order of first selection) after a fit with groups."""
+        groups = plan.groups
         if groups is None:
             return
         self.feature_groups_ = groups
