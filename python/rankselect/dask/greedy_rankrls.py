@@ -13,7 +13,6 @@ from .. import _core
 from .._config import get_config, memory_limit
 from ..metrics.checks import Convention
 from ..selection.greedy_rankrls import GreedyRankRLS as _GreedyRankRLS
-from ..selection.greedy_rankrls import unit_arrays
 from ._contract import CLIENT_CONSTRAINT, DaskEstimatorMixin, DaskPredictMixin, check_lqo_queries
 from .shards import _own, _sh, _Shards, is_lost_worker
 
@@ -180,7 +179,8 @@ class GreedyRankRLS(DaskEstimatorMixin, DaskPredictMixin, _GreedyRankRLS):
     Same parameters, validation, warnings and fitted attributes as
     :class:`rankselect.GreedyRankRLS` (``selected_features_``, ``lqo_scores_``,
     ``coef_path_``, ``coef_``, ``cost_path_``, ``stop_reason_``, ``n_features_in_``), plus
-    ``client``.
+    ``client`` and ``n_rebuilds_`` (how many times the shards' actors were rebuilt after a lost
+    worker during the fit; 0 without a loss).
 
     Examples
     --------
@@ -199,6 +199,8 @@ class GreedyRankRLS(DaskEstimatorMixin, DaskPredictMixin, _GreedyRankRLS):
 
     #: Lost workers survived per fit (class attribute; set it on a subclass or an instance).
     max_retries: int = 3
+    #: Fitted attributes about the cluster, not copied by :meth:`to_local`.
+    _cluster_attributes = ("n_rebuilds_",)
     #: The shards' answerer (a hook for tests).
     _actors_class = ShardActors
 
@@ -227,14 +229,13 @@ class GreedyRankRLS(DaskEstimatorMixin, DaskPredictMixin, _GreedyRankRLS):
         n = shards.n_features  # k's bound n (or n_groups): the core's check
         self._warn_if_degenerate(shards)
         check_lqo_queries(shards)
-        options, groups, ext = self._greedy_run(n)
-        units = None if groups is None else unit_arrays(groups.member_lists())
+        plan, options, units = self._greedy_run(n, shards)
         actors = self._actors_class(shards.client, shards, self.alpha, self.criterion, self.convention,
                                     self.max_retries)
         try:
             r = _core.greedy_rankrls_sharded(actors, n, shards.n_queries, options, self._progress(), groups=units)
         finally:
-            self._n_rebuilds = actors.n_rebuilds
+            self.n_rebuilds_ = actors.n_rebuilds
             del actors
-        self._set_result(r, n, groups, ext)
+        self._set_result(r, plan)
         return self

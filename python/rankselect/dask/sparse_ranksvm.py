@@ -11,6 +11,7 @@ from .. import _core
 from .._config import memory_limit
 from .._validation import check_vector
 from ..models.penalties import Penalty
+from ..selection import FitPlan
 from ..selection.sparse_ranksvm import PenaltyName
 from ..selection.sparse_ranksvm import SparseRankSVM as _SparseRankSVM
 from ._contract import CLIENT_CONSTRAINT, DaskEstimatorMixin, DaskPredictMixin
@@ -54,12 +55,12 @@ class SparseRankSVM(DaskEstimatorMixin, DaskPredictMixin, _SparseRankSVM):
                  weights: Optional[npt.ArrayLike] = None, max_iter: int = 5000, max_reweightings: int = 10,
                  tol: float = 1e-6, solver: Literal["prox-newton", "fista"] = "prox-newton",
                  feature_costs: Optional[npt.ArrayLike] = None, *, l1_ratio: Optional[float] = None,
-                 feature_groups=None, group_costs=None, select_groups: bool = True,
+                 feature_groups=None, select_groups: bool = True,
                  client: Optional[Client] = None) -> None:
         super().__init__(C=C, penalty=penalty, p=p, epsilon=epsilon, mcp_gamma=mcp_gamma, weights=weights,
                          max_iter=max_iter, max_reweightings=max_reweightings, tol=tol, solver=solver,
                          feature_costs=feature_costs, l1_ratio=l1_ratio, feature_groups=feature_groups,
-                         group_costs=group_costs, select_groups=select_groups)
+                         select_groups=select_groups)
         self.client = client
 
     def fit(self, X, y, qid=None, *, coef_init=None):
@@ -71,18 +72,19 @@ class SparseRankSVM(DaskEstimatorMixin, DaskPredictMixin, _SparseRankSVM):
         shards = self._shards(X, y, qid)
         facts = self._warn_if_degenerate(shards)
         n = shards.n_features
-        penalty = self._check_params(n)
+        plan = FitPlan.of(self, shards, n)
+        penalty = self._check_params(plan)
         w0 = None if coef_init is None else check_vector(coef_init, "coef_init", n=n)
         constant, zero = facts.low == facts.high, (facts.low == 0) & (facts.high == 0)
         if not (facts.has_pair and facts.informative):
             # the loss is constant: the minimiser is w = 0 (nothing to solve)
             result = _core.SolverResult(np.zeros(n), 0.0, np.zeros(1), 0.0, 0, True)
-            self._set_fitted(result, 0, constant, zero)
+            self._set_fitted(result, 0, constant, zero, plan)
             return self
         fit = _core.sparse_ranksvm_with(
             PairwiseLoss(shards), n, float(self.C), penalty, w0, int(self.max_iter), int(self.max_reweightings),
             float(self.tol), self.solver, max_memory=memory_limit())
-        self._set_fitted(fit.result, fit.n_reweightings, constant, zero)
+        self._set_fitted(fit.result, fit.n_reweightings, constant, zero, plan)
         return self
 
     def c_min(self, X, y, qid) -> float:

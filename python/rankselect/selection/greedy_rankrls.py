@@ -22,6 +22,7 @@ from ..metrics.checks import CONVENTIONS, Convention
 from ..models.linear import LinearPredictMixin
 from ..models.rankrls import check_lqo
 from ._base import GROUP_PARAMETER_CONSTRAINTS, RankingSelector
+from ._plan import FitPlan
 
 __all__ = ["GreedyRankRLS"]
 
@@ -253,55 +254,48 @@ class GreedyRankRLS(RankerMixin, LinearPredictMixin, RankingSelector):
     def _fit(self, train: TrainingData):
         warn_if_degenerate(self, train.grouped)
         data = check_lqo(train.grouped, gram=False)
-        n = train.n_features
         # k's bound (n_features, or n_groups) is the core's check, after those of the criterion and the costs,
         # with the message of RankingSelector._n_features_to_select (the Dask subclass calls the same core)
-        options, groups, ext = self._greedy_run(n)
-        units = None if groups is None else unit_arrays(groups.member_lists())
+        plan, options, units = self._greedy_run(train.n_features, train)
         r = _core.greedy_rankrls(data.X, data.y, data.offsets, options, self._progress(), groups=units)
-        self._set_result(r, n, groups, ext)
+        self._set_result(r, plan)
         return self
 
-    def _greedy_run(self, n: int):
-        """The run of this fit on ``n`` columns, checked: ``(options, groups, costs)`` (the core's
-        options, the feature groups or None, the costs as :class:`~rankselect.data.ExtractionCosts`
-        or None). Shared with the Dask subclass."""
-        groups = self._feature_groups(n)
-        whole = self._selects_groups()
+    def _greedy_run(self, n: int, data=None):
+        """The run of this fit on ``n`` columns, checked: ``(plan, options, units)`` (the fit's
+        :class:`~rankselect.selection.FitPlan`, the core's options, the groups as the core takes
+        them or None). Shared with the Dask subclass."""
         if self.floating:
             self._check_floating()
-            ext, budget = None, None
-        else:
-            ext, budget = self._extraction_costs(n)
-        k = self._n_groups_to_select(groups) if whole and groups is not None else self.n_features_to_select
+        plan = FitPlan.of(self, data, n)
+        k = plan.n_to_select(self.n_features_to_select) if plan.by_group else self.n_features_to_select
+        priced = plan.priced or plan.budget is not None
         options = greedy_options(k, self.alpha, self.criterion, self.min_improvement, str(self.convention),
-                                 feature_costs=None if ext is None else ext.feature_costs,
-                                 group_costs=None if ext is None else ext.group_costs, budget=budget,
-                                 floating=bool(self.floating), select_groups=whole)
-        return options, groups, ext
+                                 feature_costs=plan.costs.feature_costs if priced else None,
+                                 group_costs=plan.costs.group_costs if priced else None, budget=plan.budget,
+                                 floating=bool(self.floating), select_groups=plan.by_group)
+        units = None if plan.groups is None else unit_arrays(plan.groups.member_lists())
+        return plan, options, units
 
-    def _set_result(self, r, n: int, groups, ext) -> None:
+    def _set_result(self, r, plan: FitPlan) -> None:
         """The fitted attributes from the core's result ``r`` (one row per step: a feature, or a
         whole group with ``select_groups``)."""
-        whole = groups is not None and self._selects_groups()
-        steps = np.asarray(r.selected, dtype=np.intp)
-        columns = (lambda units: groups.columns(list(units))) if whole else (lambda units: np.asarray(units, np.intp))
-        self.selected_features_ = np.asarray(columns(steps.tolist()), dtype=np.intp)
+        n, steps = plan.n_features, np.asarray(r.selected, dtype=np.intp)
+        self.selected_features_ = plan.columns(steps.tolist())
         self.lqo_scores_ = np.asarray(r.lqo_scores)
         self.coef_path_ = np.asarray(r.coef_path).reshape(len(steps), n)
         self.coef_ = self.coef_path_[-1].copy() if len(steps) else np.zeros(n)
         self.stop_reason_ = r.stop_reason
-        if ext is not None and groups is None:
-            self.cost_path_ = np.cumsum(ext.feature_costs[self.selected_features_])
-        elif ext is not None:
-            self.cost_path_ = np.array([ext.total(columns(steps[:i + 1].tolist())) for i in range(len(steps))])
+        if plan.priced or plan.budget is not None:  # the total cost after each step
+            self.cost_path_ = np.array([plan.cost(plan.columns(steps[:i + 1].tolist())) for i in range(len(steps))])
         if (r.subsets is not None and r.step_features is not None and r.step_added is not None
                 and r.step_values is not None):  # floating: the best subset of every size, every step
-            self.best_subsets_ = [np.asarray(columns(np.asarray(s).tolist()), dtype=np.intp) for s in r.subsets]
-            name = (lambda u: groups.names[u]) if whole else int
+            self.best_subsets_ = [plan.columns(np.asarray(s).tolist()) for s in r.subsets]
+            groups = plan.groups
+            name = (lambda u: groups.names[u]) if plan.by_group and groups is not None else int
             self.floating_steps_ = [(name(int(f)), bool(a), float(v))
                                     for f, a, v in zip(r.step_features, r.step_added, r.step_values)]
-        self._set_selected_groups(groups)
+        self._set_groups(plan)
         if r.stop_reason == "uninformative" and self.verbose:
             # the base layer has already warned (DegenerateDataWarning) when no feature varies
             print(f"[GreedyRankRLS] stopped after {len(steps)} of {self.n_features_to_select} steps: every "

@@ -39,7 +39,8 @@ from ..data.uninformative import constant_columns, zero_features
 from ..models import penalties
 from ..models.linear import SparseLinearRankerMixin
 from ..models.penalties import L1, Penalty, check_penalty
-from ._base import GROUP_PARAMETER_CONSTRAINTS, RankingSelector
+from ._base import FEATURE_GROUP_CONSTRAINTS, RankingSelector
+from ._plan import FitPlan
 
 __all__ = ["SparseRankSVM", "SparsePath", "sparse_path", "PENALTIES", "SOLVERS"]
 
@@ -110,8 +111,6 @@ class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, RankingSelector):
     feature_groups : labels per feature, mapping or FeatureGroups, optional
         The groups of the group penalties; with another penalty ``select_groups=False`` is
         required (the groups then only report ``selected_groups_``).
-    group_costs : array-like or mapping, optional
-        Checked with the groups (the group penalties weigh groups by ``sqrt(|g|)``, not by cost).
     select_groups : bool, default=True
         With ``feature_groups``: the group penalties drop whole groups (``"group_lasso"``: the
         support is a union of groups; ``"sparse_group_lasso"``: also features inside them).
@@ -192,7 +191,7 @@ class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, RankingSelector):
         "solver": [StrOptions(set(SOLVERS))],
         "feature_costs": ["array-like", None],
         "l1_ratio": [Interval(numbers.Real, 0, 1, closed="both"), None],
-        **GROUP_PARAMETER_CONSTRAINTS,
+        **FEATURE_GROUP_CONSTRAINTS,
     }
 
     def __init__(self, C: float = 1.0, penalty: Union[PenaltyName, Penalty] = "l1", p: Optional[float] = None,
@@ -200,7 +199,7 @@ class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, RankingSelector):
                  weights: Optional[npt.ArrayLike] = None, max_iter: int = 5000, max_reweightings: int = 10,
                  tol: float = 1e-6, solver: Literal["prox-newton", "fista"] = "prox-newton",
                  feature_costs: Optional[npt.ArrayLike] = None, *, l1_ratio: Optional[float] = None,
-                 feature_groups=None, group_costs=None, select_groups: bool = True) -> None:
+                 feature_groups=None, select_groups: bool = True) -> None:
         self.C = C
         self.penalty = penalty
         self.p = p
@@ -214,19 +213,17 @@ class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, RankingSelector):
         self.feature_costs = feature_costs
         self.l1_ratio = l1_ratio
         self.feature_groups = feature_groups
-        self.group_costs = group_costs
         self.select_groups = select_groups
 
     # -- validation ---------------------------------------------------------------------
-    def _check_params(self, n_features: int) -> _core.PenaltySpec:
-        """The core's penalty of this fit; the other parameters are checked by
-        ``_parameter_constraints``."""
+    def _check_params(self, plan: FitPlan) -> _core.PenaltySpec:
+        """The core's penalty of this fit (its plan: groups and feature costs checked once); the
+        other parameters are checked by ``_parameter_constraints``."""
+        n_features, groups = plan.n_features, plan.groups
         moved = {"p": self.p, "epsilon": self.epsilon, "mcp_gamma": self.mcp_gamma, "weights": self.weights,
                  "l1_ratio": self.l1_ratio}
         penalty = check_penalty(self.penalty, moved, type(self).__name__)
         given = self.penalty if isinstance(self.penalty, str) else penalty  # as the user wrote it
-        groups = self._feature_groups(n_features)
-        self._groups = groups
         if penalty.over_groups:
             if groups is None:
                 raise ValueError(f"penalty={given!r} needs feature_groups (the blocks of the penalty)")
@@ -236,14 +233,13 @@ class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, RankingSelector):
             if self.feature_costs is not None:
                 raise ValueError(f"penalty={given!r} takes no feature_costs")
             return penalty._spec(n_features, groups.index.astype(np.uintp))
-        if self._selects_groups():
+        if plan.by_group:
             raise ValueError(f"penalty={given!r} selects features: use penalty='group_lasso' or "
                              "'sparse_group_lasso' to select whole groups, or select_groups=False")
         if self.feature_costs is not None:
             if not isinstance(penalty, L1) or penalty.weights is not None:
                 raise ValueError("feature_costs needs penalty='l1' and no weights (they become the L1 weights)")
-            costs, _ = self._costs_and_budget(n_features)  # no budget here: the costs weigh the L1
-            assert costs is not None
+            costs = plan.costs.feature_costs  # no budget here: the costs weigh the L1
             if costs.max() == 0:
                 raise ValueError("feature_costs are all 0: nothing would be penalised")
             if not np.all(costs == costs[0]):  # equal costs: the plain L1
@@ -272,20 +268,21 @@ class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, RankingSelector):
 
     def _fit(self, train: TrainingData, coef_init=None):
         n = train.n_features
+        plan = FitPlan.of(self, train, n)
         constant = constant_columns(train.X)
         degenerate = not all(warn_if_degenerate(self, train.grouped))
-        penalty = self._check_params(n)
+        penalty = self._check_params(plan)
         w0 = None if coef_init is None else check_vector(coef_init, "coef_init", n=n)
         if degenerate:
             # the loss is constant: the minimiser is w = 0 (nothing to solve)
             zero = _core.SolverResult(np.zeros(n), 0.0, np.zeros(1), 0.0, 0, True)
-            self._set_fitted(zero, 0, constant, zero_features(train.X))
+            self._set_fitted(zero, 0, constant, zero_features(train.X), plan)
             return self
         result, n_rew = self._solve(train.grouped, self.C, penalty, w0)
-        self._set_fitted(result, n_rew, constant, zero_features(train.X))
+        self._set_fitted(result, n_rew, constant, zero_features(train.X), plan)
         return self
 
-    def _set_fitted(self, result, n_rew, constant, zero):
+    def _set_fitted(self, result, n_rew, constant, zero, plan: FitPlan):
         coef = np.asarray(result.coef)
         self.coef_ = coef
         self.support_ = coef != 0
@@ -297,7 +294,7 @@ class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, RankingSelector):
         self.objective_history_ = np.asarray(result.objective_history)
         self.objective_ = float(result.objective)
         self.converged_ = bool(result.converged)
-        self._set_selected_groups(getattr(self, "_groups", None))
+        self._set_groups(plan)
 
 
     # -- path ---------------------------------------------------------------------------
@@ -307,7 +304,7 @@ class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, RankingSelector):
         ``max_g ||dL/dw_g(0)|| / sqrt(|g|)`` for the group lasso; a non-convex penalty's is that
         of its first, plain-L1, step."""
         data = self._prepare(X, y, qid)
-        return self._c_min(data, self._check_params(data.X.shape[1]))
+        return self._c_min(data, self._check_params(FitPlan.of(self, data, data.X.shape[1])))
 
     def _c_min(self, data, penalty) -> float:
         return float(_core.sparse_c_min(data.X, data.y, data.offsets, penalty))
@@ -324,7 +321,8 @@ class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, RankingSelector):
             if ratio < 1:
                 raise ValueError(f"ratio must be >= 1 (Cs go from c_min to ratio * c_min), got {ratio!r}")
         data = self._prepare(X, y, qid)
-        penalty = self._check_params(data.X.shape[1])
+        plan = FitPlan.of(self, data, data.X.shape[1])
+        penalty = self._check_params(plan)
         if Cs is None:
             c0 = self._c_min(data, penalty)  # on the data already grouped here
             Cs = c0 * np.logspace(0, np.log10(ratio), int(n_Cs))
@@ -340,7 +338,7 @@ class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, RankingSelector):
             nsel.append(int(np.count_nonzero(w)))
             objs.append(float(result.objective))
             iters.append(int(result.n_iter))
-        coef_mat, g = np.vstack(coefs), self._groups
+        coef_mat, g = np.vstack(coefs), plan.groups
         n_groups = None if g is None else np.array([len(np.unique(g.index[c != 0])) for c in coef_mat])
         return SparsePath(Cs=np.asarray(Cs), coefs=coef_mat, n_selected=np.asarray(nsel),
                           objectives=np.asarray(objs), n_iter=np.asarray(iters), n_groups_selected=n_groups)

@@ -74,6 +74,10 @@ fn group_lasso_prox_kkt_and_singletons() {
     assert!(scaled(am * (1.0 + 1e-9)).subdiff_distance(&[0.0; 3], &g) < 1e-12);
     assert!(scaled(am * 0.99).subdiff_distance(&[0.0; 3], &g) > 0.0);
     assert!(!sgl.is_separable() && GroupLasso::new(&[1], 0.0).is_err());
+    // a label at usize::MAX (a -1 cast to uintp) or far beyond the features is an error, not a
+    // panic (label + 1 overflowed) nor a huge allocation
+    assert!(GroupLasso::new(&[0, usize::MAX], 0.0).is_err());
+    assert!(GroupLasso::new(&[0, 1 << 40], 0.0).is_err());
 }
 
 #[test]
