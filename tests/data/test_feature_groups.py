@@ -149,24 +149,25 @@ class _Toy(RankingSelector):
 
 
 def test_base_group_parameters():
+    from rankselect.selection import FitPlan
     t = _Toy(n_features_to_select=2, feature_groups=["a", "a", "b"], group_costs={"a": 3})
-    g = t._feature_groups(3)
-    assert t._selects_groups() and t._n_groups_to_select(g) == 2
-    costs, budget = t._extraction_costs(3)
-    assert budget is None and costs.feature_costs.tolist() == [0, 0, 0]  # extraction only
-    assert costs.total([0, 1, 2]) == 3
+    plan = FitPlan.of(t, None, 3)
+    assert plan.by_group and plan.n_to_select(t.n_features_to_select) == 2
+    assert plan.budget is None and plan.costs.feature_costs.tolist() == [0, 0, 0]  # extraction only
+    assert plan.costs.total([0, 1, 2]) == 3
     t.selected_features_ = np.array([2, 0, 1])
     t.n_features_in_ = 3
-    t._set_selected_groups(g)
+    t._set_groups(plan)
     assert t.selected_groups_.tolist() == ["b", "a"] and t.get_support().all()
     with pytest.raises(ValueError, match=r"n_groups = 2\], got 3"):
-        _Toy(n_features_to_select=3, feature_groups=["a", "a", "b"])._n_groups_to_select(g)
+        plan.n_to_select(3)
     with pytest.raises(ValueError, match="group_costs needs feature_groups"):
-        _Toy(group_costs=[1.0])._extraction_costs(3)
+        FitPlan.of(_Toy(group_costs=[1.0]), None, 3)
     # the budget admits the cheapest whole group, or the cheapest feature with its group's cost
     with pytest.raises(ValueError, match="cheapest group's cost"):
-        _Toy(feature_groups=["a", "a", "b"], group_costs=[3, 5], feature_costs=[1, 1, 1],
-             budget=4.5)._extraction_costs(3)
-    assert _Toy(feature_groups=["a", "a", "b"], group_costs=[3, 5], feature_costs=[1, 1, 1], budget=4.5,
-                select_groups=False)._extraction_costs(3)[1] == 4.5
-    assert _Toy()._extraction_costs(3) == (None, None)
+        FitPlan.of(_Toy(feature_groups=["a", "a", "b"], group_costs=[3, 5], feature_costs=[1, 1, 1], budget=4.5),
+                   None, 3)
+    assert FitPlan.of(_Toy(feature_groups=["a", "a", "b"], group_costs=[3, 5], feature_costs=[1, 1, 1], budget=4.5,
+                           select_groups=False), None, 3).budget == 4.5
+    bare = FitPlan.of(_Toy(), None, 3)
+    assert not bare.priced and bare.budget is None and bare.step_costs() is None
