@@ -12,7 +12,11 @@ checkout) and, ``--rounds`` times, calls every build in turn on each kernel, the
 - ``parser``: ``load_letor`` of the 136-feature MSLR-like file of ``parser_bench.py``
   (``--parser-mb`` MB); reported in MB/s;
 - ``hinge``: the pairwise squared hinge value and gradient (``rankselect.models.pairwise``) on
-  MQ2008 Fold1 train; anchor: NumPy on the explicit pair-difference matrix (``pairwise_bench.py``).
+  MQ2008 Fold1 train; anchor: NumPy on the explicit pair-difference matrix (``pairwise_bench.py``);
+- ``rankrls``: RankRLS's alpha path (``RankRLS.path``, 3 alphas: faer's Gram product,
+  eigendecomposition and products), ``--m`` / 4 rows x ``--n`` columns, queries of 20;
+- ``sparse``: sparse RankSVM (L1, proximal Newton: faer's Cholesky solves) on MQ2008 Fold1
+  train, C = 1. These two compare builds only (no anchor).
 
 One process per thread count and level (the level is fixed per process; the previous build
 has none)::
@@ -105,7 +109,10 @@ def main() -> None:
         cases["greedy100"] = greedy_data(args.m, args.n, 100)
     if "greedy20" in kernels:
         cases["greedy20"] = greedy_data(args.m, args.n, 20)
-    if {"kendall", "hinge"} & set(kernels):
+    if "rankrls" in kernels:
+        Xr, yr, offr = greedy_data(args.m // 4, args.n, 20)
+        qr = np.repeat(np.arange(len(offr) - 1), np.diff(offr.astype(np.int64)))
+    if {"kendall", "hinge", "sparse"} & set(kernels):
         d = builds[0][1].load_letor(MQ)
         mq = (d.X, d.y, d.qid)
     if "parser" in kernels:
@@ -151,6 +158,10 @@ def main() -> None:
                     b.load_letor(path)
                 elif kernel == "hinge":
                     b.pairwise.squared_hinge(X, y, qid, w)
+                elif kernel == "rankrls":
+                    b.RankRLS().path(Xr, yr, qr, alphas=[0.5, 2.0, 8.0])
+                elif kernel == "sparse":
+                    b.SparseRankSVM(C=1.0).fit(*mq)
                 rec(kernel, name, time.perf_counter() - t0)
             if kernel.startswith("greedy"):
                 rec(kernel, "anchor", 6 * args.m * args.n * 8 / copy_bandwidth(t, src, dst))
@@ -175,7 +186,9 @@ def main() -> None:
         for n in names:
             first = names[0]
             rel = f", {med[n] / med[first]:.3f} [{low[n] / low[first]:.3f}] of {first}" if n != first else ""
-            if kernel == "parser":
+            if kernel in ("rankrls", "sparse"):  # no anchor: the builds only
+                cells.append(f"{1e3 * med[n]:.1f} ms [{1e3 * low[n]:.1f}]{rel}")
+            elif kernel == "parser":
                 cells.append(f"{size / med[n] / 1e6:.0f} MB/s [{size / low[n] / 1e6:.0f}]{rel}")
             elif kernel.startswith("greedy"):
                 cells.append(f"{1e3 * med[n]:.1f} ms = {med[n] / am:.2f}x bound [{1e3 * low[n]:.1f} ms, "

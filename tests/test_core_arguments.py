@@ -25,7 +25,8 @@ def u(*v):
     return np.array(v, dtype=U)
 
 
-SPARSE = (1.0, "l1", 0.5, 1e-3, 3.0)  # c, penalty, p, epsilon, mcp_gamma
+SPARSE = (1.0, _core.PenaltySpec.l1())  # c, penalty
+P = _core.PenaltySpec
 C3 = np.ones(3)  # feature costs
 
 
@@ -141,14 +142,13 @@ CASES = {
     ],
     "random_fourier_transform": [(X, np.ones((2, 4)), np.ones(4)), (X, np.ones((3, 4)), np.ones(3))],
     "sparse_ranksvm": [
-        (X, Y, OFF, *SPARSE, np.ones(2), None, 10, 3, 1e-4), (X, Y, OFF, *SPARSE, np.ones(4), None, 10, 3, 1e-4),
-        (X, Y, OFF, *SPARSE, None, np.ones(2), 10, 3, 1e-4), (X, Y[:3], OFF, *SPARSE, None, None, 10, 3, 1e-4),
-        (X, Y, OFF, *SPARSE, -np.ones(3), None, 10, 3, 1e-4), (X, Y, OFF, 1.0, "lp", -0.5, 1e-3, 3.0, None, None, 10, 3, 1e-4),
-        (X, Y, OFF, 1.0, "mcp", 0.5, 1e-3, -3.0, None, None, 10, 3, 1e-4),
-        (X, Y, OFF, 1.0, "log", 0.5, -1e-3, 3.0, None, None, 10, 3, 1e-4), (X, Y, OFF, *SPARSE, None, None, 10, 3, -1.0),
-        (X, Y, OFF, *SPARSE, None, None, 10, 3, 1e-4, "zz"), (X, Y, OFF, 1.0, "zz", 0.5, 1e-3, 3.0, None, None, 10, 3, 1e-4),
-        (X, Y, OFF, -1.0, "l1", 0.5, 1e-3, 3.0, None, None, 10, 3, 1e-4), (X, Y, u(0, 9), *SPARSE, None, None, 10, 3, 1e-4),
-        (X, Y, OFF, *SPARSE, np.ones(2), None, 10, 3, 1e-4, "fista"),
+        (X, Y, OFF, 1.0, P.l1(np.ones(2)), None, 10, 3, 1e-4), (X, Y, OFF, 1.0, P.l1(np.ones(4)), None, 10, 3, 1e-4),
+        (X, Y, OFF, *SPARSE, np.ones(2), 10, 3, 1e-4), (X, Y[:3], OFF, *SPARSE, None, 10, 3, 1e-4),
+        (X, Y, OFF, 1.0, P.group_lasso(u(0, 1)), None, 10, 3, 1e-4, "fista"),
+        (X, Y, OFF, 1.0, P.group_lasso(u(0, 0, 1)), None, 10, 3, 1e-4),  # prox-newton: not separable
+        (X, Y, OFF, *SPARSE, None, 10, 3, -1.0), (X, Y, OFF, *SPARSE, None, 10, 3, 1e-4, "zz"),
+        (X, Y, OFF, 1.0, "l1", None, 10, 3, 1e-4), (X, Y, OFF, -1.0, P.l1(), None, 10, 3, 1e-4),
+        (X, Y, OFF, float("nan"), P.mcp(2.0), None, 10, 3, 1e-4), (X, Y, u(0, 9), *SPARSE, None, 10, 3, 1e-4),
     ],
     "fsmrank": [
         (X, Y, OFF, np.eye(2), np.ones(3), 1.0, 1.0, None, 10, 1e-4), (X, Y, OFF, np.eye(3), np.ones(2), 1.0, 1.0, None, 10, 1e-4),
@@ -161,9 +161,11 @@ CASES = {
         (X, u(0, 9)), (X, u(4, 2, 6)), (X, u()), (X, u(0, 5)), (X, OFFI), (X.astype(np.float32), OFF), (X[:, 0], OFF),
     ],
     "parse_measure": [("zz",), ("ndcg@x",), ("",), (123,)],
+    "PenaltySpec": [(), ("l1",)],  # built only by its named constructors (below)
     "sparse_c_min": [
-        (X, Y[:3], OFF), (X, Y, u(0, 9)), (X, Y, u(4, 2, 6)), (X, Y, u()), (E2, E1, u(0)), (X, Y, OFF, np.ones(2)),
-        (X, Y, OFF, -np.ones(3)), (X * np.nan, Y, OFF),
+        (X, Y[:3], OFF, P.l1()), (X, Y, u(0, 9), P.l1()), (X, Y, u(4, 2, 6), P.l1()), (X, Y, u(), P.l1()),
+        (E2, E1, u(0), P.l1()), (X, Y, OFF, P.l1(np.ones(2))), (X, Y, OFF, P.group_lasso(u(0, 1))), (X, Y, OFF),
+        (X * np.nan, Y, OFF, P.l1()), (X, Y, OFF, "l1"),
     ],
     "rankrls_gram": [(X, Y[:3], OFF), (X, Y, u(0, 9)), (X, Y, u()), (X * np.nan, Y, OFF), (X, Y, OFFI)],
     "rankrls_eigen": [(np.ones((2, 3)),), (np.full((2, 2), np.nan),), (np.ones(3),)],
@@ -186,9 +188,9 @@ CASES = {
         (Source(), 10**20, 1.0, 1e-4, 10, 10), (Source(), 3, 1.0, 1e-4, 10, 10, S3[:2]), (None, 3, 1.0, 1e-4, 10, 0),
     ],
     "sparse_ranksvm_with": [
-        (Source(), 3, *SPARSE, None, None, 10, 3, 1e-4), (Source(), 3, *SPARSE, np.ones(2), None, 10, 3, 1e-4),
-        (Source(), 3, -1.0, "l1", 0.5, 1e-3, 3.0, None, None, 10, 3, 1e-4), (Source(), 3, *SPARSE, None, None, 10, 3, 1e-4, "zz"),
-        (Source(), 10**10, *SPARSE, None, None, 10, 3, 1e-4), (Source(), 3, 1.0, "zz", 0.5, 1e-3, 3.0, None, None, 10, 3, 1e-4),
+        (Source(), 3, *SPARSE, None, 10, 3, 1e-4), (Source(), 3, 1.0, P.l1(np.ones(2)), None, 10, 3, 1e-4),
+        (Source(), 3, -1.0, P.l1(), None, 10, 3, 1e-4), (Source(), 3, *SPARSE, None, 10, 3, 1e-4, "zz"),
+        (Source(), 10**10, *SPARSE, None, 10, 3, 1e-4), (Source(), 3, 1.0, P.group_lasso(u(0, 1)), None, 10, 3, 1e-4),
     ],
     "greedy_rankrls_sharded": [
         (Source(), 3, 4, G()), (Source(), 3, 1, G()), (Source(), 3, 4, G(5)), (Source(), 3, 4, G(alpha=-1.0)),
@@ -224,7 +226,7 @@ CASES["kendall_similarity"] += [(X, OFF, "geng", True, -1), (X, OFF, "geng", Tru
 CASES["pairwise_accuracy"] += [(X, Y, OFF, -1), (X, Y, OFF, 1.5)]
 CASES["nystroem_normalization"] += [(X, "rbf", 1.0, 0, 3, -1), (X, "rbf", 1.0, 0, 3, True)]
 CASES["preference_pairs"] += [(Y, OFF, None, -1), (Y, OFF, 10**20, None, "x")]
-CASES["sparse_ranksvm"] += [(X, Y, OFF, *SPARSE, None, None, -1, 3, 1e-4), (X, Y, OFF, *SPARSE, None, None, 10, 10**20, 1e-4)]
+CASES["sparse_ranksvm"] += [(X, Y, OFF, *SPARSE, None, -1, 3, 1e-4), (X, Y, OFF, *SPARSE, None, 10, 10**20, 1e-4)]
 CASES["fsmrank"] += [(X, Y, OFF, np.eye(3), np.ones(3), 1.0, 1.0, None, -5, 1e-4)]
 
 
@@ -237,8 +239,12 @@ CASES["fsmrank"] += [(X, Y, OFF, np.eye(3), np.ones(3), 1.0, 1.0, None, -5, 1e-4
     (lambda: _core.GreedyOptions(2, 1.0, min_improvement=0.1, floating=True), r"^floating selection takes neither"),
     (lambda: _core.preference_pairs(Y, OFF, max_memory=-1), r"^max_memory must be a non-negative integer"),
     (lambda: _core.GreedyShard(X, Y, OFF, 1.0, max_memory=-1), r"^max_memory must be a non-negative integer"),
-    (lambda: _core.sparse_ranksvm(X, Y, OFF, 1.0, "mcp", 0.5, 1e-3, -3.0, None, None, 10, 3, 1e-4),
-     r"mcp_gamma must be > 0"),
+    (lambda: P.mcp(-3.0), r"gamma must be > 0"), (lambda: P.lp(1.5, 0.1), r"p must be in \(0, 1\)"),
+    (lambda: P.log(0.0), r"epsilon must be > 0"), (lambda: P.lp(0.5, float("nan")), r"epsilon must be > 0"),
+    (lambda: P.l1(-np.ones(3)), r"weight 0 must be >= 0"), (lambda: P.l1(np.ones((2, 2))), r"dimension"),
+    (lambda: P.group_lasso(u(0, 2, 2)), r"label 1 has no feature"), (lambda: P.group_lasso(u(0, 10**15)), "beyond"),
+    (lambda: P.group_lasso(u(0, 1), 1.5), r"l1_ratio must be in \[0, 1\]"),
+    (lambda: P.group_lasso(u(0, 1).astype(np.int64)), r"int64"),
     (lambda: _core.preference_pairs(Y, OFF, 1.5), r"max_pairs must be an integer, got float"),
     (lambda: _core.greedy_rankrls_sharded(Source(), 3, 4, G(floating=True)), r"^floating selection is not available"),
 ])
@@ -251,7 +257,7 @@ def test_solvers_return_one_result_type():
     """ranksvm_fit, sparse_ranksvm and fsmrank return a fit whose ``result`` is the one
     SolverResult, the method's extras named beside it; all read-only."""
     fit = _core.ranksvm_fit(X, Y, OFF, 1.0, 1e-8, 50, 50)
-    sparse = _core.sparse_ranksvm(X, Y, OFF, *SPARSE, None, None, 100, 3, 1e-8)
+    sparse = _core.sparse_ranksvm(X, Y, OFF, *SPARSE, None, 100, 3, 1e-8)
     fsm = _core.fsmrank(X, Y, OFF, np.eye(3), np.ones(3), 0.1, 0.01, None, 5000, 1e-10)
     r, s, f = fit.result, sparse.result, fsm.result
     assert f.coef.shape == (6,) and fsm.n_pairs == 6  # the doubled problem's w = [w+, w-]
@@ -397,9 +403,9 @@ VALID = {
     "rankrls_solve": lambda t: _core.rankrls_solve(V3, S3, 1.0),
     "ranksvm_fit": lambda t: _core.ranksvm_fit(X, Y, OFF, 1.0, 1e-6, 20, 20),
     "ranksvm_fit_with": lambda t: _core.ranksvm_fit_with(Quadratic(), 3, 1.0, 1e-6, 20, 20),
-    "sparse_ranksvm": lambda t: _core.sparse_ranksvm(X, Y, OFF, *SPARSE, None, None, 50, 3, 1e-6),
-    "sparse_ranksvm_with": lambda t: _core.sparse_ranksvm_with(Quadratic(), 3, *SPARSE, None, None, 50, 3, 1e-6),
-    "sparse_c_min": lambda t: _core.sparse_c_min(X, Y, OFF),
+    "sparse_ranksvm": lambda t: _core.sparse_ranksvm(X, Y, OFF, *SPARSE, None, 50, 3, 1e-6),
+    "sparse_ranksvm_with": lambda t: _core.sparse_ranksvm_with(Quadratic(), 3, *SPARSE, None, 50, 3, 1e-6),
+    "sparse_c_min": lambda t: _core.sparse_c_min(X, Y, OFF, P.l1()),
     "kernel_matrix": lambda t: _core.kernel_matrix(X, X, "rbf", 1.0, 0.0, 3.0),
     "nystroem_normalization": lambda t: _core.nystroem_normalization(X, "rbf", 1.0, 0.0, 3.0),
     "nystroem_transform": lambda t: _core.nystroem_transform(

@@ -30,7 +30,8 @@ rankselect.SparseRankSVM(penalty="l3")  # rejected
 rankselect.RankSVM(kernel="rbf")  # rejected
 rankselect.dask.GreedyRankRLS(n_features_to_select=2.5)  # rejected
 rankselect.SparseRankSVM(C=1, penalty="log", feature_costs=np.ones(3))
-rankselect.SparseRankSVM(C=1.0, penalty="mcp", mcp_gamma=3.0)
+rankselect.SparseRankSVM(C=1.0, penalty="mcp")
+rankselect.SparseRankSVM(C=1.0, penalty=rankselect.models.penalties.MCP(gamma=3.0))
 rankselect.GreedyRankRLS(n_features_to_select=3, min_improvement=1e-3, convention="letor", feature_costs=np.ones(5))
 rankselect.GreedyRankRLS(n_features_to_select=3, alpha=0.5, feature_costs=[1.0, 2.0], budget=2)
 rankselect.GAS(5, 0.1, importance="ndcg@10", similarity=np.eye(3))

@@ -45,6 +45,7 @@ __all__ = [
     "sparse_ranksvm",
     "sparse_ranksvm_with",
     "sparse_c_min",
+    "PenaltySpec",
     "kernel_matrix",
     "nystroem_normalization",
     "nystroem_transform",
@@ -487,18 +488,29 @@ class SparseRankSVMFit:
     @property
     def n_reweightings(self) -> int: ...
 
+@final
+class PenaltySpec:
+    """The penalty of sparse RankSVM with its parameters (one constructor per penalty; built by
+    ``rankselect.models.penalties``)."""
+    @staticmethod
+    def l1(weights: npt.NDArray[np.float64] | None = None) -> PenaltySpec: ...
+    @staticmethod
+    def log(epsilon: float) -> PenaltySpec: ...
+    @staticmethod
+    def mcp(gamma: float) -> PenaltySpec: ...
+    @staticmethod
+    def lp(p: float, epsilon: float) -> PenaltySpec: ...
+    @staticmethod
+    def group_lasso(groups: npt.NDArray[np.uintp], l1_ratio: float = 0.0) -> PenaltySpec: ...
+
 def sparse_ranksvm(
     x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], offsets: npt.NDArray[np.uintp],
-    c: float, penalty: str, p: float, epsilon: float, mcp_gamma: float,
-    weights: npt.NDArray[np.float64] | None, w0: npt.NDArray[np.float64] | None,
+    c: float, penalty: PenaltySpec, w0: npt.NDArray[np.float64] | None,
     max_iter: int, max_reweightings: int, tol: float, solver: str = "prox-newton",
-    groups: npt.NDArray[np.uintp] | None = None, l1_ratio: float = 0.0,
 ) -> SparseRankSVMFit: ...
 
 def sparse_ranksvm_with(
-    loss: object, n_features: int,
-    c: float, penalty: str, p: float, epsilon: float, mcp_gamma: float,
-    weights: npt.NDArray[np.float64] | None, w0: npt.NDArray[np.float64] | None,
+    loss: object, n_features: int, c: float, penalty: PenaltySpec, w0: npt.NDArray[np.float64] | None,
     max_iter: int, max_reweightings: int, tol: float, solver: str = "prox-newton",
     max_memory: int | None = None,
 ) -> SparseRankSVMFit:
@@ -508,11 +520,9 @@ def sparse_ranksvm_with(
 
 def sparse_c_min(
     x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], offsets: npt.NDArray[np.uintp],
-    weights: npt.NDArray[np.float64] | None = None, groups: npt.NDArray[np.uintp] | None = None,
-    penalty: str = "l1", l1_ratio: float = 0.0,
+    penalty: PenaltySpec,
 ) -> float:
-    """Smallest C with a non-zero sparse RankSVM solution (KKT at w = 0): (weighted) L1, or with
-    ``groups`` the group lasso / sparse-group lasso."""
+    """Smallest C with a non-zero sparse RankSVM solution (KKT at w = 0) for ``penalty``."""
 
 @final
 class FSMRankFit:
@@ -554,6 +564,16 @@ class GreedyShard:
     def add(
         self, b: int, c: float, d: float, t: npt.NDArray[np.float64], skip: npt.NDArray[np.bool_]
     ) -> None: ...
+    def unit_dots(
+        self, offsets: npt.NDArray[np.uintp], columns: npt.NDArray[np.uintp]
+    ) -> npt.NDArray[np.float64]: ...
+    def scan_units(
+        self,
+        offsets: npt.NDArray[np.uintp],
+        columns: npt.NDArray[np.uintp],
+        k: npt.NDArray[np.float64],
+        h: npt.NDArray[np.float64],
+    ) -> npt.NDArray[np.float64]: ...
     def gram(self) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
     def baseline(self) -> float: ...
 
@@ -563,11 +583,13 @@ def greedy_rankrls_sharded(
     n_queries: int,
     options: GreedyOptions,
     progress: Callable[[int, int, float], object] | None = None,
+    groups: tuple[npt.NDArray[np.uintp], npt.NDArray[np.uintp]] | None = None,
 ) -> GreedyResult:
     """Greedy RankRLS over query shards (``options`` not floating): the core's selection loop;
     ``shards`` answers ``informative()``, ``gram()``, ``baseline()``, ``dots()``,
-    ``scan(c, d, skip)``, ``cross(b)``, ``add(b, c, d, t, skip)`` with one entry per shard, in
-    shard order."""
+    ``scan(c, d, skip)``, ``cross(b)``, ``add(b, c, d, t, skip)`` (with ``groups``, also
+    ``unit_dots(offsets, columns)`` and ``scan_units(offsets, columns, k, h)``) with one entry
+    per shard, in shard order."""
 
 @final
 class KendallSums:

@@ -17,6 +17,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from .models import RankRLS, RankSVM
+from .models.penalties import PENALTIES
 from .selection import GAS, HCAS, NGAS, XGAS, FSMRank, GreedyRankRLS, SparseRankSVM
 from .selection.wrapper import ForwardSelection, RecursiveElimination
 from .selection.wrapper.elimination import IMPORTANCES
@@ -175,7 +176,9 @@ METHODS: dict[str, Method] = {
         "k features, greedily, by exact leave-query-out error",
         (_ALPHA, Param("criterion", f"LQO selection criterion: {CRITERIA[0]} (the paper's pairwise squared loss, "
                                     f"lower is better) or a ranking measure, {', '.join(CRITERIA[1:])} (higher is "
-                                    "better)", type=str)),
+                                    "better)", type=str),
+         Param("floating", "floating search (SFFS): after an addition, drop a feature (or, with --groups, a group) "
+               "when that helps (yes/no)", type=boolean)),
         lambda n: {"alpha": POW2, "k": list(range(1, n + 1))},
         k="n_features_to_select", score_name="LQO"),
     "gas": Method(
@@ -217,7 +220,8 @@ METHODS: dict[str, Method] = {
         "sparse-ranksvm", SparseRankSVM,
         "sparse RankSVM (Laporte et al. 2014) along a warm-started C path",
         "the features with a non-zero weight (L1 / non-convex penalty)",
-        (_C_SVM, Param("penalty", "penalty", type=str, choices=("l1", "log", "mcp", "lp")),
+        (_C_SVM, Param("penalty", "penalty (group_lasso, sparse_group_lasso: over the --groups / --layout "
+                       "families, with --solver fista)", type=str, choices=tuple(PENALTIES)),
          Param("solver", "solver of each L1 problem (fista = Laporte et al. Alg. 1)", type=str,
                choices=("prox-newton", "fista"))),
         lambda n: {"C": [float(10.0 ** e) for e in np.arange(-4, 2.01, 0.5)]},

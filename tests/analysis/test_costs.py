@@ -93,7 +93,7 @@ def test_sparse_costs_are_mean_normalised_weights(train):
     X, y, qid = train
     c = _costs(X.shape[1])
     a = rs.SparseRankSVM(C=0.05, feature_costs=c).fit(X, y, qid=qid)
-    b = rs.SparseRankSVM(C=0.05, weights=c / c.mean()).fit(X, y, qid=qid)
+    b = rs.SparseRankSVM(C=0.05, penalty=rs.models.penalties.L1(weights=c / c.mean())).fit(X, y, qid=qid)
     assert np.array_equal(a.coef_, b.coef_)
     with pytest.raises(ValueError, match="penalty='l1'"):
         rs.SparseRankSVM(penalty="log", feature_costs=c).fit(X, y, qid=qid)

@@ -54,3 +54,34 @@ def test_table_and_layout(files, capsys):
     assert "group" in text and "groups paid for" in text
     assert main(["select", "--method", "greedy-rankrls", "-k", "1", "--layout", "letor4:stream", train]) == 2
     assert "describes 46 features" in capsys.readouterr().err
+
+
+def test_a_group_cost_for_a_method_that_prices_nothing_is_refused(files, tmp_path, capsys):
+    """SparseRankSVM, FSMRank, FSMSVM take no group_costs (issue 40): a cost column in --groups
+    is an error naming the method, not a silent no-op; a file without costs works."""
+    train, groups = files
+    args = ["select", "--method", "fsmrank", "--no-select-groups", train, "--json", "--groups"]
+    assert main(args + [groups]) == 2
+    assert "uses no costs" in capsys.readouterr().err
+    plain = tmp_path / "plain.csv"
+    plain.write_text("feature,group\n1,a\n2,a\n3,b\n4,b\n5,c\n6,c\n")
+    assert main(args + [str(plain)]) == 0
+    assert json.loads(capsys.readouterr().out)["selected_groups"]
+
+
+@pytest.mark.parametrize("penalty", ["group_lasso", "sparse_group_lasso"])
+def test_sparse_ranksvm_offers_the_group_penalties(files, tmp_path, capsys, penalty):
+    """Issue 40: ``--penalty`` offers the group lasso; with ``--groups`` it keeps whole families
+    (a group file without costs: SparseRankSVM prices nothing)."""
+    train, _ = files
+    groups = tmp_path / "plain.csv"
+    groups.write_text("feature,group\n1,a\n2,a\n3,b\n4,b\n5,c\n6,c\n")
+    groups = str(groups)
+    assert main(["select", "--method", "sparse-ranksvm", "--penalty", penalty, "--solver", "fista", "--C", "0.05",
+                 "--groups", groups, train, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["params"]["penalty"] == penalty and out["selected_groups"]
+    if penalty == "group_lasso":  # whole families: every member of a selected group
+        assert len(out["selected_features"]) == 2 * len(out["selected_groups"])
+    assert main(["select", "--method", "sparse-ranksvm", "--penalty", penalty, "--groups", groups, train]) == 2
+    assert "--solver fista" in capsys.readouterr().err

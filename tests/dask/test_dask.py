@@ -225,6 +225,29 @@ def test_greedy_skips_features_constant_within_every_query(client):
     np.testing.assert_allclose(dis.lqo_scores_, mem.lqo_scores_, rtol=1e-10)
     assert dis.stop_reason_ == mem.stop_reason_ == "uninformative"
 
+def test_greedy_groups_on_shards_equal_in_memory(client):
+    """Issue 38: the sharded greedy takes units: whole groups (with costs and a budget) and
+    features priced with their groups' shared costs give the in-memory selection."""
+    X, y, qid = make_data(21, [4, 6, 5, 3, 7, 5, 4], n=9)
+    labels = ["a", "b", "a", "c", "b", "d", "c", "a", "e"]
+    cases = [dict(), dict(group_costs=[3.0, 1.0, 2.0, 1.0, 1.0], budget=5.0),
+             dict(select_groups=False, group_costs=[3.0, 1.0, 2.0, 1.0, 1.0], budget=6.0),
+             dict(feature_costs=np.linspace(0.5, 2.0, 9), min_improvement=0.0)]
+    for cuts in ([0, 7], [0, 2, 3, 7]):
+        Xd, yd, qd = shard(X, y, qid, cuts)
+        for kw in cases:
+            k = 4 if kw.get("select_groups", True) else 6
+            mem = rs.GreedyRankRLS(k, alpha=0.3, feature_groups=labels, **kw).fit(X, y, qid=qid)
+            dis = rd.GreedyRankRLS(k, alpha=0.3, feature_groups=labels, **kw).fit(Xd, yd, qd)
+            np.testing.assert_array_equal(dis.selected_features_, mem.selected_features_)
+            assert list(dis.selected_groups_) == list(mem.selected_groups_)
+            close(dis.lqo_scores_, mem.lqo_scores_)
+            close(dis.coef_path_, mem.coef_path_)
+            assert dis.stop_reason_ == mem.stop_reason_
+            if hasattr(mem, "cost_path_"):
+                close(dis.cost_path_, mem.cost_path_)
+
+
 # -- the memory rule, a killed worker -------------------------------------------------
 
 def test_memory_rule_applies_on_the_workers(client):
@@ -249,12 +272,14 @@ def test_ranksvm_equals_in_memory(client):
 
 def test_sparse_penalties_solvers_and_costs_on_shards(client):
     """The core's solvers and penalties come for free: FISTA, the non-convex penalties by
-    reweighted L1, weights and feature costs, a warm start."""
+    reweighted L1, weights and feature costs, the sparse-group lasso, a warm start."""
     X, y, qid = make_data(8, [6, 3, 5, 7, 4, 6, 2], n=6)
     costs = np.array([1.0, 2.0, 0.5, 3.0, 1.5, 0.25])
     params = [dict(C=0.5, tol=1e-9), dict(C=0.5, solver="fista", max_iter=200),
               dict(C=0.5, penalty="log"), dict(C=0.5, penalty="mcp"), dict(C=0.5, penalty="lp"),
-              dict(C=0.5, weights=costs), dict(C=0.5, feature_costs=costs)]
+              dict(C=0.5, penalty=rs.models.penalties.L1(weights=costs)), dict(C=0.5, feature_costs=costs),
+              dict(C=0.5, penalty=rs.models.penalties.SparseGroupLasso(0.3), solver="fista", max_iter=300,
+                   feature_groups=[0, 0, 1, 1, 2, 2])]
     for cuts in ([0, 7], [0, 3, 7], [0, 1, 4, 7]):
         Xd, yd, qd = shard(X, y, qid, cuts)
         for kw in params:

@@ -56,7 +56,7 @@ def test_killed_worker_recomputes_its_shard(client):
     Xd, yd, qd = rd.partition_by_query(X, y, qid, n_partitions=4)
     mem = rs.GreedyRankRLS(n_features_to_select=4, alpha=0.5).fit(X, y, qid=qid)
     dis = _KillAt(n_features_to_select=4, alpha=0.5).fit(Xd, yd, qd)
-    assert dis._n_rebuilds >= 1  # the shards were rebuilt by replaying the history
+    assert dis.n_rebuilds_ >= 1  # the shards were rebuilt by replaying the history
     np.testing.assert_array_equal(dis.selected_features_, mem.selected_features_)
     assert np.abs(dis.coef_path_ - mem.coef_path_).max() <= 1e-10 * np.abs(mem.coef_path_).max()
     # Running out of retries (a RuntimeError), and a lost worker told from a bug in a shard

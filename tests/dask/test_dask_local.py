@@ -69,7 +69,8 @@ def test_to_local_is_the_in_memory_estimator(client, data, name):
     assert set(local.get_params(deep=False)) == set(params)
     for key, value in params.items():
         assert local.get_params(deep=False)[key] is value or local.get_params(deep=False)[key] == value, key
-    fitted = [k for k in vars(dis) if k.endswith("_") and not k.startswith("__")]
+    cluster_only = getattr(dis, "_cluster_attributes", ())
+    fitted = [k for k in vars(dis) if k.endswith("_") and not k.startswith("__") and k not in cluster_only]
     assert "n_features_in_" in fitted
     for key in fitted:
         a, b = getattr(local, key), getattr(dis, key)
@@ -124,7 +125,7 @@ def test_a_bug_in_a_shard_task_surfaces_as_itself_without_retry(client, data):
     est = _BuggyGreedy(n_features_to_select=3, alpha=0.5)
     with pytest.raises(IndexError, match="a bug in a shard task"):
         est.fit(Xd, yd, qd)
-    assert est._n_rebuilds == 0  # no actor was rebuilt: no retry
+    assert est.n_rebuilds_ == 0  # no actor was rebuilt: no retry
     # the first scan round only, at most once per shard: no retry (the other shard's scan may
     # not have started when the error surfaces; CI once saw 1)
     assert 1 <= _BuggyShardActor.scans <= 2
@@ -174,8 +175,11 @@ def test_a_lost_worker_is_retried_and_the_fit_ends_as_in_memory(client, data):
     mem = rs.GreedyRankRLS(n_features_to_select=3, alpha=0.5).fit(X, y, qid=qid)
     _LosingShardActor.losses = 1
     est = _Losing(n_features_to_select=3, alpha=0.5).fit(Xd, yd, qd)
-    assert est._n_rebuilds == 1 and _LosingShardActor.losses == 0
+    assert est.n_rebuilds_ == 1 and _LosingShardActor.losses == 0
     np.testing.assert_array_equal(est.selected_features_, mem.selected_features_)
+    # the fit keeps public fitted attributes only; the cluster's count stays on the Dask selector
+    assert [k for k in vars(est) if k.startswith("_")] == []
+    assert not hasattr(est.to_local(), "n_rebuilds_")
     np.testing.assert_allclose(est.coef_path_, mem.coef_path_, rtol=0, atol=1e-10 * np.abs(mem.coef_path_).max())
 
 
@@ -190,9 +194,9 @@ def test_retries_run_out_with_a_runtime_error(client, data):
             est.fit(Xd, yd, qd)
     finally:
         _LosingShardActor.losses = 0
-    assert est._n_rebuilds == 2 and isinstance(info.value.__cause__, OSError)
+    assert est.n_rebuilds_ == 2 and isinstance(info.value.__cause__, OSError)
     est.max_retries = 0
     _LosingShardActor.losses = 1
     with pytest.raises(RuntimeError, match="lost 1 times"):
         est.fit(Xd, yd, qd)
-    assert est._n_rebuilds == 0
+    assert est.n_rebuilds_ == 0

@@ -90,6 +90,46 @@ def test_published_layouts():
         feature_layout("letor4", by="column")
 
 
+def test_ohsumed_layouts():
+    o = feature_layout("ohsumed", by="stream")  # LETOR 3.0: 15 measures x 3 fields, field slowest
+    assert o.n_features == 45 and o.names == ("title", "abstract", "title+abstract")
+    assert o.members(1).tolist() == list(range(15, 30)) and o.feature_names[40] == "BM25 (title+abstract)"
+    m = feature_layout("letor3-ohsumed", by="measure")
+    assert m.n_groups == 15 and m.members(m.group_id("BM25")).tolist() == [10, 25, 40]
+    o2 = feature_layout("ohsumed-letor2", by="stream")  # 10 measures on 2 fields, 5 scores
+    assert o2.n_features == 25 and o2.names == ("title", "abstract", "document")
+    assert o2.members(2).tolist() == list(range(20, 25)) and o2.feature_names[20] == "BM25"
+    m2 = feature_layout("ohsumed-letor2", by="measure")
+    assert m2.n_groups == 15 and m2.members(0).tolist() == [0, 10]
+    assert m2.members(m2.group_id("LMIR.ABS")).tolist() == [24]
+
+
+def test_the_ohsumed_letor2_layout_matches_the_data():
+    """What the layout says is in the file: log(BM25) is the log of BM25, the IDF-only measures
+    are query-level (constant within every query), the term counts are not, and the second
+    field is not title+abstract (its term count is below the first field's on some rows)."""
+    import rankselect as rs
+    from conftest import shared_path
+    from rankselect.data import constant_within_queries
+    d = rs.load_letor(shared_path("OHSUMED-LETOR2", "S1.txt"), n_features=25)
+    g = feature_layout("ohsumed-letor2", by="measure")
+    bm25, log_bm25 = (d.X[:, g.members(g.group_id(n))[0]] for n in ("BM25", "log(BM25)"))
+    assert np.allclose(np.log(bm25), log_bm25, atol=1e-4)
+    constant = constant_within_queries(d.X, d.qid)
+    query_level = [n for t, n in enumerate(g.names) if constant[g.members(t)].all()]
+    assert query_level == ["sum log(|C|/df)", "sum log(log(|C|/df))", "sum log(|C|/tf(C) + 1)"]
+    tf = d.X[:, g.members(g.group_id("sum tf"))]
+    assert (tf[:, 1] < tf[:, 0]).any() and (tf[:, 1] > tf[:, 0]).any()
+
+
+def test_a_layout_of_any_shape():
+    from rankselect.data.datasets import LAYOUTS, Layout
+    odd = Layout((("BM25", "title"), ("BM25", "body"), ("TF", "title"), ("PageRank", None)))
+    assert odd.streams == ("title", "body") and odd.groups("stream").names == ("title", "body", "document")
+    assert odd.groups("measure").as_dict() == {"BM25": [0, 1], "TF": [2], "PageRank": [3]}
+    assert all(isinstance(v, Layout) for v in LAYOUTS.values())
+
+
 class _Toy(RankingSelector):
     """A selector taking the group parameters, for the base's checks."""
 

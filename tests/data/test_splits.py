@@ -15,7 +15,10 @@ from sklearn.model_selection import (
 
 import rankselect as rs
 from rankselect.data.splits import query_splits
+from rankselect.selection import FitPlan
 from rankselect.selection.wrapper import ForwardSelection, RecursiveElimination
+from rankselect.selection.wrapper.adapters import make_adapter
+from rankselect.selection.wrapper.loop import LoopRun
 
 QID = np.repeat(np.arange(40, 52), 10)[np.random.default_rng(1).permutation(120)]  # 12 queries, rows mixed
 
@@ -65,7 +68,8 @@ def test_index_pairs_are_checked():
 def test_selectors_score_on_unseen_queries_only(cls, cv):
     X, y, qid = _problem()
     sel = cls(rs.RankRLS(), n_features_to_select=2, cv=cv)
-    splits = sel._make_splits(sel._validate_training_data(X, y, qid))
+    data = sel._validate_training_data(X, y, qid)
+    splits = LoopRun(sel, FitPlan.of(sel, data, data.n_features), make_adapter(sel.estimator)).splits
     assert len(splits) >= 1
     for train, vali in splits:  # no query on both sides of any fold
         assert np.intersect1d(train.qid, vali.qid).size == 0

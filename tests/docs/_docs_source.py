@@ -25,6 +25,7 @@ API_MODULES = [
     "rankselect.metrics",
     "rankselect.models",
     "rankselect.models.pairwise",
+    "rankselect.models.penalties",
     "rankselect.selection",
     "rankselect.analysis",
     "rankselect.analysis.costs",

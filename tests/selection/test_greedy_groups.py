@@ -76,7 +76,10 @@ def test_feature_level_group_cost_paid_once():
 def test_errors():
     X, y, qid = _problem(1, n=4)
     with pytest.raises(ValueError, match="floating"):
-        rs.GreedyRankRLS(n_features_to_select=1, feature_groups=[0, 0, 1, 1], floating=True).fit(X, y, qid=qid)
+        rs.GreedyRankRLS(n_features_to_select=1, feature_groups=[0, 0, 1, 1], floating=True,
+                         group_costs=[1, 2]).fit(X, y, qid=qid)
+    with pytest.raises(ValueError, match="group_costs needs feature_groups"):  # was silently ignored
+        rs.GreedyRankRLS(n_features_to_select=1, group_costs=[1.0, 2.0], budget=3.0).fit(X, y, qid=qid)
     with pytest.raises(ValueError, match="n_groups"):
         rs.GreedyRankRLS(n_features_to_select=3, feature_groups=[0, 0, 1, 1]).fit(X, y, qid=qid)
     with pytest.raises(ValueError, match="group_costs has 3"):

@@ -80,7 +80,7 @@ def test_the_dask_gas_overrides_only_the_hooks():
     gas = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "GAS")
     methods = {n.name for n in gas.body if isinstance(n, ast.FunctionDef)}
     assert not methods & {"fit", "_fit"}
-    assert methods <= {"__init__", "_fit_data", "_facts", "_importance", "_similarity"}
+    assert methods <= {"__init__", "_fit_data", "_facts", "_importance", "_similarity", "_group_scores"}
     import rankselect.dask as rd
     assert rd.GAS.fit is FilterSelector.fit and rd.GAS._fit is FilterSelector._fit
 

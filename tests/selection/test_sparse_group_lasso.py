@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import rankselect as rs
+from rankselect.models.penalties import GroupLasso, SparseGroupLasso
 
 
 def problem(seed=0, n_groups=5, size=3, planted=(0, 2)):
@@ -41,8 +42,8 @@ def fit(X, y, qid, labels, **kw):
 @pytest.mark.parametrize("rho", [0.0, 0.4])
 def test_kkt_at_the_solution(rho):
     X, y, qid, labels = problem()
-    penalty = "group_lasso" if rho == 0 else "sparse_group_lasso"
-    svm = fit(X, y, qid, labels, penalty=penalty, l1_ratio=rho)
+    penalty = GroupLasso() if rho == 0 else SparseGroupLasso(l1_ratio=rho)
+    svm = fit(X, y, qid, labels, penalty=penalty)
     w, grad = svm.coef_, loss_grad(X, y, qid, svm.coef_, 0.05)
     assert svm.converged_
     zero_groups = 0

@@ -8,6 +8,7 @@ from sklearn.svm import LinearSVC
 
 from _pairwise_problems import make_problem, pair_diffs
 from rankselect import SparseRankSVM, sparse_path
+from rankselect.models.penalties import L1, MCP, Log, Lp
 
 
 def loss_grad(Z, w):
@@ -60,7 +61,7 @@ def test_weighted_l1_kkt_and_inf_weight(solver):
     X, y, qid = make_problem(3)
     Z = pair_diffs(X, y, qid)
     beta = np.array([0.5, 2.0, 1.0, np.inf, 0.1, 1.0, 3.0, 0.0])
-    est = SparseRankSVM(C=0.5, weights=beta, tol=1e-12, max_iter=200_000, solver=solver).fit(X, y, qid=qid)
+    est = SparseRankSVM(C=0.5, penalty=L1(weights=beta), tol=1e-12, max_iter=200_000, solver=solver).fit(X, y, qid=qid)
     assert est.coef_[3] == 0.0
     fin = np.isfinite(beta)
     assert_kkt(Z[:, fin], est.coef_[fin], 0.5, beta[fin])
@@ -106,7 +107,7 @@ def test_nonconvex_sparser_than_l1_and_mcp_like_l1_for_small_weights():
     log = SparseRankSVM(C=C, penalty="log", tol=1e-9).fit(X, y, qid=qid)
     assert log.support_.sum() <= l1.support_.sum()
     # MCP with gamma·lambda = gamma/C huge: weights 1 - |w|/(gamma/C) ~ 1 -> l1 solution
-    mcp = SparseRankSVM(C=C, penalty="mcp", mcp_gamma=1e9, tol=1e-10, max_iter=50_000).fit(X, y, qid=qid)
+    mcp = SparseRankSVM(C=C, penalty=MCP(gamma=1e9), tol=1e-10, max_iter=50_000).fit(X, y, qid=qid)
     l1b = SparseRankSVM(C=C, tol=1e-10, max_iter=50_000).fit(X, y, qid=qid)
     np.testing.assert_allclose(mcp.coef_, l1b.coef_, atol=1e-5)
 
@@ -201,6 +202,12 @@ def test_newton_fewer_iterations_on_ill_conditioned_path():
     (dict(penalty="nope"), "penalty"), (dict(epsilon=0), "epsilon"), (dict(mcp_gamma=-1), "mcp_gamma"),
     (dict(tol=0), "tol"), (dict(weights=[1.0, -1.0, 1, 1, 1, 1, 1, 1]), "weights"),
     (dict(weights=[1.0, 1.0]), "weights"), (dict(penalty="log", weights=np.ones(8)), "weights"),
+    (dict(penalty=Lp(p=1.0)), "'p' parameter of Lp"), (dict(penalty=Lp(p=0.0)), "'p' parameter of Lp"),
+    (dict(penalty=Log(epsilon=0)), "'epsilon' parameter of Log"), (dict(penalty=MCP(gamma=-1)), "'gamma' parameter"),
+    (dict(penalty=L1(weights=[1.0, -1.0, 1, 1, 1, 1, 1, 1])), "weights"),
+    (dict(penalty=L1(weights=[1.0, 1.0])), "weights"),
+    (dict(penalty=L1(weights=[[1.0]])), "weights"), (dict(penalty=MCP(), mcp_gamma=3.0), "beside penalty=MCP"),
+    (dict(penalty=L1), "penalty"),
 ])
 def test_bad_params(params, name):
     X, y, qid = make_problem(8)

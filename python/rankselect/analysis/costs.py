@@ -13,10 +13,13 @@ Every selector takes ``feature_costs=`` (n_features,), costs >= 0 in any unit:
   ``beta_j = cost_j / mean(cost)``: the penalty ``sum_j beta_j |w_j|``, so equal costs are
   the plain L1 and a free feature is never penalised.
 
-Equal costs give the selections without costs. :func:`cost_quality_path` gives, for every
-prefix of a greedy selection or every model of a regularisation path, the total cost and
-the validation measure; :func:`pareto_front` keeps the points no other point beats on both;
-:func:`rankselect.plotting.plot_cost_quality` draws them.
+Every per-cost comparison is one rule, :func:`rankselect.selection.value_per_cost`
+(``gain / cost`` for a positive gain; a gain that is not positive by the method's
+convention: greedy RankRLS and ForwardSelection take the smallest loss, GAS and the filters
+``gain * cost``, RecursiveElimination 0). Equal costs give the selections without costs.
+:func:`cost_quality_path` gives, for every prefix of a greedy selection or every model of a
+regularisation path, the total cost and the validation measure; :func:`pareto_front` keeps
+the points no other point beats on both; :func:`rankselect.plotting.plot_cost_quality` draws them.
 """
 from __future__ import annotations
 
@@ -34,7 +37,7 @@ from .._validation import (
     check_vector,
     fits_budget,
 )
-from ..data.feature_groups import ExtractionCosts, check_feature_groups, check_group_costs
+from ..data.feature_groups import check_extraction_costs, check_feature_groups
 from ..data.textfile import text_lines
 from ..models.rankrls import RankRLS
 from .inspection import evaluate_path
@@ -280,13 +283,11 @@ def cost_quality_path(model, vali, feature_costs, *, scoring: str = "ndcg@10", c
     scores = np.asarray(scores, dtype=np.float64)[keep]
     total = np.array([total_cost(costs, f) for f in feats])
     own = paid = None
-    if groups is not None:
-        g = check_feature_groups(groups, n)
-        ext = ExtractionCosts(costs, g, None if group_costs is None else check_group_costs(group_costs, g))
+    g = None if groups is None else check_feature_groups(groups, n)
+    ext = check_extraction_costs(costs, g, group_costs, n, groups_name="groups")
+    if g is not None:
         own, total = total, np.array([ext.total(f) for f in feats])
         paid = [[g.names[i] for i in g.groups_of(f)] for f in feats]
-    elif group_costs is not None:
-        raise ValueError("group_costs needs groups (which columns each group's cost covers)")
     return CostQualityPath(total_cost=total, score=np.asarray(scores, dtype=np.float64),
                            n_features=np.array([len(f) for f in feats]), features=feats, scoring=scoring,
                            feature_cost=own, groups_paid=paid)

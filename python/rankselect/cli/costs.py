@@ -51,7 +51,13 @@ def apply_groups(est, args: argparse.Namespace, n_features: int) -> Optional[Fea
     if "feature_groups" not in est.get_params():
         raise ValueError(f"method {args.method} does not take feature groups (--groups/--layout)")
     groups, gc = read_groups(path, layout, n_features)
-    est.set_params(feature_groups=groups, group_costs=gc, select_groups=bool(args.select_groups))
+    update: dict[str, Any] = {"feature_groups": groups, "select_groups": bool(args.select_groups)}
+    if "group_costs" in est.get_params():
+        update["group_costs"] = gc
+    elif gc is not None:  # a method that prices nothing takes no group cost (issue 40)
+        raise ValueError(f"method {args.method} uses no costs: the group costs of --groups {path} would have no "
+                         "effect (drop the file's cost column, or use a method that takes costs)")
+    est.set_params(**update)
     return groups
 
 

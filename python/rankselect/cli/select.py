@@ -35,6 +35,7 @@ from ..data.feature_groups import FeatureGroups
 from ..methods import METHODS, SELECTORS, Method, Param
 from ..metrics.checks import DEFAULT_CONVENTION
 from ..models import RankRLS
+from ..models.penalties import check_penalty
 from ..selection.wrapper import SelectionPath
 from .common import add_convention_argument, conventions_of
 from .costs import add_cost_arguments, apply_costs, apply_groups, cost_summary
@@ -204,7 +205,8 @@ def _fit_path(method: Method, est, k: int, train: RankingData, groups: Optional[
         # walked with prox-newton when the penalty allows it, the model at the chosen C is
         # fitted with the user's solver.
         walker = est
-        if est.solver != "prox-newton" and est.penalty in ("l1", "log", "mcp", "lp"):
+        over_groups = check_penalty(est.penalty).over_groups  # FISTA only: walked with it
+        if est.solver != "prox-newton" and not over_groups:
             walker = clone(est).set_params(solver="prox-newton")
             walk = f"; the path walked with solver prox-newton, the model fitted with {est.solver}"
         path = walker.path(X, y, qid, n_Cs=30, ratio=1e4)

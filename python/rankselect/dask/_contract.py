@@ -55,8 +55,9 @@ class DaskEstimatorMixin:
         params = self.get_params(deep=False)  # type: ignore[attr-defined]
         params.pop("client", None)
         local = self._local_class()(**params)
+        cluster_only = {"client", *getattr(self, "_cluster_attributes", ())}
         for name, value in vars(self).items():
-            if name not in params and name != "client":
+            if name not in params and name not in cluster_only:
                 setattr(local, name, copy.deepcopy(value))
         return local
 

@@ -180,10 +180,11 @@ class GAS(DaskEstimatorMixin, _GAS):
                  convention: Convention = "exponential",
                  feature_costs: Optional[npt.ArrayLike] = None, budget: Optional[float] = None,
                  feature_groups=None, group_costs=None, select_groups: bool = True,
-                 client: Optional[Client] = None) -> None:
+                 group_importance: Literal["joint", "max"] = "max", client: Optional[Client] = None) -> None:
         super().__init__(n_features_to_select, c, importance=importance, similarity=similarity,
                          absolute=absolute, convention=convention, feature_costs=feature_costs, budget=budget,
-                         feature_groups=feature_groups, group_costs=group_costs, select_groups=select_groups)
+                         feature_groups=feature_groups, group_costs=group_costs, select_groups=select_groups,
+                         group_importance=group_importance)
         self.client = client
 
     # -- the hooks of the filter skeleton (rankselect.selection.filter_base.FilterSelector) --
@@ -214,3 +215,8 @@ class GAS(DaskEstimatorMixin, _GAS):
         """The Kendall ``variant`` of the direction-adjusted features from per-shard sums
         (zeros when no query has two documents: degenerate data, warned about)."""
         return _kendall(data, variant, bool(self.absolute), directions.astype(np.float64), no_pairs="zeros")
+
+    def _group_scores(self, data: _Shards, plan):
+        """Not on Dask arrays: the groups' own rankers are fitted in memory."""
+        raise NotImplementedError("group_importance='joint' (each group's own RankRLS ranker) is not available "
+                                  "on Dask arrays: pass group_importance='max', or select in memory")

@@ -11,7 +11,6 @@ from distributed import Client
 
 from .. import _core
 from .._config import get_config, memory_limit
-from .._validation import check_costs_and_budget
 from ..metrics.checks import Convention
 from ..selection.greedy_rankrls import GreedyRankRLS as _GreedyRankRLS
 from ._contract import CLIENT_CONSTRAINT, DaskEstimatorMixin, DaskPredictMixin, check_lqo_queries
@@ -59,6 +58,12 @@ class _GreedyShardActor:
         """Adds feature ``b``; returns the next step's :meth:`dots` (one round trip fewer)."""
         self.state.add(int(b), float(c), float(d), _own(t), _own(skip))
         return self.state.dots()
+
+    def unit_dots(self, offsets, columns):
+        return self.state.unit_dots(_own(offsets), _own(columns))
+
+    def scan_units(self, offsets, columns, k, h):
+        return self.state.scan_units(_own(offsets), _own(columns), _own(k), _own(h))
 
 
 class ShardActors:
@@ -143,6 +148,12 @@ class ShardActors:
         self._history.append((b, c, d, np.array(t), np.array(skip)))
         return out
 
+    def unit_dots(self, offsets, columns):
+        return self._call_all("unit_dots", offsets, columns)
+
+    def scan_units(self, offsets, columns, k, h):
+        return self._call_all("scan_units", offsets, columns, k, h)
+
 
 class GreedyRankRLS(DaskEstimatorMixin, DaskPredictMixin, _GreedyRankRLS):
     """:class:`rankselect.GreedyRankRLS` on Dask arrays: the core's selection loop, with the
@@ -152,10 +163,12 @@ class GreedyRankRLS(DaskEstimatorMixin, DaskPredictMixin, _GreedyRankRLS):
     greedy caches (``Xc``, ``C``, ``U``: 3 m_s x n floats, the memory rule of
     :func:`rankselect.set_config` applied on the worker). The selection is the in-memory
     one (``rankselect_core::selection::greedy_rls::select``: ties to the lowest index, NaN
-    never wins, ``min_improvement``, the uninformative stop, ``feature_costs`` and
-    ``budget``, the primal weights of every prefix); it asks the shards for partial sums
-    (``rankselect_core::shards::greedy_shard``: three rounds of O(n) numbers per shard and
-    step) and adds them in shard order. No row leaves its worker after the start.
+    never wins, ``min_improvement``, the uninformative stop, ``feature_costs``, ``budget`` and
+    the feature groups with their ``group_costs`` and ``select_groups``, the primal weights of
+    every prefix); it asks the shards for partial sums (``rankselect_core::shards::greedy_shard``:
+    three rounds of O(n) numbers per shard and step; a whole group also has two rounds of its
+    b x b blocks, ``unit_dots`` and ``scan_units``, and is added by its columns' rounds) and
+    adds them in shard order. No row leaves its worker after the start.
 
     A lost worker is survived: new actors replay the history of the steps (the identical
     state) and the round is retried, up to :attr:`max_retries` losses per fit (then a
@@ -166,7 +179,8 @@ class GreedyRankRLS(DaskEstimatorMixin, DaskPredictMixin, _GreedyRankRLS):
     Same parameters, validation, warnings and fitted attributes as
     :class:`rankselect.GreedyRankRLS` (``selected_features_``, ``lqo_scores_``,
     ``coef_path_``, ``coef_``, ``cost_path_``, ``stop_reason_``, ``n_features_in_``), plus
-    ``client``.
+    ``client`` and ``n_rebuilds_`` (how many times the shards' actors were rebuilt after a lost
+    worker during the fit; 0 without a loss).
 
     Examples
     --------
@@ -185,6 +199,8 @@ class GreedyRankRLS(DaskEstimatorMixin, DaskPredictMixin, _GreedyRankRLS):
 
     #: Lost workers survived per fit (class attribute; set it on a subclass or an instance).
     max_retries: int = 3
+    #: Fitted attributes about the cluster, not copied by :meth:`to_local`.
+    _cluster_attributes = ("n_rebuilds_",)
     #: The shards' answerer (a hook for tests).
     _actors_class = ShardActors
 
@@ -209,26 +225,17 @@ class GreedyRankRLS(DaskEstimatorMixin, DaskPredictMixin, _GreedyRankRLS):
         if self.floating:
             raise ValueError("floating=True is not available on Dask arrays: the query shards have no removal "
                              "step; run rankselect.GreedyRankRLS(floating=True) in memory")
-        if self.feature_groups is not None or self.group_costs is not None:
-            raise NotImplementedError("feature_groups / group_costs are not available on rankselect.dask.GreedyRankRLS "
-                                      "yet (the sharded backend has no group step); run rankselect.GreedyRankRLS "
-                                      "in memory")
         shards = self._shards(X, y, qid)
-        k, n = self.n_features_to_select, shards.n_features  # k's bound n: the core's check
+        n = shards.n_features  # k's bound n (or n_groups): the core's check
         self._warn_if_degenerate(shards)
         check_lqo_queries(shards)
-        costs = budget = None
-        if self.feature_costs is not None or self.budget is not None:
-            costs, budget = check_costs_and_budget(self.feature_costs, self.budget, n)
+        plan, options, units = self._greedy_run(n, shards)
         actors = self._actors_class(shards.client, shards, self.alpha, self.criterion, self.convention,
                                     self.max_retries)
-        min_improvement = None if self.min_improvement is None else float(self.min_improvement)
-        options = _core.GreedyOptions(int(k), float(self.alpha), self.criterion, min_improvement, str(self.convention),
-                                      memory_limit(), costs, budget)
         try:
-            r = _core.greedy_rankrls_sharded(actors, n, shards.n_queries, options, self._progress())
+            r = _core.greedy_rankrls_sharded(actors, n, shards.n_queries, options, self._progress(), groups=units)
         finally:
-            self._n_rebuilds = actors.n_rebuilds
+            self.n_rebuilds_ = actors.n_rebuilds
             del actors
-        self._set_path(r.selected, r.lqo_scores, r.coef_path, r.stop_reason, n, costs)
+        self._set_result(r, plan)
         return self

@@ -1,7 +1,7 @@
 """SparseRankSVM on Dask arrays: the core's solvers with the loss summed over shards."""
 from __future__ import annotations
 
-from typing import Literal, Optional
+from typing import Literal, Optional, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -10,6 +10,9 @@ from distributed import Client
 from .. import _core
 from .._config import memory_limit
 from .._validation import check_vector
+from ..models.penalties import Penalty
+from ..selection import FitPlan
+from ..selection.sparse_ranksvm import PenaltyName
 from ..selection.sparse_ranksvm import SparseRankSVM as _SparseRankSVM
 from ._contract import CLIENT_CONSTRAINT, DaskEstimatorMixin, DaskPredictMixin
 from .pairwise import PairwiseLoss
@@ -22,7 +25,8 @@ class SparseRankSVM(DaskEstimatorMixin, DaskPredictMixin, _SparseRankSVM):
 
     Minimises ``Ω(w) + C L(w)`` (Laporte et al. 2014, eqs. 7 and 12) with the in-memory
     solvers (``rankselect_core::models::sparse_ranksvm::fit_with``: proximal Newton or
-    FISTA, reweighted L1 for ``penalty`` in ``{"log", "mcp", "lp"}``); they ask for the
+    FISTA, reweighted L1 for the non-convex penalties; every penalty of
+    :mod:`rankselect.models.penalties`, the group penalties with ``solver="fista"``); they ask for the
     loss, its gradient, generalized Hessian blocks and a Lipschitz bound, and
     :class:`~rankselect.dask.pairwise.PairwiseLoss` answers them as sums over query shards.
     Same parameters (``weights`` and ``feature_costs`` included), validation, warnings and
@@ -46,18 +50,17 @@ class SparseRankSVM(DaskEstimatorMixin, DaskPredictMixin, _SparseRankSVM):
 
     _parameter_constraints = {**_SparseRankSVM._parameter_constraints, **CLIENT_CONSTRAINT}
 
-    def __init__(self, C: float = 1.0,
-                 penalty: Literal["l1", "log", "mcp", "lp", "group_lasso", "sparse_group_lasso"] = "l1", p: float = 0.5,
-                 epsilon: float = 0.1, mcp_gamma: float = 2.0, weights: Optional[npt.ArrayLike] = None,
-                 max_iter: int = 5000, max_reweightings: int = 10, tol: float = 1e-6,
-                 solver: Literal["prox-newton", "fista"] = "prox-newton",
-                 feature_costs: Optional[npt.ArrayLike] = None, *, l1_ratio: float = 0.5,
-                 feature_groups=None, group_costs=None, select_groups: bool = True,
+    def __init__(self, C: float = 1.0, penalty: Union[PenaltyName, Penalty] = "l1", p: Optional[float] = None,
+                 epsilon: Optional[float] = None, mcp_gamma: Optional[float] = None,
+                 weights: Optional[npt.ArrayLike] = None, max_iter: int = 5000, max_reweightings: int = 10,
+                 tol: float = 1e-6, solver: Literal["prox-newton", "fista"] = "prox-newton",
+                 feature_costs: Optional[npt.ArrayLike] = None, *, l1_ratio: Optional[float] = None,
+                 feature_groups=None, select_groups: bool = True,
                  client: Optional[Client] = None) -> None:
         super().__init__(C=C, penalty=penalty, p=p, epsilon=epsilon, mcp_gamma=mcp_gamma, weights=weights,
                          max_iter=max_iter, max_reweightings=max_reweightings, tol=tol, solver=solver,
                          feature_costs=feature_costs, l1_ratio=l1_ratio, feature_groups=feature_groups,
-                         group_costs=group_costs, select_groups=select_groups)
+                         select_groups=select_groups)
         self.client = client
 
     def fit(self, X, y, qid=None, *, coef_init=None):
@@ -66,25 +69,22 @@ class SparseRankSVM(DaskEstimatorMixin, DaskPredictMixin, _SparseRankSVM):
         ``coef_init`` (n,) warm-starts the solver.
         """
         self._validate_params()
-        if self.penalty in ("group_lasso", "sparse_group_lasso"):
-            raise NotImplementedError(f"penalty={self.penalty!r} is not available on rankselect.dask.SparseRankSVM; "
-                                      "use rankselect.SparseRankSVM(feature_groups=..., solver='fista')")
         shards = self._shards(X, y, qid)
         facts = self._warn_if_degenerate(shards)
         n = shards.n_features
-        weights = self._check_params(n)
+        plan = FitPlan.of(self, shards, n)
+        penalty = self._check_params(plan)
         w0 = None if coef_init is None else check_vector(coef_init, "coef_init", n=n)
         constant, zero = facts.low == facts.high, (facts.low == 0) & (facts.high == 0)
         if not (facts.has_pair and facts.informative):
             # the loss is constant: the minimiser is w = 0 (nothing to solve)
             result = _core.SolverResult(np.zeros(n), 0.0, np.zeros(1), 0.0, 0, True)
-            self._set_fitted(result, 0, constant, zero)
+            self._set_fitted(result, 0, constant, zero, plan)
             return self
         fit = _core.sparse_ranksvm_with(
-            PairwiseLoss(shards), n, float(self.C), self.penalty, float(self.p), float(self.epsilon),
-            float(self.mcp_gamma), weights, w0, int(self.max_iter), int(self.max_reweightings), float(self.tol),
-            self.solver, max_memory=memory_limit())
-        self._set_fitted(fit.result, fit.n_reweightings, constant, zero)
+            PairwiseLoss(shards), n, float(self.C), penalty, w0, int(self.max_iter), int(self.max_reweightings),
+            float(self.tol), self.solver, max_memory=memory_limit())
+        self._set_fitted(fit.result, fit.n_reweightings, constant, zero, plan)
         return self
 
     def c_min(self, X, y, qid) -> float:

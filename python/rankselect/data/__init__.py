@@ -20,6 +20,7 @@ from . import datasets
 from .feature_groups import (
     ExtractionCosts,
     FeatureGroups,
+    check_extraction_costs,
     check_feature_groups,
     check_group_costs,
     read_feature_groups,
@@ -51,5 +52,6 @@ __all__ = [
     "ExtractionCosts",
     "check_feature_groups",
     "check_group_costs",
+    "check_extraction_costs",
     "read_feature_groups",
 ]

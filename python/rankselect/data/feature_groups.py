@@ -29,6 +29,8 @@ from typing import Optional, Union
 
 import numpy as np
 
+from .._validation import check_costs
+from .extraction_costs import ExtractionCosts
 from .textfile import csv_lines
 
 __all__ = [
@@ -36,6 +38,7 @@ __all__ = [
     "ExtractionCosts",
     "check_feature_groups",
     "check_group_costs",
+    "check_extraction_costs",
     "read_feature_groups",
 ]
 
@@ -68,6 +71,12 @@ class FeatureGroups:
     names: tuple[str, ...]
     index: np.ndarray
     feature_names: Optional[tuple[str, ...]] = None
+
+    def __post_init__(self) -> None:
+        names, index, feature_names = _checked_partition(self.names, self.index, self.feature_names, "FeatureGroups")
+        object.__setattr__(self, "names", names)
+        object.__setattr__(self, "index", index)
+        object.__setattr__(self, "feature_names", feature_names)
 
     @property
     def n_features(self) -> int:
@@ -123,6 +132,44 @@ class FeatureGroups:
         return f"FeatureGroups({self.n_groups} groups over {self.n_features} features; {shown}{more})"
 
 
+def _checked_partition(names, index, feature_names, name: str):
+    """``(names, index, feature_names)`` of a partition, checked: distinct string names, an
+    integer index of shape (n_features,) with values in ``0 .. n_groups - 1`` and every group
+    used (a read-only intp copy), ``feature_names`` None or one string per column."""
+    if isinstance(names, (str, bytes)) or not isinstance(names, Iterable):
+        raise TypeError(f"{name}.names must be a sequence of group names, got {type(names).__name__}")
+    names = tuple(names)
+    for g, nm in enumerate(names):
+        if not isinstance(nm, str):
+            raise TypeError(f"{name}.names[{g}] must be a str, got {type(nm).__name__} ({nm!r})")
+    if len(set(names)) != len(names):
+        dup = next(nm for nm in names if names.count(nm) > 1)
+        raise ValueError(f"{name} names the group {dup!r} twice: group names must be distinct")
+    a = np.asarray(index)
+    if a.ndim != 1:
+        raise ValueError(f"{name}.index must be 1-D (one group per column), got shape {a.shape}")
+    if a.size and (a.dtype == bool or not np.issubdtype(a.dtype, np.integer)):
+        raise TypeError(f"{name}.index must hold integer group numbers, got dtype {a.dtype}")
+    if a.size and (int(a.min()) < 0 or int(a.max()) >= len(names)):
+        j = int(np.flatnonzero((a < 0) | (a >= len(names)))[0])
+        raise ValueError(f"{name}.index puts column {j} in group {int(a[j])}, but the groups are numbered "
+                         f"0 .. {len(names) - 1} ({len(names)} names)")
+    out = np.array(a, dtype=np.intp)
+    out.flags.writeable = False
+    if len(names):
+        empty = np.flatnonzero(np.bincount(out, minlength=len(names)) == 0)
+        if empty.size:
+            raise ValueError(f"{name}: group {names[int(empty[0])]!r} has no column ({empty.size} groups without "
+                             "one): every group needs at least one column")
+    if feature_names is not None:
+        if isinstance(feature_names, (str, bytes)) or not isinstance(feature_names, Iterable):
+            raise TypeError(f"{name}.feature_names must be None or one name per column")
+        feature_names = tuple(str(f) for f in feature_names)
+        if len(feature_names) != out.shape[0]:
+            raise ValueError(f"{name}.feature_names has {len(feature_names)} names for {out.shape[0]} columns")
+    return names, out, feature_names
+
+
 def _label(v) -> str:
     if isinstance(v, (str, numbers.Integral)) and not isinstance(v, bool):
         return str(v)
@@ -152,6 +199,8 @@ def check_feature_groups(feature_groups, n_features: int, *, name: str = "featur
     ('b', 'a')
     """
     if isinstance(feature_groups, FeatureGroups):
+        # any origin (built by hand, unpickled, its index changed in place): checked again here
+        _checked_partition(feature_groups.names, feature_groups.index, feature_groups.feature_names, name)
         if feature_groups.n_features != n_features:
             raise ValueError(f"{name} describes {feature_groups.n_features} features but X has {n_features}")
         return feature_groups
@@ -225,7 +274,7 @@ def check_group_costs(group_costs, groups: FeatureGroups, *, name: str = "group_
         out = np.zeros(groups.n_groups)
         for key, v in group_costs.items():
             out[groups.group_id(_label(key))] = _cost(v, f"{name}[{key!r}]")
-        return out
+        return _finite_sum(out, name)
     if isinstance(group_costs, (str, bytes)):
         raise TypeError(f"{name} must be a mapping group -> cost or a 1-d array of {groups.n_groups} costs")
     c = np.asarray(group_costs, dtype=float)
@@ -235,6 +284,46 @@ def check_group_costs(group_costs, groups: FeatureGroups, *, name: str = "group_
         raise ValueError(f"{name} has {c.shape[0]} entries but there are {groups.n_groups} groups")
     for g, v in enumerate(c):
         _cost(v, f"{name} of group {groups.names[g]!r}")
+    return _finite_sum(c, name)
+
+
+def check_extraction_costs(feature_costs, groups: Optional[FeatureGroups], group_costs, n_features: int, *,
+                           groups_name: str = "feature_groups") -> ExtractionCosts:
+    """The cost rule of a selection (:class:`ExtractionCosts`), its arguments checked once:
+    ``group_costs`` needs ``groups``; ``feature_costs`` default to 1 per feature, or to 0 when
+    only ``group_costs`` are given (the extraction is what costs); the costs' total must be
+    finite.
+
+    Examples
+    --------
+    >>> from rankselect.data import check_extraction_costs, check_feature_groups
+    >>> g = check_feature_groups(["body", "title", "body"], n_features=3)
+    >>> c = check_extraction_costs(None, g, {"body": 10}, n_features=3)
+    >>> c.feature_costs.tolist(), c.total([0, 2])
+    ([0.0, 0.0, 0.0], 10.0)
+    """
+    if group_costs is not None and groups is None:
+        raise ValueError(f"group_costs needs {groups_name} (which columns each group's cost covers)")
+    if feature_costs is None and group_costs is not None:
+        feature_costs = np.zeros(n_features)
+    fc = check_costs(feature_costs, n_features)
+    gc = None if group_costs is None else check_group_costs(group_costs, groups)  # type: ignore[arg-type]
+    if gc is not None:
+        with np.errstate(over="ignore"):
+            total = fc.sum() + gc.sum()
+        if not np.isfinite(total):
+            raise ValueError("feature_costs and group_costs sum to more than the largest float64 (their sum "
+                             "overflows): rescale them (only their ratios and the budget's matter)")
+    return ExtractionCosts(fc, groups, gc)
+
+
+def _finite_sum(c: np.ndarray, name: str) -> np.ndarray:
+    """``c``, or ValueError when its sum overflows float64 (a subset's cost would be inf)."""
+    with np.errstate(over="ignore"):
+        total = c.sum()
+    if not np.isfinite(total):
+        raise ValueError(f"{name} sum to more than the largest float64 (their sum overflows): rescale them "
+                         "(only their ratios and the budget's matter)")
     return c
 
 
@@ -246,66 +335,6 @@ def _cost(v, what: str) -> float:
     if not np.isfinite(f) or f < 0:
         raise ValueError(f"{what} must be finite and >= 0, got {f!r}")
     return f
-
-
-@dataclass(frozen=True, eq=False)
-class ExtractionCosts:
-    """Feature costs with shared group (extraction) costs: the one cost rule with groups.
-
-    ``total(S) = sum_{j in S} feature_costs[j] + sum_{g touched by S} group_costs[g]``;
-    ``marginal(j, S)`` is what adding ``j`` to ``S`` adds to it.
-
-    Parameters
-    ----------
-    feature_costs : ndarray of shape (n_features,)
-    groups : FeatureGroups or None
-    group_costs : ndarray of shape (n_groups,) or None
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from rankselect.data import ExtractionCosts, check_feature_groups
-    >>> g = check_feature_groups(["body", "title", "body"], n_features=3)
-    >>> c = ExtractionCosts(np.ones(3), g, np.array([10.0, 2.0]))
-    >>> c.marginal([]).tolist(), c.marginal([0]).tolist()  # the first body feature pays for body
-    ([11.0, 3.0, 11.0], [1.0, 3.0, 1.0])
-    >>> c.total([0, 2]), c.group_total(0)
-    (12.0, 12.0)
-    """
-
-    feature_costs: np.ndarray
-    groups: Optional[FeatureGroups] = None
-    group_costs: Optional[np.ndarray] = None
-
-    def paid(self, selected: Iterable[int]) -> np.ndarray:
-        """Boolean (n_groups,): the groups already paid for by ``selected``."""
-        assert self.groups is not None
-        out = np.zeros(self.groups.n_groups, dtype=bool)
-        sel = np.asarray(list(selected), dtype=np.intp)
-        out[self.groups.index[sel]] = True
-        return out
-
-    def marginal(self, selected: Iterable[int]) -> np.ndarray:
-        """(n_features,): the cost that adding each column to ``selected`` adds."""
-        c = np.array(self.feature_costs, dtype=float)
-        if self.groups is not None and self.group_costs is not None:
-            unpaid = ~self.paid(selected)
-            c += np.where(unpaid[self.groups.index], self.group_costs[self.groups.index], 0.0)
-        return c
-
-    def total(self, selected: Iterable[int]) -> float:
-        """The cost of the subset ``selected`` (each touched group's cost once)."""
-        sel = list(selected)
-        t = float(self.feature_costs[np.asarray(sel, dtype=np.intp)].sum()) if sel else 0.0
-        if self.groups is not None and self.group_costs is not None and sel:
-            t += float(self.group_costs[self.paid(sel)].sum())
-        return t
-
-    def group_total(self, g: int) -> float:
-        """The cost of selecting the whole group ``g``: its extraction cost plus its members'."""
-        assert self.groups is not None
-        own = float(self.feature_costs[self.groups.members(g)].sum())
-        return own + (float(self.group_costs[g]) if self.group_costs is not None else 0.0)
 
 
 def read_feature_groups(path: Union[str, Path], n_features: int) -> tuple[FeatureGroups, Optional[np.ndarray]]:

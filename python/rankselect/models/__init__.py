@@ -7,14 +7,17 @@
   (:class:`Nystroem`, :class:`RandomFourierFeatures`);
 - :mod:`rankselect.models.pairwise` (here ``rankselect.models.pairwise``): preference pairs and the
   pairwise squared hinge loss;
-- :mod:`~rankselect.models.linear`: the ``predict`` of every linear ranker.
+- :mod:`~rankselect.models.linear`: the ``predict`` of every linear ranker;
+- :mod:`~rankselect.models.penalties`: the penalties of the sparse rankers as objects
+  (``L1``, ``Log``, ``MCP``, ``Lp``, ``GroupLasso``, ``SparseGroupLasso``):
+  ``SparseRankSVM(penalty=MCP(gamma=3.0))``.
 
 The sparse RankSVM (:class:`~rankselect.selection.SparseRankSVM`, :func:`sparse_path`,
 :class:`SparsePath`) selects features and lives in :mod:`rankselect.selection`; its names
 here warn (``DeprecationWarning``) until 0.3.0 removes them.
 """
 from ..exceptions import _moved_name
-from . import pairwise
+from . import pairwise, penalties
 from .kernel_approximation import Nystroem, RandomFourierFeatures, kernel_matrix
 from .pairwise import preference_pair_matrix, preference_pairs
 from .rankrls import RankRLS, RankRLSPath
@@ -28,6 +31,7 @@ __all__ = [
     "RandomFourierFeatures",
     "kernel_matrix",
     "pairwise",
+    "penalties",
     "preference_pairs",
     "preference_pair_matrix",
 ]

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..methods import METHODS as REGISTRY
 from ..models import RankRLS, RankSVM
+from ..models.penalties import PENALTIES
 from ..selection import (
     GAS,
     HCAS,
@@ -200,7 +201,8 @@ def _filter_candidates(name):
 
 # -- sparse-ranksvm
 def _sparse_candidates(train, grid, options, cache):
-    est = SparseRankSVM(penalty=options["penalty"], p=options["p"])
+    cls = PENALTIES[options["penalty"]]  # the option p is the lp penalty's
+    est = SparseRankSVM(penalty=cls(p=options["p"]) if "p" in cls().get_params() else cls())
     path = est.path(train.X, train.y, qid=train.qid, Cs=list(grid["C"]))  # ascending C, warm started
     yield [Candidate({"C": float(C)}, np.asarray(w, dtype=float), _nonzero_order(np.asarray(w)))
            for C, w in zip(path.Cs, path.coefs)]

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-import numpy as np
-
-from ..data.feature_groups import FeatureGroups, check_feature_groups, check_group_costs
+from ..data.feature_groups import FeatureGroups, check_extraction_costs, check_feature_groups
 
 __all__ = ["Inputs", "check_inputs"]
 
@@ -38,17 +36,9 @@ def check_inputs(n: int, *, feature_names=None, feature_costs=None, feature_grou
         names = [str(s) for s in source]
         if len(names) != n:
             raise ValueError(f"feature_names has {len(names)} names but there are {n} features")
-    costs = None
-    if feature_costs is not None:
-        c = np.asarray(feature_costs, dtype=np.float64).reshape(-1)
-        if c.shape != (n,):
-            raise ValueError(f"feature_costs has {c.size} values but there are {n} features")
-        if not np.all(np.isfinite(c)) or (c < 0).any():
-            raise ValueError("feature_costs must be finite and >= 0")
-        costs = c.tolist()
-    gc = None
-    if group_costs is not None:
-        if groups is None:
-            raise ValueError("group_costs needs feature_groups (the groups whose costs they are)")
-        gc = check_group_costs(group_costs, groups).tolist()
+    costs = gc = None
+    if feature_costs is not None or group_costs is not None:  # the selectors' cost rule, checked once
+        ext = check_extraction_costs(feature_costs, groups, group_costs, n)
+        costs = None if feature_costs is None else ext.feature_costs.tolist()
+        gc = None if ext.group_costs is None else ext.group_costs.tolist()
     return Inputs(names, costs, groups, gc)

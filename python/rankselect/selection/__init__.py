@@ -1,9 +1,10 @@
 """Feature selection for ranking: every selector, on one base.
 
 Every selector derives from :class:`RankingSelector` (:mod:`~rankselect.selection._base`:
-``selected_features_``, the support mask, ``get_feature_names_out``, the checks of
-``n_features_to_select``, ``feature_costs`` and ``budget`` with one budget tolerance,
-:func:`rankselect.analysis.costs.fits_budget`).
+``selected_features_``, the support mask, ``get_feature_names_out``, the check of
+``n_features_to_select``) and builds one :class:`FitPlan` per ``fit``
+(:mod:`~rankselect.selection._plan`: the data, the units - features or groups -, the costs
+and the budget checked once, and :func:`value_per_cost`, the one value-per-unit-cost rule).
 
 - :mod:`~rankselect.selection.greedy_rankrls`: :class:`GreedyRankRLS` (forward selection by
   exact leave-query-out error);
@@ -28,6 +29,7 @@ warn until 0.3.0 removes them).
 """
 from ..exceptions import _moved_name
 from ._base import RankingSelector
+from ._plan import NONPOSITIVE, FitPlan, value_per_cost
 from .filters import HCAS, NGAS, XGAS, hcas_select, ngas_select, xgas_select
 from .fsmrank import FSMSVM, FSMRank
 from .gas import GAS, gas_greedy
@@ -39,6 +41,9 @@ from .stability import StabilitySelection, fold_selection_frequencies, nogueira_
 
 __all__ = [
     "RankingSelector",
+    "FitPlan",
+    "value_per_cost",
+    "NONPOSITIVE",
     "GreedyRankRLS",
     "GAS",
     "gas_greedy",

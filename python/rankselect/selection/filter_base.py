@@ -6,9 +6,10 @@ of every feature used alone as a ranker and the **similarity** of every pair of 
 selector base: the parameters (``n_features_to_select``, ``importance``, ``similarity``,
 ``absolute``, ``convention``, ``feature_costs``, ``budget``), their checks, the computation
 of both inputs (or their checks when precomputed), the features constant within every
-query, the degenerate-data warnings, the costs, the support mask and the tags. A subclass
-implements ``_select(importance, similarity, constant)``, which sets
-``selected_features_`` (in order of selection) and its own fitted attributes.
+query, the degenerate-data warnings, the plan of the fit (:class:`~rankselect.selection.FitPlan`:
+the units, the costs, the budget), the support mask and the tags. A subclass implements
+``_select(importance, similarity, constant, plan)``, the search over the plan's units, which
+returns the chosen units in order of selection and sets its own fitted attributes.
 
 Inputs
 ------
@@ -31,15 +32,17 @@ budget select exactly as without costs.
 
 Feature families
 ----------------
-With ``feature_groups`` and ``select_groups=True`` the same search runs on the groups
-(:func:`group_inputs`): a group's importance is its best member's (``W_G = max_{j in G} w_j``,
-with that member's direction: a family is worth what the best ranker it offers is worth),
-and the similarity of two groups is the largest similarity between their members
-(``E(G, H) = max_{i in G, j in H} e_ij``: two families are redundant as soon as one of them
-can stand in for a member of the other). A group is constant when all its members are;
-with costs, a group costs its members' costs plus its group cost. ``n_features_to_select``
-counts groups; ``selected_features_`` are the members of the selected groups, group by group,
-and the group-level inputs are ``group_importance_`` and ``group_similarity_``.
+With ``feature_groups`` and ``select_groups=True`` the same search runs on the groups, with a
+group's importance and the similarity of two groups given by ``group_importance``
+(:mod:`~rankselect.selection.group_inputs`): ``"max"``, a group is worth its best member
+(``W_G = max_{j in G} w_j``, with that member's direction) and two groups are as similar as
+their most similar members (``E(G, H) = max_{i in G, j in H} e_ij``); ``"joint"``, a group is
+measured as a whole, by its own ranker (RankRLS on its columns, scored by its exact
+leave-query-out predictions), whose importance and similarity are those of one feature. A
+group is constant when all its members are; with costs, a group costs its members' costs plus
+its group cost. ``n_features_to_select`` counts groups; ``selected_features_`` are the members
+of the selected groups, group by group, and the group-level inputs are ``group_importance_``
+and ``group_similarity_``.
 """
 from __future__ import annotations
 
@@ -55,6 +58,8 @@ from ..data.feature_groups import ExtractionCosts
 from ..data.grouping import GroupedData
 from ..metrics.checks import CONVENTIONS
 from ._base import GROUP_PARAMETER_CONSTRAINTS, RankingSelector
+from ._plan import FitPlan, value_per_cost
+from .group_inputs import GROUP_IMPORTANCES, group_inputs, joint_group_scores
 from .importance import (
     SINGLE_RANKER,
     FeatureImportance,
@@ -67,51 +72,11 @@ from .similarity import SIMILARITIES, VARIANTS, _check_similarity_memory, _simil
 __all__ = ["FilterSelector", "FilterData", "cost_ratio", "best_of", "current_costs", "group_inputs"]
 
 
-def group_inputs(importance: np.ndarray, similarity: np.ndarray, constant: np.ndarray,
-                 members: list) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The filters' inputs over groups (module docstring): ``W_G = max_{j in G} w_j``,
-    ``E(G, H) = max_{i in G, j in H} e_ij`` (``E(G, G) = 1``), a group constant when all its
-    members are, and the best member of each group (whose direction the group takes).
-
-    Parameters
-    ----------
-    importance : ndarray of shape (n_features,)
-    similarity : ndarray of shape (n_features, n_features)
-    constant : ndarray of bool, shape (n_features,)
-    members : list of n_groups arrays of feature indices
-
-    Returns
-    -------
-    group_importance : ndarray of shape (n_groups,)
-    group_similarity : ndarray of shape (n_groups, n_groups)
-    group_constant : ndarray of bool, shape (n_groups,)
-    best_member : ndarray of int, shape (n_groups,)
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from rankselect.selection.filter_base import group_inputs
-    >>> e = np.array([[1., .2, .7], [.2, 1., .1], [.7, .1, 1.]])
-    >>> w, s, c, best = group_inputs(np.array([.3, .5, .4]), e, np.zeros(3, bool), [np.array([0, 1]), np.array([2])])
-    >>> w, s, best
-    (array([0.5, 0.4]), array([[1. , 0.7],
-           [0.7, 1. ]]), array([1, 2]))
-    """
-    k = len(members)
-    best = np.array([m[np.argmax(importance[m])] for m in members], dtype=np.intp)
-    w = importance[best].astype(np.float64)
-    s = np.ones((k, k))
-    for a in range(k):
-        for b in range(a + 1, k):
-            s[a, b] = s[b, a] = similarity[np.ix_(members[a], members[b])].max()
-    return w, s, np.array([constant[m].all() for m in members]), best
-
-
 def cost_ratio(w: np.ndarray, costs: Optional[np.ndarray]) -> np.ndarray:
     """The value of each feature in a comparison of relevance: ``w`` itself without costs;
-    with costs GAS's rule: ``w / cost`` for ``w >= 0`` (a free feature with ``w > 0`` is
-    worth infinity, with ``w = 0`` nothing), ``w * cost`` for ``w < 0`` (a higher cost never
-    helps).
+    with costs the value per unit cost with GAS's convention
+    (:func:`~rankselect.selection.value_per_cost`, ``"scaled"``): ``w / cost`` for ``w > 0``
+    (a free feature worth infinity), ``w * cost`` for ``w <= 0`` (a higher cost never helps).
 
     Examples
     --------
@@ -122,9 +87,7 @@ def cost_ratio(w: np.ndarray, costs: Optional[np.ndarray]) -> np.ndarray:
     """
     if costs is None:
         return w
-    with np.errstate(divide="ignore", invalid="ignore"):
-        per_cost = np.where(costs > 0, w / np.where(costs > 0, costs, 1.0), np.sign(w) * np.inf)
-    return np.where(w >= 0, np.nan_to_num(per_cost, nan=0.0, posinf=np.inf), w * costs)
+    return value_per_cost(w, costs, "scaled")
 
 
 def current_costs(costs, selected) -> Optional[np.ndarray]:
@@ -181,6 +144,18 @@ class FilterData(Protocol):
     def n_features(self) -> int: ...
 
 
+class _Scores:
+    """The groups' own scores (``group_importance="joint"``) as the data of the importance and
+    similarity hooks: one column per group."""
+
+    def __init__(self, grouped: GroupedData) -> None:
+        self.grouped = grouped
+
+    @property
+    def n_features(self) -> int:
+        return int(self.grouped.X.shape[1])
+
+
 class FilterSelector(RankingSelector):
     """Base of the filter selectors (module docstring). Not used directly.
 
@@ -215,8 +190,12 @@ class FilterSelector(RankingSelector):
         "convention": [StrOptions(set(CONVENTIONS))],
         "feature_costs": ["array-like", None],
         "budget": [Interval(numbers.Real, 0, None, closed="left"), None],
+        "group_importance": [StrOptions(set(GROUP_IMPORTANCES))],
         **GROUP_PARAMETER_CONSTRAINTS,
     }
+
+    #: the value rule's convention for a penalised importance <= 0 (:func:`value_per_cost`)
+    _nonpositive = "scaled"
 
     def fit(self, X, y, qid=None):
         """Select features.
@@ -236,36 +215,42 @@ class FilterSelector(RankingSelector):
         return self._fit(self._fit_data(X, y, qid))
 
     def _fit(self, data: FilterData):
-        """The skeleton of every filter (class docstring)."""
-        n = data.n_features
-        groups = self._feature_groups(n)
-        if self._selects_groups():
-            assert groups is not None
-            self._n_groups_to_select(groups)
-        else:
-            self._n_features_to_select(n)
-        self._unit_costs: Optional[tuple] = None
+        """The skeleton of every filter (class docstring): the plan, the inputs, the search
+        over the plan's units (features or groups)."""
+        plan = FitPlan.of(self, data, data.n_features)
+        plan.n_to_select(self.n_features_to_select)  # a count of the units
         has_pair, constant = self._facts(data)
         imp = self._importance_of(data, has_pair)
         e = self._similarity_of(data, imp.directions)
-        if not self._selects_groups():
-            self._select(imp, e, constant)
-            self._set_selected_groups(groups)
-            return self
-        assert groups is not None
-        members = groups.member_lists()
-        w, s, const_g, best = group_inputs(imp.importance, e, constant, members)
-        costs, budget = self._extraction_costs(n)
-        if costs is not None:
-            self._unit_costs = (np.array([costs.group_total(g) for g in range(groups.n_groups)]), budget)
-        self._select(FeatureImportance(w, imp.directions[best]), s, const_g)  # the search over groups
-        chosen = np.asarray(self.selected_features_)
         self._set_inputs(imp, e, constant)
-        self.group_importance_, self.group_similarity_ = w, s
-        self.selected_features_ = (np.concatenate([members[g] for g in chosen]) if chosen.size
-                                   else np.zeros(0, dtype=np.intp))
-        self._set_selected_groups(groups)
+        if not plan.by_group:
+            self.selected_features_ = np.asarray(self._select(imp, e, constant, plan), dtype=np.intp)
+        else:  # the same search over the groups
+            g_imp, g_sim = self._group_inputs(data, plan, imp, e, constant, has_pair)
+            chosen = self._select(g_imp, g_sim, plan.unit_constant(constant), plan)
+            self.group_importance_, self.group_similarity_ = g_imp.importance, g_sim
+            self.selected_features_ = plan.columns(chosen)
+        self._set_groups(plan)
         return self
+
+    def _group_inputs(self, data, plan: FitPlan, imp: FeatureImportance, e: np.ndarray, constant: np.ndarray,
+                      has_pair: bool) -> tuple[FeatureImportance, np.ndarray]:
+        """The importance and similarity of the groups (``group_importance``,
+        :mod:`~rankselect.selection.group_inputs`)."""
+        if self.group_importance == "max":
+            w, s, _, best = group_inputs(imp.importance, e, constant, plan.units)
+            return FeatureImportance(w, imp.directions[best]), s
+        if not (isinstance(self.importance, str) and isinstance(self.similarity, str)):
+            raise ValueError("group_importance='joint' measures each group's own ranker: importance and "
+                             "similarity must be names (a measure, a similarity variant), not precomputed "
+                             "per-feature arrays; pass group_importance='max' with those")
+        scores = _Scores(self._group_scores(data, plan))
+        g_imp = self._importance_of(scores, has_pair)
+        return g_imp, self._similarity_of(scores, g_imp.directions)
+
+    def _group_scores(self, data, plan: FitPlan) -> GroupedData:
+        """Each group's own ranker's leave-query-out score as a column (a backend overrides)."""
+        return joint_group_scores(data.grouped, plan.units)
 
     def _importance_of(self, data: FilterData, has_pair: bool) -> FeatureImportance:
         """The importance: the measure ``importance`` names (the hook :meth:`_importance`),
@@ -350,22 +335,9 @@ class FilterSelector(RankingSelector):
             raise ValueError("importance.directions must hold only +1 and -1")
         return FeatureImportance(values, directions.astype(np.int64))
 
-    def _filter_costs(self, n: int) -> tuple[Optional[np.ndarray], Optional[float]]:
-        """``(costs, budget)`` checked (:meth:`RankingSelector._costs_and_budget`); costs
-        ``None`` without a budget and with equal costs (the plain rule, exactly)."""
-        unit = getattr(self, "_unit_costs", None)
-        if unit is not None:
-            costs, budget = unit
-        elif getattr(self, "group_costs", None) is not None and not self._selects_groups():
-            # shared group costs at feature level: each step compares the marginal costs
-            return self._extraction_costs(n)  # type: ignore[return-value]
-        else:
-            costs, budget = self._costs_and_budget(n)
-        if costs is not None and budget is None and np.all(costs == costs[0]):
-            costs = None
-        return costs, budget
-
-    def _select(self, imp: FeatureImportance, e: np.ndarray, constant: np.ndarray) -> None:
+    def _select(self, imp: FeatureImportance, e: np.ndarray, constant: np.ndarray, plan: FitPlan) -> np.ndarray:
+        """The search over the plan's units (``imp``, ``e`` and ``constant`` are the units'):
+        the chosen units in order of selection; sets the subclass's own fitted attributes."""
         raise NotImplementedError
 
     def _set_inputs(self, imp: FeatureImportance, e: np.ndarray, constant: np.ndarray) -> None:

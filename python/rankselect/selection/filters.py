@@ -43,7 +43,7 @@ from scipy.spatial.distance import squareform
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._validation import fits_budget, shown
-from ..data.feature_groups import ExtractionCosts
+from ..data.feature_groups import ExtractionCosts, check_feature_groups
 from ..metrics.checks import Convention
 from .filter_base import FilterSelector, best_of, cost_ratio, current_costs
 from .importance import FeatureImportance
@@ -200,31 +200,49 @@ def hcas_select(importance, similarity, n_features_to_select: int, linkage: str 
     return np.asarray(out, dtype=np.intp)
 
 
+def _restricted(costs, keep: np.ndarray):
+    """The costs of the units ``keep`` alone (a search over a subset of the units): fixed costs
+    indexed, shared group costs over the kept features' groups."""
+    if costs is None or not isinstance(costs, ExtractionCosts):
+        return None if costs is None else costs[keep]
+    assert costs.groups is not None and costs.group_costs is not None
+    g = costs.groups
+    sub = check_feature_groups([g.names[g.index[j]] for j in keep], int(keep.size))
+    return ExtractionCosts(costs.feature_costs[keep], sub, np.array([costs.group_costs[g.group_id(n)]
+                                                                     for n in sub.names]))
+
+
 class _FSAFilter(FilterSelector):
-    """The shared ``_select``: the search on the informative features, the constant ones
-    last."""
+    """The shared ``_select``: the search on the informative units, the constant ones last."""
 
     def _search(self, w, s, k, costs, budget) -> np.ndarray:
         raise NotImplementedError
 
-    def _select(self, imp: FeatureImportance, e: np.ndarray, constant: np.ndarray) -> None:
-        n = e.shape[0]
+    def _select(self, imp: FeatureImportance, e: np.ndarray, constant: np.ndarray, plan) -> np.ndarray:
         k = int(self.n_features_to_select)
-        costs, budget = self._filter_costs(n)
+        costs, budget = plan.step_costs(), plan.budget
         informative = np.flatnonzero(~constant)
-        sub_costs = None if costs is None else costs[informative]
         chosen = informative[self._search(imp.importance[informative], e[np.ix_(informative, informative)],
-                                          min(k, informative.size), sub_costs, budget)]
-        spent = 0.0 if costs is None else float(costs[chosen].sum())
-        extra = []
+                                          min(k, informative.size), _restricted(costs, informative), budget)]
+        taken = [int(j) for j in chosen]
+        if chosen.size < informative.size and budget is not None:
+            return np.asarray(taken, dtype=np.intp)  # the budget stopped the search
         for j in np.flatnonzero(constant)[: max(0, k - chosen.size)]:
-            if costs is not None and budget is not None:
-                if chosen.size < informative.size or not fits_budget(spent + costs[j], budget):
-                    break  # the budget stopped the search, or this one does not fit
-                spent += costs[j]
-            extra.append(j)
-        self._set_inputs(imp, e, constant)
-        self.selected_features_ = np.concatenate([chosen, np.asarray(extra, dtype=np.intp)]).astype(np.intp)
+            if budget is not None:
+                now = current_costs(costs, taken)
+                assert now is not None  # a budget alone gives unit costs
+                spent = _spent(costs, taken)
+                if not fits_budget(spent + now[j], budget):
+                    break  # this one does not fit
+            taken.append(int(j))
+        return np.asarray(taken, dtype=np.intp)
+
+
+def _spent(costs, taken) -> float:
+    """The cost of the units ``taken`` (each group's shared cost once)."""
+    if isinstance(costs, ExtractionCosts):
+        return costs.total(taken)
+    return float(np.asarray(costs)[np.asarray(taken, dtype=np.intp)].sum()) if taken else 0.0
 
 
 _DOC_COMMON = """
@@ -241,6 +259,8 @@ _DOC_COMMON = """
     feature_costs : array-like of shape (n_features,) or None
     budget : float or None
         See :mod:`rankselect.selection.filter_base`.
+    feature_groups, group_costs, select_groups, group_importance
+        Feature families, as :class:`rankselect.GAS`'s.
 
     Attributes
     ----------
@@ -285,9 +305,11 @@ class NGAS(_FSAFilter):
                  similarity: _Similarity = "spearman", absolute: bool = False,
                  convention: Convention = "exponential",
                  feature_costs: Optional[npt.ArrayLike] = None, budget: Optional[float] = None,
-                 feature_groups=None, group_costs=None, select_groups: bool = True) -> None:
+                 feature_groups=None, group_costs=None, select_groups: bool = True,
+                 group_importance: Literal["joint", "max"] = "max") -> None:
         _init_common(self, n_features_to_select, importance, similarity, absolute, convention, feature_costs, budget)
         self.feature_groups, self.group_costs, self.select_groups = feature_groups, group_costs, select_groups
+        self.group_importance = group_importance
 
     def _search(self, w, s, k, costs, budget):
         return ngas_select(w, s, k, costs=costs, budget=budget)
@@ -312,10 +334,12 @@ class XGAS(_FSAFilter):
                  similarity: _Similarity = "spearman", absolute: bool = False,
                  convention: Convention = "exponential",
                  feature_costs: Optional[npt.ArrayLike] = None, budget: Optional[float] = None,
-                 feature_groups=None, group_costs=None, select_groups: bool = True) -> None:
+                 feature_groups=None, group_costs=None, select_groups: bool = True,
+                 group_importance: Literal["joint", "max"] = "max") -> None:
         self.c = c
         _init_common(self, n_features_to_select, importance, similarity, absolute, convention, feature_costs, budget)
         self.feature_groups, self.group_costs, self.select_groups = feature_groups, group_costs, select_groups
+        self.group_importance = group_importance
 
     def _search(self, w, s, k, costs, budget):
         return xgas_select(w, s, k, float(self.c), costs=costs, budget=budget)
@@ -347,18 +371,21 @@ class HCAS(_FSAFilter):
                  similarity: _Similarity = "spearman", absolute: bool = False,
                  convention: Convention = "exponential",
                  feature_costs: Optional[npt.ArrayLike] = None, budget: Optional[float] = None,
-                 feature_groups=None, group_costs=None, select_groups: bool = True) -> None:
+                 feature_groups=None, group_costs=None, select_groups: bool = True,
+                 group_importance: Literal["joint", "max"] = "max") -> None:
         self.linkage = linkage
         _init_common(self, n_features_to_select, importance, similarity, absolute, convention, feature_costs, budget)
         self.feature_groups, self.group_costs, self.select_groups = feature_groups, group_costs, select_groups
+        self.group_importance = group_importance
 
     def _search(self, w, s, k, costs, budget):
-        self._labels, _ = hcas_clusters(s, k, self.linkage)
         return hcas_select(w, s, k, self.linkage, costs=costs, budget=budget)
 
-    def _select(self, imp, e, constant):
-        super()._select(imp, e, constant)
+    def _select(self, imp, e, constant, plan):
+        chosen = super()._select(imp, e, constant, plan)
+        informative = np.flatnonzero(~constant)
+        k = min(int(self.n_features_to_select), informative.size)
         labels = np.full(e.shape[0], -1, dtype=np.intp)
-        labels[np.flatnonzero(~constant)] = self._labels
-        del self._labels
+        labels[informative] = hcas_clusters(e[np.ix_(informative, informative)], k, self.linkage)[0]
         self.labels_ = labels
+        return chosen

@@ -23,13 +23,13 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from .. import _core
 from .._base import RankerMixin, warn_if_degenerate
 from .._validation import MAX_INT, check_similarity, check_vector
-from ..data.feature_groups import check_group_costs
 from ..data.grouping import TrainingData
 from ..data.uninformative import constant_columns, zero_features
 from ..exceptions import warn_once
 from ..models.linear import LinearPredictMixin, SparseLinearRankerMixin
 from ..models.ranksvm import RankSVM
-from ._base import GROUP_PARAMETER_CONSTRAINTS, RankingSelector
+from ._base import FEATURE_GROUP_CONSTRAINTS, RankingSelector
+from ._plan import FitPlan
 
 __all__ = ["FSMRank", "FSMSVM", "pearson_importance", "pearson_similarity"]
 
@@ -86,16 +86,8 @@ _FSMRANK_CONSTRAINTS = {
     "similarity": [StrOptions({"pearson"}), "array-like"],
     "max_iter": [Interval(numbers.Integral, 1, MAX_INT, closed="both")],
     "tol": [Interval(numbers.Real, 0, None, closed="neither")],
-    **GROUP_PARAMETER_CONSTRAINTS,
+    **FEATURE_GROUP_CONSTRAINTS,
 }
-
-
-def _check_groups(est, n: int):
-    """The checked ``feature_groups`` (None without), ``group_costs`` checked against them."""
-    groups = est._feature_groups(n)
-    if est.group_costs is not None and groups is None:
-        raise ValueError("group_costs needs feature_groups (which columns each group's cost covers)")
-    return groups if est.group_costs is None else (check_group_costs(est.group_costs, groups), groups)[1]
 
 
 class FSMRank(RankerMixin, SparseLinearRankerMixin, RankingSelector):
@@ -116,8 +108,9 @@ class FSMRank(RankerMixin, SparseLinearRankerMixin, RankingSelector):
     max_iter : int, default=400
     tol : float > 0, default=1e-4
         Relative objective change (Lai et al.'s rule) and relative KKT residual tolerance.
-    feature_groups, group_costs, select_groups : the selectors' groups (``selected_groups_``);
-        FSMRank's penalty is per feature: it needs ``select_groups=False`` with groups.
+    feature_groups, select_groups : the selectors' groups (``selected_groups_``); FSMRank's
+        penalty is per feature: it needs ``select_groups=False`` with groups. (It prices no
+        feature: no ``feature_costs``, ``group_costs`` or ``budget``.)
 
     Attributes
     ----------
@@ -180,9 +173,8 @@ class FSMRank(RankerMixin, SparseLinearRankerMixin, RankingSelector):
     def __init__(self, lambda1: float = 0.1, lambda2: float = 0.01,
                  importance: Union[Literal["pearson"], npt.ArrayLike] = "pearson",
                  similarity: Union[Literal["pearson"], npt.ArrayLike] = "pearson", max_iter: int = 400,
-                 tol: float = 1e-4, *, feature_groups=None, group_costs=None,
-                 select_groups: bool = True) -> None:
-        self.feature_groups, self.group_costs, self.select_groups = feature_groups, group_costs, select_groups
+                 tol: float = 1e-4, *, feature_groups=None, select_groups: bool = True) -> None:
+        self.feature_groups, self.select_groups = feature_groups, select_groups
         self.lambda1 = lambda1
         self.lambda2 = lambda2
         self.importance = importance
@@ -221,13 +213,13 @@ class FSMRank(RankerMixin, SparseLinearRankerMixin, RankingSelector):
         return self._fit(self._validate_training_data(X, y, qid), accelerate=accelerate)
 
     def _fit(self, train: TrainingData, accelerate=True):
-        groups = _check_groups(self, train.n_features)
-        if self._selects_groups():
+        plan = FitPlan.of(self, train, train.n_features)
+        if plan.by_group:
             raise ValueError("FSMRank selects features (its L1 penalty is per feature and has no group "
                              "criterion): pass select_groups=False to keep feature_groups for "
-                             "selected_groups_ and the costs, or use FSMSVM or SparseRankSVM(penalty='group_lasso')")
+                             "selected_groups_, or use FSMSVM or SparseRankSVM(penalty='group_lasso')")
         self._fit_features(train, accelerate)
-        self._set_selected_groups(groups)
+        self._set_groups(plan)
         return self
 
     def _fit_features(self, train: TrainingData, accelerate=True):
@@ -301,7 +293,7 @@ class FSMSVM(RankerMixin, LinearPredictMixin, RankingSelector):
     lambda1, lambda2, importance, similarity, max_iter, tol : see :class:`FSMRank`.
     C : float > 0, default=1.0
         RankSVM regularisation.
-    feature_groups, group_costs, select_groups : with groups and ``select_groups=True``, the first
+    feature_groups, select_groups : with groups and ``select_groups=True``, the first
         ``n_features_to_select`` groups in the order FSMRank's ``|coef_|`` reaches them, whole.
 
     Attributes
@@ -353,9 +345,8 @@ class FSMSVM(RankerMixin, LinearPredictMixin, RankingSelector):
     def __init__(self, n_features_to_select: int = 10, lambda1: float = 0.1, lambda2: float = 0.01,
                  importance: Union[Literal["pearson"], npt.ArrayLike] = "pearson",
                  similarity: Union[Literal["pearson"], npt.ArrayLike] = "pearson", max_iter: int = 400,
-                 tol: float = 1e-4, C: float = 1.0, *, feature_groups=None, group_costs=None,
-                 select_groups: bool = True) -> None:
-        self.feature_groups, self.group_costs, self.select_groups = feature_groups, group_costs, select_groups
+                 tol: float = 1e-4, C: float = 1.0, *, feature_groups=None, select_groups: bool = True) -> None:
+        self.feature_groups, self.select_groups = feature_groups, select_groups
         self.n_features_to_select = n_features_to_select
         self.lambda1 = lambda1
         self.lambda2 = lambda2
@@ -375,14 +366,12 @@ class FSMSVM(RankerMixin, LinearPredictMixin, RankingSelector):
                           similarity=self.similarity, max_iter=self.max_iter, tol=self.tol)
         self.fsmrank_ = fsmrank._fit_validated(train)
         self.n_iter_ = self.fsmrank_.n_iter_
-        groups = _check_groups(self, train.n_features)
-        if self._selects_groups():
+        plan = FitPlan.of(self, train, train.n_features)
+        if plan.by_group:
             # groups by their strongest member: in the order in which FSMRank's |coef_| first
             # reaches them; the first n_features_to_select groups, all their members
-            assert groups is not None
-            k = self._n_groups_to_select(groups)
-            order = groups.groups_of(self.fsmrank_.selected_features_)[:k]
-            sel = np.concatenate([groups.members(g) for g in order] or [np.zeros(0, dtype=np.intp)])
+            k = plan.n_to_select(self.n_features_to_select)
+            sel = plan.columns(plan.units_of(self.fsmrank_.selected_features_)[:k])
         else:
             sel = self.fsmrank_.selected_features_[: int(self.n_features_to_select)]
         coef = np.zeros(train.n_features)
@@ -395,5 +384,5 @@ class FSMSVM(RankerMixin, LinearPredictMixin, RankingSelector):
             coef[sel] = self.ranksvm_.coef_
         self.selected_features_ = sel
         self.coef_ = coef
-        self._set_selected_groups(groups)
+        self._set_groups(plan)
         return self

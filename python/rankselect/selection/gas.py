@@ -161,6 +161,14 @@ class GAS(FilterSelector):
         (:mod:`rankselect.analysis.costs`); equal costs select as without costs.
     budget : float or None
         Stop before the total cost would exceed it (costs default to 1 per feature).
+    feature_groups, group_costs, select_groups : feature families
+        (:mod:`rankselect.selection.filter_base`): with ``select_groups=True`` the search runs
+        over whole groups (``n_features_to_select`` counts groups), a group costing its members'
+        costs plus its ``group_costs``.
+    group_importance : {"max", "joint"}, default="max"
+        A group's importance and similarity (:mod:`rankselect.selection.group_inputs`): its best
+        member's (``"max"``) or its own ranker's, measured as a whole (``"joint"``: RankRLS on
+        the group's columns, scored by its leave-query-out predictions).
 
     Attributes
     ----------
@@ -211,7 +219,8 @@ class GAS(FilterSelector):
                  absolute: bool = False,
                  convention: Convention = "exponential",
                  feature_costs: Optional[npt.ArrayLike] = None, budget: Optional[float] = None,
-                 feature_groups=None, group_costs=None, select_groups: bool = True) -> None:
+                 feature_groups=None, group_costs=None, select_groups: bool = True,
+                 group_importance: Literal["joint", "max"] = "max") -> None:
         self.n_features_to_select = n_features_to_select
         self.c = c
         self.importance = importance
@@ -223,14 +232,13 @@ class GAS(FilterSelector):
         self.feature_groups = feature_groups
         self.group_costs = group_costs
         self.select_groups = select_groups
+        self.group_importance = group_importance
 
-    def _select(self, imp: FeatureImportance, e: np.ndarray, constant: np.ndarray) -> None:
-        """The greedy search (:func:`gas_greedy`, with the costs and budget) on the importance,
-        the similarity and the features constant within every query; sets the fitted
-        attributes."""
-        costs, budget = self._filter_costs(e.shape[0])
+    def _select(self, imp: FeatureImportance, e: np.ndarray, constant: np.ndarray, plan) -> np.ndarray:
+        """The greedy search (:func:`gas_greedy`, with the plan's costs and budget) on the
+        importance, the similarity and the units constant within every query; sets
+        ``selection_weights_``."""
         selected, weights = gas_greedy(imp.importance, e, int(self.n_features_to_select), float(self.c),
-                                       last=constant, costs=costs, budget=budget)
-        self._set_inputs(imp, e, constant)
-        self.selected_features_ = selected
+                                       last=constant, costs=plan.step_costs(), budget=plan.budget)
         self.selection_weights_ = weights
+        return selected

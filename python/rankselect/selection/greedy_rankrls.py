@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numbers
 import sys
+from collections.abc import Sequence
 from typing import Optional, Union
 
 import numpy as np
@@ -21,6 +22,7 @@ from ..metrics.checks import CONVENTIONS, Convention
 from ..models.linear import LinearPredictMixin
 from ..models.rankrls import check_lqo
 from ._base import GROUP_PARAMETER_CONSTRAINTS, RankingSelector
+from ._plan import FitPlan
 
 __all__ = ["GreedyRankRLS"]
 
@@ -35,6 +37,32 @@ def _step_printer(k: int, criterion: str):
     return progress
 
 
+def unit_arrays(members: Sequence[npt.ArrayLike]) -> tuple[np.ndarray, np.ndarray]:
+    """Units (lists of columns; a feature is a unit of one) as the core takes them:
+    ``(offsets, columns)`` of dtype uintp, unit ``u`` being ``columns[offsets[u]:offsets[u + 1]]``."""
+    lists = [np.asarray(m, dtype=np.uintp).ravel() for m in members]
+    offsets = np.concatenate([[0], np.cumsum([len(m) for m in lists])]).astype(np.uintp)
+    columns = np.concatenate(lists).astype(np.uintp) if lists else np.zeros(0, dtype=np.uintp)
+    return offsets, columns
+
+
+def greedy_options(k: int, alpha: float, criterion: str, min_improvement: Optional[float], convention: str, *,
+                   feature_costs: Optional[np.ndarray] = None, group_costs: Optional[np.ndarray] = None,
+                   budget: Optional[float] = None, floating: bool = False,
+                   select_groups: bool = True) -> _core.GreedyOptions:
+    """The one place that builds ``_core.GreedyOptions`` (in memory and on Dask), from plain,
+    already checked inputs: ``k`` steps (features, or groups with ``select_groups`` when the
+    run is given groups), ``alpha``, the criterion and its convention, ``min_improvement``, the
+    costs (``feature_costs`` per column, ``group_costs`` per group, ``budget``) and
+    ``floating``. The groups themselves go to the run as ``(offsets, columns)`` uintp arrays
+    (:func:`unit_arrays`). The memory rule is the configured one
+    (``rankselect.set_config(max_memory=...)``).
+    """
+    return _core.GreedyOptions(int(k), float(alpha), str(criterion),
+                               None if min_improvement is None else float(min_improvement), str(convention),
+                               memory_limit(), feature_costs, None if budget is None else float(budget),
+                               bool(floating), group_costs, bool(select_groups))
+
 
 class GreedyRankRLS(RankerMixin, LinearPredictMixin, RankingSelector):
     """Greedy RankRLS: forward feature selection by exact leave-query-out error (Algorithm 1).
@@ -46,6 +74,11 @@ class GreedyRankRLS(RankerMixin, LinearPredictMixin, RankingSelector):
     over two caches); memory is two m x n float64 arrays beside ``X``, checked before they are
     allocated (``MemoryError`` beyond the available memory or the limit set with
     ``rankselect.set_config(max_memory=...)``).
+
+    The reported LQO values, and so the choices, are those of the exact criterion to 1e-8
+    relative at every ``alpha`` (1e-8 to 1e4 tested): where the caches' updates may have lost
+    digits (small ``alpha``, nearly collinear columns, wide data), the values in doubt are
+    recomputed from the definition (a refit per held-out query).
 
     Features constant within every query (their query-centred column is zero) cannot change
     the model: they are never selected, and the path stops as soon as only such features are
@@ -93,16 +126,18 @@ class GreedyRankRLS(RankerMixin, LinearPredictMixin, RankingSelector):
         of the same caches, O(m n) like an addition. The fitted path is then **per subset
         size**: ``selected_features_`` is the best subset of size ``n_features_to_select``,
         ``lqo_scores_[s - 1]`` / ``coef_path_[s - 1]`` / ``best_subsets_[s - 1]`` the best
-        criterion, its weights and its subset for size ``s``. Not available with
-        ``feature_costs`` / ``budget``, ``min_improvement`` or on Dask (ValueError), nor when
-        selecting whole groups.
+        criterion, its weights and its subset for size ``s``. With ``feature_groups`` (and
+        ``select_groups=True``) the search adds and removes whole groups and sizes count groups.
+        Not available with ``feature_costs`` / ``budget`` / ``group_costs``, ``min_improvement``
+        or on Dask (ValueError).
     feature_groups : array-like of shape (n_features,), mapping, FeatureGroups or None, default=None
         Feature families (:func:`rankselect.data.check_feature_groups`; e.g.
         :func:`rankselect.data.datasets.feature_layout`). With ``select_groups=True`` each
-        step adds the whole group whose addition gives the best exact LQO criterion: adding a
-        group of ``b`` columns is a rank-``b`` (Woodbury) update of the caches, so a step
-        costs O(b m n) and equals a forward selection over groups that refits RankRLS for
-        every candidate group.
+        step adds the whole group whose addition gives the best exact LQO criterion: a group of
+        ``b`` columns is scored by the rank-``b`` (Woodbury) form of the caches' update and added
+        by its columns' rank-one steps, so a step costs O(b m n) and equals a forward selection
+        over groups that refits RankRLS for every candidate group (a feature is a group of one:
+        the same engine).
     group_costs : array-like of shape (n_groups,), mapping or None, default=None
         Each group's extraction cost, paid once when any member is selected, on top of
         ``feature_costs`` (:class:`~rankselect.data.ExtractionCosts`). Selecting features
@@ -138,7 +173,8 @@ class GreedyRankRLS(RankerMixin, LinearPredictMixin, RankingSelector):
         entry into the search's subset).
     floating_steps_ : list of (feature, added, criterion)
         Only with ``floating=True``: every addition (``added`` True) and removal, in order,
-        with the criterion of the subset after it.
+        with the criterion of the subset after it (the group's name instead of the feature when
+        selecting whole groups).
     stop_reason_ : {None, "min_improvement", "uninformative", "budget", "visited"}
         Why the path has fewer than ``n_features_to_select`` steps: ``None`` (it has them
         all), ``"min_improvement"`` (the ``min_improvement`` rule), ``"uninformative"``
@@ -218,71 +254,53 @@ class GreedyRankRLS(RankerMixin, LinearPredictMixin, RankingSelector):
     def _fit(self, train: TrainingData):
         warn_if_degenerate(self, train.grouped)
         data = check_lqo(train.grouped, gram=False)
-        n = train.n_features
-        # k's bound (n_features) is the core's check, after those of the criterion and the costs, with
-        # the message of RankingSelector._n_features_to_select (the Dask subclass calls the same core)
-        k = self.n_features_to_select
-        progress = self._progress()
+        # k's bound (n_features, or n_groups) is the core's check, after those of the criterion and the costs,
+        # with the message of RankingSelector._n_features_to_select (the Dask subclass calls the same core)
+        plan, options, units = self._greedy_run(train.n_features, train)
+        r = _core.greedy_rankrls(data.X, data.y, data.offsets, options, self._progress(), groups=units)
+        self._set_result(r, plan)
+        return self
 
-        min_improvement = None if self.min_improvement is None else float(self.min_improvement)
-        if self.feature_groups is not None:
-            return self._fit_groups(data, n, min_improvement, progress)
-        costs = budget = None
+    def _greedy_run(self, n: int, data=None):
+        """The run of this fit on ``n`` columns, checked: ``(plan, options, units)`` (the fit's
+        :class:`~rankselect.selection.FitPlan`, the core's options, the groups as the core takes
+        them or None). Shared with the Dask subclass."""
         if self.floating:
             self._check_floating()
-        else:
-            costs, budget = self._costs_and_budget(n)
-        options = _core.GreedyOptions(int(k), float(self.alpha), self.criterion, min_improvement, str(self.convention),
-                                      memory_limit(), costs, budget, bool(self.floating))
-        r = _core.greedy_rankrls(data.X, data.y, data.offsets, options, progress)
-        self._set_path(r.selected, r.lqo_scores, r.coef_path, r.stop_reason, n, costs)
+        plan = FitPlan.of(self, data, n)
+        k = plan.n_to_select(self.n_features_to_select) if plan.by_group else self.n_features_to_select
+        priced = plan.priced or plan.budget is not None
+        options = greedy_options(k, self.alpha, self.criterion, self.min_improvement, str(self.convention),
+                                 feature_costs=plan.costs.feature_costs if priced else None,
+                                 group_costs=plan.costs.group_costs if priced else None, budget=plan.budget,
+                                 floating=bool(self.floating), select_groups=plan.by_group)
+        units = None if plan.groups is None else unit_arrays(plan.groups.member_lists())
+        return plan, options, units
+
+    def _set_result(self, r, plan: FitPlan) -> None:
+        """The fitted attributes from the core's result ``r`` (one row per step: a feature, or a
+        whole group with ``select_groups``)."""
+        n, steps = plan.n_features, np.asarray(r.selected, dtype=np.intp)
+        self.selected_features_ = plan.columns(steps.tolist())
+        self.lqo_scores_ = np.asarray(r.lqo_scores)
+        self.coef_path_ = np.asarray(r.coef_path).reshape(len(steps), n)
+        self.coef_ = self.coef_path_[-1].copy() if len(steps) else np.zeros(n)
+        self.stop_reason_ = r.stop_reason
+        if plan.priced or plan.budget is not None:  # the total cost after each step
+            self.cost_path_ = np.array([plan.cost(plan.columns(steps[:i + 1].tolist())) for i in range(len(steps))])
         if (r.subsets is not None and r.step_features is not None and r.step_added is not None
                 and r.step_values is not None):  # floating: the best subset of every size, every step
-            self.best_subsets_ = [np.asarray(s, dtype=np.intp) for s in r.subsets]
-            self.floating_steps_ = [(int(f), bool(a), float(v))
+            self.best_subsets_ = [plan.columns(np.asarray(s).tolist()) for s in r.subsets]
+            groups = plan.groups
+            name = (lambda u: groups.names[u]) if plan.by_group and groups is not None else int
+            self.floating_steps_ = [(name(int(f)), bool(a), float(v))
                                     for f, a, v in zip(r.step_features, r.step_added, r.step_values)]
-        return self
-
-    def _fit_groups(self, data, n: int, min_improvement: Optional[float], progress):
-        """The fit with ``feature_groups``: whole groups (rank-b steps) or features priced
-        with their groups' shared costs (the marginal cost per step)."""
-        groups = self._feature_groups(n)
-        assert groups is not None
-        whole = self._selects_groups()
-        if self.floating:
-            if whole:
-                raise ValueError("floating=True is not available when selecting whole groups "
-                                 "(select_groups=True); use floating=False or select_groups=False")
-            self._check_floating()
-            if self.group_costs is not None:
-                raise ValueError("floating=True is not available with group_costs; use floating=False")
-        ext, budget = self._extraction_costs(n)
-        k = self._n_groups_to_select(groups) if whole else self.n_features_to_select
-        members = groups.member_lists()
-        group_offsets = np.concatenate([[0], np.cumsum([len(m) for m in members])]).astype(np.uintp)
-        columns = np.concatenate(members).astype(np.uintp)
-        fc = None if ext is None else ext.feature_costs
-        gc = None if ext is None else ext.group_costs
-        options = _core.GreedyOptions(int(k), float(self.alpha), self.criterion, min_improvement, str(self.convention),
-                                      memory_limit(), fc, budget, bool(self.floating), gc, whole)
-        r = _core.greedy_rankrls(data.X, data.y, data.offsets, options, progress, groups=(group_offsets, columns))
-        if whole:
-            steps = np.asarray(r.selected, dtype=np.intp)
-            self.selected_features_ = groups.columns(steps.tolist())
-            self.lqo_scores_ = np.asarray(r.lqo_scores)
-            self.coef_path_ = np.asarray(r.coef_path).reshape(len(steps), n)
-            self.coef_ = self.coef_path_[-1].copy() if len(steps) else np.zeros(n)
-            self.stop_reason_ = r.stop_reason
-            if ext is not None:
-                self.cost_path_ = np.array([ext.total(groups.columns(steps[:i + 1].tolist()))
-                                            for i in range(len(steps))])
-        else:
-            self._set_path(r.selected, r.lqo_scores, r.coef_path, r.stop_reason, n, None)
-            if ext is not None:
-                sel = self.selected_features_
-                self.cost_path_ = np.array([ext.total(sel[:i + 1]) for i in range(len(sel))])
-        self._set_selected_groups(groups)
-        return self
+        self._set_groups(plan)
+        if r.stop_reason == "uninformative" and self.verbose:
+            # the base layer has already warned (DegenerateDataWarning) when no feature varies
+            print(f"[GreedyRankRLS] stopped after {len(steps)} of {self.n_features_to_select} steps: every "
+                  "remaining candidate is constant within every query, so none can change the model",
+                  file=sys.stderr, flush=True)
 
     def _check_floating(self) -> None:
         """``floating=True`` refuses what it does not support, with the reason."""
@@ -292,26 +310,13 @@ class GreedyRankRLS(RankerMixin, LinearPredictMixin, RankingSelector):
         if self.min_improvement is not None:
             raise ValueError("floating=True is not available with min_improvement (floating search compares "
                              "subsets of each size, not successive steps); use min_improvement=None")
+        if getattr(self, "group_costs", None) is not None:
+            raise ValueError("floating=True is not available with group_costs (the per-cost rule has no "
+                             "floating variant); use floating=False")
 
     def _progress(self):
         """The ``verbose`` progress callback (None when quiet)."""
         return _step_printer(self.n_features_to_select, self.criterion) if self.verbose else None
-
-    def _set_path(self, selected, values, path, stop, n: int, costs) -> None:
-        """The fitted attributes from the core's path (``costs``: the feature costs used, or
-        None)."""
-        self.selected_features_ = np.asarray(selected, dtype=np.intp)
-        self.lqo_scores_ = np.asarray(values)
-        self.coef_path_ = np.asarray(path).reshape(len(self.selected_features_), n)
-        self.coef_ = self.coef_path_[-1].copy() if len(self.coef_path_) else np.zeros(n)
-        if costs is not None:
-            self.cost_path_ = np.cumsum(costs[self.selected_features_])
-        self.stop_reason_ = stop
-        if stop == "uninformative" and self.verbose:
-            # the base layer has already warned (DegenerateDataWarning) when no feature varies
-            print(f"[GreedyRankRLS] stopped after {len(self.selected_features_)} of "
-                  f"{self.n_features_to_select} features: every remaining feature is constant within "
-                  "every query, so none can change the model", file=sys.stderr, flush=True)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

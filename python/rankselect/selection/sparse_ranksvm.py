@@ -1,30 +1,31 @@
-"""Sparse RankSVM (Laporte et al. 2014): L1 by FISTA, non-convex log / MCP / lp by reweighted L1.
+"""Sparse RankSVM (Laporte et al. 2014): ``Ω(w) + C·L(w)`` with ``L`` the pairwise squared hinge,
+``L(w) = sum over preference pairs (same query, y_i > y_j) of max(0, 1 - w·(x_i - x_j))^2``
+(eq. 7), and ``Ω`` a penalty object of :mod:`rankselect.models.penalties` (or its string
+shorthand):
 
-Minimises, over linear scoring functions ``s(x) = w·x``,
+- ``L1()`` (``"l1"``): ``||w||_1``, or with ``weights=beta`` ``sum_j beta_j |w_j|`` (eq. 12), by
+  proximal Newton with a working set (``solver="prox-newton"``, the default: newGLMNET-style, a
+  few Newton steps on the generalised Hessian) or by FISTA with backtracking
+  (``solver="fista"``, the paper's Alg. 1);
+- ``Log()``, ``MCP()``, ``Lp()`` (``"log"``, ``"mcp"``, ``"lp"``): ``sum_j g(|w_j|)`` by reweighted
+  L1 (Alg. 2, Table II): ``g(u) = log(1 + u/epsilon)``; MCP with ``lambda = 1/C``:
+  ``g'(u) = max(1 - u/(gamma·lambda), 0)``; ``lp``: ``g'(u) = p·max(u, epsilon)^(p-1)`` (the
+  derivative capped at ``u = epsilon``, so coefficients at zero can re-enter);
+- ``GroupLasso()`` (``"group_lasso"``, with ``feature_groups``): ``sum_g sqrt(|g|) ||w_g||_2``
+  (Yuan & Lin 2006 eq. (2.1)), and ``SparseGroupLasso(l1_ratio=rho)``
+  (``"sparse_group_lasso"``): ``sum_g (rho ||w_g||_1 + (1 - rho) sqrt(|g|) ||w_g||_2)`` (Simon et
+  al. 2013 eq. (1)), by FISTA (``solver="fista"``; the prox is soft thresholding by ``t·rho``
+  then the block shrink ``w_g <- max(0, 1 - t (1 - rho) sqrt(|g|) / ||w_g||) w_g``): a group
+  enters or leaves the model as a block; proximal Newton's inner solver works by coordinates
+  and refuses it.
 
-- ``penalty="l1"``: ``||w||_1 + C·L(w)`` (eq. 7), or with ``weights=beta``
-  ``sum_j beta_j |w_j| + C·L(w)`` (eq. 12), by proximal Newton with a working set
-  (``solver="prox-newton"``, the default: newGLMNET-style, a few Newton steps on the generalised
-  Hessian) or by FISTA with backtracking (``solver="fista"``, the paper's Alg. 1);
-- ``penalty in {"log", "mcp", "lp"}``: ``sum_j g(|w_j|) + C·L(w)`` by reweighted L1
-  (Alg. 2, Table II): ``g(u) = log(1 + u/epsilon)``; MCP with ``lambda = 1/C``:
-  ``g'(u) = max(1 - u/(mcp_gamma·lambda), 0)``; ``lp``: ``g'(u) = p·max(u, epsilon)^(p-1)``
-  (the derivative capped at ``u = epsilon``, so coefficients at zero can re-enter),
-
-- ``penalty="group_lasso"`` (with ``feature_groups``): ``sum_g sqrt(|g|) ||w_g||_2 + C·L(w)``
-  (Yuan & Lin 2006 eq. (2.1)), and ``"sparse_group_lasso"``: ``sum_g (rho ||w_g||_1 + (1 - rho)
-  sqrt(|g|) ||w_g||_2) + C·L(w)`` with ``rho = l1_ratio`` (Simon et al. 2013 eq. (1)), by FISTA
-  (``solver="fista"``; the prox is soft thresholding by ``t·rho`` then the block shrink
-  ``w_g <- max(0, 1 - t (1 - rho) sqrt(|g|) / ||w_g||) w_g``): a group enters or leaves the
-  model as a block; proximal Newton's inner solver works by coordinates and refuses it;
- (same query, y_i > y_j) of max(0, 1 - w·(x_i - x_j))^2``.
 The solvers run in the Rust core with the GIL released (Ctrl-C interrupts them).
 """
 from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass
-from typing import Literal, Optional
+from typing import Literal, Optional, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -35,14 +36,18 @@ from .._base import RankerMixin, warn_if_degenerate
 from .._validation import MAX_INT, check_positive, check_vector
 from ..data.grouping import GroupedData, TrainingData
 from ..data.uninformative import constant_columns, zero_features
+from ..models import penalties
 from ..models.linear import SparseLinearRankerMixin
-from ._base import GROUP_PARAMETER_CONSTRAINTS, RankingSelector
+from ..models.penalties import L1, Penalty, check_penalty
+from ._base import FEATURE_GROUP_CONSTRAINTS, RankingSelector
+from ._plan import FitPlan
 
 __all__ = ["SparseRankSVM", "SparsePath", "sparse_path", "PENALTIES", "SOLVERS"]
 
-PENALTIES = ("l1", "log", "mcp", "lp", "group_lasso", "sparse_group_lasso")
-GROUP_PENALTIES = ("group_lasso", "sparse_group_lasso")
+#: the string shorthands of the penalties (:data:`rankselect.models.penalties.PENALTIES`)
+PENALTIES = tuple(penalties.PENALTIES)
 SOLVERS = ("prox-newton", "fista")
+PenaltyName = Literal["l1", "log", "mcp", "lp", "group_lasso", "sparse_group_lasso"]
 
 
 @dataclass(frozen=True)
@@ -88,28 +93,24 @@ class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, RankingSelector):
     ----------
     C : float > 0, default=1.0
         Weight of the pairwise loss (eq. 7). Larger C selects more features.
-    penalty : {"l1", "log", "mcp", "lp", "group_lasso", "sparse_group_lasso"}, default="l1"
-        The last two need ``feature_groups`` and ``solver="fista"`` (module docstring).
-    p : float in (0, 1), default=0.5
-        Exponent of the ``lp`` penalty.
-    epsilon : float > 0, default=0.1
-        ``log`` penalty parameter; also the point below which the ``lp`` derivative is capped.
-    mcp_gamma : float > 0, default=2.0
-        MCP's concavity parameter ``gamma`` (its ``lambda`` is ``1/C``); named apart from the
-        RBF width ``gamma`` of :class:`RankSVM`.
-    weights : array-like of shape (n_features,) or None
-        Non-negative weights of the weighted L1 penalty (eq. 12); ``penalty="l1"`` only.
+    penalty : Penalty or {"l1", "log", "mcp", "lp", "group_lasso", "sparse_group_lasso"}, default="l1"
+        A penalty object of :mod:`rankselect.models.penalties` (``L1(weights=...)``,
+        ``Log(epsilon)``, ``MCP(gamma)``, ``Lp(p, epsilon)``, ``GroupLasso()``,
+        ``SparseGroupLasso(l1_ratio)``), or the shorthand of one with its default parameters.
+        The group penalties need ``feature_groups`` and ``solver="fista"`` (module docstring).
+    p, epsilon, mcp_gamma, weights : deprecated
+        The parameters of the penalties, now theirs (``Lp(p)``, ``Log(epsilon)``,
+        ``Lp(epsilon=...)``, ``MCP(gamma)``, ``L1(weights)``); with a shorthand they still set
+        it (``FutureWarning``) until 0.3.0 removes them.
     feature_costs : array-like of shape (n_features,) or None
         Cost of each feature (>= 0): the weighted L1 penalty with ``beta_j = cost_j /
         mean(cost)`` (:mod:`rankselect.analysis.costs`), so equal costs are the plain L1 and a free
-        feature is not penalised; ``penalty="l1"`` only, not with ``weights``.
-    l1_ratio : float in [0, 1], default=0.5
-        ``rho``, the weight of the L1 part of ``penalty="sparse_group_lasso"``.
+        feature is not penalised; with ``L1()`` only (no ``weights``).
+    l1_ratio : deprecated
+        ``SparseGroupLasso(l1_ratio)``'s parameter (until 0.3.0, with ``FutureWarning``).
     feature_groups : labels per feature, mapping or FeatureGroups, optional
         The groups of the group penalties; with another penalty ``select_groups=False`` is
         required (the groups then only report ``selected_groups_``).
-    group_costs : array-like or mapping, optional
-        Checked with the groups (the group penalties weigh groups by ``sqrt(|g|)``, not by cost).
     select_groups : bool, default=True
         With ``feature_groups``: the group penalties drop whole groups (``"group_lasso"``: the
         support is a union of groups; ``"sparse_group_lasso"``: also features inside them).
@@ -178,27 +179,27 @@ class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, RankingSelector):
 
     _parameter_constraints = {
         "C": [Interval(numbers.Real, 0, None, closed="neither")],
-        "penalty": [StrOptions(set(PENALTIES))],
-        "p": [Interval(numbers.Real, 0, 1, closed="neither")],
-        "epsilon": [Interval(numbers.Real, 0, None, closed="neither")],
-        "mcp_gamma": [Interval(numbers.Real, 0, None, closed="neither")],
+        "penalty": [StrOptions(set(PENALTIES)), Penalty],
+        # deprecated: the penalty objects' parameters (None: not given)
+        "p": [Interval(numbers.Real, 0, 1, closed="neither"), None],
+        "epsilon": [Interval(numbers.Real, 0, None, closed="neither"), None],
+        "mcp_gamma": [Interval(numbers.Real, 0, None, closed="neither"), None],
         "weights": ["array-like", None],
         "max_iter": [Interval(numbers.Integral, 1, MAX_INT, closed="both")],
         "max_reweightings": [Interval(numbers.Integral, 1, MAX_INT, closed="both")],
         "tol": [Interval(numbers.Real, 0, None, closed="neither")],
         "solver": [StrOptions(set(SOLVERS))],
         "feature_costs": ["array-like", None],
-        "l1_ratio": [Interval(numbers.Real, 0, 1, closed="both")],
-        **GROUP_PARAMETER_CONSTRAINTS,
+        "l1_ratio": [Interval(numbers.Real, 0, 1, closed="both"), None],
+        **FEATURE_GROUP_CONSTRAINTS,
     }
 
-    def __init__(self, C: float = 1.0,
-                 penalty: Literal["l1", "log", "mcp", "lp", "group_lasso", "sparse_group_lasso"] = "l1", p: float = 0.5,
-                 epsilon: float = 0.1, mcp_gamma: float = 2.0, weights: Optional[npt.ArrayLike] = None,
-                 max_iter: int = 5000, max_reweightings: int = 10, tol: float = 1e-6,
-                 solver: Literal["prox-newton", "fista"] = "prox-newton",
-                 feature_costs: Optional[npt.ArrayLike] = None, *, l1_ratio: float = 0.5,
-                 feature_groups=None, group_costs=None, select_groups: bool = True) -> None:
+    def __init__(self, C: float = 1.0, penalty: Union[PenaltyName, Penalty] = "l1", p: Optional[float] = None,
+                 epsilon: Optional[float] = None, mcp_gamma: Optional[float] = None,
+                 weights: Optional[npt.ArrayLike] = None, max_iter: int = 5000, max_reweightings: int = 10,
+                 tol: float = 1e-6, solver: Literal["prox-newton", "fista"] = "prox-newton",
+                 feature_costs: Optional[npt.ArrayLike] = None, *, l1_ratio: Optional[float] = None,
+                 feature_groups=None, select_groups: bool = True) -> None:
         self.C = C
         self.penalty = penalty
         self.p = p
@@ -212,46 +213,38 @@ class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, RankingSelector):
         self.feature_costs = feature_costs
         self.l1_ratio = l1_ratio
         self.feature_groups = feature_groups
-        self.group_costs = group_costs
         self.select_groups = select_groups
 
     # -- validation ---------------------------------------------------------------------
-    def _check_params(self, n_features: int):
-        """The penalty weights (or None); the other parameters are checked by
-        ``_parameter_constraints``."""
-        weights = None
-        groups = self._feature_groups(n_features)
-        self._groups = groups
-        if self.penalty in GROUP_PENALTIES:
+    def _check_params(self, plan: FitPlan) -> _core.PenaltySpec:
+        """The core's penalty of this fit (its plan: groups and feature costs checked once); the
+        other parameters are checked by ``_parameter_constraints``."""
+        n_features, groups = plan.n_features, plan.groups
+        moved = {"p": self.p, "epsilon": self.epsilon, "mcp_gamma": self.mcp_gamma, "weights": self.weights,
+                 "l1_ratio": self.l1_ratio}
+        penalty = check_penalty(self.penalty, moved, type(self).__name__)
+        given = self.penalty if isinstance(self.penalty, str) else penalty  # as the user wrote it
+        if penalty.over_groups:
             if groups is None:
-                raise ValueError(f"penalty={self.penalty!r} needs feature_groups (the blocks of the penalty)")
+                raise ValueError(f"penalty={given!r} needs feature_groups (the blocks of the penalty)")
             if self.solver != "fista":
-                raise ValueError(f"penalty={self.penalty!r} is solved by solver=\"fista\" only (proximal "
+                raise ValueError(f"penalty={given!r} is solved by solver=\"fista\" only (proximal "
                                  "Newton's inner solver works coordinate by coordinate)")
-            if self.weights is not None or self.feature_costs is not None:
-                raise ValueError(f"penalty={self.penalty!r} takes no weights or feature_costs")
-            return None
-        if self._selects_groups():
-            raise ValueError(f"penalty={self.penalty!r} selects features: use penalty='group_lasso' or "
+            if self.feature_costs is not None:
+                raise ValueError(f"penalty={given!r} takes no feature_costs")
+            return penalty._spec(n_features, groups.index.astype(np.uintp))
+        if plan.by_group:
+            raise ValueError(f"penalty={given!r} selects features: use penalty='group_lasso' or "
                              "'sparse_group_lasso' to select whole groups, or select_groups=False")
-        if self.weights is not None:
-            if self.penalty != "l1":
-                raise ValueError("weights is only used with penalty='l1' (weighted L1, eq. 12)")
-            weights = check_vector(self.weights, "weights", allow_nan=True)
-            if weights.shape[0] != n_features:
-                raise ValueError(f"weights has {weights.shape[0]} entries but X has {n_features} features")
-            if np.isnan(weights).any() or (weights < 0).any():
-                raise ValueError("weights must be >= 0 (np.inf pins a coefficient at 0)")
         if self.feature_costs is not None:
-            if self.penalty != "l1" or weights is not None:
+            if not isinstance(penalty, L1) or penalty.weights is not None:
                 raise ValueError("feature_costs needs penalty='l1' and no weights (they become the L1 weights)")
-            costs, _ = self._costs_and_budget(n_features)  # no budget here: the costs weigh the L1
-            assert costs is not None
+            costs = plan.costs.feature_costs  # no budget here: the costs weigh the L1
             if costs.max() == 0:
                 raise ValueError("feature_costs are all 0: nothing would be penalised")
             if not np.all(costs == costs[0]):  # equal costs: the plain L1
-                weights = costs / costs.mean()
-        return weights
+                penalty = L1(weights=costs / costs.mean())
+        return penalty._spec(n_features, None)
 
     def _prepare(self, X, y, qid) -> GroupedData:
         """The grouped data of :meth:`c_min` and :meth:`path` (validated, warned about)."""
@@ -259,13 +252,10 @@ class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, RankingSelector):
         warn_if_degenerate(self, train.grouped)  # this function, c_min / path, the user
         return train.grouped
 
-    def _solve(self, data, C, weights, w0):
+    def _solve(self, data, C, penalty, w0):
         """``(_core.SolverResult, n_reweightings)`` of the core's sparse RankSVM at ``C``."""
-        labels = self._groups.index.astype(np.uintp) if self.penalty in GROUP_PENALTIES else None
-        fit = _core.sparse_ranksvm(
-            data.X, data.y, data.offsets, float(C), self.penalty, float(self.p), float(self.epsilon),
-            float(self.mcp_gamma), weights, w0, int(self.max_iter), int(self.max_reweightings),
-            float(self.tol), self.solver, groups=labels, l1_ratio=float(self.l1_ratio))
+        fit = _core.sparse_ranksvm(data.X, data.y, data.offsets, float(C), penalty, w0, int(self.max_iter),
+                                   int(self.max_reweightings), float(self.tol), self.solver)
         return fit.result, fit.n_reweightings
 
     # -- fit ----------------------------------------------------------------------------
@@ -278,20 +268,21 @@ class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, RankingSelector):
 
     def _fit(self, train: TrainingData, coef_init=None):
         n = train.n_features
+        plan = FitPlan.of(self, train, n)
         constant = constant_columns(train.X)
         degenerate = not all(warn_if_degenerate(self, train.grouped))
-        weights = self._check_params(n)
+        penalty = self._check_params(plan)
         w0 = None if coef_init is None else check_vector(coef_init, "coef_init", n=n)
         if degenerate:
             # the loss is constant: the minimiser is w = 0 (nothing to solve)
             zero = _core.SolverResult(np.zeros(n), 0.0, np.zeros(1), 0.0, 0, True)
-            self._set_fitted(zero, 0, constant, zero_features(train.X))
+            self._set_fitted(zero, 0, constant, zero_features(train.X), plan)
             return self
-        result, n_rew = self._solve(train.grouped, self.C, weights, w0)
-        self._set_fitted(result, n_rew, constant, zero_features(train.X))
+        result, n_rew = self._solve(train.grouped, self.C, penalty, w0)
+        self._set_fitted(result, n_rew, constant, zero_features(train.X), plan)
         return self
 
-    def _set_fitted(self, result, n_rew, constant, zero):
+    def _set_fitted(self, result, n_rew, constant, zero, plan: FitPlan):
         coef = np.asarray(result.coef)
         self.coef_ = coef
         self.support_ = coef != 0
@@ -303,25 +294,20 @@ class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, RankingSelector):
         self.objective_history_ = np.asarray(result.objective_history)
         self.objective_ = float(result.objective)
         self.converged_ = bool(result.converged)
-        self._set_selected_groups(getattr(self, "_groups", None))
+        self._set_groups(plan)
 
 
     # -- path ---------------------------------------------------------------------------
     def c_min(self, X, y, qid) -> float:
-        """Smallest ``C`` at which the l1 / weighted-l1 solution is not all zero:
-        ``1 / max_j (|dL/dw_j(0)| / beta_j)`` (KKT at ``w = 0``)."""
+        """Smallest ``C`` at which the solution is not all zero (KKT at ``w = 0``): ``1 /
+        alpha_max`` at ``dL/dw(0)``, e.g. ``max_j |dL/dw_j(0)| / beta_j`` for the weighted L1,
+        ``max_g ||dL/dw_g(0)|| / sqrt(|g|)`` for the group lasso; a non-convex penalty's is that
+        of its first, plain-L1, step."""
         data = self._prepare(X, y, qid)
-        return self._c_min(data, self._check_params(data.X.shape[1]))
+        return self._c_min(data, self._check_params(FitPlan.of(self, data, data.X.shape[1])))
 
-    def _c_min(self, data, weights) -> float:
-        # the penalty's alpha_max at the gradient at 0, in the core (sparse_ranksvm::c_min; for
-        # the group penalties max_g ||grad_g|| / sqrt(|g|) and its sparse-group analogue)
-        if self.penalty in GROUP_PENALTIES:
-            assert self._groups is not None  # _check_params refuses a group penalty without groups
-            labels = self._groups.index.astype(np.uintp)
-            return float(_core.sparse_c_min(data.X, data.y, data.offsets, groups=labels, penalty=self.penalty,
-                                            l1_ratio=float(self.l1_ratio)))
-        return float(_core.sparse_c_min(data.X, data.y, data.offsets, weights))
+    def _c_min(self, data, penalty) -> float:
+        return float(_core.sparse_c_min(data.X, data.y, data.offsets, penalty))
 
     def path(self, X, y, qid=None, Cs=None, n_Cs: int = 10, ratio: float = 1e3) -> SparsePath:
         """Fit the models for increasing ``C`` (decreasing regularisation) with warm starts.
@@ -335,9 +321,10 @@ class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, RankingSelector):
             if ratio < 1:
                 raise ValueError(f"ratio must be >= 1 (Cs go from c_min to ratio * c_min), got {ratio!r}")
         data = self._prepare(X, y, qid)
-        weights = self._check_params(data.X.shape[1])
+        plan = FitPlan.of(self, data, data.X.shape[1])
+        penalty = self._check_params(plan)
         if Cs is None:
-            c0 = self._c_min(data, weights)  # on the data already grouped here
+            c0 = self._c_min(data, penalty)  # on the data already grouped here
             Cs = c0 * np.logspace(0, np.log10(ratio), int(n_Cs))
         Cs = np.sort(check_vector(Cs, "Cs"))
         if (Cs <= 0).any():
@@ -345,13 +332,13 @@ class SparseRankSVM(RankerMixin, SparseLinearRankerMixin, RankingSelector):
         coefs, nsel, objs, iters = [], [], [], []
         w = None
         for C in Cs:
-            result, _ = self._solve(data, C, weights, w)
+            result, _ = self._solve(data, C, penalty, w)
             w = np.asarray(result.coef)
             coefs.append(w.copy())
             nsel.append(int(np.count_nonzero(w)))
             objs.append(float(result.objective))
             iters.append(int(result.n_iter))
-        coef_mat, g = np.vstack(coefs), self._groups
+        coef_mat, g = np.vstack(coefs), plan.groups
         n_groups = None if g is None else np.array([len(np.unique(g.index[c != 0])) for c in coef_mat])
         return SparsePath(Cs=np.asarray(Cs), coefs=coef_mat, n_selected=np.asarray(nsel),
                           objectives=np.asarray(objs), n_iter=np.asarray(iters), n_groups_selected=n_groups)
@@ -368,9 +355,10 @@ def sparse_path(X, y, qid, Cs=None, penalty="l1", **params) -> SparsePath:
     Cs : array-like of shape (n_Cs,) or None
         Default: 10 values log-spaced over three decades from the smallest C with a non-zero
         model (:meth:`SparseRankSVM.c_min`).
-    penalty : {"l1", "log", "mcp", "lp", "group_lasso", "sparse_group_lasso"}
-        The group penalties need ``feature_groups=`` and ``solver="fista"`` in ``params``; the
-        path then drops whole groups (``n_groups_selected``).
+    penalty : Penalty or {"l1", "log", "mcp", "lp", "group_lasso", "sparse_group_lasso"}
+        A penalty of :mod:`rankselect.models.penalties` or its shorthand. The group penalties
+        need ``feature_groups=`` and ``solver="fista"`` in ``params``; the path then drops
+        whole groups (``n_groups_selected``).
     **params : other :class:`SparseRankSVM` parameters (``n_Cs``, ``ratio`` go to ``path``).
 
     Returns

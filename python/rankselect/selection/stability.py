@@ -18,9 +18,9 @@ import numpy as np
 from sklearn.base import BaseEstimator, clone
 
 from .._validation import shown
-from ..data.feature_groups import check_feature_groups, check_group_costs
 from ..data.grouping import TrainingData
 from ._base import RankingSelector
+from ._plan import FitPlan
 
 __all__ = ["StabilitySelection", "nogueira_stability", "fold_selection_frequencies"]
 
@@ -141,8 +141,8 @@ class StabilitySelection(RankingSelector):
 
     def __init__(self, selector: BaseEstimator, n_resamples: int = 50, sample_fraction: float = 0.5,
                  threshold: float = 0.6, random_state: Union[int, np.random.Generator, None] = None, *,
-                 feature_groups=None, group_costs=None, select_groups: bool = True) -> None:
-        self.feature_groups, self.group_costs, self.select_groups = feature_groups, group_costs, select_groups
+                 feature_groups=None, select_groups: bool = True) -> None:
+        self.feature_groups, self.select_groups = feature_groups, select_groups
         self.selector = selector
         self.n_resamples = n_resamples
         self.sample_fraction = sample_fraction
@@ -170,13 +170,17 @@ class StabilitySelection(RankingSelector):
         return self._fit(self._validate_training_data(X, y, qid))
 
     def _fit(self, train: TrainingData):
+        # the groups of the frequencies: its own, or the selector's (checked before resampling)
+        own = self.feature_groups is not None
+        plan = FitPlan.of(self if own else self.selector, train, train.n_features) \
+            if own or getattr(self.selector, "feature_groups", None) is not None else None
         X, y, qid = train.X, train.y, train.qid
         groups = train.grouped.groups
         nq = groups.n_queries
         size = int(np.floor(self.sample_fraction * nq))
         if size < 2:
-            raise ValueError(f"sample_fraction={self.sample_fraction} of {nq} queries leaves {size}; "
-                             "a subsample needs at least 2 queries")
+            raise ValueError(f"sample_fraction={self.sample_fraction} of {nq} queries (n_samples={X.shape[0]}) "
+                             f"leaves {size}; a subsample needs at least 2 queries")
         rs = self.random_state
         rng = rs if isinstance(rs, np.random.Generator) else np.random.default_rng(rs)
         n = X.shape[1]
@@ -212,28 +216,25 @@ class StabilitySelection(RankingSelector):
         idx = np.flatnonzero(self.support_)
         tie = np.where(np.isnan(mean_pos[idx]), np.inf, mean_pos[idx])
         self.selected_features_ = idx[np.lexsort((tie, -freq[idx]))]
-        self._group_frequencies(n)
+        if plan is not None:
+            self._group_frequencies(plan)
         return self
 
-    def _group_frequencies(self, n: int) -> None:
-        """``group_frequencies_`` and, when groups are selected, the group-level support."""
-        own = self.feature_groups is not None
-        source = self if own else self.selector
-        if getattr(source, "feature_groups", None) is None:
-            return
-        groups = check_feature_groups(source.feature_groups, n)
-        if own and self.group_costs is not None:
-            check_group_costs(self.group_costs, groups)
+    def _group_frequencies(self, plan: FitPlan) -> None:
+        """``group_frequencies_`` and, when groups are selected (the plan's units are groups),
+        the group-level support."""
+        groups, n = plan.groups, plan.n_features
+        assert groups is not None
         touched = np.stack([np.bincount(groups.index[s], minlength=groups.n_groups) > 0 for s in self.supports_])
         gfreq = self.group_frequencies_ = touched.mean(axis=0)
-        if bool(self.select_groups) if own else bool(getattr(self.selector, "select_groups", True)):
+        if plan.by_group:
             kept = np.flatnonzero(gfreq >= self.threshold)
             # by decreasing frequency, then the lower mean position of the best member
             first = [np.nanmin(np.append(self.mean_position_[groups.members(int(g))], np.inf)) for g in kept]
             kept = kept[np.lexsort((np.asarray(first), -gfreq[kept]))]
-            self.selected_features_ = np.concatenate([groups.members(int(g)) for g in kept] or [np.zeros(0, np.intp)])
+            self.selected_features_ = plan.columns(kept)
             self.support_ = np.isin(np.arange(n), self.selected_features_)
-        self._set_selected_groups(groups)
+        self._set_groups(plan)
 
 
 def fold_selection_frequencies(result) -> dict[str, np.ndarray]:

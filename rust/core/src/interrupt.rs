@@ -41,7 +41,8 @@ pub const POLL_INTERVAL: std::time::Duration = std::time::Duration::from_millis(
 /// thread then finishes in the background and its result is dropped (CPU is wasted for the
 /// rest of that call, never memory beyond it). Runs `work` inline when the helper thread cannot
 /// start (thread limits). A panic in `work` becomes `Error::InvalidInput`, never a panic of
-/// the caller.
+/// the caller. The helper thread first reserves faer's matrix-product workspace
+/// ([`crate::alloc::reserve_gemm_workspace`]): `Error::OutOfMemory` when it cannot.
 pub fn run_interruptible<T, F>(interrupt: &dyn Interrupt, what: &str, work: F) -> Result<T>
 where
     T: Send + 'static,
@@ -49,7 +50,7 @@ where
 {
     use std::sync::mpsc;
     interrupt.check()?;
-    let (tx, rx) = mpsc::sync_channel::<std::thread::Result<T>>(1);
+    let (tx, rx) = mpsc::sync_channel::<Result<std::thread::Result<T>>>(1);
     // The closure sits in a shared slot so that it can still run inline when the thread
     // cannot be spawned.
     let slot = std::sync::Arc::new(std::sync::Mutex::new(Some(work)));
@@ -57,7 +58,9 @@ where
     let spawned = std::thread::Builder::new().name(format!("rankselect-{what}")).spawn(move || {
         let f = slot2.lock().ok().and_then(|mut s| s.take());
         if let Some(f) = f {
-            let _ = tx.send(std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)));
+            let out = crate::alloc::reserve_gemm_workspace()
+                .map(|()| std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)));
+            let _ = tx.send(out);
         }
     });
     let panicked = |p: Box<dyn std::any::Any + Send>| {
@@ -71,13 +74,16 @@ where
     if spawned.is_err() {
         let f = slot.lock().ok().and_then(|mut s| s.take());
         return match f {
-            Some(f) => std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(panicked),
+            Some(f) => {
+                crate::alloc::reserve_gemm_workspace()?;
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(panicked)
+            }
             None => Err(Error::InvalidInput(format!("{what}: the helper thread failed"))),
         };
     }
     loop {
         match rx.recv_timeout(POLL_INTERVAL) {
-            Ok(r) => return r.map_err(panicked),
+            Ok(r) => return r?.map_err(panicked),
             Err(mpsc::RecvTimeoutError::Timeout) => interrupt.check()?,
             Err(mpsc::RecvTimeoutError::Disconnected) => {
                 return Err(Error::InvalidInput(format!("{what}: the helper thread stopped without a result")))

@@ -212,7 +212,8 @@ impl NewtonLoss for PySource {
 /// The rounds of greedy RankRLS over shards (`rankselect_core::shards::greedy_shard`), one
 /// entry per shard in shard order: `informative()` (bool arrays), `gram()` (`(G_s (n, n),
 /// b_s)`), `baseline()` (floats), `dots()` (`(e_s, h_s)`), `scan(c, d, skip)`, `cross(b)`,
-/// `add(b, c, d, t, skip)` (the next dots).
+/// `add(b, c, d, t, skip)` (the next dots); with groups, `unit_dots(offsets, columns)` and
+/// `scan_units(offsets, columns, K, h)`.
 impl ShardCalls for PySource {
     fn informative(&mut self) -> Result<Vec<Vec<bool>>> {
         self.call(
@@ -267,6 +268,24 @@ impl ShardCalls for PySource {
                 vec![int(py, b), c, d, arr(py, t), PyArray1::from_slice(py, skip).into_any()]
             },
             |v| per_shard(v, "add", pair),
+        )
+    }
+    fn unit_dots(&mut self, offsets: &[usize], columns: &[usize]) -> Result<Vec<Vec<f64>>> {
+        self.call(
+            "unit_dots",
+            |py| vec![PyArray1::from_slice(py, offsets).into_any(), PyArray1::from_slice(py, columns).into_any()],
+            |v| per_shard(v, "unit_dots", |a| any_vector(a, "unit_dots")),
+        )
+    }
+    fn scan_units(&mut self, offsets: &[usize], columns: &[usize], k: &[f64], h: &[f64]) -> Result<Vec<Vec<f64>>> {
+        self.call(
+            "scan_units",
+            |py| {
+                let (o, c) =
+                    (PyArray1::from_slice(py, offsets).into_any(), PyArray1::from_slice(py, columns).into_any());
+                vec![o, c, arr(py, k), arr(py, h)]
+            },
+            |v| per_shard(v, "scan_units", |a| any_vector(a, "scan_units")),
         )
     }
 }

@@ -181,7 +181,7 @@ fn squared_hinge_hessian_block<'py>(
     let out = crate::errors::run_detached(py, || -> rankselect_core::Result<Vec<f64>> {
         let loss = SquaredHinge::new(x, y, &offsets)?;
         let mut out = vec![0.0; k * k];
-        loss.hessian_block(w, ws, &mut out);
+        loss.hessian_block(w, ws, &mut out)?;
         Ok(out)
     })?;
     Ok(ndarray::Array2::from_shape_vec((k, k), out).expect("k x k").into_pyarray(py))

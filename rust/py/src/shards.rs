@@ -15,6 +15,7 @@ use crate::callbacks::PySource;
 use crate::data::groups::query_offsets;
 use crate::errors::{count_arg, opt_count_arg, python_interrupt, IntoPyResult};
 use crate::results::fields_repr;
+use crate::selection::greedy_plan::RunPlan;
 use crate::selection::greedy_rls::{criterion_of, run_with_progress, GreedyOptions, GreedyResult};
 
 /// GreedyShard(X, y, offsets, alpha, criterion="squared", convention="standard", max_memory=None)
@@ -106,10 +107,41 @@ impl GreedyShard {
         crate::errors::run_detached(py, || inner.add(b, c, d, t, skip))
     }
 
+    /// unit_dots(offsets, columns) -> this shard's `Xc_g^T C_g` of every unit `g` (group `g` =
+    /// `columns[offsets[g]:offsets[g + 1]]`), b x b row-major blocks concatenated.
+    fn unit_dots<'py>(
+        &self,
+        py: Python<'py>,
+        offsets: PyReadonlyArray1<'py, usize>,
+        columns: PyReadonlyArray1<'py, usize>,
+    ) -> PyResult<PyVec<'py, f64>> {
+        let (o, c) = (offsets.as_slice()?, columns.as_slice()?);
+        let out = crate::errors::run_detached(py, || self.inner.unit_dots(o, c))?;
+        Ok(out.into_pyarray(py))
+    }
+
+    /// scan_units(offsets, columns, k, h) -> this shard's part of each unit's criterion, given
+    /// the global `K = I + M_gg` (b x b row-major per unit) and `h = K^-1 r_g` (concatenated).
+    fn scan_units<'py>(
+        &self,
+        py: Python<'py>,
+        offsets: PyReadonlyArray1<'py, usize>,
+        columns: PyReadonlyArray1<'py, usize>,
+        k: PyReadonlyArray1<'py, f64>,
+        h: PyReadonlyArray1<'py, f64>,
+    ) -> PyResult<PyVec<'py, f64>> {
+        let (o, c, k, h) = (offsets.as_slice()?, columns.as_slice()?, k.as_slice()?, h.as_slice()?);
+        let out = crate::errors::run_detached(py, || self.inner.scan_units(o, c, k, h, self.criterion.as_ref()))?;
+        Ok(out.into_pyarray(py))
+    }
+
     /// gram() -> (G (n, n), b (n,)): this shard's `Xc^T Xc` and `Xc^T yc`.
     fn gram<'py>(&self, py: Python<'py>) -> PyResult<(PyMat<'py, f64>, PyVec<'py, f64>)> {
         let n = self.inner.n_features();
-        let (g, b) = crate::errors::run_detached_infallible(py, || self.inner.gram())?;
+        // the core's shard kernel calls faer: its workspace first (rankselect_core::alloc)
+        let (g, b) = crate::errors::run_detached(py, || {
+            rankselect_core::alloc::reserve_gemm_workspace().map(|()| self.inner.gram())
+        })?;
         Ok((PyArray2::from_vec2(py, &g.chunks(n.max(1)).map(|r| r.to_vec()).collect::<Vec<_>>())?, b.into_pyarray(py)))
     }
 
@@ -119,7 +151,7 @@ impl GreedyShard {
     }
 }
 
-/// greedy_rankrls_sharded(shards, n_features, n_queries, options, progress=None) -> GreedyResult
+/// greedy_rankrls_sharded(shards, n_features, n_queries, options, progress=None, groups=None) -> GreedyResult
 ///
 /// `greedy_rankrls` over query shards, with the same `options` (a `GreedyOptions`; not
 /// floating: the shards have no removal step) and result: the core's selection loop (ties,
@@ -129,9 +161,13 @@ impl GreedyShard {
 /// entry per shard, in shard order (`rankselect_core::shards::greedy_sharded::ShardCalls`). An
 /// exception raised by `shards` or `progress` stops the run and is re-raised as is. The
 /// options' `max_memory` (bytes): MemoryError before the driver's n x n matrices would exceed
-/// it (the shards apply their own).
+/// it (the shards apply their own). `groups=(group_offsets, members)` as in `greedy_rankrls`:
+/// whole groups by the block rounds `unit_dots` and `scan_units`, each group added by its
+/// columns' rounds.
 #[pyfunction]
-#[pyo3(signature = (shards, n_features, n_queries, options, progress=None))]
+#[pyo3(signature = (shards, n_features, n_queries, options, progress=None, groups=None))]
+// A binding takes its Python signature as is: one argument per parameter.
+#[allow(clippy::too_many_arguments)]
 fn greedy_rankrls_sharded<'py>(
     py: Python<'py>,
     shards: Py<PyAny>,
@@ -139,6 +175,7 @@ fn greedy_rankrls_sharded<'py>(
     n_queries: &Bound<'py, PyAny>,
     options: PyRef<'py, GreedyOptions>,
     progress: Option<Py<PyAny>>,
+    groups: Option<(PyReadonlyArray1<'py, usize>, PyReadonlyArray1<'py, usize>)>,
 ) -> PyResult<GreedyResult> {
     let n = count_arg(n_features, "n_features")?;
     let n_queries = count_arg(n_queries, "n_queries")?;
@@ -150,12 +187,16 @@ fn greedy_rankrls_sharded<'py>(
     // The shards check their own labels against the criterion.
     let crit = options.criterion(&[])?;
     let opts = options.core(None);
-    let costs = options.costs(n);
-    let choice = options.choice(&costs);
+    let groups = match &groups {
+        Some((go, members)) => Some((go.as_slice()?, members.as_slice()?)),
+        None => None,
+    };
     // The summed Gram matrix, the primal path's factor and the path itself: three n x n.
     let mut source = PySource::new(shards, n, 16, 3, options.max_memory())?;
+    let plan = RunPlan::new(options.plan_options(n), n, groups)?;
+    let choice = plan.choice();
     let out = run_with_progress(py, progress, |interrupt, report| {
-        sharded_kernel(&mut source, n, n_queries, &opts, &choice, crit.as_ref(), interrupt, report)
+        sharded_kernel(&mut source, &plan.units, n_queries, &opts, &choice, crit.as_ref(), interrupt, report)
     });
     source.finish(Ok(()))?;
     Ok(GreedyResult::from_path(py, out?))

@@ -32,8 +32,9 @@ API is 0-based), are:
 
 (``example_truth()`` returns the same as a :class:`GroundTruth`, 0-based.)
 
-:func:`feature_layout` gives the published feature layouts of LETOR 4.0 and MSLR-WEB10K/30K
-(names and families only, no data: :mod:`rankselect.data.datasets.layouts`).
+:func:`feature_layout` gives the published feature layouts of LETOR 4.0, MSLR-WEB10K/30K and
+OHSUMED (LETOR 3.0 and 2.0) (names and families only, no data:
+:mod:`rankselect.data.datasets.layouts`).
 """
 from __future__ import annotations
 
@@ -46,10 +47,11 @@ from typing import Any, Optional, Union, cast
 import numpy as np
 
 from ..letor import RankingData, load_letor, save_letor
-from .layouts import LAYOUTS, STREAMS, feature_layout
+from .layouts import LAYOUTS, STREAMS, Layout, feature_layout
 
 __all__ = [
     "feature_layout",
+    "Layout",
     "LAYOUTS",
     "STREAMS",
     "GroundTruth",

@@ -1,13 +1,12 @@
-"""What recursive elimination and forward selection share: the parameters, the validation
-scheme (a validation set or query folds), the candidate pool, costs, seeds, parallel fits
-in a fixed order, progress lines and interruption."""
+"""What recursive elimination and forward selection share: the parameters, the fit (its
+:class:`~rankselect.selection.FitPlan` and its run, :class:`~rankselect.selection.wrapper.loop.LoopRun`:
+the validation scheme - a validation set or query folds -, seeds, parallel fits in a fixed
+order, progress lines and interruption), the candidate pool and the choice on the path."""
 from __future__ import annotations
 
 import numbers
-import sys
-import time
 from dataclasses import replace
-from typing import Any, Callable, Optional, Union
+from typing import Any, Optional, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -16,24 +15,16 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ... import metrics
-from ..._config import Parallel, delayed
-from ..._validation import MAX_INT, check_matrix, check_predictions, check_qid, check_vector, fits_budget
-from ...data.feature_groups import ExtractionCosts
-from ...data.grouping import QueryGroups, TrainingData
-from ...data.splits import query_masks, query_splits
+from ..._validation import MAX_INT
+from ...data.grouping import TrainingData
 from ...metrics.checks import CONVENTIONS, Convention
 from .._base import GROUP_PARAMETER_CONSTRAINTS, RankingSelector
-from .adapters import GroupedSet, Interrupted, RankerAdapter, make_adapter
-from .path import SELECTION_RULES, PathRecorder, SelectionPath, choose_step
+from .._plan import FitPlan
+from .adapters import make_adapter
+from .loop import LoopRun
+from .path import SELECTION_RULES, SelectionPath, choose_step
 
 __all__: list[str] = []  # the base of the selectors: see rankselect.selection.wrapper
-
-Evaluation = tuple[np.ndarray, list]  # per-query scores over the validation queries, fitted rankers
-
-
-def _grouped(X, y, qid) -> GroupedSet:
-    groups = QueryGroups.from_qid(qid)
-    return GroupedSet(np.ascontiguousarray(groups.gather(X)), groups.gather(y), groups.gather(qid), groups.sizes)
 
 
 def _eval_at(scoring: str) -> Optional[int]:
@@ -108,139 +99,58 @@ class RankerLoopSelector(MetaEstimatorMixin, RankingSelector):
         return self._fit(self._validate_training_data(X, y, qid))
 
     def _fit(self, data: TrainingData):
-        self._start = time.perf_counter()
         n = data.n_features
-        self._adapter: RankerAdapter = make_adapter(self.estimator, self.early_stopping_rounds, _eval_at(self.scoring))
+        adapter = make_adapter(self.estimator, self.early_stopping_rounds, _eval_at(self.scoring))
         metrics.compute(self.scoring, np.zeros(2), np.zeros(2), np.zeros(2, dtype=np.int64))  # a valid measure?
-        self._splits = self._make_splits(data)
-        self._groups = self._feature_groups(n)
-        self._by_group = self._selects_groups()
-        if self._groups is None and self.group_costs is None:
-            costs, self._budget = self._costs_and_budget(n)
-            self._xcosts = ExtractionCosts(np.ones(n) if costs is None else costs)
-        else:  # the shared cost rule: each touched group's extraction cost paid once
-            xc, self._budget = self._extraction_costs(n)
-            self._xcosts = ExtractionCosts(np.ones(n)) if xc is None else xc
-        self._costs = self._xcosts.feature_costs
-        self._has_costs = self.feature_costs is not None or self.group_costs is not None
-        self._shared = self._xcosts.group_costs is not None  # subset costs are not sums of feature costs
-        seed_seq = np.random.SeedSequence(self._entropy())
-        self._ranker_seed = int(seed_seq.generate_state(1)[0] % (2**31 - 1))
-        self._seed_seq = seed_seq
-        self._cache: dict[tuple, Evaluation] = {}
-        self.candidates_ = self._candidate_order(data)
-        self._unit_cols = self._units()
-        target = self._target(n)
-        self._recorder = PathRecorder()
+        plan = FitPlan.of(self, data, n)
+        run = LoopRun(self, plan, adapter)
+        self.candidates_ = self._candidate_order(data, plan)
+        target = self._target(plan)
         try:
-            self._run(target)
+            outcome = self._run(run, target)
         except KeyboardInterrupt:
-            self._adapter.stop.set()
+            adapter.stop.set()
             raise
         finally:
-            self._cache = {}
-        self.path_ = self._recorder.path()
-        by_size = replace(self.path_, n_features=self.path_.n_groups) if self._by_group else self.path_
+            run.cache.clear()
+        self.path_ = run.recorder.path()
+        by_size = replace(self.path_, n_features=self.path_.n_groups) if plan.by_group else self.path_
         step = choose_step(by_size, self.selection_rule, None if target is None else target)
         self.selected_features_ = np.asarray(self.path_.features[step], dtype=np.intp)
         self.n_features_ = int(self.selected_features_.size)
         self.support_ = np.zeros(n, dtype=bool)
         self.support_[self.selected_features_] = True
-        self._set_selected_groups(self._groups)
-        self.estimator_ = self._adapter.fit(self._full_train.columns(self.selected_features_), self._ranker_seed,
-                                            self._final_eval.columns(self.selected_features_)
-                                            if self._final_eval is not None else None)
-        del self._adapter, self._splits, self._recorder
+        self._set_groups(plan)
+        self.estimator_ = run.fit_final(self.selected_features_)
+        self._finish(outcome)
         return self
 
-    def _run(self, target: Optional[int]) -> None:  # the selection loop of a subclass
+    def _run(self, run: LoopRun, target: Optional[int]) -> Any:  # the selection loop of a subclass
         raise NotImplementedError
 
-    def _entropy(self):
-        rs = self.random_state
-        if rs is None:
-            return None
-        if isinstance(rs, np.random.RandomState):
-            return int(rs.randint(2**31 - 1))
-        return int(rs)
+    def _finish(self, outcome: Any) -> None:
+        """The subclass's own fitted attributes, from what its ``_run`` returned."""
 
-    def _round_rng(self, round_: int) -> np.random.Generator:
-        """The generator of one round's permutations (independent of ``n_jobs``)."""
-        return np.random.default_rng(self._seed_seq.spawn(round_ + 1)[-1])
-
-    def _target(self, n: int) -> Optional[int]:
+    def _target(self, plan: FitPlan) -> Optional[int]:
         """The number of features (groups, with ``select_groups``) to select (None:
         ``"auto"``, the path's rule decides)."""
         if self.n_features_to_select == "auto":
             return None
-        if self._by_group:
-            assert self._groups is not None
-            return self._n_groups_to_select(self._groups)
-        return self._n_features_to_select(n, n_available=self.candidates_.size)
+        if plan.by_group:
+            return plan.n_to_select(self.n_features_to_select)
+        return self._n_features_to_select(plan.n_features, n_available=self.candidates_.size)
 
-    def _units(self) -> list[np.ndarray]:
-        """The units selected or eliminated: every candidate feature alone, or, with
-        ``select_groups``, every group's columns (indexed by the group's number)."""
-        if self._by_group:
-            assert self._groups is not None
-            return self._groups.member_lists()
-        return [np.array([j], dtype=np.intp) for j in range(self._costs.size)]
-
-    def _unit_columns(self, units) -> np.ndarray:
-        """The columns of a list of units, unit after unit."""
-        if not len(units):
-            return np.zeros(0, dtype=np.intp)
-        return np.concatenate([self._unit_cols[u] for u in units]).astype(np.intp)
-
-    def _subset_cost(self, cols) -> float:
-        """The cost of the columns ``cols`` (:class:`~rankselect.data.ExtractionCosts`:
-        the features' costs plus each touched group's cost once)."""
-        cols = np.asarray(cols, dtype=np.intp)
-        if not self._shared:
-            return float(self._costs[cols].sum())
-        return self._xcosts.total(cols)
-
-    def _make_splits(self, data: TrainingData) -> list[tuple[GroupedSet, GroupedSet]]:
-        train = GroupedSet(data.grouped.X, data.grouped.y, data.grouped.gather(data.qid), data.grouped.groups.sizes)
-        self._full_train = train
-        if self.validation is not None and self.cv is not None:
-            raise ValueError("give either validation=(X_vali, y_vali, qid_vali) or cv=, not both")
-        if self.validation is not None:
-            if len(self.validation) != 3:
-                raise ValueError("validation must be a tuple (X_vali, y_vali, qid_vali)")
-            Xv, yv, qv = self.validation
-            Xv = check_matrix(np.asarray(Xv, dtype=np.float64), "validation X")
-            if Xv.shape[1] != data.n_features:
-                raise ValueError(f"validation X has {Xv.shape[1]} features but X has {data.n_features}")
-            yv = check_vector(yv, "validation y", n=Xv.shape[0])
-            qv = check_qid(qv, Xv.shape[0], name="validation qid", of="validation X")
-            vali = _grouped(Xv, yv, qv)
-            self._final_eval: Optional[GroupedSet] = vali
-            return [(train, vali)]
-        self._final_eval = None
-        cv: Any = 3 if self.cv is None else self.cv
-        n_queries = train.sizes.size
-        if isinstance(cv, numbers.Integral) or hasattr(cv, "split"):
-            # the grouped rows, query k labelled k (the folds of earlier releases)
-            labels = np.repeat(np.arange(n_queries), train.sizes)
-            pairs = query_splits(cv, labels, train.X, train.y)
-            masks = query_masks(pairs, labels, np.arange(n_queries))
-        else:  # (train, test) pairs of row indices of X as given
-            pairs = query_splits(cv, data.qid)
-            masks = query_masks(pairs, data.qid, train.qid[np.cumsum(train.sizes) - train.sizes])
-        return [(train.rows(tr_q), train.rows(te_q)) for tr_q, te_q in masks]
-
-    def _candidate_order(self, data: TrainingData) -> np.ndarray:
-        """The features the selection works on, best first: all of them, an order, or a
-        rankselect selector's selection (fitted here when it is not yet)."""
+    def _candidate_order(self, data: TrainingData, plan: FitPlan) -> np.ndarray:
+        """The units the selection works on, best first: all the features (groups, with
+        ``select_groups``), an order, or a rankselect selector's selection (fitted here when it
+        is not yet)."""
         n = data.n_features
         cand = self.candidates
-        if self._by_group:
+        if plan.by_group:
             if cand is not None or self.n_candidates is not None:
                 raise ValueError("candidates and n_candidates choose features: they cannot be combined with "
                                  "feature_groups and select_groups=True (every group is a candidate)")
-            assert self._groups is not None
-            return np.arange(self._groups.n_groups, dtype=np.intp)
+            return np.arange(plan.n_units, dtype=np.intp)
         if cand is None:
             order = np.arange(n)
         elif hasattr(cand, "fit"):
@@ -273,65 +183,6 @@ class RankerLoopSelector(MetaEstimatorMixin, RankingSelector):
         if self.n_candidates is not None:
             order = order[: self.n_candidates]
         return np.asarray(order, dtype=np.intp)
-
-    # ------------------------------------------------------------------ evaluation
-
-    def _evaluate(self, cols) -> Evaluation:
-        """Fit the ranker on the training columns ``cols`` of every split; the per-query
-        validation scores (queries of all splits, concatenated) and the fitted rankers."""
-        key = tuple(sorted(int(c) for c in cols))
-        if key in self._cache:
-            return self._cache[key]
-        per_query, models = [], []
-        for train, vali in self._splits:
-            v = vali.columns(cols)
-            model = self._adapter.fit(train.columns(cols), self._ranker_seed, v)
-            pred = check_predictions(model.predict(v.X), model, v.y.size)
-            per_query.append(metrics.compute(self.scoring, v.y, pred, v.qid, convention=self.convention,
-                                             per_query=True))
-            models.append(model)
-        result = (np.concatenate(per_query), models)
-        self._cache[key] = result
-        return result
-
-    def _map(self, fn: Callable, items: list) -> list:
-        """``[fn(item) for item in items]``, on ``n_jobs`` threads (results in input order),
-        each in the caller's settings (``rankselect.config_context``, scikit-learn's)."""
-        if self.n_jobs in (None, 1) or len(items) < 2:
-            return [fn(item) for item in items]
-        stop = self._adapter.stop
-
-        def task(item):
-            if stop.is_set():  # a task not yet started when another was interrupted
-                raise Interrupted
-            try:
-                return fn(item)
-            except KeyboardInterrupt:
-                stop.set()
-                raise
-
-        try:
-            return Parallel(n_jobs=self.n_jobs, prefer="threads")(delayed(task)(item) for item in items)
-        except (KeyboardInterrupt, Interrupted):
-            stop.set()
-            raise KeyboardInterrupt from None
-
-    def _record(self, cols, per_query, added=(), removed=(), eligible: bool = True) -> None:
-        cols = np.asarray(cols, dtype=np.intp)
-        cost = self._subset_cost(cols)
-        ok = eligible and bool(fits_budget(cost, self._budget))
-        wall = time.perf_counter() - self._start
-        names = None
-        if self._by_group:
-            assert self._groups is not None
-            names = [self._groups.names[g] for g in self._groups.groups_of(cols)]
-        self._recorder.add(cols, per_query, added, removed, wall, cost, ok, groups=names)
-        if self.verbose:
-            row = self._recorder.rows[-1]
-            change = (f", added {list(map(int, added))}" if len(added) else "") + \
-                     (f", removed {list(map(int, removed))}" if len(removed) else "")
-            print(f"[{type(self).__name__}] step {len(self._recorder.rows)}: {cols.size} features, "
-                  f"{self.scoring} {row[1]:.4f} +- {row[2]:.4f}{change} ({wall:.1f} s)", file=sys.stderr, flush=True)
 
     # ------------------------------------------------------------------ selector API
 

@@ -13,6 +13,7 @@ from ..._validation import MAX_INT
 from ...analysis.inspection import permutation_importance
 from ...metrics.checks import Convention
 from .base import RankerLoopSelector
+from .loop import LoopRun
 
 __all__ = ["RecursiveElimination", "IMPORTANCES"]
 
@@ -77,7 +78,9 @@ class RecursiveElimination(RankerLoopSelector):
         Metric convention of ``scoring``.
     feature_costs : array-like of shape (n_features,), optional
         Cost of each feature (>= 0): each round then removes the features of least
-        importance per unit cost (importance below 0 counts as 0; free features go last).
+        importance per unit cost (:func:`~rankselect.selection.value_per_cost` with the
+        convention ``"zero"``: an importance below 0 counts as 0, then by importance; free
+        features of positive importance go last).
     budget : float, optional
         Only subsets whose total cost is within the budget may be selected (costs default
         to 1 per feature).
@@ -175,76 +178,68 @@ class RecursiveElimination(RankerLoopSelector):
         count = int(step) if isinstance(step, numbers.Integral) else max(1, int(np.floor(float(step) * size)))
         return max(0, min(count, size - floor))
 
-    def _importances(self, units: np.ndarray, per_query: np.ndarray, models: list, round_: int) -> np.ndarray:
+    def _importances(self, run: LoopRun, units: np.ndarray, per_query: np.ndarray, models: list,
+                     round_: int) -> np.ndarray:
         """Importance of each unit of ``units`` (a feature, or a group with ``select_groups``;
         higher: keep), averaged over the splits weighted by their validation queries. A group's
         permutation importance permutes its columns jointly within each query; its native
         importance is the sum of its columns'."""
-        cols = self._unit_columns(units)
+        plan = run.plan
+        cols = plan.columns(units)
         if self.importance == "refit":
-            others = [self._unit_columns(np.delete(units, a)) for a in range(units.size)]
+            others = [np.delete(units, a) for a in range(units.size)]
             base = float(per_query.mean())
-            return np.array([base - float(pq.mean()) for pq, _ in self._map(self._evaluate, others)])
-        local = np.repeat(np.arange(units.size), [self._unit_cols[u].size for u in units])  # unit of each column
+            return np.array([base - float(pq.mean()) for pq in run.map(run.evaluate_units, others)])
+        local = np.repeat(np.arange(units.size), [plan.units[u].size for u in units])  # unit of each column
         weights, values = [], []
-        rng = self._round_rng(round_)
-        for (_, vali), model in zip(self._splits, models):
+        rng = run.round_rng(round_)
+        for (_, vali), model in zip(run.splits, models):
             v = vali.columns(cols)
             if self.importance == "native":
-                values.append(np.bincount(local, weights=self._adapter.native_importance(model, cols.size),
-                                          minlength=units.size) if self._by_group
-                              else self._adapter.native_importance(model, cols.size))
+                values.append(np.bincount(local, weights=run.adapter.native_importance(model, cols.size),
+                                          minlength=units.size) if plan.by_group
+                              else run.adapter.native_importance(model, cols.size))
             else:
                 values.append(permutation_importance(model, v.X, v.y, v.qid, scoring=self.scoring,
                                                      n_repeats=self.n_repeats, random_state=rng,
                                                      convention=self.convention,
-                                                     feature_groups=local if self._by_group else None
+                                                     feature_groups=local if plan.by_group else None
                                                      ).importances_mean)
             weights.append(v.sizes.size)
         return np.average(np.vstack(values), axis=0, weights=weights)
 
-    def _run(self, target: Optional[int]) -> None:
+    def _run(self, run: LoopRun, target: Optional[int]) -> np.ndarray:
+        plan = run.plan
         units = self.candidates_.copy()  # features, or groups with select_groups
-        cols_of = self._unit_columns
         floor = 1 if target is None else target
-        n = self._costs.size
-        removed_round = np.full(n, -1)
+        removed_round = np.full(plan.n_features, -1)
         removed: np.ndarray = np.zeros(0, dtype=np.intp)
         round_ = 0
         while True:
-            cols = cols_of(units)
-            per_query, models = self._evaluate(cols)
-            self._record(cols, per_query, removed=removed)
+            cols = plan.columns(units)
+            per_query, models = run.evaluate(cols)
+            run.record(cols, per_query, removed=removed)
             n_drop = self._n_drop(units.size, floor)
             if n_drop == 0:
                 break
-            imp = self._importances(units, per_query, models, round_)
-            if self._has_costs:
-                if self._shared or self._by_group:  # what removing the unit saves (a group's cost
-                    total = self._subset_cost(cols)  # when its last member goes)
-                    c = np.array([total - self._subset_cost(cols_of(np.delete(units, a))) for a in range(units.size)])
-                else:
-                    c = self._costs[units]
-                key = np.where(c > 0, np.maximum(imp, 0) / np.where(c > 0, c, 1), np.inf)
-                order = np.lexsort((units, imp, key))  # least worth per cost first
+            imp = self._importances(run, units, per_query, models, round_)
+            if plan.priced:  # worth per unit of what removing the unit saves (a group's cost when its
+                key = plan.value(imp, plan.saved(units))  # last member goes); least first
+                order = np.lexsort((units, imp, key))
             else:
                 order = np.lexsort((units, imp))  # least important first, then the lowest index
             drop = order[:n_drop]
-            removed = cols_of(units[drop])
+            removed = plan.columns(units[drop])
             removed_round[removed] = round_
             units = units[order[n_drop:][::-1]]  # the survivors, most important first
             round_ += 1
-        # ranking: the selected step's features rank 1; removed later = better
-        self._removed_round = removed_round
+        return removed_round  # the round each feature was removed (-1: never)
 
-    def _fit(self, data):
-        super()._fit(data)
-        n = self.n_features_in_ if hasattr(self, "n_features_in_") else data.n_features
-        rr = self._removed_round
-        ranking = np.full(n, rr.max() + 3 if rr.size else 2, dtype=np.intp)
+    def _finish(self, removed_round: np.ndarray) -> None:
+        """``ranking_``: the selected step's features rank 1; removed later = better."""
+        rr = removed_round
+        ranking = np.full(self.n_features_in_, rr.max() + 3 if rr.size else 2, dtype=np.intp)
         last = rr.max() if rr.size else -1
         ranking[rr >= 0] = last - rr[rr >= 0] + 2
         ranking[self.support_] = 1
         self.ranking_ = ranking
-        del self._removed_round
-        return self

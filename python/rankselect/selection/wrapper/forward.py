@@ -8,9 +8,9 @@ from typing import Any, Optional, Union
 import numpy as np
 import numpy.typing as npt
 
-from ..._validation import fits_budget
 from ...metrics.checks import Convention
 from .base import RankerLoopSelector
+from .loop import LoopRun
 
 __all__ = ["ForwardSelection"]
 
@@ -22,7 +22,9 @@ class ForwardSelection(RankerLoopSelector):
     that feature; early-stopped on the validation queries for LightGBM, XGBoost and
     CatBoost) and adds the candidate of the best validation score (with ``feature_costs``:
     the largest gain per unit cost over the current subset's score, an empty subset scoring
-    0). The candidates are all features or the top ``n_candidates`` of ``candidates`` (a
+    0; when no candidate improves, the smallest loss whatever it costs: the value rule
+    :func:`~rankselect.selection.value_per_cost` with greedy RankRLS's convention ``"gain"``).
+    The candidates are all features or the top ``n_candidates`` of ``candidates`` (a
     rankselect selector's order: the linear path proposes, the ranker decides).
 
     With ``floating=True`` (sequential floating forward selection, Pudil et al. 1994), after
@@ -33,6 +35,13 @@ class ForwardSelection(RankerLoopSelector):
     Every subset scored is a step of :attr:`path_`; the selection is the best subset of size
     ``n_features_to_select`` or, with ``"auto"`` (walk up to all candidates), the step chosen by
     ``selection_rule`` among the best subset of each size.
+
+    A candidate constant within every training query (a feature, or a group all of whose
+    columns are: e.g. all-zero columns, or query-level features such as IDF sums) cannot
+    order two documents of a query: it is never a candidate, and the path stops when only such
+    candidates are left (``stop_reason_ == "uninformative"``), so the selection may hold
+    fewer than ``n_features_to_select`` units (groups constant within every query are never
+    selected: asking for all 14 groups of MQ2008 by measure gives 12).
 
     Parameters
     ----------
@@ -62,6 +71,11 @@ convention, feature_costs, budget, n_jobs, random_state, verbose
         As :class:`~rankselect.selection.wrapper.RecursiveElimination`'s (``path_`` records
         additions and, with ``floating``, removals; ``path_.eligible`` marks the best
         subset of each size).
+    stop_reason_ : {None, "uninformative", "budget", "visited"}
+        Why the path ended before ``n_features_to_select`` units (with ``"auto"``: before
+        every candidate): ``None`` (it did not), ``"uninformative"`` (only candidates constant
+        within every query were left), ``"budget"`` (no remaining candidate fits the budget) or
+        ``"visited"`` (with ``floating``: every addition gives a subset already scored).
 
     Examples
     --------
@@ -99,38 +113,33 @@ convention, feature_costs, budget, n_jobs, random_state, verbose
                          group_costs=group_costs, select_groups=select_groups)
         self.floating = floating
 
-    def _run(self, target: Optional[int]) -> None:
-        pool = [int(j) for j in self.candidates_]
-        stop_at = len(pool) if target is None else target
-        costs, budget = self._costs, self._budget
+    def _run(self, run: LoopRun, target: Optional[int]) -> Optional[str]:
+        plan = run.plan
+        constant = plan.unit_constant(plan.data.grouped.constant_within_queries())
+        candidates = [int(j) for j in self.candidates_]
+        pool = [j for j in candidates if not constant[j]]  # a unit constant within every query orders nothing
+        stop_at = len(candidates) if target is None else target
         selected: list[int] = []
         score = 0.0
         visited: set = set()
         best_of_size: dict[int, float] = {}
-
-        cols_of = self._unit_columns  # units: features, or groups with select_groups
+        cols_of = plan.columns  # units: features, or groups with select_groups
+        stop: Optional[str] = None
 
         def fits(subset) -> bool:
-            return bool(fits_budget(self._subset_cost(cols_of(subset)), budget))
-
-        def evaluate(subset):
-            return self._evaluate(cols_of(subset))[0]
+            return bool(plan.fits(plan.cost(cols_of(subset))))
 
         while len(selected) < stop_at:
-            tries = [j for j in pool if j not in selected and fits(selected + [j])
-                     and frozenset(selected + [j]) not in visited]
+            left = [j for j in pool if j not in selected and frozenset(selected + [j]) not in visited]
+            tries = [j for j in left if fits(selected + [j])]
             if not tries:
+                stop = ("budget" if left else "visited" if len(selected) < len(pool) else
+                        "uninformative" if len(pool) < len(candidates) else None)
                 break
-            results = self._map(evaluate, [selected + [j] for j in tries])
+            results = run.map(run.evaluate_units, [selected + [j] for j in tries])
             means = np.array([float(pq.mean()) for pq in results])
-            if self._has_costs:  # the marginal cost: a group's extraction is paid by its first member
-                base_cost = self._subset_cost(cols_of(selected))
-                c = np.array([self._subset_cost(cols_of(selected + [j])) - base_cost for j in tries]) \
-                    if self._shared or self._by_group else costs[tries]
-                gain = means - score
-                value = np.where(c > 0, gain / np.where(c > 0, c, 1), np.where(gain > 0, np.inf, gain))
-            else:
-                value = means
+            # value per unit of marginal cost (a group's extraction is paid by its first member)
+            value = plan.value(means - score, plan.marginal(selected, tries)) if plan.priced else means
             # best value, then (free candidates all worth +inf) the larger gain, then the lowest index
             a = int(np.lexsort((np.asarray(tries), -means, -value))[0])
             added = tries[a]
@@ -138,28 +147,32 @@ convention, feature_costs, budget, n_jobs, random_state, verbose
             score = float(means[a])
             visited.add(frozenset(selected))
             best_of_size[len(selected)] = max(best_of_size.get(len(selected), -np.inf), score)
-            self._record(cols_of(selected), results[a], added=tuple(cols_of([added])), eligible=False)
+            run.record(cols_of(selected), results[a], added=tuple(cols_of([added])), eligible=False)
             while self.floating and len(selected) >= 3:
                 removable = [i for i in selected[:-1] if frozenset(selected) - {i} not in visited]
                 if not removable:
                     break
                 smaller = [[j for j in selected if j != i] for i in removable]
-                res = self._map(evaluate, smaller)
-                for s in smaller:
-                    visited.add(frozenset(s))
+                res = run.map(run.evaluate_units, smaller)
+                for sub in smaller:
+                    visited.add(frozenset(sub))
                 m = np.array([float(pq.mean()) for pq in res])
                 b = int(np.argmax(m))
                 if m[b] <= best_of_size.get(len(smaller[b]), -np.inf):
                     break
                 selected, score = smaller[b], float(m[b])
                 best_of_size[len(selected)] = score
-                self._record(cols_of(selected), res[b], removed=tuple(cols_of([removable[b]])), eligible=False)
+                run.record(cols_of(selected), res[b], removed=tuple(cols_of([removable[b]])), eligible=False)
         # eligible: the first step reaching the best score of its size (in units)
-        rows = self._recorder.rows
+        rows = run.recorder.rows
         seen: set = set()
         for t, row in enumerate(rows):
-            size, mean = (len(row[11]) if self._by_group else row[0]), row[1]
+            size, mean = (len(row[11]) if plan.by_group else row[0]), row[1]
             if size not in seen and mean >= best_of_size[size]:
                 seen.add(size)
-                ok = bool(fits_budget(row[9], self._budget))
+                ok = bool(plan.fits(row[9]))
                 rows[t] = row[:10] + (ok,) + row[11:]
+        return stop
+
+    def _finish(self, outcome: Optional[str]) -> None:
+        self.stop_reason_ = outcome

@@ -1,60 +1,19 @@
 //! Sparse and non-convex RankSVM (Laporte et al. 2014): `min_w Ω(w) + C·L(w)` with the
-//! pairwise squared hinge `L` (eq. 7) and `Ω` the (weighted) L1 norm, or a non-convex
-//! penalty (log, MCP, lp) by reweighted L1 (Alg. 2). The orchestration lives here, not in
-//! the binding: the [`Solver`] of each (weighted) L1 problem, the penalty dispatch, and the
-//! objective reported.
+//! pairwise squared hinge `L` (eq. 7) and `Ω` the (weighted) L1 norm, a non-convex penalty
+//! (log, MCP, lp) by reweighted L1 (Alg. 2), or the (sparse-)group lasso. The orchestration
+//! lives here, not in the binding: the penalty chosen ([`PenaltySpec`], dispatched by
+//! [`PenaltySpec::at`]), the [`Solver`] of each convex problem, the objective reported, and
+//! the path's start [`c_min`].
 
 use crate::data::groups::QueryOffsets;
 use crate::error::Result;
 use crate::interrupt::Interrupt;
 use crate::invalid;
 use crate::solvers::datafit::{Datafit, PairwiseHinge, Scaled, SecondOrder};
-use crate::solvers::penalty::{GroupLasso, WeightedL1};
-use crate::solvers::reweighted::{reweighted_l1, Log, Lp, Mcp, NonConvex, ReweightedOptions};
+use crate::solvers::penalty::{PenaltySpec, SparsePenalty, WeightedL1};
+use crate::solvers::reweighted::{reweighted_l1, ReweightedOptions};
 use crate::solvers::{Solver, SolverResult};
 use ndarray::ArrayView2;
-
-/// The penalty `Ω` of sparse RankSVM.
-#[derive(Debug)]
-pub enum SparsePenalty {
-    /// `Σ_j β_j |w_j|` (all `β_j = 1` when `None`; eq. 12 with weights).
-    L1(Option<Vec<f64>>),
-    /// A non-convex penalty, solved by reweighted L1 (Alg. 2).
-    NonConvex(Box<dyn NonConvex>),
-    /// The group lasso or sparse-group lasso over disjoint groups ([`GroupLasso`]; FISTA only).
-    Group(GroupLasso),
-}
-
-impl SparsePenalty {
-    /// `"l1"`, `"log"`, `"mcp"` (`λ = 1/C`), `"lp"` with their parameters.
-    pub fn by_name(
-        name: &str,
-        c: f64,
-        p: f64,
-        epsilon: f64,
-        mcp_gamma: f64,
-        weights: Option<Vec<f64>>,
-    ) -> Result<Self> {
-        let g: Box<dyn NonConvex> = match name {
-            "l1" => return Ok(SparsePenalty::L1(weights)),
-            "log" => Box::new(Log { epsilon }),
-            "mcp" => Box::new(Mcp { mcp_gamma, lambda: 1.0 / c }),
-            "lp" => Box::new(Lp { p, epsilon }),
-            other => return invalid!("unknown penalty {other:?}"),
-        };
-        g.validate()?;
-        if weights.is_some() {
-            return invalid!("weights is only used with penalty='l1'");
-        }
-        Ok(SparsePenalty::NonConvex(g))
-    }
-
-    /// `"group_lasso"` (`l1_ratio` must be 0) or `"sparse_group_lasso"` over the groups given
-    /// as a label per feature (`0..n_groups`).
-    pub fn group(name: &str, labels: &[usize], l1_ratio: f64) -> Result<Self> {
-        GroupLasso::by_name(name, labels, l1_ratio).map(SparsePenalty::Group)
-    }
-}
 
 /// A sparse RankSVM fit: the [`SolverResult`] (for a non-convex penalty: the last
 /// reweighted solve, `n_iter` summed over the solves, the objective of `Ω + C·L` after each
@@ -85,18 +44,14 @@ pub fn fit(
     y: &[f64],
     offsets: &QueryOffsets,
     c: f64,
-    penalty: SparsePenalty,
+    penalty: &PenaltySpec,
     w0: Option<Vec<f64>>,
     solver: &Solver,
     reweighting: &ReweightedOptions,
     interrupt: &dyn Interrupt,
 ) -> Result<SparseFit> {
     check_problem(x, y, offsets, c)?;
-    if let SparsePenalty::L1(Some(w)) = &penalty {
-        if w.len() != x.ncols() {
-            return invalid!("weights has {} entries but x has {} columns", w.len(), x.ncols());
-        }
-    }
+    penalty.at(c, x.ncols())?; // the penalty's checks before the loss's allocations
     fit_with(PairwiseHinge::new(x, y, offsets)?, c, penalty, w0, solver, reweighting, interrupt)
 }
 
@@ -107,27 +62,14 @@ pub fn fit(
 pub fn fit_with<D: SecondOrder>(
     loss: D,
     c: f64,
-    penalty: SparsePenalty,
+    penalty: &PenaltySpec,
     w0: Option<Vec<f64>>,
     solver: &Solver,
     reweighting: &ReweightedOptions,
     interrupt: &dyn Interrupt,
 ) -> Result<SparseFit> {
-    if !(c.is_finite() && c > 0.0) {
-        return invalid!("C must be > 0, got {c}");
-    }
     let n = loss.n_features();
-    if let SparsePenalty::L1(Some(w)) = &penalty {
-        if w.len() != n {
-            return invalid!("weights has {} entries but x has {n} columns", w.len());
-        }
-    }
-    if let SparsePenalty::Group(pen) = &penalty {
-        let covered: usize = pen.members.iter().map(Vec::len).sum();
-        if covered != n {
-            return invalid!("groups has {covered} entries but x has {n} columns");
-        }
-    }
+    let penalty = penalty.at(c, n)?;
     let w0 = w0.unwrap_or_else(|| vec![0.0; n]);
     let datafit = Scaled::new(loss, c)?;
     match penalty {
@@ -135,8 +77,7 @@ pub fn fit_with<D: SecondOrder>(
             let result = solver.solve(&datafit, &pen, &w0, interrupt)?;
             Ok(SparseFit { result, n_reweightings: 1 })
         }
-        SparsePenalty::L1(weights) => {
-            let pen = WeightedL1::new(weights.unwrap_or_else(|| vec![1.0; n]))?;
+        SparsePenalty::L1(pen) => {
             let result = solver.solve(&datafit, &pen, &w0, interrupt)?;
             Ok(SparseFit { result, n_reweightings: 1 })
         }
@@ -163,33 +104,13 @@ pub fn fit_with<D: SecondOrder>(
     }
 }
 
-/// The smallest `C` at which the group-lasso or sparse-group-lasso solution is not all zero:
-/// `1 / α_max` ([`GroupLasso::alpha_max`]) at `∇L(0)`.
-pub fn c_min_group(x: ArrayView2<f64>, y: &[f64], offsets: &QueryOffsets, penalty: &GroupLasso) -> Result<f64> {
+/// The smallest `C` at which the solution of `Ω + C·L` is not all zero: `1 / α_max`, the
+/// penalty's [`SparsePenalty::alpha_max`] at `∇L(0)` (KKT at `w = 0`; for a non-convex
+/// penalty, its first, plain-L1 step's, which does not depend on `C`).
+pub fn c_min(x: ArrayView2<f64>, y: &[f64], offsets: &QueryOffsets, penalty: &PenaltySpec) -> Result<f64> {
     check_problem(x, y, offsets, 1.0)?;
     let n = x.ncols();
-    if penalty.members.iter().map(Vec::len).sum::<usize>() != n {
-        return invalid!("groups must give a label to each of the {n} features");
-    }
-    let loss = PairwiseHinge::new(x, y, offsets)?;
-    let mut grad = vec![0.0; n];
-    loss.value_grad(&vec![0.0; n], &mut grad)?;
-    let top = penalty.alpha_max(&grad);
-    if top.is_nan() || top <= 0.0 {
-        return invalid!("y has no preference pair that the features can separate");
-    }
-    Ok(1.0 / top)
-}
-
-/// The smallest `C` at which the (weighted) L1 solution is not all zero: `1 / α_max` with
-/// `α_max` the penalty's ([`WeightedL1::alpha_max`]) at `∇L(0)` (KKT at `w = 0`).
-pub fn c_min(x: ArrayView2<f64>, y: &[f64], offsets: &QueryOffsets, weights: Option<Vec<f64>>) -> Result<f64> {
-    check_problem(x, y, offsets, 1.0)?;
-    let n = x.ncols();
-    let pen = WeightedL1::new(weights.unwrap_or_else(|| vec![1.0; n]))?;
-    if pen.weights.len() != n {
-        return invalid!("weights has {} entries but x has {n} features", pen.weights.len());
-    }
+    let pen = penalty.at(1.0, n)?;
     let loss = PairwiseHinge::new(x, y, offsets)?;
     let mut grad = vec![0.0; n];
     loss.value_grad(&vec![0.0; n], &mut grad)?;
@@ -215,14 +136,13 @@ mod tests {
     #[test]
     fn c_min_is_the_kkt_point_at_zero() {
         let (x, y, o) = problem();
-        let c0 = c_min(x.view(), &y, &o, None).unwrap();
+        let l1 = PenaltySpec::L1 { weights: None };
+        let c0 = c_min(x.view(), &y, &o, &l1).unwrap();
         let solver = Solver::by_name("prox-newton", 500, 1e-10).unwrap();
         let opts = ReweightedOptions { max_reweightings: 10, tol: 1e-6 };
-        let below =
-            fit(x.view(), &y, &o, 0.99 * c0, SparsePenalty::L1(None), None, &solver, &opts, &NoInterrupt).unwrap();
+        let below = fit(x.view(), &y, &o, 0.99 * c0, &l1, None, &solver, &opts, &NoInterrupt).unwrap();
         assert!(below.result.coef.iter().all(|&w| w == 0.0));
-        let above =
-            fit(x.view(), &y, &o, 1.5 * c0, SparsePenalty::L1(None), None, &solver, &opts, &NoInterrupt).unwrap();
+        let above = fit(x.view(), &y, &o, 1.5 * c0, &l1, None, &solver, &opts, &NoInterrupt).unwrap();
         assert!(above.result.coef.iter().any(|&w| w != 0.0));
     }
 
@@ -233,13 +153,15 @@ mod tests {
         let mut objs = vec![];
         for name in ["prox-newton", "fista"] {
             let solver = Solver::by_name(name, 20_000, 1e-9).unwrap();
-            let r =
-                fit(x.view(), &y, &o, 1.0, SparsePenalty::L1(None), None, &solver, &opts, &NoInterrupt).unwrap().result;
+            let r = fit(x.view(), &y, &o, 1.0, &PenaltySpec::L1 { weights: None }, None, &solver, &opts, &NoInterrupt)
+                .unwrap()
+                .result;
             assert!(r.converged && r.kkt_residual <= 1e-6, "{name}: {r:?}");
             objs.push(r.objective);
         }
         assert!((objs[0] - objs[1]).abs() <= 1e-6 * objs[0].abs().max(1.0), "{objs:?}");
         assert!(Solver::by_name("newton", 1, 1.0).is_err());
-        assert!(SparsePenalty::by_name("mcp", 1.0, 0.5, 0.1, 2.0, Some(vec![1.0; 3])).is_err());
+        assert!(PenaltySpec::Mcp { gamma: -1.0 }.validate().is_err());
+        assert!(PenaltySpec::L1 { weights: Some(vec![1.0; 2]) }.at(1.0, 3).is_err());
     }
 }

@@ -27,9 +27,7 @@ use crate::data::groups::QueryOffsets;
 use crate::error::Result;
 use crate::interrupt::Interrupt;
 use crate::invalid;
-use crate::selection::greedy_rls::{
-    check_cache_memory, check_data, check_params, select, Choice, Criterion, GreedyOptions, GreedyPath, InMemory,
-};
+use crate::selection::greedy_rls::{greedy_rankrls_units, Choice, Criterion, GreedyOptions, GreedyPath, Units};
 
 pub use crate::selection::greedy_rls::choose_per_cost;
 
@@ -40,7 +38,7 @@ pub use crate::selection::greedy_rls::choose_per_cost;
 /// ([`state_bytes`](crate::selection::greedy_rls::state_bytes)). The result may hold fewer
 /// than `opts.n_features_to_select` features (`stop`: budget, `min_improvement`, or only
 /// features constant within every query left, which are never candidates). The loop is
-/// [`select`] with [`Choice::PerCost`].
+/// [`greedy_rankrls_units`] over the features with [`Choice::PerCost`].
 // A kernel entry point: one argument per parameter of the method.
 #[allow(clippy::too_many_arguments)]
 pub fn greedy_rankrls_costs(
@@ -73,22 +71,11 @@ pub fn greedy_rankrls_per_cost(
     interrupt: &dyn Interrupt,
     progress: &mut dyn FnMut(usize, usize, f64) -> Result<()>,
 ) -> Result<GreedyPath> {
-    check_params(x, y, offsets, opts)?;
-    let (m, n) = x.dim();
     if !matches!(choice, Choice::PerCost { .. }) {
         return invalid!("greedy_rankrls_per_cost needs a per-cost choice rule");
     }
-    choice.check(n)?;
-    check_data(x, y, criterion)?;
-    check_cache_memory(
-        m,
-        n,
-        opts.max_memory,
-        "select on fewer rows or features, or raise rankselect.set_config(max_memory=...)",
-    )?;
-    interrupt.check()?;
-    let mut backend = InMemory::new(x, y, offsets, opts.alpha, criterion)?;
-    select(&mut backend, opts, choice, interrupt, progress)
+    let units = Units::singletons(x.ncols());
+    greedy_rankrls_units(x, y, offsets, &units, opts, choice, criterion, interrupt, progress)
 }
 
 #[cfg(test)]

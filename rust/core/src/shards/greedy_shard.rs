@@ -36,16 +36,16 @@ use crate::selection::greedy_rls::{update_residuals, Criterion, CriterionScratch
 
 /// The caches of one shard (feature-major, as in [`crate::selection::greedy_rls::GreedyState`]).
 pub struct GreedyShard {
-    m: usize,
-    n: usize,
-    offsets: Vec<usize>,
-    y: Vec<f64>,
-    yc: Vec<f64>,
-    xt: Vec<f64>,
-    c: Vec<f64>,
-    u: Vec<f64>,
+    pub(super) m: usize,
+    pub(super) n: usize,
+    pub(super) offsets: Vec<usize>,
+    pub(super) y: Vec<f64>,
+    pub(super) yc: Vec<f64>,
+    pub(super) xt: Vec<f64>,
+    pub(super) c: Vec<f64>,
+    pub(super) u: Vec<f64>,
     a: Vec<f64>,
-    p: Vec<f64>,
+    pub(super) p: Vec<f64>,
     /// `false` for features constant within every query of this shard.
     informative: Vec<bool>,
 }
@@ -110,7 +110,7 @@ impl GreedyShard {
         &self.informative
     }
 
-    fn col<'s>(&self, v: &'s [f64], i: usize) -> &'s [f64] {
+    pub(super) fn col<'s>(&self, v: &'s [f64], i: usize) -> &'s [f64] {
         &v[i * self.m..(i + 1) * self.m]
     }
 
@@ -125,7 +125,7 @@ impl GreedyShard {
             .unzip()
     }
 
-    fn check_len(&self, what: &str, len: usize) -> Result<()> {
+    pub(super) fn check_len(&self, what: &str, len: usize) -> Result<()> {
         if len != self.n {
             return invalid!("{what} has {len} entries but the shard has {} features", self.n);
         }

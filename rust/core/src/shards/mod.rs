@@ -8,4 +8,5 @@
 
 pub mod greedy_shard;
 pub mod greedy_sharded;
+mod greedy_units;
 pub mod shard_sums;

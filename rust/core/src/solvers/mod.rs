@@ -13,8 +13,6 @@
 pub mod datafit;
 pub mod fista;
 pub mod penalty;
-#[cfg(test)]
-mod penalty_tests;
 pub mod prox_newton;
 pub mod reweighted;
 pub mod truncated_newton;

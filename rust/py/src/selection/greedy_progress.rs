@@ -32,7 +32,8 @@ where
             }
             Ok(())
         };
-        let result = kernel(&interrupt, &mut report);
+        // faer's products run on the pool's threads (the core's greedy folders call them)
+        let result = rankselect_core::alloc::reserve_gemm_workspaces().and_then(|()| kernel(&interrupt, &mut report));
         (result, callback_error)
     })?;
     if let Some(e) = callback_error {

@@ -8,12 +8,12 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 use rankselect_core::metrics::{Convention, Measure, MetricSpec};
-use rankselect_core::selection::cost_greedy::greedy_rankrls_costs;
 use rankselect_core::selection::greedy_rls::{
-    greedy_rankrls as plain_kernel, greedy_rankrls_floating, Choice, Criterion, FloatingPath,
-    GreedyOptions as CoreOptions, GreedyPath, MetricCriterion, Squared, Stop,
+    greedy_rankrls_floating, greedy_rankrls_units, Criterion, FloatingPath, GreedyOptions as CoreOptions, GreedyPath,
+    MetricCriterion, Squared, Stop,
 };
 
+use super::greedy_plan::{PlanOptions, RunPlan};
 pub(crate) use super::greedy_progress::run_with_progress;
 use crate::data::groups::query_offsets;
 use crate::errors::{count_arg, opt_count_arg, IntoPyResult};
@@ -67,10 +67,10 @@ pub(crate) fn criterion_of(name: &str, convention: &str, y: &[f64]) -> PyResult<
 /// MemoryError before the caches would exceed it (None: no limit). `feature_costs` and/or
 /// `budget`: choose by improvement per unit cost, never exceeding `budget` (a budget alone:
 /// unit costs). `floating=True`: sequential floating forward selection (neither costs, budget
-/// nor `min_improvement`). With `groups` (see `greedy_rankrls`): `select_groups=True`
-/// selects whole groups (`n_features_to_select` counts groups; a group costs its members'
-/// `feature_costs` plus its `group_costs` entry), False selects features, each group's
-/// `group_costs` entry paid once by its first selected member (the marginal cost).
+/// nor `min_improvement`; over whole groups too). With `groups` (see `greedy_rankrls`):
+/// `select_groups=True` selects whole groups (`n_features_to_select` counts groups; a group
+/// costs its members' `feature_costs` plus its `group_costs` entry), False selects features,
+/// each group's `group_costs` entry paid once by its first selected member (the marginal cost).
 /// Names and integers are checked here; the values by the run.
 #[pyclass(frozen, module = "rankselect._core", name = "GreedyOptions")]
 pub struct GreedyOptions {
@@ -197,6 +197,12 @@ impl GreedyOptions {
     }
 
     /// The group costs, if any, and whether a run with groups selects whole groups.
+    /// What the run's plan reads (`greedy_plan::RunPlan::new`) on `n` columns.
+    pub(crate) fn plan_options(&self, n: usize) -> PlanOptions<'_> {
+        let (group_costs, select_groups) = self.group_options();
+        PlanOptions { group_costs, select_groups, feature_costs: self.costs(n), budget: self.budget() }
+    }
+
     pub(crate) fn group_options(&self) -> (Option<&[f64]>, bool) {
         (self.group_costs.as_deref(), self.select_groups)
     }
@@ -217,14 +223,6 @@ impl GreedyOptions {
             (Some(c), _) => Some(c.clone()),
             (None, Some(_)) => Some(vec![1.0; n]),
             (None, None) => None,
-        }
-    }
-
-    /// The choice rule with the costs of [`Self::costs`].
-    pub(crate) fn choice<'c>(&self, costs: &'c Option<Vec<f64>>) -> Choice<'c> {
-        match costs {
-            Some(feature_costs) => Choice::PerCost { feature_costs, budget: self.budget, shared: None },
-            None => Choice::Best,
         }
     }
 }
@@ -310,12 +308,13 @@ impl GreedyResult {
 /// greedy_rankrls(X, y, offsets, options, progress=None, groups=None) -> GreedyResult
 ///
 /// Greedy RankRLS on rows grouped by query (`offsets`) as `options` (a `GreedyOptions`)
-/// says: plain, per cost under a budget, or floating. `progress(step, feature, value)` is
+/// says: plain, per cost under a budget, or floating, over features or whole groups: one
+/// selection loop over units (a feature is a unit of one). `progress(step, unit, value)` is
 /// called after every step (every addition when floating; with the GIL); an exception it
 /// raises stops the run and propagates. `groups=(group_offsets, members)` (uintp): group `g`
 /// is `members[group_offsets[g]:group_offsets[g + 1]]`, every column in exactly one group;
-/// with `options.select_groups` the run selects whole groups by the exact LQO criterion (a
-/// rank-b update per group) and `selected` holds group indices.
+/// with `options.select_groups` the run selects whole groups by the exact LQO criterion and
+/// `selected` holds group indices.
 #[pyfunction]
 #[pyo3(signature = (x, y, offsets, options, progress=None, groups=None))]
 // A binding takes its Python signature as is: one argument per parameter.
@@ -334,31 +333,21 @@ fn greedy_rankrls<'py>(
     let yv = crate::arrays::finite(&y, "y")?;
     let crit = options.criterion(yv)?;
     let opts = options.core(options.max_memory);
-    if let Some(groups) = groups {
-        let (go, members) = (groups.0.as_slice()?, groups.1.as_slice()?);
-        if let Some(path) =
-            super::greedy_groups::run(py, xv, yv, &off, &options, &opts, crit.as_ref(), progress.as_ref(), go, members)?
-        {
-            return Ok(GreedyResult::from_path(py, path));
-        }
-    } else if options.group_costs.is_some() {
-        return Err(PyValueError::new_err("group_costs needs groups (which columns each group's cost covers)"));
-    }
+    let groups = match &groups {
+        Some((go, members)) => Some((go.as_slice()?, members.as_slice()?)),
+        None => None,
+    };
+    let plan = RunPlan::new(options.plan_options(xv.ncols()), xv.ncols(), groups)?;
     if options.floating {
         let fp = run_with_progress(py, progress, |interrupt, report| {
-            greedy_rankrls_floating(xv, yv, &off, &opts, crit.as_ref(), interrupt, report)
+            greedy_rankrls_floating(xv, yv, &off, &plan.units, &opts, crit.as_ref(), interrupt, report)
         })?;
         return GreedyResult::from_floating(py, fp);
     }
-    let budget = options.budget;
-    let path = match options.costs(xv.ncols()) {
-        Some(costs) => run_with_progress(py, progress, |interrupt, report| {
-            greedy_rankrls_costs(xv, yv, &off, &opts, &costs, budget, crit.as_ref(), interrupt, report)
-        })?,
-        None => run_with_progress(py, progress, |interrupt, report| {
-            plain_kernel(xv, yv, &off, &opts, crit.as_ref(), interrupt, report)
-        })?,
-    };
+    let choice = plan.choice();
+    let path = run_with_progress(py, progress, |interrupt, report| {
+        greedy_rankrls_units(xv, yv, &off, &plan.units, &opts, &choice, crit.as_ref(), interrupt, report)
+    })?;
     Ok(GreedyResult::from_path(py, path))
 }
 

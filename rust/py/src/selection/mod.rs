@@ -4,7 +4,7 @@
 use pyo3::prelude::*;
 
 mod fsmrank;
-mod greedy_groups;
+pub(crate) mod greedy_plan;
 mod greedy_progress;
 pub mod greedy_rls;
 mod importance;

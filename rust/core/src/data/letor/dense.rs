@@ -13,8 +13,8 @@ use std::mem::MaybeUninit;
 
 use memchr::{memchr, memchr2};
 
-use super::line::{is_space, parse_line, Chunk, LocalError};
-use super::number::{digit_run, fast_decimal, parse_float, parse_qid};
+use super::line::{parse_line, Chunk, LocalError};
+use super::number::{digit_run, fast_decimal, is_space, parse_float, parse_qid};
 use super::{Element, LetorOptions};
 
 /// What the first pass learns about a chunk.

@@ -3,7 +3,7 @@
 
 use memchr::{memchr, memchr2};
 
-use super::number::{digit_run, fast_decimal, float_msg, parse_float, parse_index, parse_qid};
+use super::number::{digit_run, fast_decimal, float_msg, is_space, parse_float, parse_index, parse_qid, show};
 use super::{LetorOptions, MAX_INDEX};
 
 /// Sparse rows of one chunk.
@@ -82,11 +82,6 @@ pub(super) fn parse_chunk(buf: &[u8], opts: &LetorOptions, narrow: bool) -> std:
     Ok(c)
 }
 
-#[inline(always)]
-pub(super) fn is_space(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | b'\r' | 0x0b | 0x0c)
-}
-
 /// Whitespace-separated tokens of a line (Python's `bytes.split()`).
 struct Tokens<'a> {
     s: &'a [u8],
@@ -120,17 +115,6 @@ pub(super) fn trim(s: &[u8]) -> &[u8] {
     let a = s.iter().position(|&b| !(is_space(b) || b == b'\n')).unwrap_or(s.len());
     let b = s.iter().rposition(|&b| !(is_space(b) || b == b'\n')).map_or(a, |i| i + 1);
     &s[a..b]
-}
-
-/// A token for an error message (truncated, lossy UTF-8).
-pub(super) fn show(tok: &[u8]) -> String {
-    const MAX: usize = 40;
-    let s = String::from_utf8_lossy(&tok[..tok.len().min(MAX)]).into_owned();
-    if tok.len() > MAX {
-        format!("{s}...")
-    } else {
-        s
-    }
 }
 
 /// The checks of a feature index, given the previous index of the row (0 at the start).

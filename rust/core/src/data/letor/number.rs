@@ -1,7 +1,22 @@
 //! Numbers: correctly rounded floats (Clinger's exact fast path for short decimals,
 //! `fast-float2` for the rest), feature indices and qids.
 
-use super::line::{is_space, show};
+/// ASCII whitespace inside a line (Python's `bytes.split()`, without the newline).
+#[inline(always)]
+pub(super) fn is_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\r' | 0x0b | 0x0c)
+}
+
+/// A token for an error message (truncated, lossy UTF-8).
+pub(super) fn show(tok: &[u8]) -> String {
+    const MAX: usize = 40;
+    let s = String::from_utf8_lossy(&tok[..tok.len().min(MAX)]).into_owned();
+    if tok.len() > MAX {
+        format!("{s}...")
+    } else {
+        s
+    }
+}
 
 pub(super) enum FloatError {
     NotANumber,

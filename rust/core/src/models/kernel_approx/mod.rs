@@ -167,6 +167,7 @@ where
     if width == 0 || out.is_empty() {
         return Ok(());
     }
+    crate::alloc::reserve_gemm_workspaces()?; // each chunk's product runs on a pool thread
     let chunk_len = CHUNK_ROWS * width;
     let batch_len = chunk_len * CHUNKS_PER_CHECK;
     for (b, batch) in out.chunks_mut(batch_len).enumerate() {

@@ -84,6 +84,7 @@ pub fn nystroem_normalization(
                 .collect();
             let us = alloc::try_mat(c, c, |i, j| u[(i, j)] * scale[j], "the scaled eigenvectors")?;
             let mut n = alloc::try_zeroed_rows(c, c, "the Nystroem normalization")?;
+            alloc::reserve_gemm_workspace()?;
             matmul(row_major_mut(&mut n, c, c), Accum::Replace, us.as_ref(), u.transpose(), 1.0, Par::Seq);
             // Symmetrise exactly.
             for i in 0..c {

@@ -54,6 +54,7 @@ pub fn gram_checked(xc: &Array2<f64>, interrupt: &dyn Interrupt) -> Result<Mat<f
 
 pub(super) fn gram_waves(xc: &Array2<f64>, blocks_per_wave: usize, interrupt: &dyn Interrupt) -> Result<Mat<f64>> {
     let (m, n) = xc.dim();
+    crate::alloc::reserve_gemm_workspaces()?; // the products run on the pool's threads
     let x = as_faer(xc);
     let starts: Vec<usize> = (0..m).step_by(BLOCK).collect();
     let mut g = crate::alloc::try_mat_zeros(n, n, "the Gram matrix X^T X (features x features)")?;
@@ -115,6 +116,7 @@ pub(super) fn rows_times_waves(
 ) -> Result<Array2<f64>> {
     let (m, n) = x.dim();
     let p = b.ncols();
+    crate::alloc::reserve_gemm_workspaces()?; // the products run on the pool's threads
     let xs = x.as_slice().expect("standard layout");
     let mut out = crate::alloc::try_zeros2(m, p, "a blocked product (rows x columns)")?;
     let os = out.as_slice_mut().expect("standard layout");
@@ -139,6 +141,7 @@ pub(super) fn rows_times_waves(
 /// In-place Cholesky factor (lower) of an SPD matrix, sequential.
 pub(super) fn cholesky(mut a: Mat<f64>, what: &str) -> Result<Mat<f64>> {
     let n = a.nrows();
+    crate::alloc::reserve_gemm_workspace()?;
     let req = faer::linalg::cholesky::llt::factor::cholesky_in_place_scratch::<f64>(n, Par::Seq, Default::default());
     let mut mem = crate::alloc::try_workspace(req, "the Cholesky factorisation's workspace")?;
     faer::linalg::cholesky::llt::factor::cholesky_in_place(
@@ -153,16 +156,18 @@ pub(super) fn cholesky(mut a: Mat<f64>, what: &str) -> Result<Mat<f64>> {
 }
 
 /// Solves `L L^T x = rhs` in place with the lower factor `l` (only its lower triangle is read).
-pub(super) fn chol_solve(l: MatRef<'_, f64>, mut rhs: MatMut<'_, f64>) {
+pub(super) fn chol_solve(l: MatRef<'_, f64>, mut rhs: MatMut<'_, f64>) -> Result<()> {
+    crate::alloc::reserve_gemm_workspace()?;
     faer::linalg::triangular_solve::solve_lower_triangular_in_place(l, rhs.rb_mut(), Par::Seq);
     faer::linalg::triangular_solve::solve_upper_triangular_in_place(l.transpose(), rhs, Par::Seq);
+    Ok(())
 }
 
 /// Solves the SPD system `A x = b` (one right-hand side).
 pub fn spd_solve(a: Mat<f64>, b: &[f64], what: &str) -> Result<Vec<f64>> {
     let l = cholesky(a, what)?;
     let mut rhs = Mat::<f64>::from_fn(b.len(), 1, |i, _| b[i]);
-    chol_solve(l.as_ref(), rhs.as_mut());
+    chol_solve(l.as_ref(), rhs.as_mut())?;
     Ok((0..b.len()).map(|i| rhs[(i, 0)]).collect())
 }
 

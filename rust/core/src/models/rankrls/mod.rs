@@ -36,9 +36,7 @@ use crate::invalid;
 
 use self::blocked::{as_faer, chol_solve, cholesky, rows_times, with_ridge, xt_vec};
 pub use self::blocked::{center, gram, gram_checked, spd_solve};
-pub use self::path::{
-    eigen, gram_sums, lqo_alpha_path, lqo_errors, path_weights, projected_targets, solve_gram, AlphaPath,
-};
+pub use self::path::{eigen, gram_sums, lqo_errors, path_weights, projected_targets, solve_gram, AlphaPath};
 
 mod blocked;
 pub mod dual;
@@ -100,6 +98,26 @@ pub fn fit_checked(
     solve_gram(&g, &xt_vec(&xc, &yc), alpha, interrupt)
 }
 
+/// [`AlphaPath`] on grouped `x` (m x n) for every alpha: in the primal form (the n x n
+/// eigendecomposition) or, for wide data, the dual one ([`dual::use_dual`]).
+pub fn lqo_alpha_path(
+    x: ArrayView2<f64>,
+    y: &[f64],
+    offsets: &QueryOffsets,
+    alphas: &[f64],
+    interrupt: &dyn Interrupt,
+) -> Result<AlphaPath> {
+    if alphas.is_empty() {
+        return invalid!("alpha must hold at least one value");
+    }
+    check_problem(x, y, offsets, alphas)?;
+    let (xc, yc) = center(x, y, offsets)?;
+    if dual::use_dual(xc.nrows(), xc.ncols()) {
+        return dual::alpha_path_dual(&xc, &yc, offsets, alphas, interrupt);
+    }
+    path::alpha_path_primal(&xc, &yc, offsets, alphas, interrupt)
+}
+
 /// Full fit with exact leave-query-out results (Theorem 3.1, primal form).
 #[derive(Clone, Debug)]
 pub struct Lqo {
@@ -123,6 +141,7 @@ pub fn fit_lqo(
     interrupt: &dyn Interrupt,
 ) -> Result<Lqo> {
     check_problem(x, y, offsets, &[alpha])?;
+    crate::alloc::reserve_gemm_workspaces()?; // the per-query products run on the pool's threads
     let (m, n) = x.dim();
     let (xc, yc) = center(x, y, offsets)?;
     let a = with_ridge(&gram_checked(&xc, interrupt)?, alpha)?;
@@ -130,10 +149,10 @@ pub fn fit_lqo(
     interrupt.check()?;
     let b = xt_vec(&xc, &yc);
     let mut w = Mat::<f64>::from_fn(n, 1, |i, _| b[i]);
-    chol_solve(l.as_ref(), w.as_mut());
+    chol_solve(l.as_ref(), w.as_mut())?;
     let coef: Vec<f64> = (0..n).map(|i| w[(i, 0)]).collect();
     let mut ainv = crate::alloc::try_mat(n, n, |i, j| if i == j { 1.0 } else { 0.0 }, "(Xc^T Xc + alpha I)^-1")?;
-    chol_solve(l.as_ref(), ainv.as_mut());
+    chol_solve(l.as_ref(), ainv.as_mut())?;
     // P = Xc A^-1 (m x n): row r is (A^-1 xc_r)^T.
     let p = rows_times(&xc, ainv.as_ref(), interrupt)?;
     interrupt.check()?;
@@ -163,7 +182,7 @@ pub fn fit_lqo(
                 r[(i, 0)] = yc[s + i] - acc;
             }
             let lq = cholesky(ih, "I - H_qq")?;
-            chol_solve(lq.as_ref(), r.as_mut());
+            chol_solve(lq.as_ref(), r.as_mut())?;
             let res: Vec<f64> = (0..nq).map(|i| r[(i, 0)]).collect();
             // w_{-q} = w - P_q^T e_q
             let mut wq_ = coef.clone();

@@ -23,7 +23,6 @@ use ndarray::{Array2, ArrayView2};
 use rayon::prelude::*;
 
 use super::blocked::{as_faer, center, chol_solve, cholesky, gram_checked, rows_times, spd_solve, with_ridge, xt_vec};
-use super::check_problem;
 use crate::data::groups::QueryOffsets;
 use crate::error::{Error, Result};
 use crate::interrupt::{run_interruptible, Interrupt};
@@ -191,6 +190,7 @@ pub(super) fn projected_lqo_errors(
     interrupt: &dyn Interrupt,
 ) -> Result<Vec<f64>> {
     let n = s.len();
+    crate::alloc::reserve_gemm_workspaces()?; // the per-query products run on the pool's threads
     let zf = as_faer(z);
     let mut out = Vec::with_capacity(alphas.len());
     for &alpha in alphas {
@@ -212,7 +212,7 @@ pub(super) fn projected_lqo_errors(
                     r[(i, 0)] = yc[st + i] - (0..n).map(|l| zq[(i, l)] * beta[l]).sum::<f64>();
                 }
                 let lq = cholesky(ih, "I - H_qq")?;
-                chol_solve(lq.as_ref(), r.as_mut());
+                chol_solve(lq.as_ref(), r.as_mut())?;
                 Ok((0..nq).map(|i| r[(i, 0)] * r[(i, 0)]).sum())
             })
             .collect();
@@ -225,27 +225,20 @@ pub(super) fn projected_lqo_errors(
     Ok(out)
 }
 
-/// [`AlphaPath`] on grouped `x` (m x n): the pieces (a), (b), (c) on one shard, the data.
-pub fn lqo_alpha_path(
-    x: ArrayView2<f64>,
-    y: &[f64],
+/// [`AlphaPath`] in the primal (n x n) form on the centred `xc` (m x n), `yc`: the pieces
+/// (a), (b), (c) on one shard, the data ([`super::lqo_alpha_path`] picks the form).
+pub(super) fn alpha_path_primal(
+    xc: &Array2<f64>,
+    yc: &[f64],
     offsets: &QueryOffsets,
     alphas: &[f64],
     interrupt: &dyn Interrupt,
 ) -> Result<AlphaPath> {
-    if alphas.is_empty() {
-        return invalid!("alpha must hold at least one value");
-    }
-    check_problem(x, y, offsets, alphas)?;
-    let (xc, yc) = center(x, y, offsets)?;
-    if super::dual::use_dual(xc.nrows(), xc.ncols()) {
-        return super::dual::alpha_path_dual(&xc, &yc, offsets, alphas, interrupt);
-    }
-    let (s, v) = eigen(gram_checked(&xc, interrupt)?, interrupt)?;
+    let (s, v) = eigen(gram_checked(xc, interrupt)?, interrupt)?;
     interrupt.check()?;
-    let z = rows_times(&xc, v.as_ref(), interrupt)?;
-    let zy = xt_vec(&z, &yc);
+    let z = rows_times(xc, v.as_ref(), interrupt)?;
+    let zy = xt_vec(&z, yc);
     let coefs = path_weights(v.as_ref(), &s, &zy, alphas)?;
-    let lqo_errors = projected_lqo_errors(&z, &yc, offsets, &s, &zy, alphas, interrupt)?;
+    let lqo_errors = projected_lqo_errors(&z, yc, offsets, &s, &zy, alphas, interrupt)?;
     Ok(AlphaPath { lqo_errors, coefs })
 }

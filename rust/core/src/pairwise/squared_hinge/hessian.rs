@@ -70,13 +70,15 @@ impl SquaredHinge<'_> {
     /// eq. 24-25), row-major into `out` (`|ws|²`): the active set is sorted out once, one
     /// implicit product `AᵀDA u` per column of `X_W`, then one dense product `X_Wᵀ R`
     /// (sequential GEMM: the same bits for any thread count), symmetrised.
-    /// O(|ws| · m log n_q + m |ws|²) time, O(m |ws|) memory.
-    pub fn hessian_block(&self, w: &[f64], ws: &[usize], out: &mut [f64]) {
+    /// O(|ws| · m log n_q + m |ws|²) time, O(m |ws|) memory; `OutOfMemory` when the product's
+    /// workspace cannot be had ([`crate::alloc::reserve_gemm_workspace`]).
+    pub fn hessian_block(&self, w: &[f64], ws: &[usize], out: &mut [f64]) -> crate::error::Result<()> {
         let k = ws.len();
         assert_eq!(out.len(), k * k, "out must hold |ws|² entries");
         if k == 0 {
-            return;
+            return Ok(());
         }
+        crate::alloc::reserve_gemm_workspace()?;
         let x = self.x();
         let m = x.nrows();
         let hess = self.hessian(w);
@@ -99,5 +101,6 @@ impl SquaredHinge<'_> {
                 out[a * k + b] = 0.5 * (h[(a, b)] + h[(b, a)]);
             }
         }
+        Ok(())
     }
 }

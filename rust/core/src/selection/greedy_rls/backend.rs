@@ -1,88 +1,224 @@
 //! Where a greedy run gets its candidates' criterion values from: the in-memory caches
 //! ([`InMemory`], on [`GreedyState`]) or the caches of query shards answered by a callback
-//! ([`crate::shards::greedy_sharded`]). The selection loop ([`super::select`]) is written once
-//! over [`GreedyBackend`].
+//! ([`crate::shards::greedy_sharded`]). The selection loops ([`super::select`],
+//! [`super::select_floating`]) are written once over [`GreedyBackend`]; the candidates are
+//! units ([`Units`]: a feature is a unit of one).
 
 use faer::Mat;
 use ndarray::ArrayView2;
 
+use super::block::BlockCandidate;
 use super::criterion::{Criterion, CriterionScratch};
-use super::state::{GreedyState, Step};
+use super::exact::ExactLqo;
+use super::monitor::Monitor;
+use super::state::GreedyState;
+use super::step::Step;
+use super::units::Units;
 use crate::data::groups::{center_vec, QueryOffsets};
 use crate::error::Result;
 use crate::invalid;
 
-/// The data side of a greedy run (Algorithm 1).
+/// The data side of a greedy run (Algorithm 1) over units.
 pub trait GreedyBackend {
-    /// Number of features `n`.
-    fn n_features(&self) -> usize;
+    /// The units the run selects.
+    fn units(&self) -> &Units;
     /// `true` when larger criterion values are better.
     fn higher_is_better(&self) -> bool;
-    /// `false` for the features constant within every query (never candidates).
+    /// `false` for the units whose columns are all constant within every query (never
+    /// candidates).
     fn informative(&mut self) -> Result<Vec<bool>>;
     /// `Xc^T Xc` (n x n, symmetric) and `Xc^T yc`: the primal weights of every prefix (eq. 5).
     fn gram(&self) -> (&Mat<f64>, &[f64]);
     /// The criterion of the empty model (its query-centred LQO residuals are the centred
     /// labels), for the cost-aware rule.
     fn baseline(&mut self) -> Result<f64>;
-    /// The criterion after adding each candidate (`None` for the features in `skip`), once
-    /// the features added so far are in the model.
+    /// The criterion after adding each candidate unit, or after removing it for a unit in
+    /// the model (`None` for the units in `skip`).
     fn scan(&mut self, skip: &[bool]) -> Result<Vec<Option<f64>>>;
-    /// Adds feature `b` to the model (`skip` holds it and every other non-candidate). The
-    /// update may be deferred to the next [`scan`](GreedyBackend::scan).
-    fn add(&mut self, b: usize, skip: &[bool]) -> Result<()>;
-    /// Removes feature `b` from the model (floating search, [`super::select_floating`]); the
-    /// next [`scan`](GreedyBackend::scan) then scores the features in the model by their
-    /// removal. A backend without it refuses floating search.
-    fn remove(&mut self, _b: usize, _skip: &[bool]) -> Result<()> {
+    /// Adds unit `u` to the model (`skip` holds it and every other non-candidate). The update
+    /// may be deferred to the next [`scan`](GreedyBackend::scan).
+    fn add(&mut self, u: usize, skip: &[bool]) -> Result<()>;
+    /// Removes unit `u` from the model (floating search, [`super::select_floating`]). A
+    /// backend without it refuses floating search.
+    fn remove(&mut self, _u: usize, _skip: &[bool]) -> Result<()> {
         invalid!("floating search (floating=True) is not available on this backend")
-    }
-    /// Makes the removal values in `values` (from the last [`scan`](GreedyBackend::scan))
-    /// exact where a backend's downdate is ill-conditioned (floating search at small
-    /// `alpha`); may refresh every value. The default keeps them.
-    fn refine_removals(&mut self, _values: &mut Vec<Option<f64>>, _skip: &[bool]) -> Result<()> {
-        Ok(())
     }
 }
 
-/// Smallest removal pivot `1 - M_bb` ([`GreedyState::removal_pivot`]) that floating search
-/// downdates in O(m n); below it, the subset is refactored from `S = {}` instead
-/// ([`InMemory`]). A downdate multiplies the caches' rounding by about `1 / (1 - M_bb)`, so
-/// `1e-3` keeps its error near `1e3 eps` times the conditioning of the subset (1e-5 left
-/// 1.2e-8 on random problems at alpha 1e-3); where every pivot is above it, floating search
-/// is unchanged, bit for bit.
+/// Smallest removal pivot (`1 - M_bb` for a column; the smallest relative Cholesky pivot
+/// of `I - M_gg` for a unit) that floating search downdates in O(m n); below it, the caches
+/// of the smaller subset are rebuilt from `S = {}` instead. A downdate multiplies the caches'
+/// rounding by about the inverse pivot, so `1e-3` keeps it near `1e3 eps` times the
+/// conditioning of the subset; where every pivot is above it, a removal is one downdate.
 pub const MIN_REMOVAL_PIVOT: f64 = 1e-3;
 
-/// The in-memory backend: the caches of [`GreedyState`]; adding a feature is deferred to the
-/// next pass, which applies it and scans the candidates in one sweep.
+/// The in-memory backend: the caches of [`GreedyState`]; adding a unit is deferred to the
+/// next pass, which applies its (last) rank-one step and scans the candidates in one sweep.
 pub struct InMemory<'a> {
-    state: GreedyState,
+    pub(super) state: GreedyState,
     x: ArrayView2<'a, f64>,
-    /// The features in the model, in order of entry (the refactorisation's replay order).
-    order: Vec<usize>,
     y: &'a [f64],
     offsets: &'a QueryOffsets,
     criterion: &'a dyn Criterion,
+    units: &'a Units,
+    /// The unit of every column (`usize::MAX`: in none).
+    unit_of: Vec<usize>,
+    /// The units in the model, in order of entry (the refactorisation's replay order).
+    pub(super) order: Vec<usize>,
     pending: Option<Step>,
+    pub(super) exact: ExactLqo<'a>,
+    pub(super) monitor: Monitor,
 }
 
 impl<'a> InMemory<'a> {
-    /// Caches for `S = {}` of grouped, validated `x` (m x n) and `y`.
+    /// Caches for `S = {}` of grouped, validated `x` (m x n) and `y`, over `units`.
     pub fn new(
         x: ArrayView2<'a, f64>,
         y: &'a [f64],
         offsets: &'a QueryOffsets,
         alpha: f64,
+        units: &'a Units,
         criterion: &'a dyn Criterion,
-    ) -> crate::Result<Self> {
+    ) -> Result<Self> {
         let state = GreedyState::new(x, y, offsets, alpha)?;
-        Ok(InMemory { state, x, order: Vec::new(), y, offsets, criterion, pending: None })
+        let mut unit_of = crate::alloc::try_filled(x.ncols(), usize::MAX, "the unit of every column")?;
+        for u in 0..units.len() {
+            units.members(u).iter().for_each(|&j| unit_of[j] = u);
+        }
+        let exact = ExactLqo::new(x, y, offsets, alpha, criterion)?;
+        let monitor = Monitor::new(&state, criterion.is_squared());
+        Ok(InMemory {
+            state,
+            x,
+            y,
+            offsets,
+            criterion,
+            units,
+            unit_of,
+            order: Vec::new(),
+            pending: None,
+            exact,
+            monitor,
+        })
+    }
+
+    /// The informative columns of unit `u` (the others cannot change the model).
+    pub(super) fn live_members(&self, u: usize) -> Vec<usize> {
+        self.units.members(u).iter().copied().filter(|&j| self.state.informative()[j]).collect()
+    }
+
+    /// Column flags of the pass from unit flags: a column is skipped when its unit is, when it
+    /// is in no unit, or when it is constant within every query.
+    pub(super) fn column_skip(&self, skip: &[bool]) -> Vec<bool> {
+        self.unit_of.iter().zip(self.state.informative()).map(|(&u, &inf)| u == usize::MAX || !inf || skip[u]).collect()
+    }
+
+    /// One pass that applies `step` (if any) to the columns not in `col_skip`, and the
+    /// values of the units not in `skip`: a unit of one live column reads its column's value,
+    /// a larger one the block scan ([`GreedyState::scan_blocks`]); with the accuracy monitor's
+    /// estimates (the values it doubts are then recomputed exactly, [`super::monitor`]).
+    pub(super) fn pass_units(&mut self, step: Option<&Step>, skip: &[bool]) -> Result<Vec<Option<f64>>> {
+        let (values, est) = self.fast_values(step, skip)?;
+        self.refine(values, est, skip)
+    }
+
+    /// [`InMemory::pass_units`] before the exact recomputation: the shortcut's values and the
+    /// monitor's estimate of each one's relative error.
+    pub(super) fn fast_values(&mut self, step: Option<&Step>, skip: &[bool]) -> Result<(Vec<Option<f64>>, Vec<f64>)> {
+        let col_skip = self.column_skip(skip);
+        let (cols, dens) = self.state.pass(step, self.y, self.criterion, &col_skip);
+        let col_est = self.monitor.singleton_estimates(&self.state, &cols, &dens);
+        if self.units.is_singletons() {
+            return Ok((cols, col_est));
+        }
+        let nu = self.units.len();
+        let mut values: Vec<Option<f64>> = crate::alloc::try_filled(nu, None, "the units' criterion values")?;
+        let mut est = crate::alloc::try_filled(nu, 0.0, "the units' error estimates")?;
+        let (mut blocks, mut block_units) = (Vec::new(), Vec::new());
+        for u in (0..nu).filter(|&u| !skip[u]) {
+            let live = self.live_members(u);
+            match live.len() {
+                0 => {}
+                1 => {
+                    values[u] = cols[live[0]];
+                    est[u] = col_est[live[0]];
+                }
+                _ => {
+                    blocks.push(BlockCandidate { remove: self.state.in_model[live[0]], cols: live });
+                    block_units.push(u);
+                }
+            }
+        }
+        let scanned = self.state.scan_blocks(&blocks, self.y, self.criterion);
+        for ((u, blk), (v, piv)) in block_units.into_iter().zip(&blocks).zip(scanned) {
+            values[u] = Some(v);
+            est[u] = self.monitor.block_estimate(&self.state, &blk.cols, blk.remove, v, piv);
+        }
+        Ok((values, est))
+    }
+
+    /// The values whose estimated relative error exceeds the monitor's tolerance,
+    /// recomputed by the exact criterion ([`ExactLqo`]) of the unit's model.
+    fn refine(&mut self, mut values: Vec<Option<f64>>, est: Vec<f64>, skip: &[bool]) -> Result<Vec<Option<f64>>> {
+        let doubtful: Vec<usize> =
+            (0..values.len()).filter(|&u| !skip[u] && values[u].is_some() && self.monitor.doubts(est[u])).collect();
+        if doubtful.is_empty() {
+            return Ok(values);
+        }
+        let sets: Vec<Vec<usize>> = doubtful
+            .iter()
+            .map(|&u| {
+                let mut order: Vec<usize> = self.order.iter().copied().filter(|&v| v != u).collect();
+                if !self.order.contains(&u) {
+                    order.push(u);
+                }
+                self.units.columns_of(&order)
+            })
+            .collect();
+        let exact = self.exact.values(&sets)?;
+        for (u, v) in doubtful.into_iter().zip(exact) {
+            values[u] = Some(v);
+        }
+        Ok(values)
+    }
+
+    /// The rank-one steps of adding (or removing) the live columns of unit `u`: each but the
+    /// last applied by a pass over the other columns, the last left pending for the next scan.
+    fn steps(&mut self, u: usize, skip: &[bool], remove: bool) {
+        let live = self.live_members(u);
+        let Some((&last, head)) = live.split_last() else { return };
+        for (i, &j) in head.iter().enumerate() {
+            let step = if remove { self.state.deselect(j) } else { self.state.select(j) };
+            self.monitor.record(&step);
+            // the unit's columns not stepped yet stay current, whatever `skip` says
+            let mut col_skip = self.column_skip(skip);
+            live[i + 1..].iter().for_each(|&l| col_skip[l] = false);
+            let _ = self.state.pass(Some(&step), self.y, self.criterion, &col_skip);
+        }
+        let step = if remove { self.state.deselect(last) } else { self.state.select(last) };
+        self.monitor.record(&step);
+        self.pending = Some(step);
+    }
+
+    /// Refactorisation: the caches of `S = {}` ([`GreedyState::reset`]), then the units of
+    /// `order` added in order, each applied by full passes (the caches a fresh run would have).
+    fn replay(&mut self, order: &[usize], skip: &[bool]) {
+        self.state.reset(self.x);
+        self.monitor.reset(&self.state);
+        self.order.clear();
+        for &u in order {
+            self.steps(u, skip, false);
+            if let Some(step) = self.pending.take() {
+                let _ = self.state.pass(Some(&step), self.y, self.criterion, &self.column_skip(skip));
+            }
+            self.order.push(u);
+        }
     }
 }
 
 impl GreedyBackend for InMemory<'_> {
-    fn n_features(&self) -> usize {
-        self.state.n
+    fn units(&self) -> &Units {
+        self.units
     }
 
     fn higher_is_better(&self) -> bool {
@@ -90,7 +226,7 @@ impl GreedyBackend for InMemory<'_> {
     }
 
     fn informative(&mut self) -> Result<Vec<bool>> {
-        Ok(self.state.informative().to_vec())
+        Ok(self.units.informative(self.state.informative()))
     }
 
     fn gram(&self) -> (&Mat<f64>, &[f64]) {
@@ -114,73 +250,89 @@ impl GreedyBackend for InMemory<'_> {
 
     fn scan(&mut self, skip: &[bool]) -> Result<Vec<Option<f64>>> {
         let step = self.pending.take();
-        Ok(self.state.pass(step.as_ref(), self.y, self.criterion, skip))
+        self.pass_units(step.as_ref(), skip)
     }
 
-    fn add(&mut self, b: usize, _skip: &[bool]) -> Result<()> {
+    fn add(&mut self, u: usize, skip: &[bool]) -> Result<()> {
         debug_assert!(self.pending.is_none(), "a scan applies every step before the next");
-        self.pending = Some(self.state.select(b));
-        self.order.push(b);
+        self.steps(u, skip, false);
+        self.order.push(u);
         Ok(())
     }
 
-    /// A downdate (`c = -1/(1 - M_bb)`, O(m n)) when its pivot is at least
-    /// [`MIN_REMOVAL_PIVOT`]; otherwise the refactorisation [`InMemory::replay`] of the
-    /// subset without `b` (O(|S| m n)), whose caches are those of a fresh run.
-    fn remove(&mut self, b: usize, skip: &[bool]) -> Result<()> {
+    /// Downdates (`c = -1/(1 - M_bb)` per column, O(m n) each) when the unit's pivot is at
+    /// least [`MIN_REMOVAL_PIVOT`]; otherwise the refactorisation [`InMemory::replay`] of the
+    /// subset without `u` (O(|S| m n)), whose caches are those of a fresh run.
+    fn remove(&mut self, u: usize, skip: &[bool]) -> Result<()> {
         debug_assert!(self.pending.is_none(), "a scan applies every step before the next");
-        self.order.retain(|&f| f != b);
-        if self.state.removal_pivot(b) >= MIN_REMOVAL_PIVOT {
-            self.pending = Some(self.state.deselect(b));
-        } else {
-            let order = std::mem::take(&mut self.order);
-            if let Some((&last, head)) = order.split_last() {
-                self.replay(head, skip);
-                self.pending = Some(self.state.select(last));
-            } else {
-                self.state.reset(self.x);
-            }
+        let order: Vec<usize> = self.order.iter().copied().filter(|&v| v != u).collect();
+        if self.removal_pivot(u) >= MIN_REMOVAL_PIVOT {
+            self.steps(u, skip, true);
             self.order = order;
-        }
-        Ok(())
-    }
-
-    /// Each selected `j` whose pivot is below [`MIN_REMOVAL_PIVOT`] is scored by the exact
-    /// value of `S \ {j}` (the refactorisation's last pass: the value of adding `S \ {j}`'s
-    /// last feature to the rest); then `S` itself is refactored and every other value comes
-    /// from its fresh caches. Nothing changes when every pivot is above the threshold.
-    fn refine_removals(&mut self, values: &mut Vec<Option<f64>>, skip: &[bool]) -> Result<()> {
-        let ill: Vec<usize> =
-            self.order.iter().copied().filter(|&j| self.state.removal_pivot(j) < MIN_REMOVAL_PIVOT).collect();
-        if ill.is_empty() || self.order.len() < 2 {
             return Ok(());
         }
-        let order = self.order.clone();
-        let exact: Vec<Option<f64>> = ill
-            .iter()
-            .map(|&j| {
-                let rest: Vec<usize> = order.iter().copied().filter(|&f| f != j).collect();
-                let (&last, head) = rest.split_last().expect("|S| >= 2");
-                self.replay(head, skip)[last]
-            })
-            .collect();
-        *values = self.replay(&order, skip);
-        ill.iter().zip(exact).for_each(|(&j, v)| values[j] = v);
+        match order.split_last() {
+            Some((&last, head)) => {
+                self.replay(head, skip);
+                self.steps(last, skip, false);
+                self.order.push(last);
+            }
+            None => {
+                self.state.reset(self.x);
+                self.monitor.reset(&self.state);
+                self.order.clear();
+            }
+        }
         Ok(())
     }
 }
 
 impl InMemory<'_> {
-    /// Refactorisation: the caches of `S = {}` ([`GreedyState::reset`]), then the features of
-    /// `feats` added in order, each applied by a full pass; returns the last pass's values
-    /// (the scan of the model on `feats`, computed as by a fresh run).
-    fn replay(&mut self, feats: &[usize], skip: &[bool]) -> Vec<Option<f64>> {
-        self.state.reset(self.x);
-        let mut values = self.state.pass(None, self.y, self.criterion, skip);
-        for &f in feats {
-            let step = self.state.select(f);
-            values = self.state.pass(Some(&step), self.y, self.criterion, skip);
+    /// The step a scan would apply (tests: the monitor against the exact values).
+    #[cfg(test)]
+    pub(super) fn take_pending(&mut self) -> Option<Step> {
+        self.pending.take()
+    }
+
+    /// The removal pivot of unit `u` in the model: `1 - M_bb` for one column, the smallest
+    /// relative Cholesky pivot of `I - M_gg` for more.
+    pub(super) fn removal_pivot(&self, u: usize) -> f64 {
+        let live = self.live_members(u);
+        match live.len() {
+            0 => 1.0,
+            1 => self.state.removal_pivot(live[0]),
+            b => {
+                let a: Vec<f64> = (0..b * b)
+                    .map(|t| (if t / b == t % b { 1.0 } else { 0.0 }) - self.state.mm[(live[t / b], live[t % b])])
+                    .collect();
+                let mut rhs = vec![0.0; b];
+                super::block::solve_sym(&a, b, &mut rhs, 1, &mut Vec::new(), 1.0)
+            }
         }
-        values
+    }
+
+    /// Floating search's refinement of the removal values (see [`super::floating`]): each
+    /// unit in the model whose pivot is below [`MIN_REMOVAL_PIVOT`] is scored by the value of
+    /// `S \ {u}` from a refactorisation; then `S` itself is refactored and every other value
+    /// comes from its fresh caches. Nothing changes when every pivot is above the threshold.
+    pub(super) fn refine_removals(&mut self, values: &mut Vec<Option<f64>>, skip: &[bool]) -> Result<()> {
+        let ill: Vec<usize> =
+            self.order.iter().copied().filter(|&u| self.removal_pivot(u) < MIN_REMOVAL_PIVOT).collect();
+        if ill.is_empty() || self.order.len() < 2 {
+            return Ok(());
+        }
+        let order = self.order.clone();
+        let mut exact = Vec::with_capacity(ill.len());
+        for &j in &ill {
+            let rest: Vec<usize> = order.iter().copied().filter(|&f| f != j).collect();
+            let (&last, head) = rest.split_last().expect("|S| >= 2");
+            // the value of adding `last` to the rest: that of `S \ {j}`
+            self.replay(head, skip);
+            exact.push(self.pass_units(None, skip)?[last]);
+        }
+        self.replay(&order, skip);
+        *values = self.pass_units(None, skip)?;
+        ill.iter().zip(exact).for_each(|(&j, v)| values[j] = v);
+        Ok(())
     }
 }

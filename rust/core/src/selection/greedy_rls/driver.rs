@@ -9,6 +9,7 @@ use super::choice::{choose_best, choose_per_cost, Choice};
 use super::criterion::Criterion;
 use super::path::{GreedyPath, PrimalPath, Stop};
 use super::state::state_bytes;
+use super::units::Units;
 use crate::data::groups::QueryOffsets;
 use crate::error::{check_memory, Result};
 use crate::interrupt::Interrupt;
@@ -32,24 +33,36 @@ pub struct GreedyOptions {
 
 /// The checks of the arguments every greedy run shares (shapes, queries,
 /// `n_features_to_select`, `alpha`, `min_improvement`), before any pass over the data.
-pub(crate) fn check_params(x: ArrayView2<f64>, y: &[f64], offsets: &QueryOffsets, opts: &GreedyOptions) -> Result<()> {
+pub(crate) fn check_params(
+    x: ArrayView2<f64>,
+    y: &[f64],
+    offsets: &QueryOffsets,
+    units: &Units,
+    opts: &GreedyOptions,
+) -> Result<()> {
     let (m, n) = x.dim();
     if y.len() != m {
         return invalid!("y has {} entries but X has {m} rows", y.len());
     }
+    if units.n_columns() != n {
+        return invalid!("the groups are over {} columns but X has {n} features", units.n_columns());
+    }
     offsets.check_rows(m, "X")?;
-    check_options(n, offsets.len() - 1, opts)
+    check_options(units, offsets.len() - 1, opts)
 }
 
-/// The checks of the options on `n` features and `n_queries` queries (in memory or over
-/// query shards).
-pub fn check_options(n: usize, n_queries: usize, opts: &GreedyOptions) -> Result<()> {
+/// The checks of the options on the candidate `units` and `n_queries` queries (in memory or
+/// over query shards): `n_features_to_select` counts units (features, or groups).
+pub fn check_options(units: &Units, n_queries: usize, opts: &GreedyOptions) -> Result<()> {
     if n_queries < 2 {
         return invalid!("leave-query-out needs at least two queries (qid), got {n_queries}");
     }
-    let k = opts.n_features_to_select;
-    if k < 1 || k > n {
+    let (k, n) = (opts.n_features_to_select, units.len());
+    if (k < 1 || k > n) && units.is_singletons() {
         return invalid!("n_features_to_select must be in [1, n_features = {n}], got {k}");
+    }
+    if k < 1 || k > n {
+        return invalid!("n_features_to_select counts groups: it must be in [1, n_groups = {n}], got {k}");
     }
     if !(opts.alpha.is_finite() && opts.alpha > 0.0) {
         return invalid!("alpha must be > 0 and finite, got {}", opts.alpha);
@@ -109,7 +122,9 @@ pub(crate) fn below_min_improvement(min_improvement: Option<f64>, prev: Option<f
     }
 }
 
-/// Greedy RankRLS on grouped `x` (m x n, rows contiguous per query as in `offsets`).
+/// Greedy RankRLS on grouped `x` (m x n, rows contiguous per query as in `offsets`): the
+/// plain run over the features ([`greedy_rankrls_units`] with every feature a unit and the
+/// best criterion).
 ///
 /// `progress(step, feature, value)` is called on the calling thread after every step.
 pub fn greedy_rankrls(
@@ -121,22 +136,48 @@ pub fn greedy_rankrls(
     interrupt: &dyn Interrupt,
     progress: &mut dyn FnMut(usize, usize, f64) -> Result<()>,
 ) -> Result<GreedyPath> {
-    let mut backend = in_memory_backend(x, y, offsets, opts, criterion, interrupt)?;
-    select(&mut backend, opts, &Choice::Best, interrupt, progress)
+    let units = Units::singletons(x.ncols());
+    greedy_rankrls_units(x, y, offsets, &units, opts, &Choice::Best, criterion, interrupt, progress)
 }
 
-/// The in-memory entry points' shared start ([`greedy_rankrls`],
+/// Greedy RankRLS over `units` (a feature is a unit of one) with the choice rule `choice`
+/// (costs per unit): [`select`] on the in-memory caches. The path's `selected` are unit
+/// indices, `lqo_scores` and `coef_path` one row per unit step; `progress(step, unit, value)`
+/// is called after every step.
+// A kernel entry point: one argument per parameter of the method.
+#[allow(clippy::too_many_arguments)]
+pub fn greedy_rankrls_units(
+    x: ArrayView2<f64>,
+    y: &[f64],
+    offsets: &QueryOffsets,
+    units: &Units,
+    opts: &GreedyOptions,
+    choice: &Choice,
+    criterion: &dyn Criterion,
+    interrupt: &dyn Interrupt,
+    progress: &mut dyn FnMut(usize, usize, f64) -> Result<()>,
+) -> Result<GreedyPath> {
+    let mut backend = in_memory_backend(x, y, offsets, units, opts, choice, criterion, interrupt)?;
+    select(&mut backend, opts, choice, interrupt, progress)
+}
+
+/// The prelude of every in-memory run ([`greedy_rankrls_units`],
 /// [`super::greedy_rankrls_floating`]): the argument and data checks, the memory rule for
 /// the caches, an interrupt check, then the caches for `S = {}`.
+// One argument per input of a run.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn in_memory_backend<'a>(
     x: ArrayView2<'a, f64>,
     y: &'a [f64],
     offsets: &'a QueryOffsets,
+    units: &'a Units,
     opts: &GreedyOptions,
+    choice: &Choice,
     criterion: &'a dyn Criterion,
     interrupt: &dyn Interrupt,
 ) -> Result<InMemory<'a>> {
-    check_params(x, y, offsets, opts)?;
+    check_params(x, y, offsets, units, opts)?;
+    choice.check(units.len())?;
     check_data(x, y, criterion)?;
     let (m, n) = x.dim();
     check_cache_memory(
@@ -147,15 +188,16 @@ pub(crate) fn in_memory_backend<'a>(
          rankselect.set_config(max_memory=...)",
     )?;
     interrupt.check()?;
-    InMemory::new(x, y, offsets, opts.alpha, criterion)
+    InMemory::new(x, y, offsets, opts.alpha, units, criterion)
 }
 
-/// The selection loop of Algorithm 1 on any backend: each step takes the candidate that
-/// `choice` picks (features constant within every query and selected features are never
-/// candidates), stops early by the `min_improvement` rule ([`Stop::MinImprovement`]), when
-/// only uninformative features are left ([`Stop::Uninformative`]) or nothing affordable is
-/// ([`Stop::Budget`]), and solves the primal weights of every prefix (eq. 5).
-/// `progress(step, feature, value)` is called after every step.
+/// The selection loop of Algorithm 1 on any backend, over its units: each step takes the
+/// candidate unit that `choice` picks (units whose columns are all constant within every
+/// query, and selected units, are never candidates), stops early by the `min_improvement`
+/// rule ([`Stop::MinImprovement`]), when only uninformative units are left
+/// ([`Stop::Uninformative`]) or nothing affordable is ([`Stop::Budget`]), and solves the
+/// primal weights of every prefix (eq. 5; a unit's columns appended in order).
+/// `progress(step, unit, value)` is called after every step.
 pub fn select<B: GreedyBackend + ?Sized>(
     backend: &mut B,
     opts: &GreedyOptions,
@@ -163,7 +205,7 @@ pub fn select<B: GreedyBackend + ?Sized>(
     interrupt: &dyn Interrupt,
     progress: &mut dyn FnMut(usize, usize, f64) -> Result<()>,
 ) -> Result<GreedyPath> {
-    let n = backend.n_features();
+    let n = backend.units().n_columns();
     let k = opts.n_features_to_select;
     let higher = backend.higher_is_better();
     // The criterion of the current model: the empty model's first (the cost-aware rule).
@@ -171,9 +213,10 @@ pub fn select<B: GreedyBackend + ?Sized>(
         Choice::PerCost { .. } => backend.baseline()?,
         Choice::Best => f64::NAN,
     };
-    // Selected features and features that cannot change the model are never candidates.
+    // Selected units and units that cannot change the model are never candidates.
     let mut skip: Vec<bool> = backend.informative()?.iter().map(|v| !v).collect();
     let mut selected: Vec<usize> = Vec::with_capacity(k);
+    let mut columns: Vec<usize> = Vec::new();
     let mut lqo_scores: Vec<f64> = Vec::with_capacity(k);
     let mut coef_rows: Vec<Vec<f64>> = Vec::with_capacity(k);
     let mut primal = PrimalPath::new(n);
@@ -206,14 +249,19 @@ pub fn select<B: GreedyBackend + ?Sized>(
                 stop = Some(Stop::Budget); // nothing affordable is left
                 break;
             }
-            return invalid!("no candidate feature gives a finite leave-query-out criterion");
+            return invalid!("no candidate gives a finite leave-query-out criterion");
         };
         if below_min_improvement(opts.min_improvement, lqo_scores.last().copied(), value, higher) {
             stop = Some(Stop::MinImprovement);
             break;
         }
         let (gram, xty) = backend.gram();
-        coef_rows.push(primal.push(gram, xty, opts.alpha, &selected, b));
+        let mut row = Vec::new();
+        for &j in backend.units().members(b) {
+            row = primal.push(gram, xty, opts.alpha, &columns, j);
+            columns.push(j);
+        }
+        coef_rows.push(row);
         selected.push(b);
         lqo_scores.push(value);
         skip[b] = true;

@@ -37,11 +37,12 @@ use std::collections::HashSet;
 
 use ndarray::ArrayView2;
 
-use super::backend::GreedyBackend;
-use super::choice::better;
+use super::backend::{GreedyBackend, InMemory};
+use super::choice::{better, Choice};
 use super::criterion::Criterion;
 use super::driver::{in_memory_backend, GreedyOptions};
 use super::path::{GreedyPath, PrimalPath, Stop};
+use super::units::Units;
 use crate::alloc;
 use crate::data::groups::QueryOffsets;
 use crate::error::Result;
@@ -51,29 +52,46 @@ use crate::invalid;
 /// Result of a floating run.
 #[derive(Clone, Debug)]
 pub struct FloatingPath {
-    /// Per subset size `s = 1..`: `selected` is the best subset of the largest size (in
-    /// order of entry), `lqo_scores[s - 1]` the best criterion of size `s`, `coef_path` row
-    /// `s - 1` the weights of the best subset of size `s`.
+    /// Per subset size `s = 1..` (in units): `selected` is the best subset of the largest
+    /// size (units, in order of entry), `lqo_scores[s - 1]` the best criterion of size `s`,
+    /// `coef_path` row `s - 1` the weights of the best subset of size `s`.
     pub path: GreedyPath,
-    /// The best subset of every size, each in order of entry into the search's subset.
+    /// The best subset of every size (units), each in order of entry into the search's subset.
     pub subsets: Vec<Vec<usize>>,
-    /// Every step: `(feature, added, criterion after the step)`.
+    /// Every step: `(unit, added, criterion after the step)`.
     pub steps: Vec<(usize, bool, f64)>,
 }
 
-/// Floating greedy RankRLS on grouped `x` (m x n), in memory: the checks of
-/// [`super::greedy_rankrls`] and [`select_floating`].
+/// Floating greedy RankRLS over `units` on grouped `x` (m x n), in memory: the prelude of
+/// [`super::greedy_rankrls_units`] and [`select_floating`].
+// A kernel entry point: one argument per parameter of the method.
+#[allow(clippy::too_many_arguments)]
 pub fn greedy_rankrls_floating(
     x: ArrayView2<f64>,
     y: &[f64],
     offsets: &QueryOffsets,
+    units: &Units,
     opts: &GreedyOptions,
     criterion: &dyn Criterion,
     interrupt: &dyn Interrupt,
     progress: &mut dyn FnMut(usize, usize, f64) -> Result<()>,
 ) -> Result<FloatingPath> {
-    let mut backend = in_memory_backend(x, y, offsets, opts, criterion, interrupt)?;
+    let mut backend = in_memory_backend(x, y, offsets, units, opts, &Choice::Best, criterion, interrupt)?;
     select_floating(&mut backend, opts, interrupt, progress)
+}
+
+/// What floating search needs beyond [`GreedyBackend`]: the in-memory backend refines the
+/// removal values of ill-conditioned downdates ([`InMemory::refine_removals`]).
+pub trait FloatingBackend: GreedyBackend {
+    /// Makes the removal values in `values` (from the last scan) exact where a downdate is
+    /// ill-conditioned; may refresh every value.
+    fn refine_removals(&mut self, values: &mut Vec<Option<f64>>, skip: &[bool]) -> Result<()>;
+}
+
+impl FloatingBackend for InMemory<'_> {
+    fn refine_removals(&mut self, values: &mut Vec<Option<f64>>, skip: &[bool]) -> Result<()> {
+        InMemory::refine_removals(self, values, skip)
+    }
 }
 
 /// Relative tolerance of a tie: values this close are equal (the rounding of the values at
@@ -97,9 +115,9 @@ fn key(subset: &[usize]) -> Vec<usize> {
     k
 }
 
-/// The SFFS loop (module docs) on any backend that can remove a feature.
-/// `progress(step, feature, value)` is called after every addition.
-pub fn select_floating<B: GreedyBackend + ?Sized>(
+/// The SFFS loop (module docs) over the backend's units, on any backend that can remove a
+/// unit. `progress(step, unit, value)` is called after every addition.
+pub fn select_floating<B: FloatingBackend + ?Sized>(
     backend: &mut B,
     opts: &GreedyOptions,
     interrupt: &dyn Interrupt,
@@ -108,7 +126,8 @@ pub fn select_floating<B: GreedyBackend + ?Sized>(
     if opts.min_improvement.is_some() {
         return invalid!("min_improvement is not available with floating search (floating=True)");
     }
-    let n = backend.n_features();
+    let n = backend.units().len();
+    let n_cols = backend.units().n_columns();
     let k = opts.n_features_to_select;
     let higher = backend.higher_is_better();
     // Only features that cannot change the model are skipped: the selected ones stay current.
@@ -187,16 +206,17 @@ pub fn select_floating<B: GreedyBackend + ?Sized>(
     let mut scores = Vec::new();
     let mut rows = Vec::new();
     for (v, s) in best.into_iter().skip(1).flatten() {
-        let mut primal = PrimalPath::new(n);
-        let mut w = vec![0.0; n];
-        for (j, &f) in s.iter().enumerate() {
-            w = primal.push(gram, xty, opts.alpha, &s[..j], f);
+        let cols = backend.units().columns_of(&s);
+        let mut primal = PrimalPath::new(n_cols);
+        let mut w = Vec::new();
+        for (j, &f) in cols.iter().enumerate() {
+            w = primal.push(gram, xty, opts.alpha, &cols[..j], f);
         }
         rows.push(w);
         scores.push(v);
         subsets.push(s);
     }
     let selected = subsets.last().cloned().unwrap_or_default();
-    let path = GreedyPath::from_rows(selected, scores, rows, n, stop);
+    let path = GreedyPath::from_rows(selected, scores, rows, n_cols, stop);
     Ok(FloatingPath { path, subsets, steps })
 }

@@ -68,7 +68,7 @@ fn downdate_matches_recomputation() {
     let mut state = GreedyState::new(x.view(), &y, &offsets, alpha).unwrap();
     let none = vec![false; 6];
     let crit = Squared;
-    let mut values = state.pass(None, &y, &crit, &none);
+    let mut values = state.pass(None, &y, &crit, &none).0;
     // add 0, 2, 3, 5; remove 2; add 1; remove 0; remove 3
     let moves: [(usize, bool); 8] =
         [(0, true), (2, true), (3, true), (5, true), (2, false), (1, true), (0, false), (3, false)];
@@ -85,7 +85,7 @@ fn downdate_matches_recomputation() {
         let predicted = values[f].unwrap();
         assert!((predicted - err).abs() <= 1e-9 * err.abs(), "move {f} {add}: {predicted} vs {err}");
         let step = if add { state.select(f) } else { state.deselect(f) };
-        values = state.pass(Some(&step), &y, &crit, &none);
+        values = state.pass(Some(&step), &y, &crit, &none).0;
         selected = after;
         let (c, u, p, mm, r) = state.caches();
         let (c0, u0, p0, mm0, r0) = from_scratch(&x, &y, &off, &selected, alpha);
@@ -159,7 +159,11 @@ fn matches_brute_force_sffs() {
     for seed in 1..9u64 {
         let (x, y, off) = problem(seed, &[5, 2, 7, 3, 4, 6, 3], 7);
         let opts = GreedyOptions { n_features_to_select: 6, alpha: 0.3, min_improvement: None, max_memory: None };
-        let fp = greedy_rankrls_floating(x.view(), &y, &qo(&off), &opts, &Squared, &NoInterrupt, &mut |_, _, _| Ok(()))
+        let units = Units::singletons(x.ncols());
+        let fp =
+            greedy_rankrls_floating(x.view(), &y, &qo(&off), &units, &opts, &Squared, &NoInterrupt, &mut |_, _, _| {
+                Ok(())
+            })
             .unwrap();
         let (subsets, values) = naive_sffs(&x, &y, &off, 6, 0.3);
         assert_eq!(fp.subsets, subsets, "seed {seed}");
@@ -181,7 +185,9 @@ fn matches_brute_force_sffs() {
 fn refuses_min_improvement_and_other_backends_refuse() {
     let (x, y, off) = problem(3, &[4, 3, 5], 4);
     let opts = GreedyOptions { n_features_to_select: 2, alpha: 1.0, min_improvement: Some(0.1), max_memory: None };
-    let err = greedy_rankrls_floating(x.view(), &y, &qo(&off), &opts, &Squared, &NoInterrupt, &mut |_, _, _| Ok(()))
-        .unwrap_err();
+    let units = Units::singletons(x.ncols());
+    let err =
+        greedy_rankrls_floating(x.view(), &y, &qo(&off), &units, &opts, &Squared, &NoInterrupt, &mut |_, _, _| Ok(()))
+            .unwrap_err();
     assert!(err.to_string().contains("min_improvement"), "{err}");
 }

@@ -1,6 +1,7 @@
-//! One chunk's share of greedy RankRLS's fused pass ([`GreedyState::pass`]): apply the
-//! step to the chunk's blocks of `C` and `U` and add up each feature's query terms, compiled
-//! at the SIMD level ([`crate::simd::dispatch`]; every level gives the same bits).
+//! One chunk's share of greedy RankRLS's fused pass
+//! ([`GreedyState::pass`](super::GreedyState::pass)): apply the step to the chunk's blocks of
+//! `C` and `U` and add up each feature's query terms, compiled at the SIMD level
+//! ([`crate::simd::dispatch`]; every level gives the same bits).
 //!
 //! Per (feature, query) the pass is a chain: `dot4(zb, C)`, then `h`, the update of `C` and
 //! `U` with its two sums, then `g` (a division) and the criterion's term. One feature at a
@@ -14,17 +15,18 @@
 //! right; no fused multiply-add), so the results are the same bits at every level; the
 //! baseline runs one feature at a time.
 
+use super::chunks::Chunks;
 use super::criterion::{Criterion, CriterionScratch};
-use super::state::{Chunks, Step};
-#[cfg(doc)]
-use super::GreedyState;
+#[cfg(target_arch = "x86_64")]
+use super::fused_avx2 as avx2;
+use super::step::Step;
 use crate::linalg::{dot4, sq_norm_axpy4};
 
 /// Features a chunk's pass runs through one query loop together at the AVX2 and AVX-512
 /// levels (module docs).
 pub(super) const INTERLEAVE: usize = 4;
 
-/// What one chunk's share of [`GreedyState::pass`] reads.
+/// What one chunk's share of [`GreedyState::pass`](super::GreedyState::pass) reads.
 pub(super) struct ChunkPass<'a> {
     pub(super) chunks: &'a Chunks,
     pub(super) offsets: &'a [usize],
@@ -43,18 +45,31 @@ impl ChunkPass<'_> {
     /// Chunk `k` (its blocks `cc` of `C` and `uu` of `U`): applies the step and returns each
     /// feature's sum of query terms. Compiled at the SIMD level ([`crate::simd::dispatch`]).
     #[inline(always)]
-    pub(super) fn run(&self, k: usize, cc: &mut [f64], uu: &mut [f64], scratch: &mut CriterionScratch) -> Vec<f64> {
-        let mut out = vec![0.0; self.coefs.len()];
+    ///
+    /// Also returns, per feature, the smallest `1 - c_i s1_q` over the chunk's queries (the
+    /// accuracy monitor's `den`, [`super::monitor`]; 1 for a chunk without rows).
+    pub(super) fn run(
+        &self,
+        k: usize,
+        cc: &mut [f64],
+        uu: &mut [f64],
+        scratch: &mut CriterionScratch,
+    ) -> (Vec<f64>, Vec<f64>) {
+        let mut out = vec![0.0; 2 * self.coefs.len()];
+        let (sums, dens) = out.split_at_mut(self.coefs.len());
+        dens.iter_mut().for_each(|d| *d = 1.0);
         #[cfg(target_arch = "x86_64")]
         {
             if crate::simd::level() >= crate::simd::SimdLevel::Avx2 && crate::simd::SimdLevel::Avx2.is_available() {
                 // SAFETY: the CPU has AVX2 (checked just above).
-                unsafe { self.run_avx2(k, cc, uu, scratch, &mut out) };
-                return out;
+                unsafe { self.run_avx2(k, cc, uu, scratch, sums, dens) };
+                let dens = out.split_off(self.coefs.len());
+                return (out, dens);
             }
         }
-        self.run_one_by_one(k, cc, uu, scratch, &mut out);
-        out
+        self.run_one_by_one(k, cc, uu, scratch, sums, dens);
+        let dens = out.split_off(self.coefs.len());
+        (out, dens)
     }
 
     /// [`ChunkPass::run`] one feature at a time (the baseline level).
@@ -66,6 +81,7 @@ impl ChunkPass<'_> {
         uu: &mut [f64],
         scratch: &mut CriterionScratch,
         out: &mut [f64],
+        dens: &mut [f64],
     ) {
         let (chunks, offsets, p) = (self.chunks, self.offsets, self.p);
         let r0 = chunks.rows[k];
@@ -75,7 +91,7 @@ impl ChunkPass<'_> {
             let ci_ = &mut cc[i * len..(i + 1) * len];
             let ui_ = &mut uu[i * len..(i + 1) * len];
             let (cf, df) = self.coefs[i];
-            let mut total = 0.0;
+            let (mut total, mut low) = (0.0, 1.0f64);
             for q in chunks.queries[k]..chunks.queries[k + 1] {
                 let (s, e) = (offsets[q], offsets[q + 1]);
                 let cq = &mut ci_[s - r0..e - r0];
@@ -90,7 +106,9 @@ impl ChunkPass<'_> {
                     }
                     None => (dot4(cq, uq), dot4(cq, pq)),
                 };
-                let g = cf * (s2 - df * s1) / (1.0 - cf * s1) - df;
+                let den = 1.0 - cf * s1;
+                let g = cf * (s2 - df * s1) / den - df;
+                low = low.min(den);
                 total += if self.squared {
                     sq_norm_axpy4(pq, g, uq)
                 } else {
@@ -98,6 +116,7 @@ impl ChunkPass<'_> {
                 };
             }
             out[i] = total;
+            dens[i] = low;
         }
     }
 
@@ -115,6 +134,7 @@ impl ChunkPass<'_> {
         uu: &mut [f64],
         scratch: &mut CriterionScratch,
         out: &mut [f64],
+        dens: &mut [f64],
     ) {
         let len = self.chunks.rows[k + 1] - self.chunks.rows[k];
         if len == 0 {
@@ -132,10 +152,10 @@ impl ChunkPass<'_> {
             // SAFETY (each call): the CPU has AVX2 (this function's contract).
             match cols.len() {
                 0 => break,
-                1 => self.group_avx2::<1>(k, &mut cols, out, scratch),
-                2 => self.group_avx2::<2>(k, &mut cols, out, scratch),
-                3 => self.group_avx2::<3>(k, &mut cols, out, scratch),
-                _ => self.group_avx2::<INTERLEAVE>(k, &mut cols, out, scratch),
+                1 => self.group_avx2::<1>(k, &mut cols, out, dens, scratch),
+                2 => self.group_avx2::<2>(k, &mut cols, out, dens, scratch),
+                3 => self.group_avx2::<3>(k, &mut cols, out, dens, scratch),
+                _ => self.group_avx2::<INTERLEAVE>(k, &mut cols, out, dens, scratch),
             }
         }
     }
@@ -152,6 +172,7 @@ impl ChunkPass<'_> {
         k: usize,
         cols: &mut std::vec::IntoIter<(usize, &'c mut [f64], &'c mut [f64])>,
         out: &mut [f64],
+        dens: &mut [f64],
         scratch: &mut CriterionScratch,
     ) {
         let (chunks, offsets, p) = (self.chunks, self.offsets, self.p);
@@ -167,6 +188,7 @@ impl ChunkPass<'_> {
         let df: [f64; K] = std::array::from_fn(|f| self.coefs[feats[f]].1);
         let t: [f64; K] = std::array::from_fn(|f| self.step.map_or(0.0, |st| st.t[feats[f]]));
         let mut total = [0.0f64; K];
+        let mut low = [1.0f64; K];
         for q in chunks.queries[k]..chunks.queries[k + 1] {
             let (s, e) = (offsets[q], offsets[q + 1]);
             let (a, b) = (s - r0, e - r0);
@@ -194,7 +216,11 @@ impl ChunkPass<'_> {
                     (s1, s2)
                 }
             };
-            let g: [f64; K] = std::array::from_fn(|f| cf[f] * (s2[f] - df[f] * s1[f]) / (1.0 - cf[f] * s1[f]) - df[f]);
+            let den: [f64; K] = std::array::from_fn(|f| 1.0 - cf[f] * s1[f]);
+            let g: [f64; K] = std::array::from_fn(|f| cf[f] * (s2[f] - df[f] * s1[f]) / den[f] - df[f]);
+            for f in 0..K {
+                low[f] = low[f].min(den[f]);
+            }
             if self.squared {
                 // SAFETY: AVX2 (the contract); the pointers as said above.
                 let terms = unsafe { avx2::sq_norm_axpy4_k(pq, &g, up.map(|v| v.cast_const())) };
@@ -211,6 +237,7 @@ impl ChunkPass<'_> {
         }
         for f in 0..K {
             out[feats[f]] = total[f];
+            dens[feats[f]] = low[f];
         }
     }
 }
@@ -267,132 +294,4 @@ pub(crate) fn fused_update(
         s2 += *cv * p[k];
     }
     (s1, s2)
-}
-
-/// The pass's kernels for `K` features at once in AVX registers (one `__m256d` = the four
-/// lanes of one feature's sum): each feature's operations and order are those of [`dot4`],
-/// [`fused_update`] and [`sq_norm_axpy4`] (module docs). The columns are raw pointers, each
-/// valid for the length of the shared slices (`z`, `p`) and distinct from every other
-/// argument; callers must run on a CPU with AVX (inlined into an AVX2 function).
-#[cfg(target_arch = "x86_64")]
-pub(crate) mod avx2 {
-    use core::arch::x86_64::{
-        __m256d, _mm256_add_pd, _mm256_loadu_pd, _mm256_mul_pd, _mm256_set1_pd, _mm256_setzero_pd, _mm256_storeu_pd,
-        _mm256_sub_pd,
-    };
-
-    /// `(l0 + l1) + (l2 + l3)`.
-    #[inline(always)]
-    unsafe fn lanes(v: __m256d) -> f64 {
-        let mut a = [0.0f64; 4];
-        _mm256_storeu_pd(a.as_mut_ptr(), v);
-        (a[0] + a[1]) + (a[2] + a[3])
-    }
-
-    /// `[dot4(z, c_f)]`.
-    ///
-    /// # Safety
-    /// AVX; each `c[f]` valid for `z.len()` reads.
-    #[inline(always)]
-    pub(crate) unsafe fn dot4_k<const K: usize>(z: &[f64], c: [*const f64; K]) -> [f64; K] {
-        let len = z.len();
-        let n4 = len - len % 4;
-        let zp = z.as_ptr();
-        let mut acc = [_mm256_setzero_pd(); K];
-        let mut j = 0;
-        while j < n4 {
-            let zv = _mm256_loadu_pd(zp.add(j));
-            for f in 0..K {
-                acc[f] = _mm256_add_pd(acc[f], _mm256_mul_pd(zv, _mm256_loadu_pd(c[f].add(j))));
-            }
-            j += 4;
-        }
-        let mut s: [f64; K] = std::array::from_fn(|f| lanes(acc[f]));
-        for f in 0..K {
-            for (r, zv) in z.iter().enumerate().skip(n4) {
-                s[f] += zv * *c[f].add(r);
-            }
-        }
-        s
-    }
-
-    /// `[fused_update(c_f, u_f, ub, zb, p, t_f, h_f)]`, returned as `([s1_f], [s2_f])`.
-    ///
-    /// # Safety
-    /// AVX; `ub`, `zb` as long as `p`; each `c[f]`, `u[f]` valid for `p.len()` reads and
-    /// writes, all distinct.
-    #[inline(always)]
-    pub(crate) unsafe fn fused_update_k<const K: usize>(
-        c: [*mut f64; K],
-        u: [*mut f64; K],
-        ub: &[f64],
-        zb: &[f64],
-        p: &[f64],
-        t: &[f64; K],
-        h: &[f64; K],
-    ) -> ([f64; K], [f64; K]) {
-        let len = p.len();
-        assert!(ub.len() == len && zb.len() == len, "ub, zb and p of the query's length");
-        let n4 = len - len % 4;
-        let (ubp, zbp, pp) = (ub.as_ptr(), zb.as_ptr(), p.as_ptr());
-        let tv: [__m256d; K] = std::array::from_fn(|f| _mm256_set1_pd(t[f]));
-        let hv: [__m256d; K] = std::array::from_fn(|f| _mm256_set1_pd(h[f]));
-        let (mut a1, mut a2) = ([_mm256_setzero_pd(); K], [_mm256_setzero_pd(); K]);
-        let mut j = 0;
-        while j < n4 {
-            let (ubv, zbv, pv) = (_mm256_loadu_pd(ubp.add(j)), _mm256_loadu_pd(zbp.add(j)), _mm256_loadu_pd(pp.add(j)));
-            for f in 0..K {
-                let cn = _mm256_sub_pd(_mm256_loadu_pd(c[f].add(j)), _mm256_mul_pd(tv[f], ubv));
-                let un = _mm256_add_pd(_mm256_loadu_pd(u[f].add(j)), _mm256_mul_pd(hv[f], zbv));
-                _mm256_storeu_pd(c[f].add(j), cn);
-                _mm256_storeu_pd(u[f].add(j), un);
-                a1[f] = _mm256_add_pd(a1[f], _mm256_mul_pd(cn, un));
-                a2[f] = _mm256_add_pd(a2[f], _mm256_mul_pd(cn, pv));
-            }
-            j += 4;
-        }
-        let mut s1: [f64; K] = std::array::from_fn(|f| lanes(a1[f]));
-        let mut s2: [f64; K] = std::array::from_fn(|f| lanes(a2[f]));
-        for f in 0..K {
-            for r in n4..len {
-                let cv = *c[f].add(r) - t[f] * ub[r];
-                let uv = *u[f].add(r) + h[f] * zb[r];
-                *c[f].add(r) = cv;
-                *u[f].add(r) = uv;
-                s1[f] += cv * uv;
-                s2[f] += cv * p[r];
-            }
-        }
-        (s1, s2)
-    }
-
-    /// `[sq_norm_axpy4(p, g_f, z_f)]`.
-    ///
-    /// # Safety
-    /// AVX; each `z[f]` valid for `p.len()` reads.
-    #[inline(always)]
-    pub(crate) unsafe fn sq_norm_axpy4_k<const K: usize>(p: &[f64], g: &[f64; K], z: [*const f64; K]) -> [f64; K] {
-        let len = p.len();
-        let n4 = len - len % 4;
-        let pp = p.as_ptr();
-        let gv: [__m256d; K] = std::array::from_fn(|f| _mm256_set1_pd(g[f]));
-        let mut acc = [_mm256_setzero_pd(); K];
-        let mut j = 0;
-        while j < n4 {
-            let pv = _mm256_loadu_pd(pp.add(j));
-            for f in 0..K {
-                let r = _mm256_add_pd(pv, _mm256_mul_pd(gv[f], _mm256_loadu_pd(z[f].add(j))));
-                acc[f] = _mm256_add_pd(acc[f], _mm256_mul_pd(r, r));
-            }
-            j += 4;
-        }
-        let mut s: [f64; K] = std::array::from_fn(|f| lanes(acc[f]));
-        for f in 0..K {
-            for (r, pv) in p.iter().enumerate().skip(n4) {
-                let v = pv + g[f] * *z[f].add(r);
-                s[f] += v * v;
-            }
-        }
-        s
-    }
 }

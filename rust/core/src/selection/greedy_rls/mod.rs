@@ -53,45 +53,71 @@
 //! Features constant within every query (zero centred column) cannot change the model:
 //! they are never candidates, and the path stops when only such features are left.
 //!
-//! Modules: `criterion` (how candidates compare), `state` (the caches and the fused
-//! update-and-scan pass), `path` (the selected prefix's weights and the result), `choice`
-//! (the best candidate, or the best per unit cost), `backend` (where the candidates' values
-//! come from: the in-memory caches, or query shards in [`crate::shards::greedy_sharded`]),
-//! `driver` (options, checks and the selection loop, once for every backend and rule),
-//! `floating` (floating search, SFFS: the same caches, a removal is the addition's rank-one
-//! step with the opposite sign, `c = -1/(1 - M_bb)`), `group` (greedy over groups of features:
-//! adding a group of `b` columns is a rank-`b` Woodbury update of the same caches).
+//! Units: the selection runs over units (`units`), a unit being a set of columns added or
+//! removed together; a feature is a unit of one (plain greedy RankRLS is the run over the
+//! singletons), a feature family a larger one. A unit of one column is scored by the fused
+//! rank-one pass; a unit of `b` columns by the block (Woodbury) form of the same step
+//! (`block`), and added or removed by its columns' rank-one steps one after the other (the
+//! same `G`).
+//!
+//! Exactness: the caches are updated by differences and start at the scale of `1/alpha`, so
+//! at small `alpha`, with nearly collinear columns or on wide data an update can lose digits.
+//! The accuracy monitor (`monitor`) estimates each value's rounding from the pass's quantities
+//! and the values it doubts are recomputed from the definition (`exact`: a QR refit per
+//! held-out query); on well-conditioned data nothing is recomputed and a run is the
+//! shortcut's, bit for bit.
+//!
+//! Modules: `units`, `criterion` (how candidates compare), `chunks` (the query-aligned row
+//! chunks), `state` (the caches and the fused update-and-scan pass, `fused`, `fused_avx2`),
+//! `step` and `update` (a rank-one step: adding or removing a column), `block` (a unit's block
+//! scan), `monitor` and `exact` (exactness), `path` (the selected prefix's weights and the
+//! result), `choice` (the best candidate, or the best per unit cost), `backend` (where the
+//! candidates' values come from: the in-memory caches, or query shards in
+//! [`crate::shards::greedy_sharded`]), `driver` (options, checks and the selection loop, once
+//! for every backend and rule), `floating` (floating search, SFFS over units: a removal is the
+//! addition's step with the opposite sign, `c = -1/(1 - M_bb)` per column).
 
 mod backend;
+mod block;
 mod choice;
+mod chunks;
 mod criterion;
 mod driver;
+mod exact;
+#[cfg(test)]
+mod exact_tests;
 mod floating;
 #[cfg(test)]
 mod floating_tests;
 mod fused;
-mod group;
-mod group_state;
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod fused_avx2;
 #[cfg(test)]
 mod group_tests;
+mod monitor;
+#[cfg(test)]
+mod monitor_tests;
 mod path;
 mod state;
+mod step;
 #[cfg(test)]
 mod tests;
+mod units;
+mod update;
 
-pub use self::backend::{GreedyBackend, InMemory};
+pub use self::backend::{GreedyBackend, InMemory, MIN_REMOVAL_PIVOT};
+pub(crate) use self::block::{query_block, solve_sym, BlockScratch};
 pub use self::choice::{choose_best, choose_per_cost, Choice, SharedCosts};
+pub use self::chunks::CHUNK_ROWS;
 pub use self::criterion::{Criterion, CriterionScratch, MetricCriterion, Squared};
-pub(crate) use self::driver::{check_cache_memory, check_data, check_params};
-pub use self::driver::{check_options, greedy_rankrls, select, GreedyOptions};
-pub use self::floating::{greedy_rankrls_floating, select_floating, FloatingPath, REL_TIE};
-#[cfg(all(test, target_arch = "x86_64"))]
-pub(crate) use self::fused::avx2 as fused_avx2;
+pub use self::driver::{check_options, greedy_rankrls, greedy_rankrls_units, select, GreedyOptions};
+pub use self::floating::{greedy_rankrls_floating, select_floating, FloatingBackend, FloatingPath, REL_TIE};
 #[cfg(test)]
 pub(crate) use self::fused::fused_update;
-pub use self::group::{check_groups, greedy_rankrls_groups, GroupCosts};
 pub use self::path::{GreedyPath, Stop};
-pub(crate) use self::state::update_residuals;
+pub use self::state::{state_bytes, GreedyState};
+pub(crate) use self::step::update_residuals;
 #[cfg(test)]
-pub(crate) use self::state::update_residuals_body;
-pub use self::state::{state_bytes, GreedyState, Step, CHUNK_ROWS};
+pub(crate) use self::step::update_residuals_body;
+pub use self::step::Step;
+pub use self::units::Units;

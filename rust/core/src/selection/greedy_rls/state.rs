@@ -5,86 +5,40 @@ use faer::{Accum, Mat, MatRef, Par};
 use ndarray::ArrayView2;
 use rayon::prelude::*;
 
+use super::chunks::{Chunks, CHUNK_ROWS};
 use super::criterion::{Criterion, CriterionScratch};
 use super::fused::ChunkPass;
+use super::step::Step;
 use crate::alloc;
 use crate::data::groups::{center_exact, QueryOffsets};
 use crate::error::Result;
-use crate::linalg::{axpy, dot4};
+use crate::linalg::dot4;
 
-/// Target number of rows per chunk (whole queries; a longer query is a chunk of its own).
-pub const CHUNK_ROWS: usize = 2048;
 /// Number of fixed chunk groups the set-up (centring, Gram matrix) is parallel over.
 const SETUP_GROUPS: usize = 16;
-
-/// Query-aligned row chunks, fixed by the offsets alone.
-pub(super) struct Chunks {
-    /// Row starts, length `n_chunks + 1`.
-    pub(super) rows: Vec<usize>,
-    /// Query index starts, length `n_chunks + 1`.
-    pub(super) queries: Vec<usize>,
-}
-
-impl Chunks {
-    fn new(offsets: &[usize]) -> Self {
-        let nq = offsets.len() - 1;
-        let (mut rows, mut queries) = (vec![0], vec![0]);
-        for q in 0..nq {
-            if offsets[q + 1] - rows[rows.len() - 1] >= CHUNK_ROWS || q + 1 == nq {
-                rows.push(offsets[q + 1]);
-                queries.push(q + 1);
-            }
-        }
-        Chunks { rows, queries }
-    }
-
-    fn len(&self) -> usize {
-        self.rows.len() - 1
-    }
-
-    /// `v` (chunk-major, n values per row) cut into one mutable block per chunk.
-    fn split<'a>(&self, mut v: &'a mut [f64], n: usize) -> Vec<&'a mut [f64]> {
-        let mut out = Vec::with_capacity(self.len());
-        for k in 0..self.len() {
-            let (head, tail) = v.split_at_mut(n * (self.rows[k + 1] - self.rows[k]));
-            out.push(head);
-            v = tail;
-        }
-        out
-    }
-}
-
-/// The effect of adding feature `b` on every other feature (module docs).
-pub struct Step {
-    pub(super) t: Vec<f64>,
-    pub(super) s1: Vec<f64>,
-    pub(super) f: Vec<f64>,
-    pub(super) ub: Vec<f64>,
-    pub(super) zb: Vec<f64>,
-}
 
 /// The caches of Algorithm 1 (module docs).
 pub struct GreedyState {
     pub(super) n: usize,
-    offsets: Vec<usize>,
-    chunks: Chunks,
+    pub(super) offsets: Vec<usize>,
+    pub(super) chunks: Chunks,
     /// `C = G Xc`, chunk-major, feature-major within a chunk.
-    c: Vec<f64>,
+    pub(super) c: Vec<f64>,
     /// `U = blockdiag(B_q) C`, same layout.
-    u: Vec<f64>,
-    p: Vec<f64>,
-    yc: Vec<f64>,
+    pub(super) u: Vec<f64>,
+    pub(super) p: Vec<f64>,
+    pub(super) yc: Vec<f64>,
     /// `Xc^T Xc` and `Xc^T yc`.
     pub(super) gram: Mat<f64>,
     pub(super) xty: Vec<f64>,
     /// `M = Xc^T G Xc` and `r = Xc^T a`.
-    mm: Mat<f64>,
-    r: Vec<f64>,
+    pub(super) mm: Mat<f64>,
+    pub(super) r: Vec<f64>,
     /// `false` for features constant within every query.
     informative: Vec<bool>,
     /// `true` for the features in the model `S`: a pass scores their removal.
-    in_model: Vec<bool>,
-    alpha: f64,
+    pub(super) in_model: Vec<bool>,
+    pub(super) alpha: f64,
 }
 
 /// The caches gathered for the tests: `C`, `U` (n columns of length m), `p`, `M` (row-major), `r`.
@@ -208,7 +162,7 @@ impl GreedyState {
     }
 
     /// Column `i` of a chunk-major cache, gathered into one length-m vector.
-    fn column(&self, v: &[f64], i: usize) -> Vec<f64> {
+    pub(super) fn column(&self, v: &[f64], i: usize) -> Vec<f64> {
         let mut out = Vec::with_capacity(self.p.len());
         for k in 0..self.chunks.len() {
             let (r0, r1) = (self.chunks.rows[k], self.chunks.rows[k + 1]);
@@ -216,31 +170,6 @@ impl GreedyState {
             out.extend_from_slice(&v[n_off(self.n, r0) + i * len..n_off(self.n, r0) + (i + 1) * len]);
         }
         out
-    }
-
-    /// Adds feature `b` to `S`: updates `p`, `M`, `r` and returns what the pass needs to
-    /// update `C` and `U` ([`GreedyState::pass`]).
-    pub fn select(&mut self, b: usize) -> Step {
-        let c = 1.0 / (1.0 + self.mm[(b, b)]);
-        self.in_model[b] = true;
-        self.rank_one(b, c)
-    }
-
-    /// Removes feature `b` from `S` (floating search): the same rank-one step with the
-    /// opposite sign (module docs of [`super`]), `c = -1/(1 - M_bb)`, where `M_bb < 1`
-    /// while `b` is in the model. Exact and O(m n) like an addition. The pass that applies it
-    /// must update every column (the selected ones too: `skip` holds only features that
-    /// cannot change the model), so that `C_b`, `U_b` are current for a later removal.
-    pub fn deselect(&mut self, b: usize) -> Step {
-        let c = -1.0 / (1.0 - self.mm[(b, b)]);
-        self.in_model[b] = false;
-        self.rank_one(b, c)
-    }
-
-    /// The pivot `1 - M_bb` of removing `b` from `S` (in `(0, 1]`): `M_bb -> 1` as `alpha -> 0`,
-    /// and the downdate then loses `log10(1 / (1 - M_bb))` digits to cancellation.
-    pub fn removal_pivot(&self, b: usize) -> f64 {
-        1.0 - self.mm[(b, b)]
     }
 
     /// Back to `S = {}` (`G = I/alpha`: `C = Xc/alpha`, `U = Xc`, `p = yc`, `M = Xc^T Xc/alpha`,
@@ -273,24 +202,6 @@ impl GreedyState {
         self.in_model.fill(false);
     }
 
-    /// The rank-one change `G' = G - c u u^T` (`u = C_b`) of `p`, `M`, `r`.
-    fn rank_one(&mut self, b: usize, c: f64) -> Step {
-        let n = self.n;
-        let ub = self.column(&self.c, b);
-        let zb = self.column(&self.u, b);
-        let d = c * self.r[b];
-        let (s1, f) = update_residuals(&ub, &zb, &mut self.p, &self.offsets, c, d);
-        let mb: Vec<f64> = (0..n).map(|i| self.mm[(b, i)]).collect();
-        let t: Vec<f64> = mb.iter().map(|v| c * v).collect();
-        for j in 0..n {
-            for i in 0..n {
-                self.mm[(i, j)] -= c * mb[i] * mb[j];
-            }
-        }
-        self.r.iter_mut().zip(&mb).for_each(|(r, m)| *r -= d * m);
-        Step { t, s1, f, ub, zb }
-    }
-
     /// The caches gathered feature by feature (`C`, `U` as n columns of length m), `p`, `M`
     /// (row-major) and `r`: for the tests against recomputation from scratch.
     #[cfg(test)]
@@ -302,7 +213,8 @@ impl GreedyState {
 
     /// One pass over `C` and `U`: applies `step` (if any) to every feature not in `skip`,
     /// then returns the criterion after adding each such feature, or after removing it for
-    /// a feature in the model (`None` for `skip`).
+    /// a feature in the model (`None` for `skip`), and each feature's smallest `1 - c_i s1_q`
+    /// (the accuracy monitor's `den`, [`super::monitor`]).
     /// Parallel over chunks; `y` are the raw grouped labels.
     pub fn pass(
         &mut self,
@@ -310,7 +222,7 @@ impl GreedyState {
         y: &[f64],
         criterion: &dyn Criterion,
         skip: &[bool],
-    ) -> Vec<Option<f64>> {
+    ) -> (Vec<Option<f64>>, Vec<f64>) {
         let n = self.n;
         let coefs: Vec<(f64, f64)> = (0..n)
             .map(|i| {
@@ -324,7 +236,7 @@ impl GreedyState {
         let cb = chunks.split(&mut self.c, n);
         let ubl = chunks.split(&mut self.u, n);
         let squared = criterion.is_squared();
-        let parts: Vec<Vec<f64>> = cb
+        let parts: Vec<(Vec<f64>, Vec<f64>)> = cb
             .into_par_iter()
             .zip(ubl)
             .enumerate()
@@ -337,59 +249,18 @@ impl GreedyState {
             })
             .collect();
         let nq = offsets.len() - 1;
-        (0..n)
+        let values = (0..n)
             .map(|i| {
                 if skip[i] {
                     None
                 } else {
-                    Some(criterion.finish(parts.iter().map(|v| v[i]).fold(0.0, |a, b| a + b), nq))
+                    Some(criterion.finish(parts.iter().map(|v| v.0[i]).fold(0.0, |a, b| a + b), nq))
                 }
             })
-            .collect()
+            .collect();
+        let dens = (0..n).map(|i| parts.iter().map(|v| v.1[i]).fold(1.0f64, f64::min)).collect();
+        (values, dens)
     }
-}
-
-/// The per-query part of adding feature `b` (module docs of [`super`]): with `u = C_b`,
-/// `z = U_b`, `c = 1/(1 + M_bb)` and `d = c r_b`, per query `s1_q = u_q^T z_q`,
-/// `f_q = c / (1 - c s1_q)` and `p_q += (f_q (u_q^T p_q - d s1_q) - d) z_q`. Returns the
-/// `s1_q` and `f_q`. The one definition for the in-memory kernel and the query shards
-/// ([`crate::shards::greedy_shard`]).
-pub(crate) fn update_residuals(
-    ub: &[f64],
-    zb: &[f64],
-    p: &mut [f64],
-    offsets: &[usize],
-    c: f64,
-    d: f64,
-) -> (Vec<f64>, Vec<f64>) {
-    crate::simd::dispatch(
-        #[inline(always)]
-        || update_residuals_body(ub, zb, p, offsets, c, d),
-    )
-}
-
-#[inline(always)]
-pub(crate) fn update_residuals_body(
-    ub: &[f64],
-    zb: &[f64],
-    p: &mut [f64],
-    offsets: &[usize],
-    c: f64,
-    d: f64,
-) -> (Vec<f64>, Vec<f64>) {
-    let nq = offsets.len() - 1;
-    let (mut s1, mut f) = (Vec::with_capacity(nq), Vec::with_capacity(nq));
-    for w in offsets.windows(2) {
-        let (s, e) = (w[0], w[1]);
-        let s1q = dot4(&ub[s..e], &zb[s..e]);
-        let s2q = dot4(&ub[s..e], &p[s..e]);
-        let fq = c / (1.0 - c * s1q);
-        let g = fq * (s2q - d * s1q) - d;
-        axpy(g, &zb[s..e], &mut p[s..e]);
-        s1.push(s1q);
-        f.push(fq);
-    }
-    (s1, f)
 }
 
 /// Offset of row `r0`'s chunk block in a chunk-major cache.

@@ -12,7 +12,7 @@ use faer::Mat;
 use crate::error::{Error, Result};
 use crate::interrupt::Interrupt;
 use crate::selection::greedy_rls::{
-    check_options, select, Choice, Criterion, GreedyBackend, GreedyOptions, GreedyPath,
+    check_options, select, Choice, Criterion, GreedyBackend, GreedyOptions, GreedyPath, Units,
 };
 
 /// Per-shard partial sums, in shard order: the rounds of [`super::greedy_shard`], answered by
@@ -33,6 +33,16 @@ pub trait ShardCalls {
     /// Every shard adds feature `b` (`c_b`, `d_b`, `t`; features in `skip` are not updated),
     /// then returns its [`dots`](ShardCalls::dots) for the next step (one round trip fewer).
     fn add(&mut self, b: usize, c: f64, d: f64, t: &[f64], skip: &[bool]) -> Result<Vec<(Vec<f64>, Vec<f64>)>>;
+    /// Units of several columns (`(offsets, columns)`): `Xc_g^T C_g` per unit (b x b blocks,
+    /// concatenated). A backend without group rounds refuses groups.
+    fn unit_dots(&mut self, _offsets: &[usize], _columns: &[usize]) -> Result<Vec<Vec<f64>>> {
+        Err(Error::InvalidInput("these query shards have no group rounds (unit_dots)".into()))
+    }
+    /// The shard's part of each unit's criterion given the global `K` and `h` per unit
+    /// (concatenated), the block scan.
+    fn scan_units(&mut self, _offsets: &[usize], _columns: &[usize], _k: &[f64], _h: &[f64]) -> Result<Vec<Vec<f64>>> {
+        Err(Error::InvalidInput("these query shards have no group rounds (scan_units)".into()))
+    }
 }
 
 /// `sum_s parts[s]`, added in shard order; every part must have `len` entries.
@@ -62,34 +72,88 @@ fn sum_pairs(parts: &[(Vec<f64>, Vec<f64>)], n: usize, what: &str) -> Result<(Ve
     ))
 }
 
-/// The sharded backend of the selection loop.
+/// The sharded backend of the selection loop, over units.
 struct Sharded<'c, C: ?Sized> {
     calls: &'c mut C,
+    units: &'c Units,
     n: usize,
     n_queries: usize,
     criterion: &'c dyn Criterion,
     gram: Mat<f64>,
     xty: Vec<f64>,
-    /// Summed dots of the current model, when the last round returned them.
+    /// Columns informative in some shard.
+    informative: Vec<bool>,
+    /// The unit of every column (`usize::MAX`: in none).
+    unit_of: Vec<usize>,
+    /// Summed dots `(v_i^T C_i, v_i^T a)` of the current model, when the last round returned them.
     dots: Option<(Vec<f64>, Vec<f64>)>,
-    /// `c_i`, `d_i` of the last scan.
-    cd: (Vec<f64>, Vec<f64>),
 }
 
 impl<'c, C: ShardCalls + ?Sized> Sharded<'c, C> {
-    fn new(calls: &'c mut C, n: usize, n_queries: usize, criterion: &'c dyn Criterion) -> Result<Self> {
+    fn new(calls: &'c mut C, units: &'c Units, n_queries: usize, criterion: &'c dyn Criterion) -> Result<Self> {
+        let n = units.n_columns();
         let parts = calls.gram()?;
         let g = sum_in_order(parts.iter().map(|p| p.0.as_slice()), n * n, "Xc^T Xc")?;
         let xty = sum_in_order(parts.iter().map(|p| p.1.as_slice()), n, "Xc^T yc")?;
         // Exactly symmetric (the lower triangle is kept), as in memory.
         let gram = Mat::<f64>::from_fn(n, n, |i, j| if j <= i { g[i * n + j] } else { g[j * n + i] });
-        Ok(Sharded { calls, n, n_queries, criterion, gram, xty, dots: None, cd: (vec![], vec![]) })
+        let informative = vec![false; n];
+        let mut unit_of = vec![usize::MAX; n];
+        (0..units.len()).for_each(|u| units.members(u).iter().for_each(|&j| unit_of[j] = u));
+        Ok(Sharded { calls, units, n, n_queries, criterion, gram, xty, informative, unit_of, dots: None })
+    }
+
+    /// The summed dots of the current model (from the last round, or asked now).
+    fn current_dots(&mut self) -> Result<(Vec<f64>, Vec<f64>)> {
+        match self.dots.take() {
+            Some(dots) => Ok(dots),
+            None => sum_pairs(&self.calls.dots()?, self.n, "the dots"),
+        }
+    }
+
+    /// The informative columns of unit `u`.
+    fn live(&self, u: usize) -> Vec<usize> {
+        self.units.members(u).iter().copied().filter(|&j| self.informative[j]).collect()
+    }
+
+    /// The block scan of the multi-column units `multi` (unit, live columns), from the
+    /// shards' `unit_dots` and `scan_units` rounds, with the current dots `(e, h)`.
+    fn scan_blocks(&mut self, multi: &[(usize, Vec<usize>)], e: &[f64], hd: &[f64]) -> Result<Vec<f64>> {
+        let mut offsets = vec![0];
+        let mut columns = Vec::new();
+        for (_, cols) in multi {
+            columns.extend_from_slice(cols);
+            offsets.push(columns.len());
+        }
+        let kn: usize = multi.iter().map(|(_, c)| c.len() * c.len()).sum();
+        let parts = self.calls.unit_dots(&offsets, &columns)?;
+        let mgg = sum_in_order(parts.iter().map(|p| p.as_slice()), kn, "the units' dots")?;
+        let (mut k, mut h) = (Vec::with_capacity(kn), Vec::with_capacity(columns.len()));
+        let mut at = 0;
+        for (_, cols) in multi {
+            let b = cols.len();
+            // K = I + M_gg, exactly symmetric (the diagonal from the dots, as for one column)
+            let kg: Vec<f64> = (0..b * b)
+                .map(|t| {
+                    let (i, j) = (t / b, t % b);
+                    let m = if i == j { e[cols[i]] } else { mgg[at + i.min(j) * b + i.max(j)] };
+                    m + if i == j { 1.0 } else { 0.0 }
+                })
+                .collect();
+            let mut hg: Vec<f64> = cols.iter().map(|&j| hd[j]).collect();
+            crate::selection::greedy_rls::solve_sym(&kg, b, &mut hg, 1, &mut Vec::new(), 0.0);
+            k.extend(kg);
+            h.extend(hg);
+            at += b * b;
+        }
+        let parts = self.calls.scan_units(&offsets, &columns, &k, &h)?;
+        sum_in_order(parts.iter().map(|p| p.as_slice()), multi.len(), "the units' scan")
     }
 }
 
 impl<C: ShardCalls + ?Sized> GreedyBackend for Sharded<'_, C> {
-    fn n_features(&self) -> usize {
-        self.n
+    fn units(&self) -> &Units {
+        self.units
     }
 
     fn higher_is_better(&self) -> bool {
@@ -105,7 +169,8 @@ impl<C: ShardCalls + ?Sized> GreedyBackend for Sharded<'_, C> {
             }
             out.iter_mut().zip(p).for_each(|(o, v)| *o |= v);
         }
-        Ok(out)
+        self.informative.clone_from(&out);
+        Ok(self.units.informative(&out))
     }
 
     fn gram(&self) -> (&Mat<f64>, &[f64]) {
@@ -119,41 +184,78 @@ impl<C: ShardCalls + ?Sized> GreedyBackend for Sharded<'_, C> {
     }
 
     fn scan(&mut self, skip: &[bool]) -> Result<Vec<Option<f64>>> {
-        let (e, h) = match self.dots.take() {
-            Some(dots) => dots,
-            None => sum_pairs(&self.calls.dots()?, self.n, "the dots")?,
-        };
+        let (e, h) = self.current_dots()?;
+        // the units of one live column: the column scan; larger ones: the block scan
+        let mut col_skip = vec![true; self.n];
+        let mut multi = Vec::new();
+        for u in (0..self.units.len()).filter(|&u| !skip[u]) {
+            let live = self.live(u);
+            match live.len() {
+                0 => {}
+                1 => col_skip[live[0]] = false,
+                _ => multi.push((u, live)),
+            }
+        }
         let c: Vec<f64> = e.iter().map(|v| 1.0 / (1.0 + v)).collect();
         let d: Vec<f64> = c.iter().zip(&h).map(|(c, h)| c * h).collect();
-        let parts = self.calls.scan(&c, &d, skip)?;
+        let parts = self.calls.scan(&c, &d, &col_skip)?;
         let totals = sum_in_order(parts.iter().map(|p| p.as_slice()), self.n, "the scan")?;
-        self.cd = (c, d);
-        Ok(totals
-            .iter()
-            .zip(skip)
-            .map(|(&v, &s)| if s { None } else { Some(self.criterion.finish(v, self.n_queries)) })
-            .collect())
+        let blocks = if multi.is_empty() { Vec::new() } else { self.scan_blocks(&multi, &e, &h)? };
+        self.dots = Some((e, h));
+        let finish = |v: f64| Some(self.criterion.finish(v, self.n_queries));
+        let mut out = vec![None; self.units.len()];
+        for u in (0..self.units.len()).filter(|&u| !skip[u]) {
+            let live = self.live(u);
+            if live.len() == 1 {
+                out[u] = finish(totals[live[0]]);
+            }
+        }
+        for ((u, _), v) in multi.iter().zip(blocks) {
+            out[*u] = finish(v);
+        }
+        Ok(out)
     }
 
-    fn add(&mut self, b: usize, skip: &[bool]) -> Result<()> {
-        let (c, d) = (self.cd.0[b], self.cd.1[b]);
-        let parts = self.calls.cross(b)?;
-        let t: Vec<f64> =
-            sum_in_order(parts.iter().map(|p| p.as_slice()), self.n, "the cross sums")?.iter().map(|v| c * v).collect();
-        let next = self.calls.add(b, c, d, &t, skip)?;
-        self.dots = Some(sum_pairs(&next, self.n, "the dots")?);
+    /// The unit's columns' rank-one rounds, one after the other (`c_j`, `d_j` from the dots
+    /// of the model so far; the unit's columns not added yet are updated by each round).
+    fn add(&mut self, u: usize, skip: &[bool]) -> Result<()> {
+        let live = self.live(u);
+        for (i, &b) in live.iter().enumerate() {
+            let (e, h) = self.current_dots()?;
+            let c = 1.0 / (1.0 + e[b]);
+            let d = c * h[b];
+            let parts = self.calls.cross(b)?;
+            let t: Vec<f64> = sum_in_order(parts.iter().map(|p| p.as_slice()), self.n, "the cross sums")?
+                .iter()
+                .map(|v| c * v)
+                .collect();
+            let mut col_skip: Vec<bool> = (0..self.n).map(|j| self.units_skip(j, skip)).collect();
+            live[i + 1..].iter().for_each(|&l| col_skip[l] = false);
+            col_skip[b] = true;
+            let next = self.calls.add(b, c, d, &t, &col_skip)?;
+            self.dots = Some(sum_pairs(&next, self.n, "the dots")?);
+        }
         Ok(())
     }
 }
 
-/// Greedy RankRLS over query shards with `n` features and `n_queries` queries in all:
-/// [`select`] with the shards' sums from `calls`. `criterion` gives the finish (a mean over
-/// queries for a ranking measure) and the direction; the shards compute its query terms.
+impl<C: ShardCalls + ?Sized> Sharded<'_, C> {
+    /// Whether column `j` is left out of the updates: its unit is skipped (or it is in none)
+    /// or it is constant within every query.
+    fn units_skip(&self, j: usize, skip: &[bool]) -> bool {
+        !self.informative[j] || self.unit_of[j] == usize::MAX || skip[self.unit_of[j]]
+    }
+}
+
+/// Greedy RankRLS over query shards with `units` (over `n` columns; a feature is a unit of
+/// one) and `n_queries` queries in all: [`select`] with the shards' sums from `calls`.
+/// `criterion` gives the finish (a mean over queries for a ranking measure) and the
+/// direction; the shards compute its query terms.
 // A kernel entry point: one argument per parameter of the method.
 #[allow(clippy::too_many_arguments)]
 pub fn greedy_rankrls_sharded<C: ShardCalls + ?Sized>(
     calls: &mut C,
-    n: usize,
+    units: &Units,
     n_queries: usize,
     opts: &GreedyOptions,
     choice: &Choice,
@@ -161,10 +263,10 @@ pub fn greedy_rankrls_sharded<C: ShardCalls + ?Sized>(
     interrupt: &dyn Interrupt,
     progress: &mut dyn FnMut(usize, usize, f64) -> Result<()>,
 ) -> Result<GreedyPath> {
-    check_options(n, n_queries, opts)?;
-    choice.check(n)?;
+    check_options(units, n_queries, opts)?;
+    choice.check(units.len())?;
     interrupt.check()?;
-    let mut backend = Sharded::new(calls, n, n_queries, criterion)?;
+    let mut backend = Sharded::new(calls, units, n_queries, criterion)?;
     select(&mut backend, opts, choice, interrupt, progress)
 }
 

@@ -3,7 +3,7 @@ use crate::data::groups::QueryOffsets;
 use crate::interrupt::NoInterrupt;
 use crate::metrics::{Measure, MetricSpec};
 use crate::selection::cost_greedy::greedy_rankrls_costs;
-use crate::selection::greedy_rls::{greedy_rankrls, MetricCriterion, Squared};
+use crate::selection::greedy_rls::{greedy_rankrls, greedy_rankrls_units, MetricCriterion, Squared, Units};
 use crate::shards::greedy_shard::GreedyShard;
 use crate::testing::problem;
 use ndarray::Array2;
@@ -38,6 +38,12 @@ impl ShardCalls for Local<'_> {
             s.add(b, c, d, t, skip)?;
         }
         self.dots()
+    }
+    fn unit_dots(&mut self, offsets: &[usize], columns: &[usize]) -> Result<Vec<Vec<f64>>> {
+        self.shards.iter().map(|s| s.unit_dots(offsets, columns)).collect()
+    }
+    fn scan_units(&mut self, offsets: &[usize], columns: &[usize], k: &[f64], h: &[f64]) -> Result<Vec<Vec<f64>>> {
+        self.shards.iter().map(|s| s.scan_units(offsets, columns, k, h, self.criterion)).collect()
     }
 }
 
@@ -102,7 +108,7 @@ fn shards_match_in_memory() {
                 let mut local = Local { shards: shards(&x, &y, &off, &cuts, 0.7), criterion };
                 let got = greedy_rankrls_sharded(
                     &mut local,
-                    6,
+                    &Units::singletons(6),
                     sizes.len(),
                     &opts,
                     &Choice::Best,
@@ -116,7 +122,7 @@ fn shards_match_in_memory() {
                 let choice = Choice::PerCost { feature_costs: &costs, budget: Some(4.0), shared: None };
                 let got = greedy_rankrls_sharded(
                     &mut local,
-                    6,
+                    &Units::singletons(6),
                     sizes.len(),
                     &opts,
                     &choice,
@@ -137,13 +143,47 @@ fn bad_answers_and_options_are_errors() {
     let mut local = Local { shards: shards(&x, &y, &off, &[0, 3], 1.0), criterion: &Squared };
     let opts = GreedyOptions { n_features_to_select: 4, alpha: 1.0, min_improvement: None, max_memory: None };
     let run = |local: &mut Local, n: usize, nq: usize, opts: &GreedyOptions| {
-        greedy_rankrls_sharded(local, n, nq, opts, &Choice::Best, &Squared, &NoInterrupt, &mut |_, _, _| Ok(()))
+        let units = Units::singletons(n);
+        greedy_rankrls_sharded(local, &units, nq, opts, &Choice::Best, &Squared, &NoInterrupt, &mut |_, _, _| Ok(()))
     };
     assert!(run(&mut local, 3, 3, &opts).is_err()); // 4 features of 3
     let opts = GreedyOptions { n_features_to_select: 2, ..opts };
     assert!(run(&mut local, 3, 1, &opts).is_err()); // one query
     assert!(run(&mut local, 4, 3, &opts).is_err()); // the shards have 3 features
     let stop = || true;
-    let r = greedy_rankrls_sharded(&mut local, 3, 3, &opts, &Choice::Best, &Squared, &stop, &mut |_, _, _| Ok(()));
+    let units = Units::singletons(3);
+    let r = greedy_rankrls_sharded(&mut local, &units, 3, &opts, &Choice::Best, &Squared, &stop, &mut |_, _, _| Ok(()));
     assert!(matches!(r, Err(Error::Interrupted)));
+}
+
+#[test]
+fn groups_over_shards_match_in_memory() {
+    let sizes = [5, 1, 7, 3, 4, 6, 2, 5];
+    let (x, y, off) = problem(8, &sizes, 7);
+    let qo = QueryOffsets::new(off.clone()).unwrap();
+    let units = Units::from_lists(&[vec![0, 3], vec![1], vec![2, 5, 6], vec![4]], 7).unwrap();
+    let costs = [2.0, 1.0, 3.0, 1.0];
+    for choice in [Choice::Best, Choice::PerCost { feature_costs: &costs, budget: Some(5.0), shared: None }] {
+        let opts = GreedyOptions { n_features_to_select: 4, alpha: 0.7, min_improvement: None, max_memory: None };
+        let mem =
+            greedy_rankrls_units(x.view(), &y, &qo, &units, &opts, &choice, &Squared, &NoInterrupt, &mut |_, _, _| {
+                Ok(())
+            })
+            .unwrap();
+        for cuts in [vec![0, sizes.len()], vec![0, 3, 6, sizes.len()]] {
+            let mut local = Local { shards: shards(&x, &y, &off, &cuts, 0.7), criterion: &Squared };
+            let got = greedy_rankrls_sharded(
+                &mut local,
+                &units,
+                sizes.len(),
+                &opts,
+                &choice,
+                &Squared,
+                &NoInterrupt,
+                &mut |_, _, _| Ok(()),
+            )
+            .unwrap();
+            close_paths(&got, &mem);
+        }
+    }
 }

@@ -100,7 +100,6 @@ impl Datafit for PairwiseHinge<'_> {
 impl SecondOrder for PairwiseHinge<'_> {
     /// [`SquaredHinge::hessian_block`] (Chen et al. eq. 24-25).
     fn hessian_block(&self, w: &[f64], ws: &[usize], out: &mut [f64]) -> Result<()> {
-        self.loss.hessian_block(w, ws, out);
-        Ok(())
+        self.loss.hessian_block(w, ws, out)
     }
 }

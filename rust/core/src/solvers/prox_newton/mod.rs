@@ -196,6 +196,8 @@ pub fn prox_newton<D: SecondOrder + ?Sized, P: Penalty + ?Sized>(
     }
     let n = datafit.n_features();
     check_initial_point(w0, n)?;
+    // the Hessian blocks' products and faer's Cholesky solves (which may use the pool's threads)
+    crate::alloc::reserve_gemm_workspaces()?;
     if opts.kkt_tol.is_nan() || opts.kkt_tol < 0.0 {
         return invalid!("tol must be >= 0, got {}", opts.kkt_tol);
     }

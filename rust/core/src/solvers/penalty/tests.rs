@@ -1,6 +1,6 @@
-//! Tests of the penalties ([`super::penalty`]): each prox against a brute-force minimisation,
+//! Tests of the penalties ([`super`]): each prox against a brute-force minimisation,
 //! the group penalties' block shrink, KKT residual and path start.
-use super::penalty::*;
+use super::*;
 
 /// prox by brute force: minimise ½(u − w)² + step·Ω(u) over a fine grid.
 fn brute(pen: &dyn Penalty, w: f64, step: f64) -> f64 {
@@ -74,4 +74,36 @@ fn group_lasso_prox_kkt_and_singletons() {
     assert!(scaled(am * (1.0 + 1e-9)).subdiff_distance(&[0.0; 3], &g) < 1e-12);
     assert!(scaled(am * 0.99).subdiff_distance(&[0.0; 3], &g) > 0.0);
     assert!(!sgl.is_separable() && GroupLasso::new(&[1], 0.0).is_err());
+    // a label at usize::MAX (a -1 cast to uintp) or far beyond the features is an error, not a
+    // panic (label + 1 overflowed) nor a huge allocation
+    assert!(GroupLasso::new(&[0, usize::MAX], 0.0).is_err());
+    assert!(GroupLasso::new(&[0, 1 << 40], 0.0).is_err());
+}
+
+#[test]
+fn a_spec_is_checked_then_dispatched() {
+    // the parameters, without the data
+    assert!(PenaltySpec::Log { epsilon: 0.0 }.validate().is_err());
+    assert!(PenaltySpec::Lp { p: 1.0, epsilon: 0.1 }.validate().is_err());
+    assert!(PenaltySpec::Mcp { gamma: f64::NAN }.validate().is_err());
+    assert!(PenaltySpec::L1 { weights: Some(vec![1.0, -1.0]) }.validate().is_err());
+    assert!(PenaltySpec::Group { labels: vec![0, 0, 1], l1_ratio: 1.5 }.validate().is_err());
+    // a label beyond the features is refused before the member lists are allocated
+    let huge = PenaltySpec::Group { labels: vec![0, usize::MAX], l1_ratio: 0.0 };
+    assert!(huge.validate().unwrap_err().to_string().contains("beyond the 2 features"));
+    // against the data, then the one dispatch
+    assert!(PenaltySpec::L1 { weights: Some(vec![1.0; 2]) }.at(1.0, 3).is_err());
+    assert!(PenaltySpec::Group { labels: vec![0, 1], l1_ratio: 0.0 }.at(1.0, 3).is_err());
+    assert!(PenaltySpec::L1 { weights: None }.at(0.0, 3).is_err());
+    let g = [0.5, -2.0, 1.0];
+    let l1 = PenaltySpec::L1 { weights: None }.at(1.0, 3).unwrap();
+    assert!(matches!(&l1, SparsePenalty::L1(pen) if pen.weights == vec![1.0; 3]));
+    let mcp = PenaltySpec::Mcp { gamma: 2.0 }.at(4.0, 3).unwrap();
+    let SparsePenalty::NonConvex(m) = &mcp else { panic!("{mcp:?}") };
+    // MCP's strength is 1/C: g'(u) = 0 from u = gamma / C on
+    assert!(m.derivative(0.5) == 0.0 && m.derivative(0.49) > 0.0);
+    // a non-convex path starts where the plain L1 one does
+    assert_eq!(mcp.alpha_max(&g), l1.alpha_max(&g));
+    let group = PenaltySpec::Group { labels: vec![0, 0, 1], l1_ratio: 0.0 }.at(1.0, 3).unwrap();
+    assert!((group.alpha_max(&g) - (0.25f64 + 4.0).sqrt() / 2f64.sqrt()).abs() < 1e-15);
 }

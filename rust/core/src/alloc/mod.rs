@@ -5,8 +5,15 @@
 //! ([`crate::check_memory`]) refuses sizes above the configured limit before the allocation;
 //! this catches what the rule cannot see (other allocations, other processes).
 //!
+//! faer's matrix products keep a workspace per thread that they allocate infallibly: the
+//! kernels that call faer reserve it first ([`reserve_gemm_workspaces`], `gemm`).
+//!
 //! `tests/test_alloc_lint.py` keeps `vec![..; n]`, `Array2::zeros`, `Mat::zeros` and
 //! `MemBuffer::new` out of the core's non-test code (an allowlist names the exceptions).
+
+mod gemm;
+
+pub use gemm::{gemm_workspace_bytes, reserve_gemm_workspace, reserve_gemm_workspaces};
 
 use faer::dyn_stack::{MemBuffer, StackReq};
 use faer::Mat;

@@ -1,0 +1,227 @@
+//! faer's matrix products, fallibly. On x86-64 with AVX2 and FMA (or AVX-512) every faer
+//! product larger than 16³ — ours and those inside faer's Cholesky, triangular solves and
+//! eigendecompositions — runs in `private-gemm-x86`, which keeps a packing workspace per
+//! thread, allocated on the thread's first such product **without a fallback** (an abort,
+//! exit 134, when it cannot be allocated): twice its L3 size, the L3 per core from
+//! `/sys/devices/system/cpu` times the physical cores (64 MiB on a 2-core machine with a
+//! 32 MiB L3, 600 MiB and more on a server). So a RankRLS fit on tiny data aborted the
+//! process with less than that much address space left (`ulimit -v`, a cgroup).
+//!
+//! [`reserve_gemm_workspace`] makes that allocation fallible: on a thread whose workspace
+//! does not exist yet it reserves the size (plus a margin) with a fallible allocation,
+//! releases it, and at once runs one small product so that private-gemm takes the space;
+//! [`Error::OutOfMemory`] (Python's `MemoryError`) otherwise. The threads reserve one at a
+//! time (a process-wide lock), so the space one released is not taken by another's
+//! reservation. [`reserve_gemm_workspaces`] does it on the calling thread and on every thread
+//! of the current rayon pool: a kernel that uses faer calls it once at its entry.
+//!
+//! Not covered: x86-64 without AVX2/FMA and other architectures, where faer uses the `gemm`
+//! crate, whose per-product packing buffers (bounded by the cache sizes) are allocated
+//! infallibly on every product.
+
+use std::cell::Cell;
+use std::sync::Mutex;
+
+use faer::linalg::matmul::matmul;
+use faer::{Accum, Mat, Par};
+
+use crate::error::{Error, Result};
+
+const PAGE: usize = 4096;
+
+thread_local! {
+    /// Whether this thread's private-gemm workspace exists (it lives as long as the thread).
+    static READY: Cell<bool> = const { Cell::new(false) };
+}
+
+/// One thread at a time reserves, releases and lets private-gemm take the space.
+static RESERVING: Mutex<()> = Mutex::new(());
+
+/// The cache sizes private-gemm reads from sysfs (`private_gemm_x86::cache`, Linux), level 1
+/// to 3, in bytes: each index's `size / |shared_cpu_list|` (the last CPU read wins), times
+/// the level-1 sharing count, L3 times the physical cores. None when sysfs does not have them.
+#[cfg(target_os = "linux")]
+fn sysfs_caches() -> Option<[usize; 3]> {
+    use std::fs;
+    fn count(list: &str) -> Option<usize> {
+        list.split(',').try_fold(0, |n, item| match item.split_once('-') {
+            Some((a, b)) => Some(n + b.parse::<usize>().ok()? + 1 - a.parse::<usize>().ok()?),
+            None => Some(n + 1),
+        })
+    }
+    fn bytes(size: &str) -> Option<usize> {
+        let (digits, unit) = match size.as_bytes().last()? {
+            b'G' => (&size[..size.len() - 1], 1 << 30),
+            b'M' => (&size[..size.len() - 1], 1 << 20),
+            b'K' => (&size[..size.len() - 1], 1 << 10),
+            _ => (size, 1),
+        };
+        digits.parse::<usize>().ok().map(|v| v * unit)
+    }
+    let mut caches = [(0usize, 64usize); 3]; // (bytes, line)
+    let mut l1_shared = 1;
+    for cpu in fs::read_dir("/sys/devices/system/cpu").ok()? {
+        let cpu = cpu.ok()?.path();
+        let name = cpu.file_name().and_then(|f| f.to_str()).unwrap_or("");
+        let cache = cpu.join("cache");
+        if !name.starts_with("cpu") || !cache.is_dir() {
+            continue;
+        }
+        'index: for index in fs::read_dir(cache).ok()? {
+            let index = index.ok()?.path();
+            let iname = index.file_name().and_then(|f| f.to_str()).unwrap_or("");
+            if !index.is_dir() || !iname.starts_with("index") {
+                continue;
+            }
+            let (mut level, mut shared, mut size, mut line) = (0usize, 0usize, 0usize, 64usize);
+            for entry in fs::read_dir(&index).ok()? {
+                let entry = entry.ok()?.path();
+                let text = fs::read_to_string(&entry).ok()?; // private-gemm gives up on any unreadable file
+                let text = text.trim();
+                match entry.file_name().and_then(|f| f.to_str()).unwrap_or("") {
+                    "type" if !matches!(text, "Data" | "Unified") => continue 'index,
+                    "shared_cpu_list" => shared = count(text).unwrap_or(0),
+                    "level" => level = text.parse().unwrap_or(0),
+                    "coherency_line_size" => line = text.parse().unwrap_or(line),
+                    "size" => size = bytes(text).unwrap_or(0),
+                    _ => {}
+                }
+            }
+            if level == 1 {
+                l1_shared = shared;
+            }
+            if (1..=3).contains(&level) && line >= caches[level - 1].1 {
+                caches[level - 1] = (size.checked_div(shared).unwrap_or(0), line);
+            }
+        }
+    }
+    let mut out = caches.map(|(b, _)| b * l1_shared);
+    out[2] *= num_cpus::get_physical();
+    Some(out)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn sysfs_caches() -> Option<[usize; 3]> {
+    None
+}
+
+/// The bytes private-gemm allocates per thread on its first product (see the module docs):
+/// two blocks of its L3 size in whole pages, its L3 being at least 2 MiB, 4 x L2 and 16 x L1
+/// (private-gemm's floors); its defaults (32 KiB, 256 KiB, 2 MiB) without sysfs. 0 where
+/// faer does not use private-gemm.
+pub fn gemm_workspace_bytes() -> usize {
+    if !uses_private_gemm() {
+        return 0;
+    }
+    let [l1, l2, l3] = sysfs_caches().unwrap_or([32 << 10, 256 << 10, 2 << 20]);
+    let l1 = l1.max(32 << 10);
+    let l2 = l2.max(256 << 10).max(4 * l1);
+    let l3 = l3.max(2 << 20).max(4 * l2);
+    2 * l3.div_ceil(PAGE) * PAGE
+}
+
+/// Whether faer's products run in private-gemm here (x86-64 with AVX-512F, or AVX2 and FMA).
+fn uses_private_gemm() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx512f")
+            || (std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma"))
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// Makes sure the calling thread's private-gemm workspace exists, fallibly (module docs).
+pub fn reserve_gemm_workspace() -> Result<()> {
+    if READY.with(Cell::get) {
+        return Ok(());
+    }
+    let bytes = gemm_workspace_bytes();
+    if bytes > 0 {
+        let _one_at_a_time = RESERVING.lock().unwrap_or_else(|p| p.into_inner());
+        // the margin covers what other threads allocate between the release and the product
+        let margin = (bytes / 4).max(8 << 20);
+        let probe = super::try_with_capacity::<u8>(bytes + margin, "").map_err(|_| Error::OutOfMemory {
+            what: format!(
+                "a thread's matrix-product workspace (faer's private-gemm: 2 x the L3 cache, {}, whatever the \
+                 data's size, and a margin)",
+                crate::error::fmt_bytes(bytes as u128)
+            ),
+            bytes: (bytes + margin) as u128,
+        })?;
+        drop(probe);
+        first_product();
+    }
+    READY.with(|r| r.set(true));
+    Ok(())
+}
+
+/// One product of 17³ > 16³ (below that faer calls nano-gemm, which allocates nothing): the
+/// first on this thread, so private-gemm allocates its workspace now.
+fn first_product() {
+    let a = Mat::<f64>::from_fn(17, 17, |i, j| (i + j) as f64);
+    let mut c = Mat::<f64>::zeros(17, 17);
+    matmul(c.as_mut(), Accum::Replace, a.as_ref(), a.as_ref(), 1.0, Par::Seq);
+}
+
+/// [`reserve_gemm_workspace`] on the calling thread and on every thread of the current rayon
+/// pool: the entry of every kernel whose faer calls may run on any of them.
+pub fn reserve_gemm_workspaces() -> Result<()> {
+    reserve_gemm_workspace()?;
+    if gemm_workspace_bytes() == 0 {
+        return Ok(());
+    }
+    rayon::broadcast(|_| reserve_gemm_workspace()).into_iter().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// VmSize (bytes) of this process.
+    #[cfg(target_os = "linux")]
+    fn vm_size() -> usize {
+        let status = std::fs::read_to_string("/proc/self/status").unwrap();
+        let line = status.lines().find(|l| l.starts_with("VmSize:")).unwrap();
+        line.split_whitespace().nth(1).unwrap().parse::<usize>().unwrap() * 1024
+    }
+
+    /// The size computed here is what private-gemm allocates: a fresh thread's address space
+    /// grows by it (within a page per block) on its first product, and by nothing more after
+    /// (measured on up to 10 fresh threads: the other tests allocate beside it).
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_workspace_is_what_private_gemm_allocates() {
+        let bytes = gemm_workspace_bytes();
+        if bytes == 0 {
+            return; // faer uses the gemm crate here
+        }
+        let measure = || {
+            std::thread::spawn(|| {
+                let before = vm_size();
+                first_product();
+                let after_one = vm_size();
+                first_product();
+                (after_one as i64 - before as i64, vm_size() as i64 - after_one as i64)
+            })
+            .join()
+            .unwrap()
+        };
+        let seen: Vec<(i64, i64)> = (0..10).map(|_| measure()).collect();
+        assert!(
+            seen.iter().any(|&(first, again)| first.abs_diff(bytes as i64) <= 2 * PAGE as u64 && again == 0),
+            "private-gemm took {seen:?} bytes, computed {bytes}"
+        );
+    }
+
+    #[test]
+    fn reserving_twice_is_free_and_every_pool_thread_reserves() {
+        reserve_gemm_workspaces().unwrap();
+        assert!(READY.with(Cell::get));
+        let ready: Vec<bool> = rayon::broadcast(|_| READY.with(Cell::get));
+        assert!(ready.iter().all(|&r| r) || gemm_workspace_bytes() == 0, "{ready:?}");
+        reserve_gemm_workspace().unwrap();
+    }
+}

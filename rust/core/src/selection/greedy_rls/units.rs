@@ -1,0 +1,105 @@
+//! The units a greedy run selects: a unit is a set of columns added or removed together (a
+//! feature family, a group), and a feature is a unit of one. Plain greedy RankRLS is the run
+//! over the `n` singletons ([`Units::singletons`]).
+
+use crate::error::Result;
+use crate::invalid;
+
+/// Units as compressed lists: unit `u` holds `columns[offsets[u]..offsets[u + 1]]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Units {
+    offsets: Vec<usize>,
+    columns: Vec<usize>,
+    n: usize,
+    singletons: bool,
+}
+
+impl Units {
+    /// The `n` features, each a unit of its own (plain greedy RankRLS).
+    pub fn singletons(n: usize) -> Self {
+        Units { offsets: (0..=n).collect(), columns: (0..n).collect(), n, singletons: true }
+    }
+
+    /// Units over `n` columns from `(offsets, columns)`: every unit non-empty, its columns
+    /// `< n` and distinct, no column in two units (a column in none is never selected).
+    pub fn new(offsets: Vec<usize>, columns: Vec<usize>, n: usize) -> Result<Self> {
+        if offsets.first() != Some(&0)
+            || offsets.last() != Some(&columns.len())
+            || offsets.windows(2).any(|w| w[1] < w[0])
+        {
+            return invalid!("groups: the unit offsets must start at 0, be non-decreasing and end at len(columns)");
+        }
+        if offsets.len() < 2 {
+            return invalid!("groups is empty: at least one group of columns is needed");
+        }
+        let mut seen = crate::alloc::try_filled(n, usize::MAX, "the unit of every column")?;
+        for (u, w) in offsets.windows(2).enumerate() {
+            if w[0] == w[1] {
+                return invalid!("group {u} is empty: a group needs at least one column");
+            }
+            for &j in &columns[w[0]..w[1]] {
+                if j >= n {
+                    return invalid!("group {u} holds column {j}, but X has {n} features");
+                }
+                if seen[j] != usize::MAX {
+                    return invalid!("column {j} is in two groups ({} and {u})", seen[j]);
+                }
+                seen[j] = u;
+            }
+        }
+        let singletons =
+            columns.len() == n && offsets.len() == n + 1 && columns.iter().enumerate().all(|(i, &j)| i == j);
+        Ok(Units { offsets, columns, n, singletons })
+    }
+
+    /// Units from lists of columns ([`Units::new`]'s checks).
+    pub fn from_lists(lists: &[Vec<usize>], n: usize) -> Result<Self> {
+        let mut offsets = vec![0];
+        let mut columns = Vec::new();
+        for l in lists {
+            columns.extend_from_slice(l);
+            offsets.push(columns.len());
+        }
+        Units::new(offsets, columns, n)
+    }
+
+    /// Number of units.
+    pub fn len(&self) -> usize {
+        self.offsets.len() - 1
+    }
+
+    /// `true` when there is no unit (never, once checked).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Number of columns of the data `n`.
+    pub fn n_columns(&self) -> usize {
+        self.n
+    }
+
+    /// The columns of unit `u`.
+    pub fn members(&self, u: usize) -> &[usize] {
+        &self.columns[self.offsets[u]..self.offsets[u + 1]]
+    }
+
+    /// `true` when every unit is the feature of its index (unit `j` = column `j`).
+    pub fn is_singletons(&self) -> bool {
+        self.singletons
+    }
+
+    /// The largest unit's size.
+    pub fn max_size(&self) -> usize {
+        self.offsets.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0)
+    }
+
+    /// The units with a column that is informative (`col_informative`, per column).
+    pub fn informative(&self, col_informative: &[bool]) -> Vec<bool> {
+        (0..self.len()).map(|u| self.members(u).iter().any(|&j| col_informative[j])).collect()
+    }
+
+    /// The columns of the units in `order`, in that order (the model's columns).
+    pub fn columns_of(&self, order: &[usize]) -> Vec<usize> {
+        order.iter().flat_map(|&u| self.members(u).iter().copied()).collect()
+    }
+}
