@@ -60,6 +60,11 @@ def test_unknown_level_is_a_clear_error():
     assert "baseline, avx2, avx512" in r.stderr
 
 
-def test_version_names_the_level():
-    r = subprocess.run([sys.executable, "-m", "rankselect", "--version"], capture_output=True, text=True)
-    assert r.returncode == 0 and f"(SIMD: {_core.simd_level()})" in r.stdout
+def test_version_names_the_level(capsys):
+    # through main(), the console script's function (``python -m rankselect --version`` runs as
+    # a process in tests/cli/test_cli_methods.py)
+    from rankselect.cli import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["--version"])
+    assert exit_.value.code == 0 and f"(SIMD: {_core.simd_level()})" in capsys.readouterr().out

@@ -3,7 +3,8 @@
 mypy checks a snippet against the installed (or source) package, with the project's mypy
 configuration when the tests run from a checkout; it must report an ``arg-type`` error on
 exactly the lines marked ``# rejected`` and accept the others. Skipped without mypy (the
-``dev`` extra, part of ``test``).
+``dev`` extra, part of ``test``). The one check of the constructors' types: `.ci/run` runs mypy on
+the package only.
 """
 from __future__ import annotations
 
@@ -29,6 +30,9 @@ rankselect.SparseRankSVM(penalty="l3")  # rejected
 rankselect.RankSVM(kernel="rbf")  # rejected
 rankselect.dask.GreedyRankRLS(n_features_to_select=2.5)  # rejected
 rankselect.SparseRankSVM(C=1, penalty="log", feature_costs=np.ones(3))
+rankselect.SparseRankSVM(C=1.0, penalty="mcp")
+rankselect.SparseRankSVM(C=1.0, penalty=rankselect.models.penalties.MCP(gamma=3.0))
+rankselect.GreedyRankRLS(n_features_to_select=3, min_improvement=1e-3, convention="letor", feature_costs=np.ones(5))
 rankselect.GreedyRankRLS(n_features_to_select=3, alpha=0.5, feature_costs=[1.0, 2.0], budget=2)
 rankselect.GAS(5, 0.1, importance="ndcg@10", similarity=np.eye(3))
 rankselect.RankRLS(alpha=[0.5, 1.0])

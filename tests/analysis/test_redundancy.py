@@ -2,8 +2,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -72,19 +70,23 @@ def test_figure():
     assert [t.get_text() for t in heat.get_xticklabels()] and len(heat.patches) == 2
 
 
-def test_cli(tmp_path):
+def test_cli(tmp_path, capsys):
+    """``rankselect redundancy`` through :func:`rankselect.cli.main`, the function the console
+    script runs (the process itself is tested in tests/cli/test_cli_process.py)."""
     import rankselect
+    from rankselect.cli import main
 
     X, y, qid = _data()
     path = tmp_path / "train.txt"
     rankselect.save_letor(path, rankselect.RankingData(X, y, qid))
-    run = [sys.executable, "-m", "rankselect", "redundancy", str(path), "--threshold", "0.9"]
-    out = subprocess.run(run + ["--json"], capture_output=True, text=True, check=True).stdout
-    clusters = json.loads(out)["clusters"]
+    run = ["redundancy", str(path), "--threshold", "0.9"]
+    assert main(run + ["--json"]) == 0
+    clusters = json.loads(capsys.readouterr().out)["clusters"]
     assert [c["features"] for c in clusters] == [[1, 3], [2, 4]]  # feature numbers, as numbers (#40)
     assert [c["names"] for c in clusters] == [["1", "3"], ["2", "4"]]
-    bad = subprocess.run(run[:-2] + ["--threshold", "1.5"], capture_output=True, text=True)
-    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "threshold" in bad.stderr
+    assert main(run[:-1] + ["1.5"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "threshold" in err
 
 
 def test_threshold_takes_any_real_number_but_a_bool():

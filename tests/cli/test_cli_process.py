@@ -37,18 +37,17 @@ def run_cli(*args, **kw):
 # --- item 4: train --out, evaluate reads it (and RankLib's format) -------------------------
 
 
-def test_train_out_then_evaluate(tmp_path):
+def test_train_out_then_evaluate(tmp_path, capsys):
+    # through main(), the function the console script runs: files, not the process, matter here
     train, test = DATA / "example_train.txt", DATA / "example_test.txt"
     scores = tmp_path / "p.txt"
-    r = run_cli("train", train, "--test", test, "--C", "0.5", "--out", scores, "--json")
-    assert r.returncode == 0, r.stderr
-    trained = json.loads(r.stdout)["test"]
+    assert main(["train", str(train), "--test", str(test), "--C", "0.5", "--out", str(scores), "--json"]) == 0
+    trained = json.loads(capsys.readouterr().out)["test"]
     lines = scores.read_text().splitlines()
     data = rankselect.load_letor(test)
     assert len(lines) == data.n_samples
-    r = run_cli("evaluate", test, "--scores", scores, "--json")
-    assert r.returncode == 0, r.stderr
-    evaluated = json.loads(r.stdout)
+    assert main(["evaluate", str(test), "--scores", str(scores), "--json"]) == 0
+    evaluated = json.loads(capsys.readouterr().out)
     for conv in ("exponential", "letor"):
         for k, v in trained[conv].items():
             assert evaluated[conv][k] == pytest.approx(v, abs=1e-12), (conv, k)
@@ -58,15 +57,17 @@ def test_train_out_then_evaluate(tmp_path):
     np.testing.assert_allclose([float(s) for s in lines], expected, rtol=1e-12, atol=1e-12)
 
 
-def test_train_out_to_stdout_pipes_into_evaluate():
+def test_train_out_to_stdout_pipes_into_evaluate(capsys):
+    # `rankselect train ... --out - | rankselect evaluate TEST --scores -`: train through main()
+    # (the scores on stdout, the report on stderr), evaluate as a process reading the pipe
     train, test = DATA / "example_train.txt", DATA / "example_test.txt"
-    r1 = run_cli("train", train, "--test", test, "--out", "-")
-    assert r1.returncode == 0, r1.stderr
-    assert "MAP" in r1.stderr  # the report goes to stderr when the scores take stdout
-    r2 = run_cli("evaluate", test, "--scores", "-", "--json", input=r1.stdout)
+    assert main(["train", str(train), "--test", str(test), "--out", "-"]) == 0
+    scores, report = capsys.readouterr()
+    assert "MAP" in report  # the report goes to stderr when the scores take stdout
+    r2 = run_cli("evaluate", test, "--scores", "-", "--json", input=scores)
     assert r2.returncode == 0, r2.stderr
     letor = json.loads(r2.stdout)["letor"]["MAP"]
-    map_line = next(ln for ln in r1.stderr.splitlines() if ln.startswith("MAP"))
+    map_line = next(ln for ln in report.splitlines() if ln.startswith("MAP"))
     assert float(map_line.split()[2]) == pytest.approx(letor, abs=1e-4)
 
 
