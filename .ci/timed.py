@@ -16,10 +16,13 @@ import time
 
 
 def table(path: str) -> str:
-    rows = [line.split() for line in open(path, encoding="utf-8") if line.strip()]
+    rows = [line.rsplit(None, 2) for line in open(path, encoding="utf-8") if line.strip()]  # names have spaces
     out = [f"{'phase':<28} {'wall s':>8} {'CPU s':>8} {'CPU/wall':>9}"]
+    cpu_total = 0.0
     for name, wall, cpu in rows:
         out.append(f"{name:<28} {float(wall):8.1f} {float(cpu):8.1f} {float(cpu) / max(float(wall), 1e-9):9.2f}")
+        cpu_total += float(cpu)
+    out.append(f"{'all phases (CPU)':<28} {'':>8} {cpu_total:8.1f}")
     return "\n".join(out)
 
 
