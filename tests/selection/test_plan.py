@@ -7,6 +7,7 @@ import sys
 
 import numpy as np
 import pytest
+from test_every_selector_groups import SELECTORS as EVERY_SELECTOR
 
 import rankselect as rs
 from rankselect.data import FeatureGroups, check_feature_groups, check_group_costs, feature_groups
@@ -96,20 +97,8 @@ def test_group_costs_that_overflow_are_refused():
 # -- one plan, one check ----------------------------------------------------------------------
 
 
-SELECTORS = {
-    "GreedyRankRLS": lambda **kw: rs.GreedyRankRLS(2, **kw),
-    "GAS": lambda **kw: rs.GAS(2, **kw),
-    "NGAS": lambda **kw: rs.NGAS(2, **kw),
-    "XGAS": lambda **kw: rs.XGAS(2, **kw),
-    "HCAS": lambda **kw: rs.HCAS(2, **kw),
-    "FSMRank": lambda **kw: rs.FSMRank(lambda2=0.001, **kw),
-    "FSMSVM": lambda **kw: rs.FSMSVM(2, lambda2=0.001, **kw),
-    "SparseRankSVM": lambda **kw: rs.SparseRankSVM(C=0.05, penalty="group_lasso", solver="fista", **kw),
-    "RecursiveElimination": lambda **kw: rs.RecursiveElimination(rs.RankRLS(), n_features_to_select=2,
-                                                                 random_state=0, **kw),
-    "ForwardSelection": lambda **kw: rs.ForwardSelection(rs.RankRLS(), n_features_to_select=2, random_state=0,
-                                                         **kw),
-}
+#: every selector that takes groups (tests/selection/test_every_selector_groups.py), less the meta-selector
+SELECTORS = {name: make for name, make in EVERY_SELECTOR.items() if name != "StabilitySelection"}
 
 
 @pytest.fixture
