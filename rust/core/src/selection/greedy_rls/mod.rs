@@ -100,6 +100,7 @@ mod monitor_tests;
 mod path;
 mod state;
 mod step;
+mod store;
 #[cfg(test)]
 mod tests;
 mod units;
@@ -114,8 +115,8 @@ pub use self::driver::{check_options, greedy_rankrls, greedy_rankrls_units, sele
 pub use self::floating::{greedy_rankrls_floating, select_floating, FloatingBackend, FloatingPath, REL_TIE};
 #[cfg(test)]
 pub(crate) use self::fused::fused_update;
-pub use self::path::{GreedyPath, Stop};
-pub use self::state::{state_bytes, GreedyState};
+pub use self::path::{Gram, GreedyPath, Stop};
+pub use self::state::{is_wide, state_bytes, units_state_bytes, GreedyState};
 pub(crate) use self::step::update_residuals;
 #[cfg(test)]
 pub(crate) use self::step::update_residuals_body;
