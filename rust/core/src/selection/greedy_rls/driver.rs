@@ -96,7 +96,13 @@ pub(crate) fn check_data(x: ArrayView2<f64>, y: &[f64], criterion: &dyn Criterio
 
 /// The memory rule for the caches of [`GreedyState`](super::GreedyState) on `m` rows over
 /// `units` ([`units_state_bytes`]: the n x n matrices when `n <= m`, none for wide data).
-pub(crate) fn check_cache_memory(m: usize, units: &Units, max_memory: Option<u64>, remedy: &str) -> Result<()> {
+pub(crate) fn check_cache_memory(
+    m: usize,
+    units: &Units,
+    k: usize,
+    max_memory: Option<u64>,
+    remedy: &str,
+) -> Result<()> {
     let Some(max_memory) = max_memory else { return Ok(()) };
     let n = units.n_columns();
     // the n x n matrices (a partial Gram matrix per set-up group, Xc^T Xc, M) or the caches
@@ -114,7 +120,7 @@ pub(crate) fn check_cache_memory(m: usize, units: &Units, max_memory: Option<u64
     } else {
         format!("the greedy RankRLS caches C and U for {m} rows x {n} features (2 x {m} x {n} float64)")
     };
-    check_memory(&what, units_state_bytes(m, units), max_memory, remedy)
+    check_memory(&what, units_state_bytes(m, units, k), max_memory, remedy)
 }
 
 /// The `min_improvement` rule: `true` when the step to `value` improves on the previous
@@ -190,6 +196,7 @@ pub(crate) fn in_memory_backend<'a>(
     check_cache_memory(
         x.nrows(),
         units,
+        opts.n_features_to_select,
         opts.max_memory,
         "select on fewer rows or features (e.g. a sample of the queries), or raise the limit with \
          rankselect.set_config(max_memory=...)",
@@ -226,7 +233,7 @@ pub fn select<B: GreedyBackend + ?Sized>(
     let mut columns: Vec<usize> = Vec::new();
     let mut lqo_scores: Vec<f64> = Vec::with_capacity(k);
     let mut coef_rows: Vec<Vec<f64>> = Vec::with_capacity(k);
-    let mut primal = PrimalPath::new(n);
+    let mut primal = PrimalPath::new(n, backend.units().largest_total(k));
     let mut spent = 0.0;
     let mut stop = None;
     // Shared group costs: the groups paid for so far (their first member paid).

@@ -68,8 +68,9 @@ pub(crate) struct PrimalPath {
 }
 
 impl PrimalPath {
-    pub(crate) fn new(n: usize) -> Self {
-        PrimalPath { l: Mat::new(), k: 0, n }
+    /// A path over `n` columns whose factor is allocated for `cap` of them (it grows past).
+    pub(crate) fn new(n: usize, cap: usize) -> Self {
+        PrimalPath { l: Mat::zeros(cap.min(n), cap.min(n)), k: 0, n }
     }
 
     /// Appends feature `b` (after `selected`) and returns the weights on `selected + [b]`,
@@ -78,7 +79,8 @@ impl PrimalPath {
         let k = self.k;
         if k == self.l.nrows() {
             let cap = (2 * k).max(16).min(self.n.max(k + 1));
-            let old = std::mem::replace(&mut self.l, Mat::zeros(cap, cap));
+            let old = std::mem::replace(&mut self.l, Mat::new());
+            self.l = Mat::zeros(cap, cap);
             self.l.as_mut().submatrix_mut(0, 0, k, k).copy_from(old.as_ref());
         }
         // Row k of L: solve L_kk l = Gram[S, b]; pivot = Gram_bb + alpha - l^T l (>= alpha

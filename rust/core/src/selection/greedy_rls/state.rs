@@ -69,15 +69,19 @@ type GroupSums = (Mat<f64>, Vec<f64>, Vec<bool>);
 /// wide data (`n > m`, [`MStore::Blocks`]) `C`, `U` and `Xc` (3 m n), the unit-diagonal
 /// blocks of `M` and, for units of more than one column, each unit's `K` and its factor in a
 /// block scan (`3 sum_g b_g^2`), the length-n vectors of the set-up and of a pass (about 24
-/// per feature and chunk group) and the O(m) vectors: no n x n matrix.
-pub fn units_state_bytes(m: usize, units: &Units) -> u128 {
+/// per feature and chunk group) and the O(m) vectors: no n x n matrix. Both paths add the
+/// path of `k` steps: the primal factor of the `c` columns `k` units can hold (c x c) and the
+/// weights of every prefix (2 k n: the rows and the result).
+pub fn units_state_bytes(m: usize, units: &Units, k: usize) -> u128 {
     let n = units.n_columns();
+    let c = units.largest_total(k) as u128;
+    let path = 8 * (c * c + 2 * (k as u128) * (n as u128));
     if !is_wide(m, n) {
-        return state_bytes(m, n);
+        return state_bytes(m, n) + path;
     }
     let (mu, nu, g) = (m as u128, n as u128, setup_groups(m));
     let scan = if units.is_singletons() { 0 } else { 2 * sum_b2(units) as u128 };
-    8 * (2 * mu * nu + 6 * mu + scan) + blocks_bytes(m, n, sum_b2(units)) + 8 * (2 * g + 22) * nu
+    8 * (2 * mu * nu + 6 * mu + scan) + blocks_bytes(m, n, sum_b2(units)) + 8 * (2 * g + 22) * nu + path
 }
 
 /// The shape rule: wide data (more features than rows) keeps `M` by unit blocks ([`MStore`]).
