@@ -16,8 +16,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rankselect as rs
-from _greedy_exact import (informative_units, lqo_exact, lqo_fraction, random_problem, random_units, ridge_svd,
-                           wide_problem)
+from _greedy_exact import (
+    informative_units,
+    lqo_exact,
+    lqo_fraction,
+    random_problem,
+    random_units,
+    ridge_svd,
+    wide_problem,
+)
 
 RTOL = 1e-8
 
