@@ -5,6 +5,7 @@ address space could not hold one 12,000 x 12,000 float64 matrix. The wide path's
 choices against the brute-force reference: ``test_greedy_exact.test_wide_data_exact_at_every_alpha``."""
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -68,3 +69,27 @@ def test_wide_run_fits_where_n_by_n_would_not():
     r = subprocess.run([sys.executable, "-c", textwrap.dedent(script)], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, f"exit {r.returncode}\nstdout: {r.stdout[-2000:]}\nstderr: {r.stderr[-3000:]}"
     assert r.stdout.split() == ["10", "2"], r.stdout
+
+
+_DETERMINISM = """
+import json, numpy as np
+from rankselect import GreedyRankRLS
+rng = np.random.default_rng(5)
+X = rng.normal(size=(30, 500)); y = rng.integers(0, 3, 30).astype(float); q = np.repeat(np.arange(5), 6)
+a = GreedyRankRLS(6, alpha=1e-6).fit(X, y, qid=q)
+b = GreedyRankRLS(3, alpha=1e-3, feature_groups=np.arange(500) % 25).fit(X, y, qid=q)
+print(json.dumps([a.selected_features_.tolist(), a.lqo_scores_.tolist(), a.coef_path_.tolist(),
+                  b.selected_features_.tolist(), b.lqo_scores_.tolist(), b.coef_path_.tolist()]))
+"""
+
+
+def test_wide_path_same_bits_at_any_thread_count_and_simd_level():
+    from rankselect import _core
+
+    runs = [("1", _core.simd_levels()[-1])] + [("2", level) for level in _core.simd_levels()]
+    out = []
+    for threads, level in runs:
+        env = {**os.environ, "RAYON_NUM_THREADS": threads, "RANKSELECT_SIMD": level}
+        r = subprocess.run([sys.executable, "-c", _DETERMINISM], env=env, capture_output=True, text=True, check=True)
+        out.append(r.stdout)
+    assert all(o == out[0] for o in out), runs
