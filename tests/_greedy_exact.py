@@ -223,6 +223,16 @@ def random_problem(rng, *, wide=None):
     return X, y, qid
 
 
+def wide_problem(rng):
+    """A wide problem: :func:`random_problem`'s data (and hard cases) widened to 2 to 4 times
+    more columns than rows, with duplicated, rescaled and combined columns among the new ones."""
+    X, y, qid = random_problem(rng, wide=True)
+    m, n = X.shape
+    extra = [X[:, rng.integers(n)] * 10.0 ** rng.uniform(-2, 2) if rng.random() < 0.2 else rng.normal(size=m)
+             for _ in range(int(rng.integers(m, 3 * m)))]
+    return np.column_stack([X] + extra), y, qid
+
+
 def random_units(rng, n):
     """A random partition of the ``n`` columns into units of 1 to 4 columns."""
     cols = rng.permutation(n)

@@ -51,7 +51,8 @@ ALLOWED = {
     "selection/kendall/merge.rs": (1, "a query's ranks (length n_q)"),
     "selection/greedy_rls/state.rs": (1, "one chunk's length-n criterion sums in the pass (chunk count x n is "
                                          "part of state_bytes)"),
-    "selection/greedy_rls/path.rs": (4, "the k x k Cholesky factor of the selected features and n-vectors"),
+    "selection/greedy_rls/path.rs": (5, "the c x c Cholesky factor of the c selected columns (allocated for the "
+                                        "columns k units can hold, grown by doubling past them) and n-vectors"),
     "shards/greedy_sharded/mod.rs": (7, "length-n sums and flags, the unit of every column, the units' values "
                                         "and the n x n Gram matrix of a shard's answers"),
     "shards/greedy_shard.rs": (3, "a shard's caches, bounded by the shard's memory check"),

@@ -43,6 +43,17 @@ def test_wide_memory_rules_name_the_right_dimension():
     with rankselect.config_context(max_memory=10**6):
         with pytest.raises(MemoryError, match=r"dual kernel matrix 60 x 60"):
             RankRLS().fit(X, y, qid=qid)
-        # greedy RankRLS: the 3000 x 3000 matrices dominate, not the 60 rows
-        with pytest.raises(MemoryError, match=r"3000 x 3000 matrices .* number of features"):
+        # greedy RankRLS on wide data keeps no 3000 x 3000 matrix (#38): its own rule says so
+        with pytest.raises(MemoryError, match=r"60 rows x 3000 features \(wide data"):
             GreedyRankRLS(3).fit(X, y, qid=qid)
+
+
+@pytest.mark.parametrize("n", [31, 37, 80, 300])  # m = 30: the dual
+@pytest.mark.parametrize("alpha", [1e-3, 1.0, 20.0])
+def test_wide_lqo_predictions_equal_the_refits(n, alpha):
+    """rankrls_lqo (lqo_predict) in the dual for n > m: the refit per held-out query's scores."""
+    X, y, qid = _data(30, n, seed=n)
+    X += 5.0  # raw scores, not centred ones
+    model = RankRLS(alpha=alpha).fit(X, y, qid=qid)
+    want = lqo(X, y, qid, alpha)[1]
+    np.testing.assert_allclose(model.lqo_predict(X, y, qid), want, rtol=1e-8, atol=1e-9 * np.abs(want).max())

@@ -16,7 +16,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rankselect as rs
-from _greedy_exact import informative_units, lqo_exact, lqo_fraction, random_problem, random_units, ridge_svd
+from _greedy_exact import (
+    informative_units,
+    lqo_exact,
+    lqo_fraction,
+    random_problem,
+    random_units,
+    ridge_svd,
+    wide_problem,
+)
 
 RTOL = 1e-8
 
@@ -50,7 +58,7 @@ def check_path(X, y, qid, units, order, scores, alpha):
 
 
 @given(seeds, alphas, st.data())
-@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_features_exact_at_every_alpha(seed, alpha, data):
     X, y, qid = random_problem(np.random.default_rng(seed))
     n = X.shape[1]
@@ -70,7 +78,7 @@ def test_features_exact_at_every_alpha(seed, alpha, data):
 
 
 @given(seeds, alphas, st.data())
-@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_groups_exact_at_every_alpha(seed, alpha, data):
     rng = np.random.default_rng(seed)
     X, y, qid = random_problem(rng)
@@ -83,6 +91,25 @@ def test_groups_exact_at_every_alpha(seed, alpha, data):
     order = [int(g[1:]) for g in sel.selected_groups_]
     assert sel.selected_features_.tolist() == [c for u in order for c in units[u]]
     assert sel.lqo_scores_.shape == (len(order),) and sel.coef_path_.shape == (len(order), n)
+    rest = check_path(X, y, qid, units, order, sel.lqo_scores_, alpha)
+    assert len(order) == k or (not rest and sel.stop_reason_ == "uninformative")
+
+
+@given(seeds, alphas, st.booleans())
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_wide_data_exact_at_every_alpha(seed, alpha, groups):
+    """Wide data (2 to 4 times more columns than rows: the run keeps M by unit blocks and
+    computes the exact values of wide sets on their row-space coordinates) gives the
+    brute-force forward selection's values and choices, for features and for groups."""
+    rng = np.random.default_rng(seed)
+    X, y, qid = wide_problem(rng)
+    n = X.shape[1]
+    units = random_units(rng, n) if groups else [[j] for j in range(n)]
+    k = int(rng.integers(1, 4))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sel = rs.GreedyRankRLS(k, alpha=alpha, feature_groups=_labels(units, n) if groups else None).fit(X, y, qid=qid)
+    order = [int(g[1:]) for g in sel.selected_groups_] if groups else sel.selected_features_.tolist()
     rest = check_path(X, y, qid, units, order, sel.lqo_scores_, alpha)
     assert len(order) == k or (not rest and sel.stop_reason_ == "uninformative")
 

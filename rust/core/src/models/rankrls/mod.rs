@@ -132,7 +132,8 @@ pub struct Lqo {
     pub lqo_error: f64,
 }
 
-/// RankRLS on grouped `x` (m x n) with exact LQO predictions, in O(m n^2 + sum_q n_q^2 n).
+/// RankRLS on grouped `x` (m x n) with exact LQO predictions, in O(m n^2 + sum_q n_q^2 n); for
+/// wide data ([`dual::use_dual`]) in the dual, O(m^2 n + m^3 + Q m n) ([`dual::fit_lqo_dual`]).
 pub fn fit_lqo(
     x: ArrayView2<f64>,
     y: &[f64],
@@ -144,6 +145,9 @@ pub fn fit_lqo(
     crate::alloc::reserve_gemm_workspaces()?; // the per-query products run on the pool's threads
     let (m, n) = x.dim();
     let (xc, yc) = center(x, y, offsets)?;
+    if dual::use_dual(m, n) {
+        return dual::fit_lqo_dual(x, &xc, &yc, offsets, alpha, interrupt);
+    }
     let a = with_ridge(&gram_checked(&xc, interrupt)?, alpha)?;
     let l = run_interruptible(interrupt, "Cholesky factorisation", move || cholesky(a, "Xc^T Xc + alpha I"))??;
     interrupt.check()?;

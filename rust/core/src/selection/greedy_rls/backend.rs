@@ -4,13 +4,13 @@
 //! [`super::select_floating`]) are written once over [`GreedyBackend`]; the candidates are
 //! units ([`Units`]: a feature is a unit of one).
 
-use faer::Mat;
 use ndarray::ArrayView2;
 
 use super::block::BlockCandidate;
 use super::criterion::{Criterion, CriterionScratch};
 use super::exact::ExactLqo;
 use super::monitor::Monitor;
+use super::path::Gram;
 use super::state::GreedyState;
 use super::step::Step;
 use super::units::Units;
@@ -28,7 +28,7 @@ pub trait GreedyBackend {
     /// candidates).
     fn informative(&mut self) -> Result<Vec<bool>>;
     /// `Xc^T Xc` (n x n, symmetric) and `Xc^T yc`: the primal weights of every prefix (eq. 5).
-    fn gram(&self) -> (&Mat<f64>, &[f64]);
+    fn gram(&self) -> (&dyn Gram, &[f64]);
     /// The criterion of the empty model (its query-centred LQO residuals are the centred
     /// labels), for the cost-aware rule.
     fn baseline(&mut self) -> Result<f64>;
@@ -80,7 +80,7 @@ impl<'a> InMemory<'a> {
         units: &'a Units,
         criterion: &'a dyn Criterion,
     ) -> Result<Self> {
-        let state = GreedyState::new(x, y, offsets, alpha)?;
+        let state = GreedyState::with_units(x, y, offsets, alpha, units)?;
         let mut unit_of = crate::alloc::try_filled(x.ncols(), usize::MAX, "the unit of every column")?;
         for u in 0..units.len() {
             units.members(u).iter().for_each(|&j| unit_of[j] = u);
@@ -229,8 +229,8 @@ impl GreedyBackend for InMemory<'_> {
         Ok(self.units.informative(self.state.informative()))
     }
 
-    fn gram(&self) -> (&Mat<f64>, &[f64]) {
-        (&self.state.gram, &self.state.xty)
+    fn gram(&self) -> (&dyn Gram, &[f64]) {
+        (&self.state.store, &self.state.xty)
     }
 
     fn baseline(&mut self) -> Result<f64> {
@@ -303,7 +303,7 @@ impl InMemory<'_> {
             1 => self.state.removal_pivot(live[0]),
             b => {
                 let a: Vec<f64> = (0..b * b)
-                    .map(|t| (if t / b == t % b { 1.0 } else { 0.0 }) - self.state.mm[(live[t / b], live[t % b])])
+                    .map(|t| (if t / b == t % b { 1.0 } else { 0.0 }) - self.state.store.m(live[t / b], live[t % b]))
                     .collect();
                 let mut rhs = vec![0.0; b];
                 super::block::solve_sym(&a, b, &mut rhs, 1, &mut Vec::new(), 1.0)

@@ -177,7 +177,7 @@ impl GreedyState {
                 let b = u.cols.len();
                 let sign = if u.remove { -1.0 } else { 1.0 };
                 let k: Vec<f64> = (0..b * b)
-                    .map(|t| sign * self.mm[(u.cols[t / b], u.cols[t % b])] + if t / b == t % b { 1.0 } else { 0.0 })
+                    .map(|t| sign * self.store.m(u.cols[t / b], u.cols[t % b]) + if t / b == t % b { 1.0 } else { 0.0 })
                     .collect();
                 let mut h: Vec<f64> = u.cols.iter().map(|&j| self.r[j]).collect();
                 solve_sym(&k, b, &mut h, 1, &mut work, 0.0);

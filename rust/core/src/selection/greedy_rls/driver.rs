@@ -8,7 +8,7 @@ use super::backend::{GreedyBackend, InMemory};
 use super::choice::{choose_best, choose_per_cost, Choice};
 use super::criterion::Criterion;
 use super::path::{GreedyPath, PrimalPath, Stop};
-use super::state::state_bytes;
+use super::state::{is_wide, units_state_bytes};
 use super::units::Units;
 use crate::data::groups::QueryOffsets;
 use crate::error::{check_memory, Result};
@@ -94,19 +94,33 @@ pub(crate) fn check_data(x: ArrayView2<f64>, y: &[f64], criterion: &dyn Criterio
     Ok(())
 }
 
-/// The memory rule for the caches of [`GreedyState`](super::GreedyState) on `m` rows and `n` features.
-pub(crate) fn check_cache_memory(m: usize, n: usize, max_memory: Option<u64>, remedy: &str) -> Result<()> {
+/// The memory rule for the caches of [`GreedyState`](super::GreedyState) on `m` rows over
+/// `units` ([`units_state_bytes`]: the n x n matrices when `n <= m`, none for wide data).
+pub(crate) fn check_cache_memory(
+    m: usize,
+    units: &Units,
+    k: usize,
+    max_memory: Option<u64>,
+    remedy: &str,
+) -> Result<()> {
     let Some(max_memory) = max_memory else { return Ok(()) };
+    let n = units.n_columns();
     // the n x n matrices (a partial Gram matrix per set-up group, Xc^T Xc, M) or the caches
     let square = 8 * (super::state::setup_groups(m) + 2) * (n as u128) * (n as u128);
-    let what = match square > 16 * (m as u128) * (n as u128) {
-        true => format!(
+    let what = if is_wide(m, n) {
+        format!(
+            "greedy RankRLS on {m} rows x {n} features (wide data: the caches C, U and the centred data, \
+             3 x {m} x {n} float64, and the groups' blocks of M)"
+        )
+    } else if square > 16 * (m as u128) * (n as u128) {
+        format!(
             "greedy RankRLS on {m} rows x {n} features: the {n} x {n} matrices Xc^T Xc and M (float64) dominate, \
              so the number of features is what to reduce"
-        ),
-        false => format!("the greedy RankRLS caches C and U for {m} rows x {n} features (2 x {m} x {n} float64)"),
+        )
+    } else {
+        format!("the greedy RankRLS caches C and U for {m} rows x {n} features (2 x {m} x {n} float64)")
     };
-    check_memory(&what, state_bytes(m, n), max_memory, remedy)
+    check_memory(&what, units_state_bytes(m, units, k), max_memory, remedy)
 }
 
 /// The `min_improvement` rule: `true` when the step to `value` improves on the previous
@@ -179,10 +193,10 @@ pub(crate) fn in_memory_backend<'a>(
     check_params(x, y, offsets, units, opts)?;
     choice.check(units.len())?;
     check_data(x, y, criterion)?;
-    let (m, n) = x.dim();
     check_cache_memory(
-        m,
-        n,
+        x.nrows(),
+        units,
+        opts.n_features_to_select,
         opts.max_memory,
         "select on fewer rows or features (e.g. a sample of the queries), or raise the limit with \
          rankselect.set_config(max_memory=...)",
@@ -219,7 +233,7 @@ pub fn select<B: GreedyBackend + ?Sized>(
     let mut columns: Vec<usize> = Vec::new();
     let mut lqo_scores: Vec<f64> = Vec::with_capacity(k);
     let mut coef_rows: Vec<Vec<f64>> = Vec::with_capacity(k);
-    let mut primal = PrimalPath::new(n);
+    let mut primal = PrimalPath::new(n, backend.units().largest_total(k));
     let mut spent = 0.0;
     let mut stop = None;
     // Shared group costs: the groups paid for so far (their first member paid).

@@ -207,7 +207,7 @@ pub fn select_floating<B: FloatingBackend + ?Sized>(
     let mut rows = Vec::new();
     for (v, s) in best.into_iter().skip(1).flatten() {
         let cols = backend.units().columns_of(&s);
-        let mut primal = PrimalPath::new(n_cols);
+        let mut primal = PrimalPath::new(n_cols, cols.len());
         let mut w = Vec::new();
         for (j, &f) in cols.iter().enumerate() {
             w = primal.push(gram, xty, opts.alpha, &cols[..j], f);

@@ -62,11 +62,21 @@ fn close(a: &[f64], b: &[f64], what: &str) {
 
 #[test]
 fn downdate_matches_recomputation() {
-    let (x, y, off) = problem(11, &[5, 1, 7, 3, 4, 6], 6);
+    downdate_case(11, &[5, 1, 7, 3, 4, 6], 6);
+}
+
+/// Wide data (n > m): `M` kept by its diagonal, its rows computed from `Xc` (`store`).
+#[test]
+fn wide_downdate_matches_recomputation() {
+    downdate_case(12, &[3, 1, 2, 4], 23);
+}
+
+fn downdate_case(seed: u64, sizes: &[usize], n: usize) {
+    let (x, y, off) = problem(seed, sizes, n);
     let alpha = 0.7;
     let offsets = qo(&off);
     let mut state = GreedyState::new(x.view(), &y, &offsets, alpha).unwrap();
-    let none = vec![false; 6];
+    let none = vec![false; n];
     let crit = Squared;
     let mut values = state.pass(None, &y, &crit, &none).0;
     // add 0, 2, 3, 5; remove 2; add 1; remove 0; remove 3
@@ -89,7 +99,7 @@ fn downdate_matches_recomputation() {
         selected = after;
         let (c, u, p, mm, r) = state.caches();
         let (c0, u0, p0, mm0, r0) = from_scratch(&x, &y, &off, &selected, alpha);
-        for i in 0..6 {
+        for i in 0..n {
             close(&c[i], &c0[i], "C");
             close(&u[i], &u0[i], "U");
         }

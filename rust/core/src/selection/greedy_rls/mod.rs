@@ -67,11 +67,19 @@
 //! held-out query); on well-conditioned data nothing is recomputed and a run is the
 //! shortcut's, bit for bit.
 //!
+//! Wide data (`n > m`, [`is_wide`]): `M` and `Xc^T Xc` are not kept in full (`store`). A step
+//! reads `M_ii` (a unit's block `M_gg`) and row `M_b:` of the entering column only, so the
+//! state keeps the unit-diagonal blocks of `M`, updated like the full matrix, and computes
+//! `M_b: = Xc^T C_b` from the centred data when `b` enters or leaves (O(m n), the pass's
+//! order); the path's Gram entries are dots of centred columns. Memory O(m n + sum_g b_g^2)
+//! ([`units_state_bytes`]) instead of O(n^2); with `n <= m` the full matrices are kept (the
+//! update is O(n^2), cheaper than `Xc^T C_b`).
+//!
 //! Modules: `units`, `criterion` (how candidates compare), `chunks` (the query-aligned row
 //! chunks), `state` (the caches and the fused update-and-scan pass, `fused`, `fused_avx2`),
 //! `step` and `update` (a rank-one step: adding or removing a column), `block` (a unit's block
 //! scan), `monitor` and `exact` (exactness), `path` (the selected prefix's weights and the
-//! result), `choice` (the best candidate, or the best per unit cost), `backend` (where the
+//! result), `store` (`M` in full or by unit blocks), `choice` (the best candidate, or the best per unit cost), `backend` (where the
 //! candidates' values come from: the in-memory caches, or query shards in
 //! [`crate::shards::greedy_sharded`]), `driver` (options, checks and the selection loop, once
 //! for every backend and rule), `floating` (floating search, SFFS over units: a removal is the
@@ -100,6 +108,7 @@ mod monitor_tests;
 mod path;
 mod state;
 mod step;
+mod store;
 #[cfg(test)]
 mod tests;
 mod units;
@@ -114,8 +123,8 @@ pub use self::driver::{check_options, greedy_rankrls, greedy_rankrls_units, sele
 pub use self::floating::{greedy_rankrls_floating, select_floating, FloatingBackend, FloatingPath, REL_TIE};
 #[cfg(test)]
 pub(crate) use self::fused::fused_update;
-pub use self::path::{GreedyPath, Stop};
-pub use self::state::{state_bytes, GreedyState};
+pub use self::path::{Gram, GreedyPath, Stop};
+pub use self::state::{is_wide, state_bytes, units_state_bytes, GreedyState};
 pub(crate) use self::step::update_residuals;
 #[cfg(test)]
 pub(crate) use self::step::update_residuals_body;

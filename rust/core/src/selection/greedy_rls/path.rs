@@ -45,32 +45,54 @@ impl GreedyPath {
     }
 }
 
+/// The entries of the Gram matrix `Xc^T Xc` a path reads (`Gram[S, b]`): a full n x n matrix,
+/// or computed from the centred columns for wide data ([`super::store`]).
+pub trait Gram {
+    /// `Gram_ij = x_i^T x_j` (centred columns).
+    fn entry(&self, i: usize, j: usize) -> f64;
+}
+
+impl Gram for Mat<f64> {
+    fn entry(&self, i: usize, j: usize) -> f64 {
+        self[(i, j)]
+    }
+}
+
 /// Primal weights of the selected prefix (module docs): a Cholesky factor of
-/// `Xc_S^T Xc_S + alpha I` grown by one row per step.
+/// `Xc_S^T Xc_S + alpha I` grown by one row per step (its storage by doubling: k x k for
+/// `k` selected columns, never n x n).
 pub(crate) struct PrimalPath {
     l: Mat<f64>,
     k: usize,
+    n: usize,
 }
 
 impl PrimalPath {
-    pub(crate) fn new(n: usize) -> Self {
-        PrimalPath { l: Mat::zeros(n, n), k: 0 }
+    /// A path over `n` columns whose factor is allocated for `cap` of them (it grows past).
+    pub(crate) fn new(n: usize, cap: usize) -> Self {
+        PrimalPath { l: Mat::zeros(cap.min(n), cap.min(n)), k: 0, n }
     }
 
     /// Appends feature `b` (after `selected`) and returns the weights on `selected + [b]`,
     /// from `gram = Xc^T Xc` and `xty = Xc^T yc` (n x n, n) and the ridge `alpha`.
-    pub(crate) fn push(&mut self, gram: &Mat<f64>, xty: &[f64], alpha: f64, selected: &[usize], b: usize) -> Vec<f64> {
+    pub(crate) fn push(&mut self, gram: &dyn Gram, xty: &[f64], alpha: f64, selected: &[usize], b: usize) -> Vec<f64> {
         let k = self.k;
+        if k == self.l.nrows() {
+            let cap = (2 * k).max(16).min(self.n.max(k + 1));
+            let old = std::mem::replace(&mut self.l, Mat::new());
+            self.l = Mat::zeros(cap, cap);
+            self.l.as_mut().submatrix_mut(0, 0, k, k).copy_from(old.as_ref());
+        }
         // Row k of L: solve L_kk l = Gram[S, b]; pivot = Gram_bb + alpha - l^T l (>= alpha
         // in exact arithmetic).
-        let mut l = Mat::<f64>::from_fn(k, 1, |j, _| gram[(selected[j], b)]);
+        let mut l = Mat::<f64>::from_fn(k, 1, |j, _| gram.entry(selected[j], b));
         faer::linalg::triangular_solve::solve_lower_triangular_in_place(
             self.l.as_ref().submatrix(0, 0, k, k),
             l.as_mut(),
             Par::Seq,
         );
         let ll: f64 = (0..k).map(|j| l[(j, 0)] * l[(j, 0)]).sum();
-        let pivot = (gram[(b, b)] + alpha - ll).max(alpha);
+        let pivot = (gram.entry(b, b) + alpha - ll).max(alpha);
         for j in 0..k {
             self.l[(k, j)] = l[(j, 0)];
         }

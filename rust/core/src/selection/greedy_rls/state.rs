@@ -9,6 +9,8 @@ use super::chunks::{Chunks, CHUNK_ROWS};
 use super::criterion::{Criterion, CriterionScratch};
 use super::fused::ChunkPass;
 use super::step::Step;
+use super::store::{blocks_bytes, sum_b2, Blocks, MStore};
+use super::units::Units;
 use crate::alloc;
 use crate::data::groups::{center_exact, QueryOffsets};
 use crate::error::Result;
@@ -28,11 +30,10 @@ pub struct GreedyState {
     pub(super) u: Vec<f64>,
     pub(super) p: Vec<f64>,
     pub(super) yc: Vec<f64>,
-    /// `Xc^T Xc` and `Xc^T yc`.
-    pub(super) gram: Mat<f64>,
+    /// `Xc^T Xc` and `M = Xc^T G Xc`, in full or by unit blocks (wide data, [`MStore`]).
+    pub(super) store: MStore,
+    /// `Xc^T yc` and `r = Xc^T a`.
     pub(super) xty: Vec<f64>,
-    /// `M = Xc^T G Xc` and `r = Xc^T a`.
-    pub(super) mm: Mat<f64>,
     pub(super) r: Vec<f64>,
     /// `false` for features constant within every query.
     informative: Vec<bool>,
@@ -64,10 +65,49 @@ pub(super) fn setup_groups(m: usize) -> u128 {
 /// constant within its queries.
 type GroupSums = (Mat<f64>, Vec<f64>, Vec<bool>);
 
+/// Bytes of the caches of a run over `units` on `m` rows: [`state_bytes`] when `n <= m`; for
+/// wide data (`n > m`, [`MStore::Blocks`]) `C`, `U` and `Xc` (3 m n), the unit-diagonal
+/// blocks of `M` and, for units of more than one column, each unit's `K` and its factor in a
+/// block scan (`3 sum_g b_g^2`), the length-n vectors of the set-up and of a pass (about 24
+/// per feature and chunk group) and the O(m) vectors: no n x n matrix. Both paths add the
+/// path of `k` steps: the primal factor of the `c` columns `k` units can hold (c x c) and the
+/// weights of every prefix (2 k n: the rows and the result).
+pub fn units_state_bytes(m: usize, units: &Units, k: usize) -> u128 {
+    let n = units.n_columns();
+    let c = units.largest_total(k) as u128;
+    let path = 8 * (c * c + 2 * (k as u128) * (n as u128));
+    if !is_wide(m, n) {
+        return state_bytes(m, n) + path;
+    }
+    let (mu, nu, g) = (m as u128, n as u128, setup_groups(m));
+    let scan = if units.is_singletons() { 0 } else { 2 * sum_b2(units) as u128 };
+    8 * (2 * mu * nu + 6 * mu + scan) + blocks_bytes(m, n, sum_b2(units)) + 8 * (2 * g + 22) * nu + path
+}
+
+/// The shape rule: wide data (more features than rows) keeps `M` by unit blocks ([`MStore`]).
+pub fn is_wide(m: usize, n: usize) -> bool {
+    n > m
+}
+
 impl GreedyState {
-    /// Caches for `S = {}` (`G = I/alpha`) from grouped, validated `x` (m x n) and `y`.
+    /// Caches for `S = {}` (`G = I/alpha`) from grouped, validated `x` (m x n) and `y`, for
+    /// a run over the features ([`GreedyState::with_units`]).
     pub fn new(x: ArrayView2<f64>, y: &[f64], offsets: &QueryOffsets, alpha: f64) -> Result<Self> {
+        Self::with_units(x, y, offsets, alpha, &Units::singletons(x.ncols()))
+    }
+
+    /// Caches for `S = {}` of a run over `units`: `M` in full, or by the units' blocks for
+    /// wide data ([`is_wide`]).
+    pub fn with_units(
+        x: ArrayView2<f64>,
+        y: &[f64],
+        offsets: &QueryOffsets,
+        alpha: f64,
+        units: &Units,
+    ) -> Result<Self> {
         let (m, n) = x.dim();
+        let wide = is_wide(m, n);
+        let gn = if wide { 0 } else { n };
         let chunks = Chunks::new(offsets);
         let nc = chunks.len();
         let mut yc = alloc::try_copy(y, "greedy RankRLS's centred labels")?;
@@ -101,7 +141,7 @@ impl GreedyState {
             .zip(us)
             .enumerate()
             .map(|(g, (cg, ug))| {
-                let mut gram = alloc::try_mat_zeros(n, n, "greedy RankRLS's partial Gram matrix")?;
+                let mut gram = alloc::try_mat_zeros(gn, gn, "greedy RankRLS's partial Gram matrix")?;
                 let mut xty = alloc::try_zeroed_vec::<f64>(n, "greedy RankRLS's X^T y")?;
                 let mut nonzero = alloc::try_zeroed_vec::<bool>(n, "greedy RankRLS's informative features")?;
                 let (mut cg, mut ug) = (cg, ug);
@@ -127,14 +167,16 @@ impl GreedyState {
                         xty[i] += dot4(col, &yc_ref[r0..r1]);
                         cb[i * len..(i + 1) * len].iter_mut().zip(col.iter()).for_each(|(cv, xv)| *cv = xv * inv);
                     }
-                    let a = MatRef::from_row_major_slice(ub, n, len);
-                    faer::linalg::matmul::matmul(gram.as_mut(), Accum::Add, a, a.transpose(), 1.0, Par::Seq);
+                    if !wide {
+                        let a = MatRef::from_row_major_slice(ub, n, len);
+                        faer::linalg::matmul::matmul(gram.as_mut(), Accum::Add, a, a.transpose(), 1.0, Par::Seq);
+                    }
                 }
                 Ok((gram, xty, nonzero))
             })
             .collect();
         let parts = parts.into_iter().collect::<Result<Vec<_>>>()?;
-        let mut gram = alloc::try_mat_zeros(n, n, "greedy RankRLS's Gram matrix")?;
+        let mut gram = alloc::try_mat_zeros(gn, gn, "greedy RankRLS's Gram matrix")?;
         let mut xty = alloc::try_zeroed_vec::<f64>(n, "greedy RankRLS's X^T y")?;
         let mut informative = alloc::try_zeroed_vec::<bool>(n, "greedy RankRLS's informative features")?;
         for (g, v, nz) in &parts {
@@ -142,18 +184,32 @@ impl GreedyState {
             xty.iter_mut().zip(v).for_each(|(a, b)| *a += b);
             informative.iter_mut().zip(nz).for_each(|(a, b)| *a |= b);
         }
-        // Exactly symmetric (the lower triangle is kept).
-        for i in 0..n {
-            for j in 0..i {
-                gram[(j, i)] = gram[(i, j)];
+        drop(parts);
+        let store = if wide {
+            // `Xc` column-major from `U` (= Xc at `S = {}`)
+            let mut xc = alloc::try_zeroed_vec::<f64>(mn, "greedy RankRLS's centred data Xc (wide data)")?;
+            for k in 0..chunks.len() {
+                let (r0, len) = (chunks.rows[k], chunks.rows[k + 1] - chunks.rows[k]);
+                for i in 0..n {
+                    xc[i * m + r0..i * m + r0 + len].copy_from_slice(&u[n * r0 + i * len..n * r0 + (i + 1) * len]);
+                }
             }
-        }
-        let mm = alloc::try_mat(n, n, |i, j| gram[(i, j)] * inv, "greedy RankRLS's matrix M")?;
+            MStore::Blocks(Blocks::new(xc, m, units, alpha)?)
+        } else {
+            // Exactly symmetric (the lower triangle is kept).
+            for i in 0..n {
+                for j in 0..i {
+                    gram[(j, i)] = gram[(i, j)];
+                }
+            }
+            let mm = alloc::try_mat(n, n, |i, j| gram[(i, j)] * inv, "greedy RankRLS's matrix M")?;
+            MStore::Full { gram, mm }
+        };
         let r = xty.iter().map(|v| v * inv).collect();
         let p = alloc::try_copy(&yc, "greedy RankRLS's residuals")?;
         let offsets = alloc::try_copy(offsets, "the query offsets")?;
         let in_model = alloc::try_filled(n, false, "greedy RankRLS's selected-feature flags")?;
-        Ok(GreedyState { n, offsets, chunks, c, u, p, yc, gram, xty, mm, r, informative, in_model, alpha })
+        Ok(GreedyState { n, offsets, chunks, c, u, p, yc, store, xty, r, informative, in_model, alpha })
     }
 
     /// `false` for the features constant within every query (zero centred column).
@@ -192,11 +248,7 @@ impl GreedyState {
                 cb[i * len..(i + 1) * len].iter_mut().zip(col.iter()).for_each(|(cv, xv)| *cv = xv * inv);
             }
         });
-        for j in 0..n {
-            for i in 0..n {
-                self.mm[(i, j)] = self.gram[(i, j)] * inv;
-            }
-        }
+        self.store.reset(self.alpha);
         self.r.iter_mut().zip(&self.xty).for_each(|(r, v)| *r = v * inv);
         self.p.copy_from_slice(&self.yc);
         self.in_model.fill(false);
@@ -207,7 +259,12 @@ impl GreedyState {
     #[cfg(test)]
     pub(super) fn caches(&self) -> Caches {
         let cols = |v: &[f64]| (0..self.n).map(|i| self.column(v, i)).collect::<Vec<_>>();
-        let mm = (0..self.n * self.n).map(|k| self.mm[(k / self.n, k % self.n)]).collect();
+        let mm = (0..self.n * self.n)
+            .map(|k| match &self.store {
+                MStore::Full { .. } => self.store.m(k / self.n, k % self.n),
+                MStore::Blocks(s) => dot4(s.xc(k / self.n), &self.column(&self.c, k % self.n)),
+            })
+            .collect();
         (cols(&self.c), cols(&self.u), self.p.clone(), mm, self.r.clone())
     }
 
@@ -227,7 +284,8 @@ impl GreedyState {
         let coefs: Vec<(f64, f64)> = (0..n)
             .map(|i| {
                 // adding i: c_i = 1/(1 + M_ii); removing a selected i: c_i = -1/(1 - M_ii)
-                let ci = if self.in_model[i] { -1.0 / (1.0 - self.mm[(i, i)]) } else { 1.0 / (1.0 + self.mm[(i, i)]) };
+                let mii = self.store.m(i, i);
+                let ci = if self.in_model[i] { -1.0 / (1.0 - mii) } else { 1.0 / (1.0 + mii) };
                 (ci, ci * self.r[i])
             })
             .collect();

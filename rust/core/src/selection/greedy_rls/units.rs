@@ -93,6 +93,16 @@ impl Units {
         self.offsets.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0)
     }
 
+    /// The most columns `k` units hold together (the sum of the `k` largest sizes).
+    pub fn largest_total(&self, k: usize) -> usize {
+        if self.singletons {
+            return k.min(self.n);
+        }
+        let mut sizes: Vec<usize> = self.offsets.windows(2).map(|w| w[1] - w[0]).collect();
+        sizes.sort_unstable_by(|a, b| b.cmp(a));
+        sizes.iter().take(k).sum()
+    }
+
     /// The units with a column that is informative (`col_informative`, per column).
     pub fn informative(&self, col_informative: &[bool]) -> Vec<bool> {
         (0..self.len()).map(|u| self.members(u).iter().any(|&j| col_informative[j])).collect()

@@ -12,7 +12,7 @@ use faer::Mat;
 use crate::error::{Error, Result};
 use crate::interrupt::Interrupt;
 use crate::selection::greedy_rls::{
-    check_options, select, Choice, Criterion, GreedyBackend, GreedyOptions, GreedyPath, Units,
+    check_options, select, Choice, Criterion, Gram, GreedyBackend, GreedyOptions, GreedyPath, Units,
 };
 
 /// Per-shard partial sums, in shard order: the rounds of [`super::greedy_shard`], answered by
@@ -173,7 +173,7 @@ impl<C: ShardCalls + ?Sized> GreedyBackend for Sharded<'_, C> {
         Ok(self.units.informative(&out))
     }
 
-    fn gram(&self) -> (&Mat<f64>, &[f64]) {
+    fn gram(&self) -> (&dyn Gram, &[f64]) {
         (&self.gram, &self.xty)
     }
 
