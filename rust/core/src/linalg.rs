@@ -180,6 +180,7 @@ pub fn solve_small(a: &mut [f64], b: usize, rhs: &mut [f64], nrhs: usize) {
 /// `b x nrhs`) by Cholesky, `a = L L^T` (`L` left in the lower triangle). Returns `false`,
 /// with `a` and `rhs` spoilt, when a pivot is not positive (`a` not positive definite to
 /// rounding): the caller then uses [`solve_small`] on the original system.
+#[inline]
 pub fn solve_spd_small(a: &mut [f64], b: usize, rhs: &mut [f64], nrhs: usize) -> bool {
     for j in 0..b {
         let (done, rest) = a.split_at_mut(j * b);
