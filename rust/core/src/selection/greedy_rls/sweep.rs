@@ -19,7 +19,7 @@ use super::state::GreedyState;
 use super::step::Step;
 use super::store::MStore;
 use super::update::relative_change;
-use crate::linalg::{axpy, dot4};
+use crate::linalg::{axpy, dot4, dot4_many};
 
 /// The global part of one rank-one step of a sweep (module docs).
 struct Global {
@@ -136,17 +136,34 @@ impl SweepChunk<'_> {
                 axpy(h0, zb, pq);
                 dens[j] = dens[j].min(1.0 - g.c * s1);
                 norms[j] += dot4(pq, pq);
-                // the columns (the pass's update, fused::fused_update)
+                // the columns (the pass's update, fused::fused_update), four dots side by side
+                let (mut four, mut held) = ([0usize; 4], 0);
                 for i in (0..self.n).filter(|&i| self.update[j][i]) {
-                    let t = g.t[i];
-                    let cq = &mut cc[i * len + a..i * len + e];
-                    let h = f * (dot4(zb, cq) - t * s1) - t;
-                    cq.iter_mut().zip(ub.iter()).for_each(|(cv, u)| *cv -= t * u);
-                    let uq = &mut uu[i * len + a..i * len + e];
-                    uq.iter_mut().zip(zb.iter()).for_each(|(uv, z)| *uv += h * z);
+                    four[held] = i;
+                    held += 1;
+                    if held == 4 {
+                        let r = |i: usize| i * len + a..i * len + e;
+                        let dz = dot4_many(zb, [&cc[r(four[0])], &cc[r(four[1])], &cc[r(four[2])], &cc[r(four[3])]]);
+                        for (&i, dz) in four.iter().zip(dz) {
+                            update_column(cc, uu, r(i), ub, zb, g.t[i], f * (dz - g.t[i] * s1) - g.t[i]);
+                        }
+                        held = 0;
+                    }
+                }
+                for &i in &four[..held] {
+                    let r = i * len + a..i * len + e;
+                    let h = f * (dot4(zb, &cc[r.clone()]) - g.t[i] * s1) - g.t[i];
+                    update_column(cc, uu, r, ub, zb, g.t[i], h);
                 }
             }
         }
         (dens, norms)
     }
+}
+
+/// `C_qi -= t ub_q`, `U_qi += h zb_q` on the rows `r` of column `i`'s block.
+#[inline(always)]
+fn update_column(cc: &mut [f64], uu: &mut [f64], r: std::ops::Range<usize>, ub: &[f64], zb: &[f64], t: f64, h: f64) {
+    cc[r.clone()].iter_mut().zip(ub).for_each(|(cv, u)| *cv -= t * u);
+    uu[r].iter_mut().zip(zb).for_each(|(uv, z)| *uv += h * z);
 }
