@@ -94,8 +94,8 @@ pub(crate) fn query_block<'a>(
     sc.rhs.clear();
     for j in 0..b {
         let mut sh = -0.0; // as `Iterator::sum`
-        for l in 0..b {
-            sh += sc.s[j * b + l] * h[l];
+        for (sv, hl) in sc.s[j * b..(j + 1) * b].iter().zip(h) {
+            sh += sv * hl;
         }
         sc.rhs.push(dot4(cg(j), pq) - sign * sh);
     }
