@@ -271,7 +271,7 @@ def warn_if_degenerate(estimator, data: GroupedData, stacklevel: int = 4) -> tup
     ``stacklevel``: 4 points at the user's ``fit`` (this function, ``_fit``, ``fit``).
     """
     has_pair = data.has_preference_pair()
-    informative = bool((~data.constant_within_queries()).any())
+    informative = data.has_informative_feature()
     warn_degenerate(estimator, has_pair, informative, stacklevel=stacklevel + 1)
     return has_pair, informative
 

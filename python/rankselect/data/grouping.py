@@ -172,6 +172,12 @@ class GroupedData:
         s = self.groups.starts
         return bool(self.y.size) and bool(np.any(np.maximum.reduceat(self.y, s) > np.minimum.reduceat(self.y, s)))
 
+    def has_informative_feature(self) -> bool:
+        """Whether some feature varies within some query (``not constant_within_queries().all()``),
+        column by column until one does: one column's pass on real data, not all n."""
+        first = np.repeat(self.groups.starts, self.groups.sizes)
+        return any(bool((self.X[:, j] != self.X[first, j]).any()) for j in range(self.X.shape[1]))
+
     def constant_within_queries(self) -> np.ndarray:
         """(n_features,) bool: see :func:`rankselect.data.constant_within_queries`."""
         # every row equal to its query's first row (one pass; 3.5x faster than max == min

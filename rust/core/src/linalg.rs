@@ -55,6 +55,30 @@ pub fn dot4(a: &[f64], b: &[f64]) -> f64 {
     s
 }
 
+/// `[dot4(z, c_f)]` for `K` columns at once (each `c_f` as long as `z`): the same lanes and
+/// order as [`dot4`] per column, so the same bits; `K` independent chains side by side.
+#[inline(always)]
+pub fn dot4_many<const K: usize>(z: &[f64], c: [&[f64]; K]) -> [f64; K] {
+    let n4 = z.len() - z.len() % 4;
+    let mut acc = [[0.0f64; 4]; K];
+    let mut j = 0;
+    while j < n4 {
+        for f in 0..K {
+            for l in 0..4 {
+                acc[f][l] += z[j + l] * c[f][j + l];
+            }
+        }
+        j += 4;
+    }
+    let mut s: [f64; K] = std::array::from_fn(|f| (acc[f][0] + acc[f][1]) + (acc[f][2] + acc[f][3]));
+    for (f, sf) in s.iter_mut().enumerate() {
+        for r in n4..z.len() {
+            *sf += z[r] * c[f][r];
+        }
+    }
+    s
+}
+
 /// `||p + g z||²` in the lane order of [`dot4`].
 #[inline(always)]
 pub fn sq_norm_axpy4(p: &[f64], g: f64, z: &[f64]) -> f64 {
@@ -180,6 +204,7 @@ pub fn solve_small(a: &mut [f64], b: usize, rhs: &mut [f64], nrhs: usize) {
 /// `b x nrhs`) by Cholesky, `a = L L^T` (`L` left in the lower triangle). Returns `false`,
 /// with `a` and `rhs` spoilt, when a pivot is not positive (`a` not positive definite to
 /// rounding): the caller then uses [`solve_small`] on the original system.
+#[inline]
 pub fn solve_spd_small(a: &mut [f64], b: usize, rhs: &mut [f64], nrhs: usize) -> bool {
     for j in 0..b {
         let (done, rest) = a.split_at_mut(j * b);

@@ -125,7 +125,16 @@ impl<'a> InMemory<'a> {
     /// [`InMemory::pass_units`] before the exact recomputation: the shortcut's values and the
     /// monitor's estimate of each one's relative error.
     pub(super) fn fast_values(&mut self, step: Option<&Step>, skip: &[bool]) -> Result<(Vec<Option<f64>>, Vec<f64>)> {
-        let col_skip = self.column_skip(skip);
+        let mut col_skip = self.column_skip(skip);
+        if step.is_none() && !self.units.is_singletons() {
+            // nothing to apply: the pass only scores the units of one live column
+            for u in (0..self.units.len()).filter(|&u| !skip[u]) {
+                let live = self.live_members(u);
+                if live.len() > 1 {
+                    live.iter().for_each(|&j| col_skip[j] = true);
+                }
+            }
+        }
         let (cols, dens) = self.state.pass(step, self.y, self.criterion, &col_skip);
         let col_est = self.monitor.singleton_estimates(&self.state, &cols, &dens);
         if self.units.is_singletons() {
@@ -182,10 +191,25 @@ impl<'a> InMemory<'a> {
         Ok(values)
     }
 
-    /// The rank-one steps of adding (or removing) the live columns of unit `u`: each but the
-    /// last applied by a pass over the other columns, the last left pending for the next scan.
+    /// The rank-one steps of adding (or removing) the live columns of unit `u`: with `M` in
+    /// full, all in one sweep ([`GreedyState::sweep`]: the caches of the passes below, bit for
+    /// bit); otherwise each but the last applied by a pass over the other columns, the last
+    /// left pending for the next scan.
     fn steps(&mut self, u: usize, skip: &[bool], remove: bool) {
         let live = self.live_members(u);
+        if live.len() > 1 && self.state.can_sweep() {
+            // one sweep ([`GreedyState::sweep`]), each step updating the columns its pass would
+            let base = self.column_skip(skip);
+            let update: Vec<Vec<bool>> = (0..live.len())
+                .map(|j| {
+                    let mut f: Vec<bool> = base.iter().map(|s| !s).collect();
+                    live[j + 1..].iter().for_each(|&l| f[l] = true);
+                    f
+                })
+                .collect();
+            self.state.sweep(&live, remove, &update).iter().for_each(|step| self.monitor.record(step));
+            return;
+        }
         let Some((&last, head)) = live.split_last() else { return };
         for (i, &j) in head.iter().enumerate() {
             let step = if remove { self.state.deselect(j) } else { self.state.select(j) };

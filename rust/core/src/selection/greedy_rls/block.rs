@@ -21,7 +21,7 @@ use rayon::prelude::*;
 
 use super::criterion::{Criterion, CriterionScratch};
 use super::state::GreedyState;
-use crate::linalg::{axpy, dot4, solve_small, solve_spd_small};
+use crate::linalg::{axpy, dot4, dot4_many, solve_small, solve_spd_small};
 
 /// One unit to score: its informative columns and the sign (`true`: removal).
 pub(crate) struct BlockCandidate {
@@ -59,6 +59,7 @@ pub(crate) struct BlockScratch {
 /// caches and the query shards.
 // One argument per quantity of the formula.
 #[allow(clippy::too_many_arguments)]
+#[inline(always)]
 pub(crate) fn query_block<'a>(
     b: usize,
     cg: impl Fn(usize) -> &'a [f64],
@@ -74,16 +75,34 @@ pub(crate) fn query_block<'a>(
     sc.s.clear();
     sc.s.resize(b * b, 0.0);
     for j in 0..b {
-        for l in j..b {
+        let mut l = j;
+        // four dots side by side (`dot4_many`: the bits of `dot4`)
+        while l + 4 <= b {
+            let d = dot4_many(cg(j), [zg(l), zg(l + 1), zg(l + 2), zg(l + 3)]);
+            for (o, d) in d.into_iter().enumerate() {
+                sc.s[j * b + l + o] = d;
+                sc.s[(l + o) * b + j] = d;
+            }
+            l += 4;
+        }
+        for l in l..b {
             let d = dot4(cg(j), zg(l));
             sc.s[j * b + l] = d;
             sc.s[l * b + j] = d;
         }
     }
     sc.rhs.clear();
-    sc.rhs.extend((0..b).map(|j| dot4(cg(j), pq) - sign * (0..b).map(|l| sc.s[j * b + l] * h[l]).sum::<f64>()));
+    for j in 0..b {
+        let mut sh = -0.0; // as `Iterator::sum`
+        for (sv, hl) in sc.s[j * b..(j + 1) * b].iter().zip(h) {
+            sh += sv * hl;
+        }
+        sc.rhs.push(dot4(cg(j), pq) - sign * sh);
+    }
     sc.wq.clear();
-    sc.wq.extend(k.iter().zip(&sc.s).map(|(a, s)| a - sign * s));
+    for (a, s) in k.iter().zip(&sc.s) {
+        sc.wq.push(a - sign * s);
+    }
     solve_sym(&sc.wq, b, &mut sc.rhs, 1, &mut sc.w, 0.0);
     // W_q against K on each column (`W_jj / K_jj`; b = 1: the rank-one den), or the pencil's
     // smallest pivot when a column alone is already close to singular
@@ -141,6 +160,7 @@ fn pencil_pivot(w: &[f64], l: &[f64], b: usize, work: &mut Vec<f64>) -> f64 {
 /// elimination. Returns the smallest squared Cholesky pivot relative to `scale` (`a`'s largest
 /// diagonal entry when `scale` is 0): how close `a` is to singular at that scale; 0 when the
 /// elimination was needed.
+#[inline(always)]
 pub(crate) fn solve_sym(a: &[f64], b: usize, rhs: &mut [f64], nrhs: usize, work: &mut Vec<f64>, scale: f64) -> f64 {
     work.clear();
     work.extend_from_slice(a);
@@ -189,43 +209,58 @@ impl GreedyState {
             })
             .collect();
         let chunks = &self.chunks;
-        let parts: Vec<Vec<(f64, f64)>> = (0..chunks.len())
+        // one task per (chunk, unit): balanced on few chunks; each unit's shares are then
+        // summed in chunk order, as one task per chunk would
+        let nu = units.len();
+        let parts: Vec<(f64, f64)> = (0..chunks.len() * nu)
             .into_par_iter()
-            .map_init(BlockScratch::default, |sc, k| {
-                let r0 = chunks.rows[k];
-                let len = chunks.rows[k + 1] - r0;
-                let base = self.n * r0;
-                units
-                    .iter()
-                    .zip(&prep)
-                    .map(|(u, (pr, _))| {
-                        let b = u.cols.len();
-                        // rows s..e of the unit's column j in the chunk's block (feature-major)
-                        let col = |j: usize, s: usize, e: usize| {
-                            base + u.cols[j] * len + (s - r0)..base + u.cols[j] * len + (e - r0)
-                        };
-                        let (mut total, mut low) = (0.0, f64::INFINITY);
-                        for q in chunks.queries[k]..chunks.queries[k + 1] {
-                            let (s, e) = (self.offsets[q], self.offsets[q + 1]);
-                            let cg = |j: usize| &self.c[col(j, s, e)];
-                            let zg = |j: usize| &self.u[col(j, s, e)];
-                            let kl = pr.kl.as_deref();
-                            let piv = query_block(b, cg, zg, &self.p[s..e], &pr.k, &pr.h, pr.sign, kl, sc);
-                            low = low.min(piv);
-                            total += criterion.query_term(&sc.pn, 0.0, &sc.pn, &self.yc[s..e], &y[s..e], &mut sc.crit);
-                        }
-                        (total, low)
-                    })
-                    .collect()
+            .map_init(BlockScratch::default, |sc, t| {
+                // compiled at the SIMD level (the same bits at every level: `dot4`, `axpy`)
+                crate::simd::dispatch(
+                    #[inline(always)]
+                    || self.block_chunk(t / nu, &units[t % nu], &prep[t % nu].0, y, criterion, sc),
+                )
             })
             .collect();
         let nq = self.offsets.len() - 1;
-        (0..units.len())
+        (0..nu)
             .map(|i| {
-                let total = parts.iter().map(|p| p[i].0).fold(0.0, |a, b| a + b);
-                let low = parts.iter().map(|p| p[i].1).fold(prep[i].1, f64::min);
+                let total = (0..chunks.len()).map(|k| parts[k * nu + i].0).fold(0.0, |a, b| a + b);
+                let low = (0..chunks.len()).map(|k| parts[k * nu + i].1).fold(prep[i].1, f64::min);
                 (criterion.finish(total, nq), low)
             })
             .collect()
+    }
+
+    /// Chunk `k`'s share of [`GreedyState::scan_blocks`] for unit `u` (`pr`: its constants):
+    /// its sum of query terms and its blocks' smallest relative pivot.
+    #[inline(always)]
+    fn block_chunk(
+        &self,
+        k: usize,
+        u: &BlockCandidate,
+        pr: &Prepared,
+        y: &[f64],
+        criterion: &dyn Criterion,
+        sc: &mut BlockScratch,
+    ) -> (f64, f64) {
+        let chunks = &self.chunks;
+        let r0 = chunks.rows[k];
+        let len = chunks.rows[k + 1] - r0;
+        let base = self.n * r0;
+        let b = u.cols.len();
+        // rows s..e of the unit's column j in the chunk's block (feature-major)
+        let col = |j: usize, s: usize, e: usize| base + u.cols[j] * len + (s - r0)..base + u.cols[j] * len + (e - r0);
+        let (mut total, mut low) = (0.0, f64::INFINITY);
+        for q in chunks.queries[k]..chunks.queries[k + 1] {
+            let (s, e) = (self.offsets[q], self.offsets[q + 1]);
+            let cg = |j: usize| &self.c[col(j, s, e)];
+            let zg = |j: usize| &self.u[col(j, s, e)];
+            let kl = pr.kl.as_deref();
+            let piv = query_block(b, cg, zg, &self.p[s..e], &pr.k, &pr.h, pr.sign, kl, sc);
+            low = low.min(piv);
+            total += criterion.query_term(&sc.pn, 0.0, &sc.pn, &self.yc[s..e], &y[s..e], &mut sc.crit);
+        }
+        (total, low)
     }
 }

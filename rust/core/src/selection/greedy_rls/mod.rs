@@ -58,7 +58,7 @@
 //! singletons), a feature family a larger one. A unit of one column is scored by the fused
 //! rank-one pass; a unit of `b` columns by the block (Woodbury) form of the same step
 //! (`block`), and added or removed by its columns' rank-one steps one after the other (the
-//! same `G`).
+//! same `G`; with `M` in full, in one sweep over the caches, `sweep`).
 //!
 //! Exactness: the caches are updated by differences and start at the scale of `1/alpha`, so
 //! at small `alpha`, with nearly collinear columns or on wide data an update can lose digits.
@@ -109,6 +109,7 @@ mod path;
 mod state;
 mod step;
 mod store;
+mod sweep;
 #[cfg(test)]
 mod tests;
 mod units;
