@@ -55,9 +55,10 @@ class _GreedyShardActor:
         return self.state.cross(int(b))
 
     def add(self, b, c, d, t, skip):
-        """Adds feature ``b``; returns the next step's :meth:`dots` (one round trip fewer)."""
-        self.state.add(int(b), float(c), float(d), _own(t), _own(skip))
-        return self.state.dots()
+        """Adds feature ``b``; returns the step's smallest pivot ``1 - c s1_q`` (the accuracy
+        monitor's) and the next step's :meth:`dots` (one round trip fewer)."""
+        den = self.state.add(int(b), float(c), float(d), _own(t), _own(skip))
+        return den, self.state.dots()
 
     def unit_dots(self, offsets, columns):
         return self.state.unit_dots(_own(offsets), _own(columns))

@@ -54,12 +54,7 @@ impl GreedyState {
     /// The accuracy monitor's `rho_i` of column `i` ([`super::monitor`]): `M_ii(0) /
     /// min(M_ii, 1 + s M_ii)` (`s = -1` while `i` is in the model), 0 for a zero column.
     pub(super) fn rho(&self, i: usize) -> f64 {
-        let (m0, mii) = (self.store.gram_diag(i) / self.alpha, self.store.m(i, i));
-        if m0 == 0.0 {
-            return 0.0;
-        }
-        let pivot = if self.in_model[i] { 1.0 - mii } else { 1.0 + mii };
-        m0 / mii.abs().min(pivot.abs())
+        super::monitor::rho(self.store.gram_diag(i) / self.alpha, self.store.m(i, i), self.in_model[i])
     }
 
     /// The current model's criterion scale `||p||^2` (the squared criterion's value).
