@@ -74,10 +74,23 @@ def test_groups_at_small_alpha_are_exact_or_refused(client):
     assert "equal" in seen
 
 
-@pytest.mark.parametrize("groups", [False, True])
-def test_moderate_alpha_never_refuses(client, groups):
+@pytest.mark.parametrize("kind", ["features", "groups", "costs"])
+def test_moderate_alpha_never_refuses(client, kind):
     """alpha 1e-2..1e2 on the same data: no refusal, the in-memory answer."""
     for X, y, qid, alpha, k in _problems(2, 30, -2, 2):
-        kw = dict(feature_groups=[j // 2 for j in range(X.shape[1])]) if groups else {}
-        k = min(len(set(kw["feature_groups"])), 3) if groups else k
+        n = X.shape[1]
+        kw: dict = {}
+        if kind == "groups":
+            kw = dict(feature_groups=[j // 2 for j in range(n)])
+            k = min(len(set(kw["feature_groups"])), 3)
+        elif kind == "costs":
+            kw = dict(feature_costs=np.linspace(0.5, 2.0, n))
         assert _compare(X, y, qid, alpha, k, **kw) == "equal"
+
+
+@pytest.mark.filterwarnings("ignore::rankselect.exceptions.DegenerateDataWarning")
+def test_labels_constant_within_queries_are_not_refused(client):
+    """No label varies within a query: every value is exactly 0, nothing to doubt at any alpha."""
+    X, _, qid, _, k = next(_problems(3, 1, 0, 0))
+    for alpha in (1e-8, 1.0):
+        assert _compare(X, np.repeat(1.0, qid.size), qid, alpha, k) == "equal"

@@ -62,7 +62,7 @@ impl<C: ShardCalls + ?Sized> Sharded<'_, C> {
     /// monitor's bound, and the rounding of the trusted values it is compared with). With the
     /// best-value rule it decides the step when it is the best or within reach of the best
     /// (and, being the best, when its bound exceeds [`REPORT_TOL`] or a runner-up is within
-    /// reach); with the cost-aware rule, when its bound exceeds [`REPORT_TOL`].
+    /// reach); with the cost-aware rule every doubted value is refused.
     pub(super) fn certify(&self, values: &[Option<f64>], dens: &[f64], multi: &[(usize, Vec<usize>)]) -> Result<()> {
         let (Some(monitor), Some((e, _))) = (self.monitor.as_ref(), self.dots.as_ref()) else {
             return Ok(());
@@ -80,7 +80,9 @@ impl<C: ShardCalls + ?Sized> Sharded<'_, C> {
                 1 => monitor.estimate(self.model, rho, v, den),
                 b => monitor.unit_estimate(self.model, rho, b, v, den),
             };
-            if monitor.doubts(est) {
+            // `||p|| = 0` (no label varies within a query): every value is exactly 0
+            let exact_zero = self.model == 0.0 && v == 0.0;
+            if monitor.doubts(est) && !exact_zero {
                 doubted.push((u, v, est));
             }
         }
@@ -106,8 +108,8 @@ impl<C: ShardCalls + ?Sized> Sharded<'_, C> {
                                 .any(|(x, vx)| x != b && vx.is_some_and(|vx| near(vx, vb, reach)))
                     }
                 }
-                Some(_) => true,
-                None => !accurate,
+                // the cost-aware rule (values per unit cost) or no finite best: every doubted value
+                _ => true,
             }
         });
         let worst =
