@@ -78,7 +78,7 @@ impl Monitor {
         self.record_parts(step.rho, step.change, step.den);
     }
 
-    /// [`Monitor::record`] from a step's `rho_b`, relative change of `||p||^2` (`change_between`)
+    /// [`Monitor::record`] from a step's `rho_b`, relative change of `||p||^2` ([`relative_change`])
     /// and smallest `1 - c s1_q` (`den`).
     pub(crate) fn record_parts(&mut self, rho: f64, change: f64, den: f64) {
         self.level += (1.0 + rho * change.max(change.sqrt())) / den;
@@ -105,7 +105,7 @@ impl Monitor {
         if self.squared {
             // the change `2 p^T w + ||w||^2` of `||p + w||^2` may be far smaller than the
             // part `w` that carries the column's error: `||w|| / ||p||` is about its square root
-            let c = super::update::relative_change(model, value);
+            let c = relative_change(model, value);
             c.max(c.sqrt())
         } else {
             1.0
@@ -179,7 +179,13 @@ pub(crate) fn rho(m0: f64, mii: f64, in_model: bool) -> f64 {
     m0 / mii.abs().min(pivot.abs())
 }
 
-/// How much of `after` is a change from `before` (a step's `change`, [`Monitor::record_parts`]).
-pub(crate) fn change_between(before: f64, after: f64) -> f64 {
-    super::update::relative_change(before, after)
+/// `|before - after| / |after|`: how much of a value is a change (its digits lost to a
+/// difference); infinite when `after` is 0 and `before` is not.
+pub(crate) fn relative_change(before: f64, after: f64) -> f64 {
+    let d = (before - after).abs();
+    if d == 0.0 {
+        0.0
+    } else {
+        d / after.abs()
+    }
 }

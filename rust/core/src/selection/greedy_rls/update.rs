@@ -3,6 +3,7 @@
 //! `r` here and returns the [`Step`] the next pass applies to `C` and `U`
 //! ([`GreedyState::pass`]); with the accuracy monitor's quantities ([`super::monitor`]).
 
+use super::monitor::relative_change;
 use super::state::GreedyState;
 use super::step::{update_residuals, Step};
 use crate::linalg::dot4;
@@ -60,16 +61,5 @@ impl GreedyState {
     /// The current model's criterion scale `||p||^2` (the squared criterion's value).
     pub(super) fn model_value(&self) -> f64 {
         dot4(&self.p, &self.p)
-    }
-}
-
-/// `|before - after| / |after|`: how much of a value is a change (its digits lost to a
-/// difference); infinite when `after` is 0 and `before` is not.
-pub(super) fn relative_change(before: f64, after: f64) -> f64 {
-    let d = (before - after).abs();
-    if d == 0.0 {
-        0.0
-    } else {
-        d / after.abs()
     }
 }

@@ -10,7 +10,7 @@
 
 use super::{ShardCalls, Sharded};
 use crate::error::{Error, Result};
-use crate::selection::greedy_rls::{change_between, choose_best, monitor_rho, Monitor};
+use crate::selection::greedy_rls::{choose_best, monitor_rho, relative_change, Monitor};
 
 /// Relative distance to the best value within which a doubted value could still decide the
 /// step (the trusted best value itself carries rounding of about `1e-11` relative).
@@ -21,7 +21,7 @@ const REPORT_TOL: f64 = 1e-9;
 
 /// `min_s parts[s]`, entry by entry; every part must have `len` entries.
 pub(super) fn min_in_order<'p>(parts: impl IntoIterator<Item = &'p [f64]>, len: usize, what: &str) -> Result<Vec<f64>> {
-    let mut out = vec![1.0f64; len];
+    let mut out = crate::alloc::try_filled(len, 1.0f64, "the shards' smallest pivots")?;
     for (s, p) in parts.into_iter().enumerate() {
         if p.len() != len {
             return Err(Error::InvalidInput(format!(
@@ -49,7 +49,7 @@ impl<C: ShardCalls + ?Sized> Sharded<'_, C> {
 
     /// A rank-one step was applied (`rho_b`, the new `||p||^2`, `den_b`).
     pub(super) fn record(&mut self, rho: f64, model: f64, den: f64) {
-        let change = change_between(self.model, model);
+        let change = relative_change(self.model, model);
         let squared = self.criterion.is_squared();
         self.monitor.get_or_insert_with(|| Monitor::starting_at(self.model, squared)).record_parts(rho, change, den);
         self.model = model;
