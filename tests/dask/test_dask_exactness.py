@@ -16,7 +16,8 @@ import rankselect as rs  # noqa: E402
 import rankselect.dask as rd  # noqa: E402
 from conftest import dask_client  # noqa: E402
 
-REFUSAL = r"^at alpha=\S+ the value of (feature|group) \d+ at step \d+ cannot be certified exact on query shards"
+REFUSAL = (r"^rankselect\.dask\.GreedyRankRLS: at alpha=\S+ the value of (feature|group) \d+ at step \d+ "
+           r"cannot be certified exact on query shards")
 
 
 @pytest.fixture(scope="module")

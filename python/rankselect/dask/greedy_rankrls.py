@@ -67,6 +67,11 @@ class _GreedyShardActor:
         return self.state.scan_units(_own(offsets), _own(columns), _own(k), _own(h))
 
 
+#: The core's refusal of a value its accuracy monitor doubts (a small alpha with nearly
+#: collinear columns; module docs of ``shards::greedy_sharded::accuracy``).
+_UNCERTIFIED = "cannot be certified exact on query shards"
+
+
 class ShardActors:
     """The shards' answers to the core's greedy rounds (``_core.greedy_rankrls_sharded``):
     one :class:`_GreedyShardActor` per shard, every round's results in shard order.
@@ -235,6 +240,11 @@ class GreedyRankRLS(DaskEstimatorMixin, DaskPredictMixin, _GreedyRankRLS):
                                     self.max_retries)
         try:
             r = _core.greedy_rankrls_sharded(actors, n, shards.n_queries, options, self._progress(), groups=units)
+        except ValueError as exc:
+            # the accuracy monitor's refusal (rankselect_core::shards::greedy_sharded::accuracy)
+            if _UNCERTIFIED in str(exc):
+                raise ValueError(f"rankselect.dask.GreedyRankRLS: {exc}") from None
+            raise
         finally:
             self.n_rebuilds_ = actors.n_rebuilds
             del actors
