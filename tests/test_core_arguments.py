@@ -362,8 +362,8 @@ class InMemoryShards:
         return self._all("cross", b)
 
     def add(self, b, c, d, t, skip):
-        self._all("add", b, c, d, t, skip)
-        return self.dots()
+        dens = self._all("add", b, c, d, t, skip)
+        return list(zip(dens, self.dots()))
 
 
 def _letor_file(tmp_path):

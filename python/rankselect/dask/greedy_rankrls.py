@@ -55,15 +55,21 @@ class _GreedyShardActor:
         return self.state.cross(int(b))
 
     def add(self, b, c, d, t, skip):
-        """Adds feature ``b``; returns the next step's :meth:`dots` (one round trip fewer)."""
-        self.state.add(int(b), float(c), float(d), _own(t), _own(skip))
-        return self.state.dots()
+        """Adds feature ``b``; returns the step's smallest pivot ``1 - c s1_q`` (the accuracy
+        monitor's) and the next step's :meth:`dots` (one round trip fewer)."""
+        den = self.state.add(int(b), float(c), float(d), _own(t), _own(skip))
+        return den, self.state.dots()
 
     def unit_dots(self, offsets, columns):
         return self.state.unit_dots(_own(offsets), _own(columns))
 
     def scan_units(self, offsets, columns, k, h):
         return self.state.scan_units(_own(offsets), _own(columns), _own(k), _own(h))
+
+
+#: The core's refusal of a value its accuracy monitor doubts (a small alpha with nearly
+#: collinear columns; module docs of ``shards::greedy_sharded::accuracy``).
+_UNCERTIFIED = "cannot be certified exact on query shards"
 
 
 class ShardActors:
@@ -234,6 +240,11 @@ class GreedyRankRLS(DaskEstimatorMixin, DaskPredictMixin, _GreedyRankRLS):
                                     self.max_retries)
         try:
             r = _core.greedy_rankrls_sharded(actors, n, shards.n_queries, options, self._progress(), groups=units)
+        except ValueError as exc:
+            # the accuracy monitor's refusal (rankselect_core::shards::greedy_sharded::accuracy)
+            if _UNCERTIFIED in str(exc):
+                raise ValueError(f"rankselect.dask.GreedyRankRLS: {exc}") from None
+            raise
         finally:
             self.n_rebuilds_ = actors.n_rebuilds
             del actors

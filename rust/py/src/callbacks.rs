@@ -16,7 +16,7 @@ use numpy::{PyArray1, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods}
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyFloat, PyTuple};
-use rankselect_core::shards::greedy_sharded::ShardCalls;
+use rankselect_core::shards::greedy_sharded::{ShardCalls, ShardDots};
 use rankselect_core::solvers::datafit::{Datafit, SecondOrder};
 use rankselect_core::solvers::truncated_newton::NewtonLoss;
 use rankselect_core::{Error, Result};
@@ -211,8 +211,8 @@ impl NewtonLoss for PySource {
 
 /// The rounds of greedy RankRLS over shards (`rankselect_core::shards::greedy_shard`), one
 /// entry per shard in shard order: `informative()` (bool arrays), `gram()` (`(G_s (n, n),
-/// b_s)`), `baseline()` (floats), `dots()` (`(e_s, h_s)`), `scan(c, d, skip)`, `cross(b)`,
-/// `add(b, c, d, t, skip)` (the next dots); with groups, `unit_dots(offsets, columns)` and
+/// b_s)`), `baseline()` (floats), `dots()` (`(e_s, h_s, model_s)`), `scan(c, d, skip)`
+/// (`(values_s, dens_s)`), `cross(b)`, `add(b, c, d, t, skip)` (`(den_s, next dots)`); with groups, `unit_dots(offsets, columns)` and
 /// `scan_units(offsets, columns, K, h)`.
 impl ShardCalls for PySource {
     fn informative(&mut self) -> Result<Vec<Vec<bool>>> {
@@ -247,27 +247,33 @@ impl ShardCalls for PySource {
     fn baseline(&mut self) -> Result<Vec<f64>> {
         self.call("baseline", |_| vec![], |v| per_shard(v, "baseline", |x| float_of(x, "baseline")))
     }
-    fn dots(&mut self) -> Result<Vec<(Vec<f64>, Vec<f64>)>> {
-        self.call("dots", |_| vec![], |v| per_shard(v, "dots", pair))
+    fn dots(&mut self) -> Result<Vec<ShardDots>> {
+        self.call("dots", |_| vec![], |v| per_shard(v, "dots", shard_dots))
     }
-    fn scan(&mut self, c: &[f64], d: &[f64], skip: &[bool]) -> Result<Vec<Vec<f64>>> {
+    fn scan(&mut self, c: &[f64], d: &[f64], skip: &[bool]) -> Result<Vec<(Vec<f64>, Vec<f64>)>> {
         self.call(
             "scan",
             |py| vec![arr(py, c), arr(py, d), PyArray1::from_slice(py, skip).into_any()],
-            |v| per_shard(v, "scan", |a| any_vector(a, "scan")),
+            |v| per_shard(v, "scan", pair),
         )
     }
     fn cross(&mut self, b: usize) -> Result<Vec<Vec<f64>>> {
         self.call("cross", |py| vec![int(py, b)], |v| per_shard(v, "cross", |a| any_vector(a, "cross")))
     }
-    fn add(&mut self, b: usize, cb: f64, db: f64, t: &[f64], skip: &[bool]) -> Result<Vec<(Vec<f64>, Vec<f64>)>> {
+    fn add(&mut self, b: usize, cb: f64, db: f64, t: &[f64], skip: &[bool]) -> Result<Vec<(f64, ShardDots)>> {
         self.call(
             "add",
             |py| {
                 let (c, d) = (PyFloat::new(py, cb).into_any(), PyFloat::new(py, db).into_any());
                 vec![int(py, b), c, d, arr(py, t), PyArray1::from_slice(py, skip).into_any()]
             },
-            |v| per_shard(v, "add", pair),
+            |v| {
+                per_shard(v, "add", |p| {
+                    let bad = || PyValueError::new_err("add must return (den, (e, h, model)) per shard");
+                    let (den, dots): (Bound<'_, PyAny>, Bound<'_, PyAny>) = p.extract().map_err(|_| bad())?;
+                    Ok((float_of(&den, "add's den")?, shard_dots(&dots)?))
+                })
+            },
         )
     }
     fn unit_dots(&mut self, offsets: &[usize], columns: &[usize]) -> Result<Vec<Vec<f64>>> {
@@ -295,6 +301,13 @@ fn pair(p: &Bound<'_, PyAny>) -> PyResult<(Vec<f64>, Vec<f64>)> {
     let (a, b): (Bound<'_, PyAny>, Bound<'_, PyAny>) =
         p.extract().map_err(|_| PyValueError::new_err("expected pairs of float64 arrays"))?;
     Ok((any_vector(&a, "the first array")?, any_vector(&b, "the second array")?))
+}
+
+/// `(float64 array, float64 array, float)`: a shard's dots round.
+fn shard_dots(p: &Bound<'_, PyAny>) -> PyResult<ShardDots> {
+    let (a, b, m): (Bound<'_, PyAny>, Bound<'_, PyAny>, Bound<'_, PyAny>) =
+        p.extract().map_err(|_| PyValueError::new_err("dots must return (e, h, model) per shard"))?;
+    Ok((any_vector(&a, "dots' e")?, any_vector(&b, "dots' h")?, float_of(&m, "dots' model")?))
 }
 
 /// Per-shard answers: a sequence with one entry per shard.

@@ -65,23 +65,26 @@ impl GreedyShard {
         self.inner.informative().to_vec().into_pyarray(py)
     }
 
-    /// dots() -> (e, h): partial sums `v_i^T C_i`, `v_i^T a` per feature.
-    fn dots<'py>(&self, py: Python<'py>) -> PyResult<(PyVec<'py, f64>, PyVec<'py, f64>)> {
-        let (e, h) = crate::errors::run_detached_infallible(py, || self.inner.dots())?;
-        Ok((e.into_pyarray(py), h.into_pyarray(py)))
+    /// dots() -> (e, h, model): partial sums `v_i^T C_i`, `v_i^T a` per feature and this
+    /// shard's part of `||p||^2` (the accuracy monitor's scale).
+    fn dots<'py>(&self, py: Python<'py>) -> PyResult<(PyVec<'py, f64>, PyVec<'py, f64>, f64)> {
+        let ((e, h), model) =
+            crate::errors::run_detached_infallible(py, || (self.inner.dots(), self.inner.model_value()))?;
+        Ok((e.into_pyarray(py), h.into_pyarray(py), model))
     }
 
-    /// scan(c, d, skip) -> partial criterion sums per candidate (NaN where skipped).
+    /// scan(c, d, skip) -> (values, dens): partial criterion sums per candidate (NaN where
+    /// skipped) and each candidate's smallest `1 - c_i s1_qi` over the shard's queries.
     fn scan<'py>(
         &self,
         py: Python<'py>,
         c: PyReadonlyArray1<'py, f64>,
         d: PyReadonlyArray1<'py, f64>,
         skip: PyReadonlyArray1<'py, bool>,
-    ) -> PyResult<PyVec<'py, f64>> {
+    ) -> PyResult<(PyVec<'py, f64>, PyVec<'py, f64>)> {
         let (c, d, skip) = (c.as_slice()?, d.as_slice()?, skip.as_slice()?);
-        let out = crate::errors::run_detached(py, || self.inner.scan(c, d, skip, self.criterion.as_ref()))?;
-        Ok(out.into_pyarray(py))
+        let (v, den) = crate::errors::run_detached(py, || self.inner.scan(c, d, skip, self.criterion.as_ref()))?;
+        Ok((v.into_pyarray(py), den.into_pyarray(py)))
     }
 
     /// cross(b) -> partial sums `v_b^T C_i` per feature.
@@ -91,7 +94,8 @@ impl GreedyShard {
         Ok(out.into_pyarray(py))
     }
 
-    /// add(b, c, d, t, skip): the Sherman-Morrison update with the global `c_b`, `d_b`, `t`.
+    /// add(b, c, d, t, skip) -> den: the Sherman-Morrison update with the global `c_b`, `d_b`,
+    /// `t`; returns the step's smallest `1 - c s1_q` over the shard's queries.
     fn add(
         &mut self,
         py: Python<'_>,
@@ -100,7 +104,7 @@ impl GreedyShard {
         d: f64,
         t: PyReadonlyArray1<'_, f64>,
         skip: PyReadonlyArray1<'_, bool>,
-    ) -> PyResult<()> {
+    ) -> PyResult<f64> {
         let b = count_arg(b, "b")?;
         let (t, skip) = (t.as_slice()?, skip.as_slice()?);
         let inner = &mut self.inner;
@@ -157,8 +161,8 @@ impl GreedyShard {
 /// floating: the shards have no removal step) and result: the core's selection loop (ties,
 /// NaN, `min_improvement`, the uninformative stop, costs and budget) and arithmetic, with the
 /// shards' partial sums from `shards`, an object answering `informative()`, `gram()`,
-/// `baseline()`, `dots()`, `scan(c, d, skip)`, `cross(b)`, `add(b, c, d, t, skip)` with one
-/// entry per shard, in shard order (`rankselect_core::shards::greedy_sharded::ShardCalls`). An
+/// `baseline()`, `dots()` (`(e, h, model)`), `scan(c, d, skip)` (`(values, dens)`), `cross(b)`,
+/// `add(b, c, d, t, skip)` (`(den, dots)`) with one entry per shard, in shard order (`rankselect_core::shards::greedy_sharded::ShardCalls`). An
 /// exception raised by `shards` or `progress` stops the run and is re-raised as is. The
 /// options' `max_memory` (bytes): MemoryError before the driver's n x n matrices would exceed
 /// it (the shards apply their own). `groups=(group_offsets, members)` as in `greedy_rankrls`:

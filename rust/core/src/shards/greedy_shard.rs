@@ -136,7 +136,9 @@ impl GreedyShard {
     /// `i`, given the global `c_i`, `d_i`: the sum over its queries of the criterion's query
     /// term ([`Criterion::query_term`]: `||p'_q||^2`, or the ranking measure of the hold-out
     /// scores `yc_q - p'_q`). Skipped candidates get NaN.
-    pub fn scan(&self, c: &[f64], d: &[f64], skip: &[bool], criterion: &dyn Criterion) -> Result<Vec<f64>> {
+    /// Beside each value, the accuracy monitor's `den_i`: the smallest `1 - c_i s1_qi` over the
+    /// shard's queries (1 for a skipped candidate or a shard without queries).
+    pub fn scan(&self, c: &[f64], d: &[f64], skip: &[bool], criterion: &dyn Criterion) -> Result<(Vec<f64>, Vec<f64>)> {
         self.check_len("c", c.len())?;
         self.check_len("d", d.len())?;
         self.check_len("skip", skip.len())?;
@@ -145,7 +147,7 @@ impl GreedyShard {
             .into_par_iter()
             .map_init(CriterionScratch::default, |scratch, i| {
                 if skip[i] {
-                    return f64::NAN;
+                    return (f64::NAN, 1.0);
                 }
                 let (ci, di) = (c[i], d[i]);
                 let cu = self.col(&self.c, i);
@@ -154,12 +156,13 @@ impl GreedyShard {
                 crate::simd::dispatch(
                     #[inline(always)]
                     || {
-                        let mut total = 0.0;
+                        let (mut total, mut den) = (0.0, 1.0f64);
                         for w in off.windows(2) {
                             let (s, e) = (w[0], w[1]);
                             let (pq, zq) = (&self.p[s..e], &z[s..e]);
                             let s1 = dot4(&cu[s..e], zq);
                             let s2 = dot4(&cu[s..e], pq);
+                            den = den.min(1.0 - ci * s1);
                             let g = ci * (s2 - di * s1) / (1.0 - ci * s1) - di;
                             total += if squared {
                                 sq_norm_axpy4(pq, g, zq)
@@ -167,11 +170,16 @@ impl GreedyShard {
                                 criterion.query_term(pq, g, zq, &self.yc[s..e], &self.y[s..e], scratch)
                             };
                         }
-                        total
+                        (total, den)
                     },
                 )
             })
-            .collect())
+            .unzip())
+    }
+
+    /// This shard's part of the current model's `||p||^2` (the accuracy monitor's scale).
+    pub fn model_value(&self) -> f64 {
+        dot4(&self.p, &self.p)
     }
 
     /// This shard's part of the empty model's criterion: the sum over its queries of the
@@ -212,8 +220,9 @@ impl GreedyShard {
 
     /// Adds feature `b` with the global `c = c_b`, `d = d_b` and `t_i = c v_b^T C_i`:
     /// Sherman-Morrison update of `a`, `p`, `C`, `U` (features in `skip`, the selected ones,
-    /// are not updated).
-    pub fn add(&mut self, b: usize, c: f64, d: f64, t: &[f64], skip: &[bool]) -> Result<()> {
+    /// are not updated). Returns the step's smallest `1 - c s1_q` over the shard's queries (the
+    /// accuracy monitor's `den`; 1 without queries).
+    pub fn add(&mut self, b: usize, c: f64, d: f64, t: &[f64], skip: &[bool]) -> Result<f64> {
         if b >= self.n {
             return invalid!("feature {b} out of range for {} features", self.n);
         }
@@ -224,6 +233,7 @@ impl GreedyShard {
         let ub = self.c[b * m..(b + 1) * m].to_vec();
         let zb = self.u[b * m..(b + 1) * m].to_vec();
         let (s1, f) = update_residuals(&ub, &zb, &mut self.p, offsets, c, d);
+        let den = s1.iter().map(|s| 1.0 - c * s).fold(1.0f64, f64::min);
         axpy(-d, &ub, &mut self.a);
         self.c.par_chunks_mut(m.max(1)).zip(self.u.par_chunks_mut(m.max(1))).enumerate().for_each(|(i, (ci, ui))| {
             if i == b || skip[i] {
@@ -243,7 +253,7 @@ impl GreedyShard {
                 },
             )
         });
-        Ok(())
+        Ok(den)
     }
 }
 

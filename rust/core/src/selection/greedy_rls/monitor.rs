@@ -49,6 +49,12 @@ impl Monitor {
         Monitor { level: 1.0, start: state.model_value(), squared }
     }
 
+    /// A monitor for residuals that start at `||yc||^2 = start`, for a backend without a
+    /// [`GreedyState`] (the query shards, [`crate::shards::greedy_sharded`]).
+    pub(crate) fn starting_at(start: f64, squared: bool) -> Self {
+        Monitor { level: 1.0, start, squared }
+    }
+
     /// Back to the caches of `S = {}`.
     pub(crate) fn reset(&mut self, state: &GreedyState) {
         *self = Monitor::new(state, self.squared);
@@ -69,12 +75,28 @@ impl Monitor {
 
     /// A rank-one step was applied: the shared level grows by its amplification.
     pub(crate) fn record(&mut self, step: &Step) {
-        self.level += (1.0 + step.rho * step.change.max(step.change.sqrt())) / step.den;
+        self.record_parts(step.rho, step.change, step.den);
+    }
+
+    /// [`Monitor::record`] from a step's `rho_b`, relative change of `||p||^2` ([`relative_change`])
+    /// and smallest `1 - c s1_q` (`den`).
+    pub(crate) fn record_parts(&mut self, rho: f64, change: f64, den: f64) {
+        self.level += (1.0 + rho * change.max(change.sqrt())) / den;
     }
 
     /// `true` when a value with estimated relative error `est` must be recomputed.
     pub(crate) fn doubts(&self, est: f64) -> bool {
         est.is_nan() || SAFETY * est > TOL
+    }
+
+    /// How far an estimate `est` is above the tolerance (`> 1`: doubted).
+    pub(crate) fn excess(&self, est: f64) -> f64 {
+        SAFETY * est / TOL
+    }
+
+    /// The relative error bound of a value whose estimate is `est` (`SAFETY est`).
+    pub(crate) fn bound(&self, est: f64) -> f64 {
+        SAFETY * est
     }
 
     /// The share of a candidate's value that its own column(s) change (a ranking measure's
@@ -83,7 +105,7 @@ impl Monitor {
         if self.squared {
             // the change `2 p^T w + ||w||^2` of `||p + w||^2` may be far smaller than the
             // part `w` that carries the column's error: `||w|| / ||p||` is about its square root
-            let c = super::update::relative_change(model, value);
+            let c = relative_change(model, value);
             c.max(c.sqrt())
         } else {
             1.0
@@ -107,13 +129,21 @@ impl Monitor {
             .zip(dens)
             .enumerate()
             .map(|(i, (v, &den))| match v {
-                Some(v) => {
-                    let own = (1.0 + state.rho(i) * self.change(*v, model)) / den;
-                    f64::EPSILON * (shared * self.scale(*v, model) + own)
-                }
+                Some(v) => self.estimate_with(shared, model, state.rho(i), *v, den),
                 None => 0.0,
             })
             .collect()
+    }
+
+    /// The estimate of one column's value `value` (module docs) with the model's `||p||^2 =
+    /// model`, the column's `rho` and its smallest `1 - c s1_q` (`den`).
+    pub(crate) fn estimate(&self, model: f64, rho: f64, value: f64, den: f64) -> f64 {
+        self.estimate_with(self.level + self.shrink(model), model, rho, value, den)
+    }
+
+    fn estimate_with(&self, shared: f64, model: f64, rho: f64, value: f64, den: f64) -> f64 {
+        let own = (1.0 + rho * self.change(value, model)) / den;
+        f64::EPSILON * (shared * self.scale(value, model) + own)
     }
 
     /// The estimate of a unit's block value `value` (`piv`: its blocks' smallest relative pivot).
@@ -126,9 +156,36 @@ impl Monitor {
         piv: f64,
     ) -> f64 {
         let rho = cols.iter().map(|&j| state.rho(j)).fold(0.0, f64::max);
+        self.unit_estimate(state.model_value(), rho, cols.len(), value, piv)
+    }
+
+    /// The estimate of the block value `value` of a unit of `b` columns whose largest `rho` is
+    /// `rho` (`piv`: its blocks' smallest relative pivot), with the model's `||p||^2 = model`.
+    pub(crate) fn unit_estimate(&self, model: f64, rho: f64, b: usize, value: f64, piv: f64) -> f64 {
         let den = if piv > 0.0 { piv } else { 0.0 };
-        let model = state.model_value();
-        let own = (1.0 + rho * cols.len() as f64 * self.change(value, model)) / den;
+        let own = (1.0 + rho * b as f64 * self.change(value, model)) / den;
         f64::EPSILON * ((self.level + self.shrink(model)) * self.scale(value, model) + own)
+    }
+}
+
+/// The accuracy monitor's `rho_i` of a column (module docs): `M_ii(0) / min(M_ii, 1 + s M_ii)`
+/// with `M_ii(0) = ||x_i||^2 / alpha = m0` (`s = -1` while it is in the model), 0 for a zero
+/// column.
+pub(crate) fn rho(m0: f64, mii: f64, in_model: bool) -> f64 {
+    if m0 == 0.0 {
+        return 0.0;
+    }
+    let pivot = if in_model { 1.0 - mii } else { 1.0 + mii };
+    m0 / mii.abs().min(pivot.abs())
+}
+
+/// `|before - after| / |after|`: how much of a value is a change (its digits lost to a
+/// difference); infinite when `after` is 0 and `before` is not.
+pub(crate) fn relative_change(before: f64, after: f64) -> f64 {
+    let d = (before - after).abs();
+    if d == 0.0 {
+        0.0
+    } else {
+        d / after.abs()
     }
 }

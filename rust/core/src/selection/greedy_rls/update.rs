@@ -3,6 +3,7 @@
 //! `r` here and returns the [`Step`] the next pass applies to `C` and `U`
 //! ([`GreedyState::pass`]); with the accuracy monitor's quantities ([`super::monitor`]).
 
+use super::monitor::relative_change;
 use super::state::GreedyState;
 use super::step::{update_residuals, Step};
 use crate::linalg::dot4;
@@ -54,27 +55,11 @@ impl GreedyState {
     /// The accuracy monitor's `rho_i` of column `i` ([`super::monitor`]): `M_ii(0) /
     /// min(M_ii, 1 + s M_ii)` (`s = -1` while `i` is in the model), 0 for a zero column.
     pub(super) fn rho(&self, i: usize) -> f64 {
-        let (m0, mii) = (self.store.gram_diag(i) / self.alpha, self.store.m(i, i));
-        if m0 == 0.0 {
-            return 0.0;
-        }
-        let pivot = if self.in_model[i] { 1.0 - mii } else { 1.0 + mii };
-        m0 / mii.abs().min(pivot.abs())
+        super::monitor::rho(self.store.gram_diag(i) / self.alpha, self.store.m(i, i), self.in_model[i])
     }
 
     /// The current model's criterion scale `||p||^2` (the squared criterion's value).
     pub(super) fn model_value(&self) -> f64 {
         dot4(&self.p, &self.p)
-    }
-}
-
-/// `|before - after| / |after|`: how much of a value is a change (its digits lost to a
-/// difference); infinite when `after` is 0 and `before` is not.
-pub(super) fn relative_change(before: f64, after: f64) -> f64 {
-    let d = (before - after).abs();
-    if d == 0.0 {
-        0.0
-    } else {
-        d / after.abs()
     }
 }

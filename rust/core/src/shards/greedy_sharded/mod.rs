@@ -5,15 +5,19 @@
 //! the sums in shard order, `c_i = 1/(1 + e_i)`, `d_i = c_i h_i`, `t = c_b sum_s v_b^T C_i`
 //! (the rounds of [`super::greedy_shard`]), the criterion's finish, the choice of the feature
 //! (ties, NaN, `min_improvement`, the uninformative stop, costs and budget) and the primal
-//! weights of every prefix from the summed `Xc^T Xc` (eq. 5).
+//! weights of every prefix from the summed `Xc^T Xc` (eq. 5). The in-memory run's accuracy
+//! monitor watches the same quantities here ([`accuracy`]): a value it doubts is refused.
 
 use faer::Mat;
 
 use crate::error::{Error, Result};
 use crate::interrupt::Interrupt;
 use crate::selection::greedy_rls::{
-    check_options, select, Choice, Criterion, Gram, GreedyBackend, GreedyOptions, GreedyPath, Units,
+    check_options, select, Choice, Criterion, Gram, GreedyBackend, GreedyOptions, GreedyPath, Monitor, Units,
 };
+
+/// One shard's dots round: `(v_i^T C_i, v_i^T a)` per feature and its part of `||p||^2`.
+pub type ShardDots = (Vec<f64>, Vec<f64>, f64);
 
 /// Per-shard partial sums, in shard order: the rounds of [`super::greedy_shard`], answered by
 /// the shards (every method returns one entry per shard, each of length `n` unless said).
@@ -24,15 +28,17 @@ pub trait ShardCalls {
     fn gram(&mut self) -> Result<Vec<(Vec<f64>, Vec<f64>)>>;
     /// The shard's part of the empty model's criterion (one number per shard).
     fn baseline(&mut self) -> Result<Vec<f64>>;
-    /// `(v_i^T C_i, v_i^T a)` per feature.
-    fn dots(&mut self) -> Result<Vec<(Vec<f64>, Vec<f64>)>>;
-    /// The shard's part of every candidate's criterion (NaN for `skip`).
-    fn scan(&mut self, c: &[f64], d: &[f64], skip: &[bool]) -> Result<Vec<Vec<f64>>>;
+    /// `(v_i^T C_i, v_i^T a)` per feature and the shard's part of `||p||^2` ([`ShardDots`]).
+    fn dots(&mut self) -> Result<Vec<ShardDots>>;
+    /// The shard's part of every candidate's criterion (NaN for `skip`), and per candidate its
+    /// smallest `1 - c_i s1_qi` (the accuracy monitor's `den`).
+    fn scan(&mut self, c: &[f64], d: &[f64], skip: &[bool]) -> Result<Vec<(Vec<f64>, Vec<f64>)>>;
     /// `v_b^T C_i` per feature.
     fn cross(&mut self, b: usize) -> Result<Vec<Vec<f64>>>;
     /// Every shard adds feature `b` (`c_b`, `d_b`, `t`; features in `skip` are not updated),
-    /// then returns its [`dots`](ShardCalls::dots) for the next step (one round trip fewer).
-    fn add(&mut self, b: usize, c: f64, d: f64, t: &[f64], skip: &[bool]) -> Result<Vec<(Vec<f64>, Vec<f64>)>>;
+    /// then returns the step's smallest `1 - c s1_q` and its [`dots`](ShardCalls::dots) for the
+    /// next step (one round trip fewer).
+    fn add(&mut self, b: usize, c: f64, d: f64, t: &[f64], skip: &[bool]) -> Result<Vec<(f64, ShardDots)>>;
     /// Units of several columns (`(offsets, columns)`): `Xc_g^T C_g` per unit (b x b blocks,
     /// concatenated). A backend without group rounds refuses groups.
     fn unit_dots(&mut self, _offsets: &[usize], _columns: &[usize]) -> Result<Vec<Vec<f64>>> {
@@ -65,10 +71,12 @@ fn sum_in_order<'p>(parts: impl IntoIterator<Item = &'p [f64]>, len: usize, what
     Ok(total)
 }
 
-fn sum_pairs(parts: &[(Vec<f64>, Vec<f64>)], n: usize, what: &str) -> Result<(Vec<f64>, Vec<f64>)> {
+/// The summed dots `(e, h)` and `||p||^2`, in shard order.
+fn sum_dots<'p>(parts: impl Iterator<Item = &'p ShardDots> + Clone, n: usize) -> Result<(Vec<f64>, Vec<f64>, f64)> {
     Ok((
-        sum_in_order(parts.iter().map(|p| p.0.as_slice()), n, what)?,
-        sum_in_order(parts.iter().map(|p| p.1.as_slice()), n, what)?,
+        sum_in_order(parts.clone().map(|p| p.0.as_slice()), n, "the dots")?,
+        sum_in_order(parts.clone().map(|p| p.1.as_slice()), n, "the dots")?,
+        parts.fold(0.0, |a, p| a + p.2),
     ))
 }
 
@@ -87,10 +95,27 @@ struct Sharded<'c, C: ?Sized> {
     unit_of: Vec<usize>,
     /// Summed dots `(v_i^T C_i, v_i^T a)` of the current model, when the last round returned them.
     dots: Option<(Vec<f64>, Vec<f64>)>,
+    /// `alpha`, for the monitor's `rho_i = M_ii(0) / min(M_ii, 1 + M_ii)`.
+    alpha: f64,
+    /// The accuracy monitor ([`accuracy`]; from the first dots, which give `||yc||^2`).
+    monitor: Option<Monitor>,
+    /// The current model's `||p||^2` (summed over the shards).
+    model: f64,
+    /// The units added so far (the step a refusal names).
+    steps: usize,
+    /// The best-value choice rule (a doubted value that cannot be the best decides nothing).
+    best_only: bool,
 }
 
 impl<'c, C: ShardCalls + ?Sized> Sharded<'c, C> {
-    fn new(calls: &'c mut C, units: &'c Units, n_queries: usize, criterion: &'c dyn Criterion) -> Result<Self> {
+    fn new(
+        calls: &'c mut C,
+        units: &'c Units,
+        n_queries: usize,
+        criterion: &'c dyn Criterion,
+        alpha: f64,
+        best_only: bool,
+    ) -> Result<Self> {
         let n = units.n_columns();
         let parts = calls.gram()?;
         let g = sum_in_order(parts.iter().map(|p| p.0.as_slice()), n * n, "Xc^T Xc")?;
@@ -100,19 +125,39 @@ impl<'c, C: ShardCalls + ?Sized> Sharded<'c, C> {
         let informative = vec![false; n];
         let mut unit_of = vec![usize::MAX; n];
         (0..units.len()).for_each(|u| units.members(u).iter().for_each(|&j| unit_of[j] = u));
-        Ok(Sharded { calls, units, n, n_queries, criterion, gram, xty, informative, unit_of, dots: None })
+        Ok(Sharded {
+            calls,
+            units,
+            n,
+            n_queries,
+            criterion,
+            gram,
+            xty,
+            informative,
+            unit_of,
+            dots: None,
+            alpha,
+            monitor: None,
+            model: 0.0,
+            steps: 0,
+            best_only,
+        })
     }
 
     /// The summed dots of the current model (from the last round, or asked now).
     fn current_dots(&mut self) -> Result<(Vec<f64>, Vec<f64>)> {
         match self.dots.take() {
             Some(dots) => Ok(dots),
-            None => sum_pairs(&self.calls.dots()?, self.n, "the dots"),
+            None => {
+                let (e, h, model) = sum_dots(self.calls.dots()?.iter(), self.n)?;
+                self.observe(model);
+                Ok((e, h))
+            }
         }
     }
 
     /// The informative columns of unit `u`.
-    fn live(&self, u: usize) -> Vec<usize> {
+    pub(super) fn live(&self, u: usize) -> Vec<usize> {
         self.units.members(u).iter().copied().filter(|&j| self.informative[j]).collect()
     }
 
@@ -193,13 +238,18 @@ impl<C: ShardCalls + ?Sized> GreedyBackend for Sharded<'_, C> {
             match live.len() {
                 0 => {}
                 1 => col_skip[live[0]] = false,
-                _ => multi.push((u, live)),
+                // the members' pivots too (the monitor's `den` of the unit, [`accuracy`])
+                _ => {
+                    live.iter().for_each(|&j| col_skip[j] = false);
+                    multi.push((u, live));
+                }
             }
         }
         let c: Vec<f64> = e.iter().map(|v| 1.0 / (1.0 + v)).collect();
         let d: Vec<f64> = c.iter().zip(&h).map(|(c, h)| c * h).collect();
         let parts = self.calls.scan(&c, &d, &col_skip)?;
-        let totals = sum_in_order(parts.iter().map(|p| p.as_slice()), self.n, "the scan")?;
+        let totals = sum_in_order(parts.iter().map(|p| p.0.as_slice()), self.n, "the scan")?;
+        let dens = accuracy::min_in_order(parts.iter().map(|p| p.1.as_slice()), self.n, "the scan's pivots")?;
         let blocks = if multi.is_empty() { Vec::new() } else { self.scan_blocks(&multi, &e, &h)? };
         self.dots = Some((e, h));
         let finish = |v: f64| Some(self.criterion.finish(v, self.n_queries));
@@ -213,6 +263,7 @@ impl<C: ShardCalls + ?Sized> GreedyBackend for Sharded<'_, C> {
         for ((u, _), v) in multi.iter().zip(blocks) {
             out[*u] = finish(v);
         }
+        self.certify(&out, &dens, &multi)?;
         Ok(out)
     }
 
@@ -232,9 +283,15 @@ impl<C: ShardCalls + ?Sized> GreedyBackend for Sharded<'_, C> {
             let mut col_skip: Vec<bool> = (0..self.n).map(|j| self.units_skip(j, skip)).collect();
             live[i + 1..].iter().for_each(|&l| col_skip[l] = false);
             col_skip[b] = true;
+            let rho = self.rho(b, e[b]);
             let next = self.calls.add(b, c, d, &t, &col_skip)?;
-            self.dots = Some(sum_pairs(&next, self.n, "the dots")?);
+            let den =
+                accuracy::min_in_order(next.iter().map(|p| std::slice::from_ref(&p.0)), 1, "the step's pivot")?[0];
+            let (e, h, model) = sum_dots(next.iter().map(|p| &p.1), self.n)?;
+            self.record(rho, model, den);
+            self.dots = Some((e, h));
         }
+        self.steps += 1;
         Ok(())
     }
 }
@@ -266,9 +323,10 @@ pub fn greedy_rankrls_sharded<C: ShardCalls + ?Sized>(
     check_options(units, n_queries, opts)?;
     choice.check(units.len())?;
     interrupt.check()?;
-    let mut backend = Sharded::new(calls, units, n_queries, criterion)?;
+    let mut backend = Sharded::new(calls, units, n_queries, criterion, opts.alpha, matches!(choice, Choice::Best))?;
     select(&mut backend, opts, choice, interrupt, progress)
 }
 
+mod accuracy;
 #[cfg(test)]
 mod tests;

@@ -1,0 +1,139 @@
+//! The accuracy monitor of the in-memory greedy run ([`crate::selection::greedy_rls`],
+//! "Exactness") over query shards. Its inputs are sums and minima of the shards' per-query
+//! quantities: `M_ii` is the summed dot `e_i`, `M_ii(0) = ||x_i||^2 / alpha` the summed Gram's
+//! diagonal over `alpha`, `||p||^2` the sum of the shards' parts (the dots round), a
+//! candidate's `den_i = min_q (1 - c_i s1_qi)` and a step's `den_b` the minima over the
+//! shards' queries (the scan and add rounds). A value the monitor doubts is one the in-memory
+//! run recomputes by the exact criterion; the shards have no exact recomputation, so the run
+//! refuses it with an error naming the step, the unit and a larger `alpha` to try. When the
+//! monitor doubts nothing, the run is the shortcut's, bit for bit.
+
+use super::{ShardCalls, Sharded};
+use crate::error::{Error, Result};
+use crate::selection::greedy_rls::{choose_best, monitor_rho, relative_change, Monitor};
+
+/// Relative distance to the best value within which a doubted value could still decide the
+/// step (the trusted best value itself carries rounding of about `1e-11` relative).
+const DECIDE_SLACK: f64 = 1e-9;
+/// The relative error bound up to which a doubted value may be reported (the issue asks the
+/// reported values to 1e-8; the in-memory run recomputes from `1e-11`).
+const REPORT_TOL: f64 = 1e-9;
+
+/// `min_s parts[s]`, entry by entry; every part must have `len` entries.
+pub(super) fn min_in_order<'p>(parts: impl IntoIterator<Item = &'p [f64]>, len: usize, what: &str) -> Result<Vec<f64>> {
+    let mut out = crate::alloc::try_filled(len, 1.0f64, "the shards' smallest pivots")?;
+    for (s, p) in parts.into_iter().enumerate() {
+        if p.len() != len {
+            return Err(Error::InvalidInput(format!(
+                "shard {s} returned {} values for {what}, expected {len}",
+                p.len()
+            )));
+        }
+        out.iter_mut().zip(p).for_each(|(o, v)| *o = o.min(*v));
+    }
+    Ok(out)
+}
+
+impl<C: ShardCalls + ?Sized> Sharded<'_, C> {
+    /// The current model's `||p||^2` from a dots round (the first one starts the monitor).
+    pub(super) fn observe(&mut self, model: f64) {
+        let squared = self.criterion.is_squared();
+        self.monitor.get_or_insert_with(|| Monitor::starting_at(model, squared));
+        self.model = model;
+    }
+
+    /// `rho_j` of column `j` (not in the model) with `M_jj = e_j`.
+    pub(super) fn rho(&self, j: usize, e_j: f64) -> f64 {
+        monitor_rho(self.gram[(j, j)] / self.alpha, e_j, false)
+    }
+
+    /// A rank-one step was applied (`rho_b`, the new `||p||^2`, `den_b`).
+    pub(super) fn record(&mut self, rho: f64, model: f64, den: f64) {
+        let change = relative_change(self.model, model);
+        let squared = self.criterion.is_squared();
+        self.monitor.get_or_insert_with(|| Monitor::starting_at(self.model, squared)).record_parts(rho, change, den);
+        self.model = model;
+    }
+
+    /// Refuses the scan's `values` when a value the monitor doubts could decide the step
+    /// (`dens`: per column; `multi`: the units of several live columns; a unit of several
+    /// columns uses its members' largest `rho` and smallest `den`). A doubted value `v` is
+    /// within `reach = SAFETY est |v| + DECIDE_SLACK |v_best|` of its exact value (the
+    /// monitor's bound, and the rounding of the trusted values it is compared with). With the
+    /// best-value rule it decides the step when it is the best or within reach of the best
+    /// (and, being the best, when its bound exceeds [`REPORT_TOL`] or a runner-up is within
+    /// reach); with the cost-aware rule every doubted value is refused.
+    pub(super) fn certify(&self, values: &[Option<f64>], dens: &[f64], multi: &[(usize, Vec<usize>)]) -> Result<()> {
+        let (Some(monitor), Some((e, _))) = (self.monitor.as_ref(), self.dots.as_ref()) else {
+            return Ok(());
+        };
+        let mut doubted: Vec<(usize, f64, f64)> = Vec::new();
+        for (u, v) in values.iter().enumerate() {
+            let Some(v) = *v else { continue };
+            let live = match multi.iter().find(|(m, _)| *m == u) {
+                Some((_, cols)) => cols.clone(),
+                None => self.live(u),
+            };
+            let rho = live.iter().map(|&j| self.rho(j, e[j])).fold(0.0, f64::max);
+            let den = live.iter().map(|&j| dens[j]).fold(1.0f64, f64::min);
+            let est = match live.len() {
+                1 => monitor.estimate(self.model, rho, v, den),
+                b => monitor.unit_estimate(self.model, rho, b, v, den),
+            };
+            // `||p|| = 0` (no label varies within a query): every value is exactly 0
+            let exact_zero = self.model == 0.0 && v == 0.0;
+            if monitor.doubts(est) && !exact_zero {
+                doubted.push((u, v, est));
+            }
+        }
+        if doubted.is_empty() {
+            return Ok(());
+        }
+        let higher = self.criterion.higher_is_better();
+        let best = if self.best_only { choose_best(values, higher) } else { None };
+        // `v` could be as good as `vb` (both finite) within `reach`
+        let near = |v: f64, vb: f64, reach: f64| if higher { v + reach >= vb } else { v - reach <= vb };
+        let deciding = doubted.iter().filter(|&&(u, v, est)| {
+            let accurate = monitor.bound(est) <= REPORT_TOL;
+            match best {
+                Some((b, vb)) if vb.is_finite() && v.is_finite() => {
+                    let reach = monitor.bound(est) * v.abs() + DECIDE_SLACK * vb.abs();
+                    if u != b {
+                        near(v, vb, reach)
+                    } else {
+                        !accurate
+                            || values
+                                .iter()
+                                .enumerate()
+                                .any(|(x, vx)| x != b && vx.is_some_and(|vx| near(vx, vb, reach)))
+                    }
+                }
+                // the cost-aware rule (values per unit cost) or no finite best: every doubted value
+                _ => true,
+            }
+        });
+        let worst =
+            deciding.fold(
+                None,
+                |w: Option<(usize, f64)>, &(u, _, est)| {
+                    if w.is_none_or(|(_, we)| est.is_nan() || est > we) {
+                        Some((u, est))
+                    } else {
+                        w
+                    }
+                },
+            );
+        let Some((u, est)) = worst else { return Ok(()) };
+        let what = if self.units.is_singletons() { "feature" } else { "group" };
+        let bound = self.alpha * monitor.excess(est).max(1.0);
+        let bound =
+            if bound.is_finite() { format!("alpha >= {bound:.1e} (an estimate)") } else { "a larger alpha".into() };
+        Err(Error::InvalidInput(format!(
+            "at alpha={:.1e} the value of {what} {u} at step {} cannot be certified exact on query shards \
+             (estimated relative rounding error {est:.1e}: nearly collinear or duplicated columns); fit \
+             rankselect.GreedyRankRLS in memory, which recomputes such values exactly, or use {bound}",
+            self.alpha,
+            self.steps + 1,
+        )))
+    }
+}
