@@ -15,10 +15,10 @@
 use rayon::prelude::*;
 
 use super::chunks::Chunks;
+use super::monitor::relative_change;
 use super::state::GreedyState;
 use super::step::Step;
 use super::store::MStore;
-use super::update::relative_change;
 use crate::linalg::{axpy, dot4, dot4_many};
 
 /// The global part of one rank-one step of a sweep (module docs).
