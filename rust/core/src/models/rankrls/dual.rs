@@ -127,13 +127,5 @@ pub fn fit_lqo_dual(
             Ok((pred, res))
         })
         .collect();
-    let (mut predictions, mut residuals) = (Vec::with_capacity(m), Vec::with_capacity(m));
-    let mut lqo_error = 0.0;
-    for item in per_query {
-        let (pred, res) = item?;
-        lqo_error += res.iter().map(|v| v * v).sum::<f64>();
-        predictions.extend(pred);
-        residuals.extend(res);
-    }
-    Ok(Lqo { coef, predictions, residuals, lqo_error })
+    Lqo::from_queries(coef, per_query)
 }

@@ -132,6 +132,23 @@ pub struct Lqo {
     pub lqo_error: f64,
 }
 
+impl Lqo {
+    /// From the weights and each query's `(predictions, residuals)` in query order (primal or
+    /// dual): the LQO error summed in that order.
+    pub(crate) fn from_queries(coef: Vec<f64>, per_query: Vec<Result<(Vec<f64>, Vec<f64>)>>) -> Result<Self> {
+        let m = per_query.iter().map(|q| q.as_ref().map_or(0, |(p, _)| p.len())).sum();
+        let (mut predictions, mut residuals) = (Vec::with_capacity(m), Vec::with_capacity(m));
+        let mut lqo_error = 0.0;
+        for item in per_query {
+            let (pred, res) = item?;
+            lqo_error += res.iter().map(|v| v * v).sum::<f64>();
+            predictions.extend(pred);
+            residuals.extend(res);
+        }
+        Ok(Lqo { coef, predictions, residuals, lqo_error })
+    }
+}
+
 /// RankRLS on grouped `x` (m x n) with exact LQO predictions, in O(m n^2 + sum_q n_q^2 n); for
 /// wide data ([`dual::use_dual`]) in the dual, O(m^2 n + m^3 + Q m n) ([`dual::fit_lqo_dual`]).
 pub fn fit_lqo(
@@ -200,14 +217,5 @@ pub fn fit_lqo(
             Ok((pred, res))
         })
         .collect();
-    let mut predictions = Vec::with_capacity(m);
-    let mut residuals = Vec::with_capacity(m);
-    let mut lqo_error = 0.0;
-    for item in per_query {
-        let (pred, res) = item?;
-        lqo_error += res.iter().map(|v| v * v).sum::<f64>();
-        predictions.extend(pred);
-        residuals.extend(res);
-    }
-    Ok(Lqo { coef, predictions, residuals, lqo_error })
+    Lqo::from_queries(coef, per_query)
 }
