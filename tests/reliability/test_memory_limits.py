@@ -12,19 +12,11 @@ import sys
 import textwrap
 
 import pytest
+from _child import VM_PRELUDE
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS and /proc are Linux's")
 
-PRELUDE = """
-import resource, sys, warnings
-import numpy as np
-import rankselect as rs
-warnings.simplefilter("ignore")
-def vm():
-    for line in open("/proc/self/status"):
-        if line.startswith("VmSize:"):
-            return int(line.split()[1]) * 1024
-rng = np.random.default_rng(0)
+PRELUDE = VM_PRELUDE + """rng = np.random.default_rng(0)
 {setup}
 if {rule_off}:
     rs.set_config(max_memory=10**15)

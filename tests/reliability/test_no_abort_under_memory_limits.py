@@ -13,19 +13,11 @@ import sys
 import textwrap
 
 import pytest
+from _child import VM_PRELUDE
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS and /proc are Linux's")
 
-SCRIPT = """
-import resource, sys, warnings
-import numpy as np
-import rankselect as rs
-warnings.simplefilter("ignore")
-def vm():
-    for line in open("/proc/self/status"):
-        if line.startswith("VmSize:"):
-            return int(line.split()[1]) * 1024
-rng = np.random.default_rng(0)
+SCRIPT = VM_PRELUDE + """rng = np.random.default_rng(0)
 X = rng.random((400, 60)); y = rng.integers(0, 3, 400).astype(float); q = np.repeat(np.arange(40), 10)
 {setup}
 limit = vm() + {headroom} * 2**20
