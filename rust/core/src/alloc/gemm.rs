@@ -1,23 +1,28 @@
-//! faer's matrix products, fallibly. On x86-64 with AVX2 and FMA (or AVX-512) every faer
-//! product larger than 16³ — ours and those inside faer's Cholesky, triangular solves and
-//! eigendecompositions — runs in `private-gemm-x86`, which keeps a packing workspace per
-//! thread, allocated on the thread's first such product **without a fallback** (an abort,
-//! exit 134, when it cannot be allocated): twice its L3 size, the L3 per core from
-//! `/sys/devices/system/cpu` times the physical cores (64 MiB on a 2-core machine with a
-//! 32 MiB L3, 600 MiB and more on a server). So a RankRLS fit on tiny data aborted the
-//! process with less than that much address space left (`ulimit -v`, a cgroup).
+//! faer's matrix products, fallibly, and sized by a constant, not by the host. On x86-64 with
+//! AVX2 and FMA (or AVX-512) every faer product larger than 16³ — ours and those inside faer's
+//! Cholesky, triangular solves and eigendecompositions — runs in `private-gemm-x86`, which keeps
+//! a packing workspace per thread, allocated on the thread's first such product **without a
+//! fallback** (an abort, exit 134, when it cannot be allocated): two blocks of its L3 size.
 //!
-//! [`reserve_gemm_workspace`] makes that allocation fallible: on a thread whose workspace
-//! does not exist yet it reserves the size (plus a margin) with a fallible allocation,
-//! releases it, and at once runs one small product so that private-gemm takes the space;
-//! [`Error::OutOfMemory`] (Python's `MemoryError`) otherwise. The threads reserve one at a
-//! time (a process-wide lock), so the space one released is not taken by another's
-//! reservation. [`reserve_gemm_workspaces`] does it on the calling thread and on every thread
-//! of the current rayon pool: a kernel that uses faer calls it once at its entry.
+//! Its L3 size is a fixed default (2 MiB, so 4 MiB per thread) because private-gemm is built
+//! without its `std` feature: the workspace's `Cargo.toml` leaves faer's `rayon` feature off
+//! (the core calls faer with `Par::Seq` only and parallelises over queries itself), and that
+//! feature is what would turn private-gemm's `std` on, and with it the cache sizes read from
+//! sysfs: 2 x the L3 per core times the physical cores, 1 GiB per thread on a VM that reports a
+//! 480 MiB L3, whatever the data's size (issue 46). `tests/reliability/test_gemm_workspace_host.py`
+//! keeps the feature off (`cargo tree`) and measures the workspace.
+//!
+//! [`reserve_gemm_workspace`] makes that allocation fallible: on a thread whose workspace does
+//! not exist yet it reserves the size (plus a margin) with a fallible allocation, releases it,
+//! and at once runs one small product so that private-gemm takes the space;
+//! [`Error::OutOfMemory`] (Python's `MemoryError`) otherwise. The threads reserve one at a time
+//! (a process-wide lock), so the space one released is not taken by another's reservation.
+//! [`reserve_gemm_workspaces`] does it on the calling thread and on every thread of the current
+//! rayon pool: a kernel that uses faer calls it once at its entry.
 //!
 //! Not covered: x86-64 without AVX2/FMA and other architectures, where faer uses the `gemm`
-//! crate, whose per-product packing buffers (bounded by the cache sizes) are allocated
-//! infallibly on every product.
+//! crate, whose per-product packing buffers (bounded by its cache sizes and the product's
+//! shape) are allocated infallibly on every product.
 
 use std::cell::Cell;
 use std::sync::Mutex;
@@ -37,86 +42,17 @@ thread_local! {
 /// One thread at a time reserves, releases and lets private-gemm take the space.
 static RESERVING: Mutex<()> = Mutex::new(());
 
-/// The cache sizes private-gemm reads from sysfs (`private_gemm_x86::cache`, Linux), level 1
-/// to 3, in bytes: each index's `size / |shared_cpu_list|` (the last CPU read wins), times
-/// the level-1 sharing count, L3 times the physical cores. None when sysfs does not have them.
-#[cfg(target_os = "linux")]
-fn sysfs_caches() -> Option<[usize; 3]> {
-    use std::fs;
-    fn count(list: &str) -> Option<usize> {
-        list.split(',').try_fold(0, |n, item| match item.split_once('-') {
-            Some((a, b)) => Some(n + b.parse::<usize>().ok()? + 1 - a.parse::<usize>().ok()?),
-            None => Some(n + 1),
-        })
-    }
-    fn bytes(size: &str) -> Option<usize> {
-        let (digits, unit) = match size.as_bytes().last()? {
-            b'G' => (&size[..size.len() - 1], 1 << 30),
-            b'M' => (&size[..size.len() - 1], 1 << 20),
-            b'K' => (&size[..size.len() - 1], 1 << 10),
-            _ => (size, 1),
-        };
-        digits.parse::<usize>().ok().map(|v| v * unit)
-    }
-    let mut caches = [(0usize, 64usize); 3]; // (bytes, line)
-    let mut l1_shared = 1;
-    for cpu in fs::read_dir("/sys/devices/system/cpu").ok()? {
-        let cpu = cpu.ok()?.path();
-        let name = cpu.file_name().and_then(|f| f.to_str()).unwrap_or("");
-        let cache = cpu.join("cache");
-        if !name.starts_with("cpu") || !cache.is_dir() {
-            continue;
-        }
-        'index: for index in fs::read_dir(cache).ok()? {
-            let index = index.ok()?.path();
-            let iname = index.file_name().and_then(|f| f.to_str()).unwrap_or("");
-            if !index.is_dir() || !iname.starts_with("index") {
-                continue;
-            }
-            let (mut level, mut shared, mut size, mut line) = (0usize, 0usize, 0usize, 64usize);
-            for entry in fs::read_dir(&index).ok()? {
-                let entry = entry.ok()?.path();
-                let text = fs::read_to_string(&entry).ok()?; // private-gemm gives up on any unreadable file
-                let text = text.trim();
-                match entry.file_name().and_then(|f| f.to_str()).unwrap_or("") {
-                    "type" if !matches!(text, "Data" | "Unified") => continue 'index,
-                    "shared_cpu_list" => shared = count(text).unwrap_or(0),
-                    "level" => level = text.parse().unwrap_or(0),
-                    "coherency_line_size" => line = text.parse().unwrap_or(line),
-                    "size" => size = bytes(text).unwrap_or(0),
-                    _ => {}
-                }
-            }
-            if level == 1 {
-                l1_shared = shared;
-            }
-            if (1..=3).contains(&level) && line >= caches[level - 1].1 {
-                caches[level - 1] = (size.checked_div(shared).unwrap_or(0), line);
-            }
-        }
-    }
-    let mut out = caches.map(|(b, _)| b * l1_shared);
-    out[2] *= num_cpus::get_physical();
-    Some(out)
-}
-
-#[cfg(not(target_os = "linux"))]
-fn sysfs_caches() -> Option<[usize; 3]> {
-    None
-}
-
 /// The bytes private-gemm allocates per thread on its first product (see the module docs):
-/// two blocks of its L3 size in whole pages, its L3 being at least 2 MiB, 4 x L2 and 16 x L1
-/// (private-gemm's floors); its defaults (32 KiB, 256 KiB, 2 MiB) without sysfs. 0 where
-/// faer does not use private-gemm.
+/// two blocks of its L3 size in whole pages, with the cache sizes of private-gemm without `std`
+/// (L1 32 KiB, L2 256 KiB, L3 2 MiB, after its floors: L2 >= 4 x L1, L3 >= 4 x L2), the same on
+/// every host: 4 MiB. 0 where faer does not use private-gemm.
 pub fn gemm_workspace_bytes() -> usize {
     if !uses_private_gemm() {
         return 0;
     }
-    let [l1, l2, l3] = sysfs_caches().unwrap_or([32 << 10, 256 << 10, 2 << 20]);
-    let l1 = l1.max(32 << 10);
-    let l2 = l2.max(256 << 10).max(4 * l1);
-    let l3 = l3.max(2 << 20).max(4 * l2);
+    let (l1, l2, l3) = (32usize << 10, 256usize << 10, 2usize << 20);
+    let l2 = l2.max(4 * l1);
+    let l3 = l3.max(4 * l2);
     2 * l3.div_ceil(PAGE) * PAGE
 }
 
@@ -145,8 +81,8 @@ pub fn reserve_gemm_workspace() -> Result<()> {
         let margin = (bytes / 4).max(8 << 20);
         let probe = super::try_with_capacity::<u8>(bytes + margin, "").map_err(|_| Error::OutOfMemory {
             what: format!(
-                "a thread's matrix-product workspace (faer's private-gemm: 2 x the L3 cache, {}, whatever the \
-                 data's size, and a margin)",
+                "a thread's matrix-product workspace (faer's private-gemm, {} per thread, and a margin; \
+                 fewer threads need less: set RAYON_NUM_THREADS, e.g. to 1, before the first fit)",
                 crate::error::fmt_bytes(bytes as u128)
             ),
             bytes: (bytes + margin) as u128,
@@ -214,6 +150,14 @@ mod tests {
             seen.iter().any(|&(first, again)| first.abs_diff(bytes as i64) <= 2 * PAGE as u64 && again == 0),
             "private-gemm took {seen:?} bytes, computed {bytes}"
         );
+    }
+
+    /// Issue 46: the workspace is private-gemm's fixed 4 MiB on every host, whatever its L3
+    /// (this needs private-gemm without `std`: faer's `rayon` feature stays off).
+    #[test]
+    fn the_workspace_does_not_depend_on_the_host() {
+        let bytes = gemm_workspace_bytes();
+        assert!(bytes == 0 || bytes == 4 << 20, "{bytes}");
     }
 
     #[test]
