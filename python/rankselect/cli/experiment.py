@@ -56,6 +56,9 @@ def add_parser(sub) -> None:
                    help="override one grid parameter of a method (repeatable)")
     p.add_argument("--metric", default="map",
                    help="validation metric for model selection (map, ndcg@10, p@10, meanndcg)")
+    p.add_argument("--measure", action="append", metavar="MEASURE",
+                   help="a measure of the per-query paths the report decides on (repeatable: map, ndcg@k, err@k, "
+                        "p@k, meanndcg; default map and ndcg@10, beside the --metric)")
     add_convention_argument(p, "letor")  # letor: Eval-Score-4.0
     p.add_argument("--folds", metavar="I,J", help="run only these folds (1-based, comma separated)")
     p.add_argument("--out", metavar="DIR", help="write experiment.json, experiment.md (and PNGs with --plots) here")
@@ -96,6 +99,8 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError(f"--folds must be comma-separated integers, got {args.folds!r}") from None
     if args.plots and not args.out:
         raise ValueError("--plots needs --out DIR")
+    if args.out:
+        _check_out(Path(args.out))  # before any fit: a bad --out fails in seconds, not after the last fold
     if args.plots:
         # Fail before the computation when the optional extra is missing.
         try:
@@ -116,6 +121,7 @@ def run(args: argparse.Namespace) -> int:
         res = run_protocol(
             args.data_dir, args.method, grid=parse_grid(args.grid), metric=args.metric,
             convention=convention, jobs=args.jobs, progress=not args.quiet, folds=folds, on_fold=save,
+            measures=args.measure or ("map", "ndcg@10"),
         )
     except KeyboardInterrupt:
         _report_interrupted(args, folds, finished[0] if finished else None)
@@ -131,6 +137,16 @@ def run(args: argparse.Namespace) -> int:
         for p in written:
             print(f"wrote {p}", file=sys.stderr)
     return 0
+
+
+def _check_out(out: Path) -> None:
+    """``--out`` must be a folder (created here when missing): an existing file is refused."""
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {out} is a file: give a folder for experiment.json and experiment.md")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ValueError(f"--out {out}: cannot create the folder ({exc.strerror or exc})") from None
 
 
 def _write(res, out: Path) -> list[Path]:

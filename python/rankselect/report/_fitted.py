@@ -12,7 +12,6 @@ from sklearn.base import BaseEstimator, clone
 
 from .. import metrics
 from ..analysis.inspection import fit_ranker
-from ..analysis.stats import RULE
 from ..models.rankrls import RankRLS
 from ..selection.stability import StabilitySelection
 from ..selection.wrapper.path import SelectionPath, choose_step
@@ -137,7 +136,7 @@ def from_selector(selector, *, train, vali, test=None, ranker=None, scoring: str
         cv.cost = [d.cost_of(d.subsets[k]) for k in sizes]
         if inputs.groups is not None:
             cv.n_groups = [float(len(d.groups_of(d.subsets[k]))) for k in sizes]
-    d.marks[method] = {"best": c.best, RULE: c.chosen}
+    d.marks[method] = {"best": c.best, d.rule: c.chosen}
     d.default_k = c.chosen
     test_curve = d.curves[-1] if evaluation is not None else None
     for i, k in enumerate(sizes):
@@ -161,9 +160,9 @@ def from_selector(selector, *, train, vali, test=None, ranker=None, scoring: str
                                 "(optimistic for the chosen subset); pass test= for held-out queries")
     if len(order) != k:
         d.explanations.append(
-            f"{method} selected {plural(len(order), 'feature')}; on {d.validation} the {RULE} rule on paired "
+            f"{method} selected {plural(len(order), 'feature')}; on {d.validation} the {d.rule} rule on paired "
             f"per-query differences keeps {plural(k, 'feature')} (the best size is {c.best}).")
-    _stability(d, selector, X, y, qid, n_resamples, random_state, progress, inputs.groups)
+    _stability(d, selector, X, y, qid, n_resamples, random_state, progress, inputs.groups, k)
     d.redundancy = redundancy_of((X, y, qid), inputs.names, d.subsets[k])
     split = "test" if evaluation is not None else "validation"
     d.importance, d.group_importance = importance_of(
@@ -181,18 +180,26 @@ def from_selector(selector, *, train, vali, test=None, ranker=None, scoring: str
     return d
 
 
-def _stability(d: ReportData, selector, X, y, qid, n_resamples: int, random_state, progress: bool, groups) -> None:
+def _stability(d: ReportData, selector, X, y, qid, n_resamples: int, random_state, progress: bool, groups,
+               k: int) -> None:
+    """The selection frequencies of ``selector`` refitted on half-samples of the queries, at the
+    chosen size ``k`` (when the selector takes ``n_features_to_select``; else at its own)."""
     if n_resamples < 2:
         d.notes["stability"] = ("no refits were asked (n_resamples < 2): the stability panel needs the "
                                 "selector refitted on query subsamples; pass n_resamples=5 or more")
         return
     work = Progress(f"stability: refitting {type(selector).__name__} on {n_resamples} half-samples of the queries "
                     f"(n_resamples={n_resamples}; 0 skips it)", n_resamples, progress)
-    st = StabilitySelection(_Counted(selector, lambda: work.step()),  # a function: clone keeps it
+    refit = clone(selector)
+    at = ""
+    if "n_features_to_select" in refit.get_params() and refit.get_params()["n_features_to_select"] != k:
+        refit.set_params(n_features_to_select=int(k))  # the chosen size, not the fitted one
+        at = f" at the chosen size, {plural(k, 'feature')}"
+    st = StabilitySelection(_Counted(refit, lambda: work.step()),  # a function: clone keeps it
                             n_resamples=int(n_resamples), random_state=random_state,
                             feature_groups=groups, select_groups=False).fit(X, y, qid=qid)
     d.stability[d.method] = st.selection_frequencies_.tolist()
     if groups is not None:
         d.group_stability[d.method] = st.group_frequencies_.tolist()
-    d.stability_over = f"{n_resamples} refits on half of the queries"
+    d.stability_over = f"{n_resamples} refits on half of the queries{at}"
     d.settings["stability"] = f"{n_resamples} refits on half of the queries, {work.seconds:.1f} s"
