@@ -140,13 +140,14 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _check_out(out: Path) -> None:
-    """``--out`` must be a folder (created here when missing): an existing file is refused."""
-    if out.exists() and not out.is_dir():
-        raise ValueError(f"--out {out} is a file: give a folder for experiment.json and experiment.md")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ValueError(f"--out {out}: cannot create the folder ({exc.strerror or exc})") from None
+    """``--out`` must be a folder (made when the first fold finishes): an existing file, or a
+    file on its way, is refused before any fit."""
+    for p in (out, *out.parents):
+        if p.exists():
+            if not p.is_dir():
+                raise ValueError(f"--out {out}: {p} is a file, not a folder: give a folder for experiment.json and "
+                                 "experiment.md")
+            break
 
 
 def _write(res, out: Path) -> list[Path]:

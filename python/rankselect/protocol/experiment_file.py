@@ -215,14 +215,16 @@ def _path(p: Any, where: str, n_features: int, n_test: int) -> PathScores:
         _fail(where, f"measure must be a metric name, got {measure!r}")
 
     def rows(value, what: str, q: int) -> np.ndarray:
-        return np.asarray([_scores(r, where, f"{what} of size {k}", q) for k, r in zip(sizes, _list(value, where, what, n))],
+        listed = _list(value, where, what, n)
+        return np.asarray([_scores(r, where, f"{what} of size {k}", q) for k, r in zip(sizes, listed)],
                           dtype=np.float64).reshape(n, q)
 
     nested = None if p.get("nested") is None else rows(p["nested"], "nested", qv.size)
     others = {}
     for m, o in _dict(p.get("measures", {}), where, "measures").items():
         o = _dict(o, where, f"measures {m}")
-        others[str(m)] = {"vali": rows(o.get("vali"), f"{m} vali", qv.size), "test": rows(o.get("test"), f"{m} test", n_test)}
+        others[str(m)] = {"vali": rows(o.get("vali"), f"{m} vali", qv.size),
+                          "test": rows(o.get("test"), f"{m} test", n_test)}
         if o.get("nested") is not None:
             others[str(m)]["nested"] = rows(o["nested"], f"{m} nested", qv.size)
     return PathScores(measure=measure, n_features=np.asarray(sizes, dtype=np.intp), params=params, features=feats,

@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import Any, Optional
 
 import numpy as np
-from scipy import stats
 
 from ..analysis.stats import SizeChoice
+from ..analysis.stats.sizes import paired_t_pvalue
 from ._data import plural
 from ._paths import Pooled
 
@@ -46,8 +46,7 @@ def choose_method(pooled: dict[str, Pooled], choices: dict[str, SizeChoice], cos
         b = _row(pooled[m], choices[m].chosen)
         if a.shape != b.shape:
             continue  # different validation queries: not paired
-        d = a - b
-        p = 1.0 if not np.any(d != 0) else (0.0 if not np.any(d != d[0]) else float(stats.ttest_rel(a, b).pvalue))
+        p = paired_t_pvalue(a - b)
         if p >= LEVEL:
             ties[m] = p
     pick = min(ties, key=lambda m: (cost_at.get(m, float(choices[m].chosen)), choices[m].chosen, -score(m)))

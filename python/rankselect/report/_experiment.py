@@ -11,15 +11,15 @@ import numpy as np
 from ..analysis.stats import RULE, RULES
 from ..data.letor import load_letor
 from ..protocol.loop_paths import LINEAR, ranker_of_label
-from ..selection.wrapper.rankers import make_ranker
 from ..protocol.path_scores import measure_key
 from ..protocol.results import ExperimentResult
 from ..selection.stability import fold_selection_frequencies
+from ..selection.wrapper.rankers import make_ranker
 from ._data import ReportData, compare_queries, curve_of, plural
 from ._decide import choose_method, optimism
 from ._features import importance_of, redundancy_of, short
-from ._inputs import check_inputs
 from ._folds import fold_comparisons
+from ._inputs import check_inputs
 from ._paths import Pooled, consensus, frequencies, pool, reference_rows
 
 __all__ = ["load_experiment", "from_experiment", "folder_name"]

@@ -6,7 +6,7 @@ Pooled intervals can hide one fold where the chosen size loses: each fold is its
 training, validation and test set, so each fold's paired difference is a comparison of its
 own. Per fold ``d_q = s_q(chosen) - s_q(other)`` over the fold's test queries: the mean, its
 95 % t-interval (``mean +- t_{0.975, Q-1} sd(d) / sqrt(Q)``), the two-sided paired t-test
-p-value (:func:`scipy.stats.ttest_rel`), the Holm-adjusted p-value over the folds
+p-value (:func:`scipy.stats.ttest_rel`; 1 when every difference is zero), the Holm-adjusted p-value over the folds
 (:func:`~rankselect.analysis.stats.holm`) and the flag ``significant_loss``: the mean is
 negative and the adjusted p-value is below 0.05.
 """
@@ -18,6 +18,7 @@ import numpy as np
 from scipy import stats
 
 from ..analysis.stats import holm
+from ..analysis.stats.sizes import paired_t_pvalue
 
 __all__ = ["fold_comparisons", "LEVEL", "fold_sentence"]
 
@@ -29,11 +30,9 @@ def _one(a: np.ndarray, b: np.ndarray) -> dict[str, Any]:
     d = np.asarray(a, dtype=np.float64) - np.asarray(b, dtype=np.float64)
     q = int(d.size)
     mean = float(d.mean()) if q else float("nan")
-    if q >= 2 and np.any(d != d[0]):
+    if q >= 2:
         half = float(stats.t.ppf(0.975, q - 1) * d.std(ddof=1) / np.sqrt(q))
-        p = float(stats.ttest_rel(a, b).pvalue)
-    elif q >= 1:  # every query differs by the same amount (often zero): no spread to test against
-        half, p = 0.0, (1.0 if mean == 0 else 0.0)
+        p = paired_t_pvalue(d)  # scipy.stats.ttest_rel's; no spread (every difference equal): 1 or 0
     else:
         half, p = float("nan"), float("nan")
     return {"mean_difference": mean, "interval": [mean - half, mean + half], "pvalue": p, "n_queries": q}
@@ -65,8 +64,8 @@ def fold_comparisons(folds: list[str], chosen: list[np.ndarray], reference: list
         vs_best.append({"best_size": best_size, **_one(a, b)})
     _family(out)
     _family(vs_best)
-    for row, b in zip(out, vs_best):
-        row["against_best"] = b
+    for row, other in zip(out, vs_best):
+        row["against_best"] = other
     return out
 
 

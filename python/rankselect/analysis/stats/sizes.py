@@ -158,6 +158,24 @@ def size_choice(sizes, per_query, confidence: float = 0.95, reference: Optional[
                       best=int(k[b]), chosen=chosen, n_queries=int(S.shape[1]), pvalue_holm=p_holm, rule=rule)
 
 
+def paired_t_pvalue(d) -> float:
+    """The two-sided t-test p-value of the mean of paired differences ``d`` (as
+    :func:`scipy.stats.ttest_rel`); differences that are all equal, up to rounding, have no
+    spread to test against: 1 when they are zero, else 0.
+
+    Examples
+    --------
+    >>> from rankselect.analysis.stats.sizes import paired_t_pvalue
+    >>> paired_t_pvalue([0.0, 0.0, 0.0]), paired_t_pvalue([0.1, 0.1, 0.1]), round(paired_t_pvalue([0.1, -0.1, 0.2]), 3)
+    (1.0, 0.0, 0.5)
+    """
+    d = np.asarray(d, dtype=np.float64)
+    mean = float(d.mean())
+    if d.size < 2 or float(np.ptp(d)) <= 1e-12 * max(1.0, float(np.abs(d).max())):
+        return 1.0 if abs(mean) <= 1e-15 else 0.0
+    return float(stats.ttest_1samp(d, 0.0).pvalue)
+
+
 def _holm_against(S: np.ndarray, b: int) -> np.ndarray:
     """Holm-adjusted two-sided paired t-test p-values of every row against row ``b`` (1 at ``b``
     and where the differences are all zero)."""
@@ -165,9 +183,7 @@ def _holm_against(S: np.ndarray, b: int) -> np.ndarray:
     p = np.ones(S.shape[0])
     others = [i for i in range(S.shape[0]) if i != b]
     for i in others:
-        if np.any(D[i] != 0):
-            sd = D[i].std(ddof=1)
-            p[i] = 0.0 if sd == 0 else float(stats.ttest_1samp(D[i], 0.0).pvalue)
+        p[i] = paired_t_pvalue(D[i])
     if others:
         p[others] = holm(p[others])
     return p
