@@ -202,3 +202,20 @@ def test_panel_fixes(tmp_path):
     marks = {lab.name: lab for lab in quality(d).select({"type": Label})}
     best = marks["mark-best"]
     assert best.x == 6 and best.text_align == "right"
+
+
+def test_the_subset_handed_off_was_tested(experiment_dir):
+    from rankselect.report._paths import consensus, tested_subset
+
+    # the consensus of these folds (features 0, 1, 2: each in two folds) is a subset no fold selected
+    folds = [[0, 1, 3], [1, 2, 4], [0, 2, 5]]
+    assert sorted(consensus(folds, 6, 3)) == [0, 1, 2] and [0, 1, 2] not in folds
+    assert tested_subset(folds, 6) == (0, [0, 1, 3])
+    assert tested_subset([[4, 5], [0, 1], [1, 0]], 6) == (1, [0, 1])
+    d = build_report(experiment_dir, method="greedy-rankrls", progress=False).decision()
+    res = rs.protocol.ExperimentResult.from_json(experiment_dir / "experiment.json")
+    own = {f["greedy-rankrls"].fold: f["greedy-rankrls"].path for f in res.folds}
+    h = d["handoff"]
+    p = own[h["subset_of"]]
+    assert d["features"] == p.features[p.index_of(d["chosen_size"])]  # that fold's own, tested subset
+    assert h["subset_of"] in h["folds_with_this_subset"]

@@ -180,6 +180,7 @@ class ReportData:
     folds: list[dict[str, Any]] = field(default_factory=list)  # per fold: the chosen size against all features
     optimism: Optional[dict[str, Any]] = None  # the validation score's optimism (an experiment's nested scores)
     decision_extra: dict[str, Any] = field(default_factory=dict)  # further top-level keys of the decision
+    handoff: Optional[dict[str, Any]] = None  # which tested subset is handed off (an experiment's folds)
 
     def label(self, j: int) -> str:
         """A feature's label on the page: its name and 1-based number (unique)."""
@@ -231,6 +232,8 @@ class ReportData:
                                         "losses": losses, "ties": t, "mean_difference": float(np.mean(pq.delta)),
                                         "pvalue": pq.pvalue}
         out["ranker"] = self.ranker
+        if self.handoff is not None:
+            out["handoff"] = {key: v for key, v in self.handoff.items() if key != "sentence"}
         if self.folds:
             out["folds"] = self.folds
             out["significant_losses"] = [f["fold"] for f in self.folds if f["significant_loss"]]

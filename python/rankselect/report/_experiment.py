@@ -20,7 +20,7 @@ from ._decide import choose_method, optimism
 from ._features import importance_of, redundancy_of, short
 from ._folds import fold_comparisons
 from ._inputs import check_inputs
-from ._paths import Pooled, consensus, frequencies, pool, reference_rows
+from ._paths import Pooled, consensus, frequencies, pool, reference_rows, tested_subset
 
 __all__ = ["load_experiment", "from_experiment", "folder_name"]
 
@@ -159,7 +159,22 @@ def from_experiment(folder: Union[str, os.PathLike], *, method: Optional[str] = 
         d.notes["quality"] = d.notes.get("quality", "") + (
             f"The decision is for the {ranker} ranker; the other paths ({', '.join(screening)}: "
             f"{', '.join(sorted({ranker_of_label(m) for m in screening}))} models) are a cheap screening view.")
-    d.subsets = {s: consensus(chosen.subsets[s], n, s) for s in chosen.sizes}
+    names = [f[d.method].fold for f in res.folds]
+    picks = {s: tested_subset(chosen.subsets[s], n) for s in chosen.sizes}
+    d.subsets = {s: cols for s, (_, cols) in picks.items()}  # a subset that was tested: one fold's own
+    i = picks[k][0]
+    same = sum(sorted(x) == sorted(picks[k][1]) for x in chosen.subsets[k])
+    d.handoff = {"subset_of": names[i], "tested_on": f"the test queries of {names[i]}",
+                 "folds_with_this_subset": [nm for nm, x in zip(names, chosen.subsets[k])
+                                            if sorted(x) == sorted(picks[k][1])],
+                 "consensus": sorted(consensus(chosen.subsets[k], n, k)),
+                 "sentence": ("The subset handed off is the one every fold selected at this size: it was tested on "
+                              "every fold's test queries." if same == len(names) else
+                              f"The folds selected different subsets of this size: the subset handed off is "
+                              f"{names[i]}'s (the one of features the folds select most often; {same} of the "
+                              f"{len(names)} folds selected it), tested on the test queries of "
+                              f"{'those folds' if same > 1 else names[i]}; the per-fold comparisons below test "
+                              f"each fold's own subset.")}
     d.default_k = k
     for m, p in pooled.items():
         if m in d.marks and len(p.sizes) > 1:

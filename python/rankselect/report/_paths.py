@@ -12,7 +12,8 @@ from ..protocol.loop_paths import LINEAR, ranker_of_label
 from ..protocol.path_scores import PathScores
 from ..protocol.results import ExperimentResult
 
-__all__ = ["Pooled", "pool", "fold_paths", "consensus", "frequencies", "available", "reference_rows", "Reference"]
+__all__ = ["Pooled", "pool", "fold_paths", "consensus", "frequencies", "tested_subset", "available", "reference_rows",
+           "Reference"]
 
 
 @dataclass
@@ -86,6 +87,17 @@ def consensus(subsets: list[list[int]], n: int, k: int) -> list[int]:
         pos[j] = np.mean([s.index(int(j)) for s in subsets if int(j) in s])
     order = [int(j) for j in np.lexsort((np.arange(n), pos, -freq)) if freq[j] > 0]
     return order[:k]
+
+
+def tested_subset(subsets: list[list[int]], n: int) -> tuple[int, list[int]]:
+    """The subset to hand off among the folds' own subsets of one size (each tested on its
+    fold's test queries): the one whose features the folds select most often (the largest sum
+    of :func:`frequencies`; ties: the first fold), as (its fold's index, the subset in its
+    selection order). Unlike :func:`consensus`, the subset handed off is one that was tested."""
+    freq = frequencies(subsets, n)
+    totals = [float(freq[np.asarray(s, dtype=np.intp)].sum()) for s in subsets]
+    i = int(np.flatnonzero(np.asarray(totals) == max(totals))[0])
+    return i, list(subsets[i])
 
 
 def available(res: ExperimentResult, i: int) -> int:
