@@ -219,3 +219,28 @@ def test_the_subset_handed_off_was_tested(experiment_dir):
     p = own[h["subset_of"]]
     assert d["features"] == p.features[p.index_of(d["chosen_size"])]  # that fold's own, tested subset
     assert h["subset_of"] in h["folds_with_this_subset"]
+
+
+def test_a_new_panel_collects_its_own_data(experiment_dir, tmp_path, monkeypatch):
+    """A panel plugs into the registry with its own collect: it reads the sources, keeps its data
+    in panel_data and may add a top-level key to the decision (e.g. another helper's "cascade")."""
+    from bokeh.models import Div
+
+    from rankselect.report import _panels
+
+    seen = {}
+
+    def collect(d, s):
+        seen["kind"], seen["folds"] = s.kind, len(s.experiment.folds)
+        d.panel_data["extra"] = {"chosen": d.default_k}
+        d.decision_extra["cascade"] = {"from": "the extra panel", "k": d.default_k}
+
+    panel = _panels.Panel("extra", "An extra panel", "Reads its own data.",
+                          lambda d: Div(text=f"<p>k = {d.panel_data['extra']['chosen']}</p>"), collect=collect)
+    monkeypatch.setitem(_panels.PANELS, "extra", panel)
+    data = build_report(experiment_dir, method="greedy-rankrls", progress=False)
+    assert seen == {"kind": "experiment", "folds": 3} and data.sources is None  # collected once, then dropped
+    d = data.decision()
+    assert d["cascade"] == {"from": "the extra panel", "k": d["chosen_size"]}
+    html = write_report(data, tmp_path / "r.html").read_text()
+    assert 'id="panel-extra"' in html and '"cascade"' in html

@@ -97,13 +97,15 @@ def build_report(source: Any, **kwargs: Any) -> ReportData:
     ([3, 6, 11, 22], {'best': 6, 'one-standard-error': 6})
     """
     _require_extra()
+    from ._panels import collect_panels
+
     if isinstance(source, (str, os.PathLike)):
         from ._experiment import from_experiment
 
-        return from_experiment(source, **kwargs)
+        return collect_panels(from_experiment(source, **kwargs))
     from ._fitted import from_selector
 
-    return from_selector(source, **kwargs)
+    return collect_panels(from_selector(source, **kwargs))
 
 
 def decision(data: ReportData) -> dict[str, Any]:

@@ -18,6 +18,7 @@ import numpy as np
 
 from ..analysis.stats import RULE, RULES, paired_test, size_choice
 from ..data.feature_groups import ExtractionCosts, FeatureGroups
+from ._sources import Sources
 
 __all__ = ["Curve", "PerQuery", "Redundancy", "Importance", "ReportData", "curve_of", "compare_queries",
            "feature_label", "versions", "plural"]
@@ -181,6 +182,8 @@ class ReportData:
     optimism: Optional[dict[str, Any]] = None  # the validation score's optimism (an experiment's nested scores)
     decision_extra: dict[str, Any] = field(default_factory=dict)  # further top-level keys of the decision
     handoff: Optional[dict[str, Any]] = None  # which tested subset is handed off (an experiment's folds)
+    panel_data: dict[str, Any] = field(default_factory=dict)  # a panel's own data, by its key
+    sources: Optional[Sources] = field(default=None, repr=False, compare=False)  # what the panels collect from
 
     def label(self, j: int) -> str:
         """A feature's label on the page: its name and 1-based number (unique)."""

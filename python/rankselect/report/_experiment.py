@@ -13,14 +13,14 @@ from ..data.letor import load_letor
 from ..protocol.loop_paths import LINEAR, ranker_of_label
 from ..protocol.path_scores import measure_key
 from ..protocol.results import ExperimentResult
-from ..selection.stability import fold_selection_frequencies
 from ..selection.wrapper.rankers import make_ranker
 from ._data import ReportData, compare_queries, curve_of, plural
 from ._decide import choose_method, optimism
-from ._features import importance_of, redundancy_of, short
+from ._features import short
 from ._folds import fold_comparisons
 from ._inputs import check_inputs
-from ._paths import Pooled, consensus, frequencies, pool, reference_rows, tested_subset
+from ._paths import Pooled, consensus, pool, reference_rows, tested_subset
+from ._sources import Sources
 
 __all__ = ["load_experiment", "from_experiment", "folder_name"]
 
@@ -176,18 +176,6 @@ def from_experiment(folder: Union[str, os.PathLike], *, method: Optional[str] = 
                               f"{'those folds' if same > 1 else names[i]}; the per-fold comparisons below test "
                               f"each fold's own subset.")}
     d.default_k = k
-    for m, p in pooled.items():
-        if m in d.marks and len(p.sizes) > 1:
-            s = p.subsets[d.marks[m][rule]]
-            d.stability[m] = frequencies(s, n).tolist()
-            if inputs.groups is not None:
-                d.group_stability[m] = [float(np.mean([g in d.groups_of(x) for x in s]))
-                                        for g in inputs.groups.names]
-    d.stability_over = (f"the {len(res.folds)} folds (each method's subsets of its {rule} size)")
-    if not d.stability:
-        freq = fold_selection_frequencies(res)
-        d.stability = {m: freq[m].tolist() for m in res.methods}
-        d.stability_over = f"the {len(res.folds)} folds' chosen models"
     _queries(d, res, pooled)
     _explain(d, res)
     d.settings = {"data": res.data_dir, "experiment folder": str(run), "methods": ", ".join(res.methods),
@@ -202,18 +190,16 @@ def from_experiment(folder: Union[str, os.PathLike], *, method: Optional[str] = 
                   "feature groups": repr(inputs.groups) if inputs.groups is not None else "none",
                   **({"group costs": short(inputs.group_costs)} if inputs.group_costs is not None else {})}
     fold1 = _first_fold(folder, data_dir if data_dir is not None else res.data_dir)
+    loop = ranker_of_label(d.method)
+    d.sources = Sources("experiment", measure=d.measure, random_state=random_state, progress=progress,
+                        ranker=None if loop == LINEAR else make_ranker(loop, 0), experiment=res, pooled=pooled)
     if fold1 is None:
-        d.notes["redundancy"] = d.notes["importance"] = (
-            f"the data folder {res.data_dir!r} was not found (pass data_dir= or --data)")
+        d.sources.missing = f"the data folder {res.data_dir!r} was not found (pass data_dir= or --data)"
         return d
     if title is None and not data_name:  # written as "." or "..": the folder found
         d.title = f"Feature selection on {fold1.parent.resolve().name}"
-    train, test = (load_letor(fold1 / f"{s}.txt", n_features=n) for s in ("train", "test"))
-    d.redundancy = redundancy_of(train, inputs.names, d.subsets[k])
-    d.importance, d.group_importance = importance_of(
-        d.subsets[k], train, test, d.measure, random_state, split=f"test of {fold1.name}", names=inputs.names,
-        ranker=None if ranker_of_label(d.method) == LINEAR else make_ranker(ranker_of_label(d.method), 0),
-        groups=inputs.groups, progress=progress)
+    d.sources.train, d.sources.test = (load_letor(fold1 / f"{s}.txt", n_features=n) for s in ("train", "test"))
+    d.sources.split = f"test of {fold1.name}"
     d.settings["redundancy and importance"] = f"{fold1.name} of {fold1.parent}"
     return d
 
