@@ -11,7 +11,7 @@ A new panel reads what it needs here and keeps its data in ``ReportData.panel_da
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any
 
 __all__ = ["Sources"]
 
