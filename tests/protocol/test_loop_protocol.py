@@ -107,6 +107,10 @@ def test_options_reach_the_selector(folds):
     assert p.n_features.max() <= 5  # the elimination starts from the 5 candidates of greedy RankRLS
     greedy = rs.GreedyRankRLS(n_features_to_select=5).fit(*rs.data.datasets.load_example("train"))
     assert set(p.features[p.index_of(5)]) == set(int(j) for j in greedy.selected_features_)
+    # the default grid (k = 1..22) with a pool of 3 candidates: forward stops at the pool
+    res = rs.protocol.run(folds, ["forward:candidates=greedy-rankrls,n_candidates=3"], progress=False, folds=[1],
+                          grid={"forward": {"alpha": [1.0]}})
+    assert res.folds[0][res.methods[0]].path.n_features.tolist() == [1, 2, 3]
 
 
 def test_measures_and_nested_scores(folds):

@@ -8,7 +8,13 @@ selected features numbered as in the file, skipped degenerate grid points, paire
 t-tests) and, with ``--plots``, PNG figures.
 
 Methods: {methods}. Fixed options
-follow a colon: ``--method sparse-ranksvm:penalty=log``, ``--method gas:ranker=ranksvm``.
+follow a colon: ``--method sparse-ranksvm:penalty=log``, ``--method gas:ranker=ranksvm``;
+``rfe`` and ``forward`` take every option of ``select``: ``--method
+forward:ranker=lightgbm,candidates=greedy-rankrls,n_candidates=15,seed=1`` (``ranker``:
+linear - RankRLS over the alpha grid, the default -, lightgbm, xgboost, catboost, ranksvm;
+``scoring``, ``candidates``, ``n_candidates``, ``seed``, ``floating``, ``step``, ``drop_by``).
+``--measure M`` (repeatable: map, ndcg@k, err@k, p@k, meanndcg; default map and ndcg@10)
+keeps the paths' per-query scores in those measures too, for ``rankselect report --measure``.
 Grids: ``--grid greedy-rankrls:alpha=2^-3,2^0,2^3`` or ``--grid greedy-rankrls:k=1,2,3``
 (repeatable; values may be written 2^e).
 

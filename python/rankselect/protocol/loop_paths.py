@@ -83,13 +83,14 @@ def _check(options: dict[str, Any]) -> str:
 def _selector(forward: bool, estimator, ks: list[int], options: dict[str, Any]):
     common = dict(scoring=str(options["scoring"]), candidates=make_candidates(str(options["candidates"])),
                   n_candidates=options["n_candidates"], cv=3, random_state=int(options["seed"]))
+    pool = options["n_candidates"] or max(ks)  # the sizes of the grid beyond the candidate pool are not reached
     if forward:
         floating = options.get("floating", False)
         if isinstance(floating, str):
             floating = floating.lower() in ("yes", "true", "1")
-        return ForwardSelection(estimator, n_features_to_select=max(ks), floating=bool(floating), **common)
+        return ForwardSelection(estimator, n_features_to_select=min(max(ks), pool), floating=bool(floating), **common)
     drop_by = options.get("drop_by") or options["importance"]
-    return RecursiveElimination(estimator, n_features_to_select=min(ks), importance=drop_by,
+    return RecursiveElimination(estimator, n_features_to_select=min(min(ks), pool), importance=drop_by,
                                 step=options.get("step", 1), **common)
 
 
@@ -117,7 +118,20 @@ def _predictor(fitted, cols: list[int]) -> Callable[[np.ndarray], np.ndarray]:
 def loop_candidates(forward: bool, train, grid, options, cache, full: Callable, candidate: type):
     """The candidates of rfe (``forward=False``) or forward selection on one fold's ``train``
     (see the module); ``full(w, cols, n)`` spreads a subset's weights over the n columns,
-    ``candidate`` is :class:`~rankselect.protocol.Candidate`."""
+    ``candidate`` is :class:`~rankselect.protocol.Candidate`.
+
+    Examples
+    --------
+    >>> import rankselect as rs
+    >>> from rankselect.protocol import Candidate
+    >>> from rankselect.protocol.loop_paths import loop_candidates
+    >>> from rankselect.protocol.specs import _full
+    >>> train = rs.data.datasets.load_example("train")
+    >>> options = dict(rs.protocol.METHODS["forward"].options, ranker="ranksvm")
+    >>> batch = next(loop_candidates(True, train, {"k": [1, 2]}, options, {}, _full, Candidate))
+    >>> [(c.params, c.coef is None, len(c.selected), c.reference) for c in batch]
+    [({'k': 1}, True, 1, False), ({'k': 2}, True, 2, False), ({'k': 22}, True, 22, True)]
+    """
     X, y, q = train.X, train.y, train.qid
     n = X.shape[1]
     ranker = _check(options)
