@@ -164,9 +164,9 @@ def from_experiment(folder: Union[str, os.PathLike], *, method: Optional[str] = 
     d.subsets = {s: cols for s, (_, cols) in picks.items()}  # a subset that was tested: one fold's own
     i = picks[k][0]
     same = sum(sorted(x) == sorted(picks[k][1]) for x in chosen.subsets[k])
-    d.handoff = {"subset_of": names[i], "tested_on": f"the test queries of {names[i]}",
-                 "folds_with_this_subset": [nm for nm, x in zip(names, chosen.subsets[k])
-                                            if sorted(x) == sorted(picks[k][1])],
+    with_it = [nm for nm, x in zip(names, chosen.subsets[k]) if sorted(x) == sorted(picks[k][1])]
+    d.handoff = {"subset_of": names[i], "tested_on": f"the test queries of {', '.join(with_it)}",
+                 "folds_with_this_subset": with_it,
                  "consensus": sorted(consensus(chosen.subsets[k], n, k)),
                  "sentence": ("The subset handed off is the one every fold selected at this size: it was tested on "
                               "every fold's test queries." if same == len(names) else
