@@ -244,3 +244,20 @@ def test_a_new_panel_collects_its_own_data(experiment_dir, tmp_path, monkeypatch
     assert d["cascade"] == {"from": "the extra panel", "k": d["chosen_size"]}
     html = write_report(data, tmp_path / "r.html").read_text()
     assert 'id="panel-extra"' in html and '"cascade"' in html
+
+
+def test_nested_selection_compares_the_cross_fitted_scores(experiment_dir, capsys):
+    from rankselect.analysis.stats import size_choice as choice
+
+    data = build_report(experiment_dir, method="greedy-rankrls", nested=True, progress=False)
+    res = rs.protocol.ExperimentResult.from_json(experiment_dir / "experiment.json")
+    paths = [f["greedy-rankrls"].path for f in res.folds]
+    sizes = sorted(set.intersection(*(set(p.n_features.tolist()) for p in paths)))
+    rows = np.array([np.concatenate([p.nested[p.index_of(k)] for p in paths]) for k in sizes])
+    c = choice(sizes, rows)
+    assert data.marks["greedy-rankrls"] == {"best": c.best, "one-standard-error": c.chosen}
+    vali = next(cv for cv in data.curves if cv.method == "greedy-rankrls" and cv.split == "validation")
+    assert vali.score == pytest.approx(rows.mean(axis=1).tolist(), abs=1e-15)
+    assert any("Nested selection" in e for e in data.explanations)
+    d = _report_json(capsys, experiment_dir, "--nested", "--method", "greedy-rankrls")
+    assert d["chosen_size"] == c.chosen

@@ -1,26 +1,29 @@
-"""``rankselect report EXPERIMENT_DIR [-o report.html] [--method M] [--data DATA_DIR] [--names FILE]
-[--layout NAME:BY | --groups FILE] [--costs FILE] [--json] [--force]``
+"""``rankselect report EXPERIMENT_DIR [-o report.html] [--method M] [--measure M] [--ranker R]
+[--rule RULE] [--nested] [--data DATA_DIR] [--names FILE] [--layout NAME:BY | --groups FILE]
+[--costs FILE] [--json] [--force]``
 
 Write one self-contained HTML page (no server, no network needed to open it) for the
 output folder of ``rankselect experiment ... --out EXPERIMENT_DIR``. It leads with the
 decision: how many features of which method to keep, by the one-standard-error rule on
 paired per-query differences (every fold's validation queries pooled), and how that subset
-fares against all features on every test query. Then: quality against the number of features
-(the folds' spread below it), the cost-quality front over every size of every method,
-per-query wins and losses, redundancy, stability, importance, the feature-group views
-(``--layout``/``--groups``) and the chosen subset with a k slider and the hand-off boxes.
-The redundancy and importance panels read the first fold of the experiment's data
-(``--data`` when it moved). ``--measure`` names the measure of the decision (one the
-experiment kept per query: ``experiment --measure``), ``--ranker`` the ranker it is for (the
-methods run with ``ranker=``; the other paths are a screening view), ``--rule`` how the size
-is chosen. Per fold, the chosen size is compared with all features and with the best size on
-the fold's test queries (paired t-tests, Holm's correction over the folds; a significant loss
-is flagged in the headline). ``--json`` prints the decision (the page's
+fares against all features on every test query, and in every fold (paired t-tests, Holm's
+correction over the folds; a significant loss is flagged in the headline). Then: quality
+against the number of features (the folds' spread below it), the cost-quality front over
+every size of every method, per-query wins and losses, redundancy, stability, importance,
+the feature-group views (``--layout``/``--groups``) and the chosen subset with a k slider and
+the hand-off boxes. The redundancy and importance panels read the first fold of the
+experiment's data (``--data`` when it moved).
+
+``--measure`` names the measure of the decision (one the experiment kept per query:
+``experiment --measure``); ``--ranker`` the ranker it is for (the methods run with
+``ranker=``; the other paths are a screening view); ``--rule`` how the size is chosen;
+``--nested`` compares the sizes on their cross-fitted validation scores (nested selection of
+the alpha or the ranker's setting). ``--json`` prints the decision (the page's
 ``rankselect-decision`` element) on standard output and writes no page unless ``-o`` names
-one. An existing page is kept unless
-``--force``. Needs the ``report`` extra (``pip install "rankselect[report]"``). See
-``rankselect.report.write_report`` for the Python function (which also takes a fitted
-selector); ``rankselect select ... --report FILE`` writes the page of one fit.
+one. An existing page is kept unless ``--force``. Needs the ``report`` extra (``pip install
+"rankselect[report]"``). See ``rankselect.report.write_report`` for the Python function
+(which also takes a fitted selector); ``rankselect select ... --report FILE`` writes the
+page of one fit.
 """
 from __future__ import annotations
 
@@ -56,6 +59,9 @@ def add_parser(sub) -> None:
     p.add_argument("--rule", default="one-standard-error", choices=("one-standard-error", "holm"),
                    help="how the size is chosen: the smallest within one standard error of the best (default), or "
                         "the smallest not significantly worse than the best after Holm's correction")
+    p.add_argument("--nested", action="store_true",
+                   help="nested selection: compare the sizes on their cross-fitted validation scores (each half of "
+                        "the validation queries scored by the alpha / setting chosen on the other half)")
     p.add_argument("--json", action="store_true", help="print the decision as JSON on standard output (and write "
                                                        "no page, unless -o names one)")
     p.add_argument("--force", action="store_true", help="overwrite an existing page")
@@ -94,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"{out} exists: pass --force to overwrite it, or -o another file")
     n = load_experiment(args.experiment).n_features
     data = build_report(args.experiment, method=args.method, data_dir=args.data, measure=args.measure,
-                        ranker=args.ranker, rule=args.rule, **_inputs(args, n))
+                        ranker=args.ranker, rule=args.rule, nested=args.nested, **_inputs(args, n))
     if out is not None:
         write_report(data, out, force=True)
         print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB)", file=sys.stderr)

@@ -69,7 +69,8 @@ def build_report(source: Any, **kwargs: Any) -> ReportData:
         ``group_costs=``, ``title=``, ``random_state=``, ``progress=``, ``measure=`` - the
         measure of the decision, one the experiment kept per query -, ``ranker=`` - decide for
         the methods run with that ranker (``"lightgbm"``: ``forward:ranker=lightgbm``), the
-        other paths a screening view -, ``rule=`` - ``"one-standard-error"`` or ``"holm"``),
+        other paths a screening view -, ``rule=`` - ``"one-standard-error"`` or ``"holm"`` -,
+        ``nested=True`` - compare the sizes on their cross-fitted validation scores),
         or a fitted rankselect
         selector (keywords: ``train=``, ``vali=`` and optionally ``test=``, ``ranker=``,
         ``scoring=``, ``convention=``, ``feature_names=``, ``feature_costs=``,

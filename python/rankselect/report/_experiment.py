@@ -103,7 +103,8 @@ def _rankers(res: ExperimentResult, ranker: Optional[str], method: Optional[str]
 def from_experiment(folder: Union[str, os.PathLike], *, method: Optional[str] = None, data_dir=None,
                     feature_names=None, feature_costs=None, feature_groups=None, group_costs=None,
                     title: Optional[str] = None, random_state: int = 0, progress: bool = True,
-                    measure: Optional[str] = None, ranker: Optional[str] = None, rule: str = RULE) -> ReportData:
+                    measure: Optional[str] = None, ranker: Optional[str] = None, rule: str = RULE,
+                    nested: bool = False) -> ReportData:
     """Collect a report of an experiment folder (see :func:`~rankselect.report.build_report`)."""
     if rule not in RULES:
         raise ValueError(f"rule must be one of {', '.join(RULES)}, got {rule!r}")
@@ -133,7 +134,11 @@ def from_experiment(folder: Union[str, os.PathLike], *, method: Optional[str] = 
             d.notes.setdefault("quality", "")
             d.notes["quality"] += f"{m}: no number of features is reached in every fold. "
             continue
-        vcurve, c = curve_of(m, "validation", p.sizes, p.vali, folds=p.fold_means, rule=rule)
+        if nested and p.nested is None:
+            raise ValueError(f"nested: the experiment.json has no cross-fitted scores of {m} (written before format "
+                             "version 3): rerun `rankselect experiment ... --out DIR`")
+        vcurve, c = curve_of(m, "validation", p.sizes, p.nested if nested else p.vali, folds=p.fold_means,
+                             rule=rule)
         tcurve, _ = curve_of(m, "test", p.sizes, p.test, reference=c.best)
         for cv in (vcurve, tcurve):
             cv.cost = [float(np.mean([d.cost_of(s) for s in p.subsets[k]])) for k in p.sizes]
@@ -154,6 +159,12 @@ def from_experiment(folder: Union[str, os.PathLike], *, method: Optional[str] = 
     chosen = pooled[d.method]
     k = d.marks[d.method][rule]
     d.optimism = optimism(chosen, choices[d.method])
+    if nested:
+        d.validation = "validation (cross-fitted: nested selection)"
+        d.explanations.append(
+            "Nested selection: every size is compared on its cross-fitted validation scores (each half of the "
+            "validation queries scored by the setting chosen on the other half), not on the scores of the setting "
+            "chosen on the same queries.")
     screening = [m for m in res.methods if ranker is not None and ranker_of_label(m) != ranker]
     if screening:
         d.notes["quality"] = d.notes.get("quality", "") + (
