@@ -261,3 +261,19 @@ def test_nested_selection_compares_the_cross_fitted_scores(experiment_dir, capsy
     assert any("Nested selection" in e for e in data.explanations)
     d = _report_json(capsys, experiment_dir, "--nested", "--method", "greedy-rankrls")
     assert d["chosen_size"] == c.chosen
+
+
+def test_a_ranker_that_cannot_be_refitted_leaves_a_note(experiment_dir, tmp_path, monkeypatch):
+    import shutil
+
+    import rankselect.report._experiment as source
+
+    def missing(name, seed=None):
+        raise ImportError(f"--ranker {name} needs the {name} package, which is not installed: pip install {name}")
+
+    folder = tmp_path / "run"
+    shutil.copytree(experiment_dir, folder)
+    monkeypatch.setattr(source, "make_ranker", missing)
+    data = build_report(folder, ranker="lightgbm", progress=False)
+    assert data.importance is None and "pip install lightgbm" in data.notes["importance"]
+    assert data.decision()["method"] == LGBM

@@ -67,8 +67,8 @@ def collect_redundancy(d: ReportData, s: Sources) -> None:
 def collect_importance(d: ReportData, s: Sources) -> None:
     """The importance panels (features, and groups when given): the ranker of the decision
     refitted on the chosen subset, its features shuffled within the held-out queries."""
-    if s.train is None or s.test is None:
-        d.notes["importance"] = s.missing
+    if s.train is None or s.test is None or s.extra.get("ranker_missing"):
+        d.notes["importance"] = s.missing or s.extra["ranker_missing"]
         return
     d.importance, d.group_importance = importance_of(
         d.subsets[d.default_k], s.train, s.test, s.measure, s.random_state, ranker=s.ranker, split=s.split,

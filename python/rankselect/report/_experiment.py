@@ -201,9 +201,14 @@ def from_experiment(folder: Union[str, os.PathLike], *, method: Optional[str] = 
                   "feature groups": repr(inputs.groups) if inputs.groups is not None else "none",
                   **({"group costs": short(inputs.group_costs)} if inputs.group_costs is not None else {})}
     fold1 = _first_fold(folder, data_dir if data_dir is not None else res.data_dir)
-    loop = ranker_of_label(d.method)
+    loop, model, why = ranker_of_label(d.method), None, ""
+    if loop != LINEAR:
+        try:
+            model = make_ranker(loop, 0)
+        except (ImportError, ValueError) as exc:  # a label from elsewhere, or a library not installed here
+            why = f"the ranker of {d.method} cannot be refitted here: {exc}"
     d.sources = Sources("experiment", measure=d.measure, random_state=random_state, progress=progress,
-                        ranker=None if loop == LINEAR else make_ranker(loop, 0), experiment=res, pooled=pooled)
+                        ranker=model, experiment=res, pooled=pooled, extra={"ranker_missing": why} if why else {})
     if fold1 is None:
         d.sources.missing = f"the data folder {res.data_dir!r} was not found (pass data_dir= or --data)"
         return d
