@@ -22,7 +22,8 @@ from typing import Any
 import numpy as np
 
 from .floats import lt_float64_of_float32_lt
-from .handoff import Handoff, skeleton_note, to_json, tree_roots
+from .handoff import CANDIDATES, Handoff, skeleton_note, to_json, tree_roots
+from .scripts import curl, script_header
 
 __all__: list[str] = []  # a writer of export_engine: see rankselect.deploy
 
@@ -86,16 +87,15 @@ def files(h: Handoff) -> dict[str, str]:
     ltr = {"learning_to_rank": {"feature_extractors": extractors(h)}}
     body: dict[str, Any] = {"input": {"field_names": h.subset.names}, "inference_config": ltr}
     out = {}
-    load = ["#!/bin/sh", "# Create the learning-to-rank model in Elasticsearch (8.12 or later).", "set -eu",
-            'ES="${ES:-http://localhost:9200}"']
+    load = script_header("Create the learning-to-rank model in Elasticsearch (8.12 or later).", "ES",
+                         "http://localhost:9200")
     if h.trees is not None:
         body["definition"] = {"trained_model": ensemble(h)}
-        out["search.json"] = to_json({"query": {"match_all": {}},
+        out["search.json"] = to_json({"query": CANDIDATES,
                                       "rescore": {"window_size": 100,
                                                   "learning_to_rank": {"model_id": h.name,
                                                                        "params": {"keywords": "<keywords>"}}}})
-        load.append(f"curl -sS -XPUT \"$ES/_ml/trained_models/{h.name}\" -H 'Content-Type: application/json' "
-                    "--data-binary @model.json")
+        load.append(curl("PUT", "ES", ["_ml", "trained_models", h.name], "model.json"))
     else:
         h.notes.append("no model: model.json holds the learning_to_rank configuration (the feature extractors); "
                        "add the trained model's definition to create it")

@@ -26,7 +26,7 @@ import numpy as np
 from .floats import exact_text, lt_float64_of_float32_lt, lt_float64_of_lte
 from .handoff import Handoff, nested, skeleton_note, to_json, tree_roots
 
-__all__ = ["VMFOREST_LEAVES", "VMFOREST_PATH"]  # a writer of export_engine: see rankselect.deploy
+__all__ = ["RESERVED", "VMFOREST_LEAVES", "VMFOREST_PATH"]  # a writer of export_engine: see rankselect.deploy
 
 #: Vespa's ``gbdt::Optimize::select_best`` picks VMForest (float32) above these
 VMFOREST_LEAVES = 25000
@@ -34,10 +34,21 @@ VMFOREST_PATH = 2500.0
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
+#: words that Vespa's ranking-expression language reads as a constant (``true`` is 1,
+#: ``false`` 0) or as one of its functions, not as a rank feature or a function of the profile
+RESERVED = frozenset("""true false if in f map reduce join merge rename concat tensor range diag random
+    l1_normalize l2_normalize euclidean_distance cosine_similarity matmul softmax xw_plus_b argmax argmin
+    cell_cast expand top filter_subspaces map_subspaces split cell_order partial avg count max median min prod sum
+    acos asin atan ceil cos cosh elu exp fabs floor isNan log log10 relu round sigmoid sign sin sinh square sqrt
+    tan tanh erf abs atan2 fmod ldexp pow bit hamming mod nan inf""".split())
+
+
 def identifier(name: str) -> str:
-    """``name`` as a Vespa function name (other characters become ``_``)."""
+    """``name`` as a Vespa function name: other characters become ``_``, a leading digit
+    gets a ``_``, a word of the expression language (:data:`RESERVED`) a ``_feature`` suffix."""
     s = re.sub(r"[^A-Za-z0-9_]", "_", name)
-    return s if _IDENT.match(s) else "_" + s
+    s = s if _IDENT.match(s) else "_" + s
+    return s + "_feature" if s in RESERVED else s
 
 
 def _tree_stats(h: Handoff) -> list[tuple[int, float]]:
@@ -126,7 +137,8 @@ def files(h: Handoff) -> dict[str, str]:
     names = [identifier(s) for s in h.subset.names]
     renamed = [f"{a} -> {b}" for a, b in zip(h.subset.names, names) if a != b]
     if renamed:
-        h.notes.append(f"Vespa function names are identifiers: {', '.join(renamed)}")
+        h.notes.append(f"Vespa function names are identifiers, not words of the ranking-expression language "
+                       f"(true, false, max, ...): {', '.join(renamed)}")
     if len(set(names)) != len(names):
         raise ValueError(f"the feature names collide as Vespa identifiers: {names}")
     if h.templates is None:

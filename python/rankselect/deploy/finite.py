@@ -1,0 +1,70 @@
+"""What no engine file may hold: a model without trees, NaN or infinite leaves, NaN
+thresholds (:func:`check_forest`, before the writers), and, as the last check of every
+export, a non-finite number anywhere in a JSON file (``NaN`` / ``Infinity``, not JSON) or as
+the text of a Solr number (``"nan"``, ``"inf"``): :func:`check_files` names the file and
+the path to it (the tree and the node).
+"""
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+__all__ = ["check_forest", "check_files"]
+
+#: keys whose string values are numbers (Solr's model store writes numbers as text)
+_NUMBER_KEYS = frozenset({"threshold", "value", "weight", "avg", "std", "leaf", "split_condition", "leaf_value"})
+_NON_FINITE = re.compile(r"[+-]?(nan|inf|infinity)\Z", re.IGNORECASE)
+
+
+def check_forest(forest) -> None:
+    """A ValueError for a model with no trees, a NaN or infinite leaf, or a NaN threshold,
+    naming the tree and the node (its index within the tree)."""
+    if forest.n_trees == 0:
+        raise ValueError(f"the {forest.library} model has no trees: it scores every document the same; "
+                         "train it with n_estimators >= 1")
+    starts = np.asarray(forest.tree_start, dtype=np.int64)
+    leaf = forest.feature < 0
+    bad_leaf = leaf & ~np.isfinite(forest.value)
+    bad_split = ~leaf & np.isnan(forest.threshold)
+    bad = np.flatnonzero(bad_leaf | bad_split)
+    if bad.size:
+        n = int(bad[0])
+        t = int(np.searchsorted(starts, n, side="right") - 1)
+        what = f"leaf value {float(forest.value[n])!r}" if leaf[n] else "threshold nan"
+        raise ValueError(f"the {forest.library} model's tree {t}, node {n - int(starts[t])}: {what} "
+                         f"({bad.size} such node(s)): no engine scores a non-finite number; retrain the model")
+    if not math.isfinite(forest.base_score):
+        raise ValueError(f"the {forest.library} model's base score is {forest.base_score!r}: not finite")
+
+
+def _walk(root: Any):
+    """(path, value) of the first non-finite number in ``root`` (depth first), or None."""
+    stack: list[tuple[Any, str, str]] = [(root, "", "")]
+    while stack:
+        obj, path, key = stack.pop()
+        if isinstance(obj, float) and not math.isfinite(obj):
+            return path, obj
+        if isinstance(obj, str) and key in _NUMBER_KEYS and _NON_FINITE.match(obj.strip()):
+            return path, obj
+        if isinstance(obj, Mapping):
+            stack += [(v, f"{path}.{k}" if path else str(k), str(k)) for k, v in reversed(list(obj.items()))]
+        elif isinstance(obj, list):
+            stack += [(v, f"{path}[{i}]", key) for i, v in reversed(list(enumerate(obj)))]
+    return None
+
+
+def check_files(files: Mapping[str, str]) -> None:
+    """A ValueError naming the file and the path of the first non-finite number in a JSON file."""
+    for name, text in files.items():
+        if not name.endswith(".json"):
+            continue
+        data = json.loads(text)  # reads NaN / Infinity as floats: found below
+        found = _walk(data)
+        if found:
+            raise ValueError(f"{name}: a non-finite number ({found[1]!r}) at {found[0]}: no engine scores it; the "
+                             "model has an infinite or NaN threshold or leaf")
