@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import metrics
 from ..data import load_letor
-from ..deploy.names import check_feature_names, lightgbm_names
+from ..deploy.names import check_feature_names, stored_names
 from ..deploy.subset import default_name, subset_of
 from .common import reading
 
@@ -135,9 +135,9 @@ def run(args: argparse.Namespace, conventions: list[str], write_scores) -> int:
     cols = features_of(args.features, n) if args.features else list(range(n))
     all_names = _names(args.names, n)
     names = check_feature_names([all_names[j] for j in cols], f"--names {args.names}")
-    # LightGBM stores a space as "_" and refuses JSON specials: it trains under names it can
-    # store, which the export maps back to these by position
-    model = _fit(args, Xtr[:, cols], train.y, train.qid, lightgbm_names(names) if args.ranker == "lightgbm" else names)
+    # LightGBM stores a space as "_" and refuses JSON specials (XGBoost "[", "]", "<"): the
+    # model gets names it can store, which the export maps back to these by position
+    model = _fit(args, Xtr[:, cols], train.y, train.qid, stored_names(args.ranker, names))
     # LightGBM's booster: the model knows its names, the array does not (no warning)
     scores = (model.booster_ if args.ranker == "lightgbm" else model).predict(Xte[:, cols])
     report = sys.stdout
@@ -145,7 +145,7 @@ def run(args: argparse.Namespace, conventions: list[str], write_scores) -> int:
         write_scores(args.out, scores)
         report = sys.stderr if args.out == "-" else report
     if args.save_model:
-        _save(model, args.ranker, args.save_model, names)
+        _save(model, args.ranker, args.save_model, stored_names(args.ranker, names))
     table = {c: metrics.evaluate(test.y, scores, test.qid, convention=c) for c in conventions}
     params = {"n_estimators": args.n_estimators, "learning_rate": args.learning_rate, "random_state": args.ranker_seed}
     if args.json:

@@ -30,7 +30,7 @@ def read_json_text(text: str, what: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ValueError(f"{what}: not JSON ({exc})") from None
+        raise ValueError(f"{what} ({exc})" if "JSON" in what else f"{what}: not JSON ({exc})") from None
     except RecursionError:
         raise ValueError(f"{what}: the JSON nests too deeply to be read") from None
 

@@ -5,7 +5,8 @@
   starting with ``.`` or ``-``), anything else refused with one line;
 - :func:`lightgbm_name`: the name LightGBM stores for a feature (it writes a space as ``_``
   and refuses the JSON specials ``" , : [ ] { }``): ``rankselect train`` trains under it and
-  the export maps the model's names back to the set's by position;
+  the export maps the model's names back to the set's by position (XGBoost's likewise,
+  :func:`stored_names`);
 - :func:`check_feature_names`: the set's names are unique and non-empty.
 """
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-__all__ = ["MAX_NAME", "check_set_name", "lightgbm_name", "lightgbm_names", "check_feature_names"]
+__all__ = ["MAX_NAME", "check_set_name", "lightgbm_name", "lightgbm_names", "stored_names", "check_feature_names"]
 
 #: the longest feature set / model name (a file name, a URL segment)
 MAX_NAME = 64
@@ -21,6 +22,8 @@ _SAFE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*\Z")
 #: what LightGBM refuses in a feature name (``Common::CheckAllowedJSON``) or cannot store on
 #: its one ``feature_names=`` line (a space separates the names)
 _LIGHTGBM_UNSAFE = re.compile(r'[",:\[\]{}\s\x00-\x1f\x7f]')
+#: what XGBoost refuses in a feature name
+_XGBOOST_UNSAFE = re.compile(r"[\[\]<]")
 
 
 def _short(text: str, limit: int = 40) -> str:
@@ -65,6 +68,21 @@ def lightgbm_name(name: str) -> str:
 def lightgbm_names(names: Sequence[str]) -> list[str]:
     """:func:`lightgbm_name` of each (the order kept: the export maps them back by position)."""
     return [lightgbm_name(s) for s in names]
+
+
+def stored_names(library: str, names: Sequence[str]) -> list[str]:
+    """The names ``library`` can store for ``names``: LightGBM's (:func:`lightgbm_name`), or
+    XGBoost's (it refuses ``[``, ``]`` and ``<``: they become ``_``).
+
+    Examples
+    --------
+    >>> from rankselect.deploy.names import stored_names
+    >>> stored_names("xgboost", ["a[1]", "b c"]), stored_names("lightgbm", ["a[1]", "b c"])
+    (['a_1_', 'b c'], ['a_1_', 'b_c'])
+    """
+    if library == "lightgbm":
+        return lightgbm_names(names)
+    return [_XGBOOST_UNSAFE.sub("_", s) for s in names]
 
 
 def check_feature_names(names: Sequence[str], what: str = "feature_names") -> list[str]:

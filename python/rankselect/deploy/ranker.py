@@ -14,7 +14,7 @@ from typing import Optional, Union
 
 import numpy as np
 
-from .names import lightgbm_names
+from .names import stored_names
 from .subset import Subset
 from .trees import Forest, forest_of
 
@@ -64,10 +64,10 @@ def _tree_ranker(forest: Forest, subset: Subset) -> TreeRanker:
     if _positional(forest.library, names):
         return TreeRanker(forest, np.arange(k))
     where = {s: i for i, s in enumerate(subset.names)}
-    if forest.library == "lightgbm" and set(names) != set(where):
-        # LightGBM stores "LMIR.JM (url)" as "LMIR.JM_(url)" (names.lightgbm_name): the names
+    if set(names) != set(where):
+        # LightGBM stores "LMIR.JM (url)" as "LMIR.JM_(url)" (names.stored_names): the names
         # it stored in selection order, or, if they tell the features apart, in any order
-        stored = lightgbm_names(subset.names)
+        stored = stored_names(forest.library, subset.names)
         if names == stored:
             return TreeRanker(forest, np.arange(k))
         if len(set(stored)) == k and set(names) == set(stored):

@@ -75,7 +75,10 @@ def solr_scales(h: Handoff) -> tuple[dict[int, int], np.ndarray, list[str]]:
                 if np.array_equal(sol[1], tg * np.float32(2.0 ** cand)):
                     k, best = cand, sol
                     break
-        assert best is not None
+        if best is None:  # an infinite threshold: no float32 t with t + 1e-6 landing on it
+            raise ValueError(f"Solr cannot hold a threshold of {h.feature_name(int(mf))}: "
+                             f"{float(tg[~np.isfinite(tg)][0]) if not np.all(np.isfinite(tg)) else float(tg[0])!r} "
+                             "(MultipleAdditiveTreesModel reads finite float32 thresholds)")
         t, stored = best
         exact = stored == tg * np.float32(2.0 ** k)
         if not np.all(exact):

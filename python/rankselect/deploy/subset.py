@@ -8,7 +8,6 @@ data file); :func:`templates_for` finds each selected feature's template (by nam
 """
 from __future__ import annotations
 
-import json
 import operator
 import os
 from collections.abc import Mapping, Sequence
@@ -17,6 +16,8 @@ from pathlib import Path
 from typing import Any, Optional, overload
 
 import numpy as np
+
+from .model_files import read_json_text
 
 __all__ = ["DefaultNames", "Subset", "subset_of", "templates_for", "default_name"]
 
@@ -138,10 +139,7 @@ def _read_selection(selection) -> tuple[list[int], Optional[int], Optional[list[
                 text = Path(selection).read_text(encoding="utf-8")
             except OSError as exc:
                 raise ValueError(f"selection {selection!r}: cannot read it ({exc.strerror})") from None
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{what}: not the JSON of 'rankselect select --json' ({exc})") from None
+        data = read_json_text(text, f"{what}: not the JSON of 'rankselect select --json'")
         if not isinstance(data, dict):
             raise ValueError(f"{what}: not the JSON of 'rankselect select --json' (not an object)")
         cols, n = _from_json(data, what)
