@@ -88,7 +88,8 @@ def test_nothing_is_replaced_without_force(files, capsys, tmp_path):
     code, _, err = _run(["export", tmp_path / "sel.json", "--engine", "solr", "--out", out, "--force"], capsys)
     assert code == 0 and (out / "load.sh").read_text().startswith("#!/bin/sh")
     (tmp_path / "cols.txt").write_text("mine")
-    code, _, err = _run(["export", tmp_path / "sel.json", "--format", "ranklib", "--out", tmp_path / "cols.txt"], capsys)
+    code, _, err = _run(["export", tmp_path / "sel.json", "--format", "ranklib", "--out", tmp_path / "cols.txt"],
+                        capsys)
     assert code != 0 and "exists; pass --force" in err and (tmp_path / "cols.txt").read_text() == "mine"
 
 

@@ -14,7 +14,6 @@ import time
 import numpy as np
 import pytest
 
-import rankselect as rs
 from rankselect.deploy import export_engine, load_model
 from rankselect.deploy.scripts import curl
 

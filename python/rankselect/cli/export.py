@@ -34,7 +34,6 @@ Python functions behind it.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from pathlib import Path

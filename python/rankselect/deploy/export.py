@@ -99,9 +99,9 @@ class EngineExport:
 
 
 #: a template of each engine, for the README's example of a templates file
-_TEMPLATE_EXAMPLE = {"opensearch": {"match": {"title": "{{keywords}}"}}, "ranklib": {"match": {"title": "{{keywords}}"}},
-                     "solr": "{!dismax qf=title}${keywords}", "elasticsearch": {"match": {"title": "{{keywords}}"}},
-                     "vespa": "bm25(title)"}
+_QUERY = {"match": {"title": "{{keywords}}"}}
+_TEMPLATE_EXAMPLE = {"opensearch": _QUERY, "ranklib": _QUERY, "elasticsearch": _QUERY,
+                     "solr": "{!dismax qf=title}${keywords}", "vespa": "bm25(title)"}
 
 
 def _readme(h: Handoff, files: Mapping[str, str], model: str) -> str:

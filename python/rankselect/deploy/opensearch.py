@@ -111,7 +111,8 @@ def files(h: Handoff) -> dict[str, str]:
     load = script_header("Load the feature set (and the model) into OpenSearch LTR (or the o19s Elasticsearch LTR "
                          "plugin).", "OPENSEARCH", "http://localhost:9200")
     load += ["# the default feature store, unless it exists",
-             f"if ! $CURL \"$OPENSEARCH\"/_ltr | grep -q '\"_default_\"'; then {curl('PUT', 'OPENSEARCH', ['_ltr'])}; fi",
+             f"if ! $CURL \"$OPENSEARCH\"/_ltr | grep -q '\"_default_\"'; then "
+             f"{curl('PUT', 'OPENSEARCH', ['_ltr'])}; fi",
              curl("POST", "OPENSEARCH", ["_ltr", "_featureset", h.name], "featureset.json")]
     out["logging_query.json"] = to_json({
         "query": {"bool": {"filter": [{"terms": {"_id": ["<doc id>", "<doc id>"]}}],
