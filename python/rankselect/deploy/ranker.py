@@ -113,7 +113,7 @@ def _linear_ranker(model, subset: Subset) -> LinearRanker:
                              f"{_differ(names_in, subset.all_names)}")
         outside = [j for j in np.flatnonzero(coef) if j not in set(cols)]
         if outside:
-            shown = ", ".join(subset.all_names[j] for j in outside[:10]) + (" ..." if len(outside) > 10 else "")
+            shown = ", ".join(subset.all_names[int(j)] for j in outside[:10]) + (" ..." if len(outside) > 10 else "")
             raise ValueError(f"the linear model weighs {len(outside)} feature(s) outside the selection: {shown}")
         return LinearRanker(coef[cols])
     raise ValueError(f"the linear model has {coef.shape[0]} weights: expected {k} (the selection) or {n} (the data)")

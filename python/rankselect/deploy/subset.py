@@ -177,15 +177,15 @@ def subset_of(selection, feature_names: Optional[Sequence[str]] = None,
         raise ValueError(f"selected columns {bad} lie outside 0 .. {n_features - 1}")
     if len(set(cols)) != len(cols):
         raise ValueError("the selection repeats a column")
-    if names is None:
-        names = DefaultNames(n_features)  # no list of n_features names: n_features is not trusted
-    if len(names) != n_features:
-        raise ValueError(f"feature_names has {len(names)} names but the data has {n_features} features")
-    chosen = [names[j] for j in cols]
+    # without names, no list of n_features names: n_features is not trusted
+    all_names: Sequence[str] = DefaultNames(n_features) if names is None else tuple(names)
+    if len(all_names) != n_features:
+        raise ValueError(f"feature_names has {len(all_names)} names but the data has {n_features} features")
+    chosen = [all_names[j] for j in cols]
     dup = sorted({s for s in chosen if chosen.count(s) > 1})
     if dup:
         raise ValueError(f"feature_names repeats {dup}: the engines find features by name")
-    return Subset(tuple(cols), n_features, names if isinstance(names, DefaultNames) else tuple(names))
+    return Subset(tuple(cols), n_features, all_names)
 
 
 def _engine_map(engine: str, templates: Mapping) -> Mapping:
