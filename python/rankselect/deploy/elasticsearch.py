@@ -13,7 +13,8 @@ leaf (eland's converter adds 0.5, which an ``XGBRanker`` does not have). Linear 
 refused: the inference config takes tree ensembles.
 
 Files: ``model.json`` (PUT ``_ml/trained_models/NAME``), ``search.json`` (a rescore with
-the model), ``load.sh``.
+the model), ``logging_query.json`` (the features of chosen documents, for
+:func:`rankselect.data.read_engine_log`), ``load.sh``.
 """
 from __future__ import annotations
 
@@ -46,6 +47,20 @@ def extractors(h: Handoff) -> list[dict[str, Any]]:
                                 f"or {{'query': ..., 'default_score': ...}}, got {type(t).__name__}")
         out.append({"query_extractor": spec})
     return out
+
+
+def logging_query(h: Handoff) -> dict[str, Any]:
+    """A search template (``POST INDEX/_search/template?include_named_queries_score=true``)
+    that logs each extractor's score of the listed documents as eland's ``FeatureLogger``
+    does: one ``should`` clause per feature, named by it (``matched_queries`` of each hit;
+    a feature that does not match is absent)."""
+    should = []
+    for spec in extractors(h):
+        q = spec["query_extractor"]
+        should.append({"bool": {"must": q["query"], "_name": q["feature_name"]}})
+    return {"source": {"query": {"bool": {"should": should, "filter": {"ids": {"values": ["<doc id>", "<doc id>"]}}}},
+                       "size": 2, "_source": False},
+            "params": {"keywords": "<keywords>"}}
 
 
 def ensemble(h: Handoff) -> dict[str, Any]:
@@ -100,5 +115,6 @@ def files(h: Handoff) -> dict[str, str]:
         h.notes.append("no model: model.json holds the learning_to_rank configuration (the feature extractors); "
                        "add the trained model's definition to create it")
     out["model.json"] = to_json(body, compact=h.trees is not None)
+    out["logging_query.json"] = to_json(logging_query(h))
     out["load.sh"] = "\n".join(load) + "\n"
     return out

@@ -57,9 +57,10 @@ class EngineExport:
     >>> from rankselect import export_engine
     >>> out = export_engine("elasticsearch", [7, 3], n_features=22)
     >>> out
-    EngineExport(engine='elasticsearch', name='rankselect', files=['README.md', 'load.sh', 'model.json'])
+    EngineExport(engine='elasticsearch', name='rankselect', files=['README.md', 'load.sh', 'logging_query.json', \
+'model.json'])
     >>> [p.name for p in out.write(tempfile.mkdtemp())]
-    ['README.md', 'load.sh', 'model.json']
+    ['README.md', 'load.sh', 'logging_query.json', 'model.json']
     """
 
     engine: str
