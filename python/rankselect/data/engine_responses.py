@@ -192,7 +192,14 @@ def eland_rows(response: Mapping, names: list[str]) -> list[Doc]:
 
 def documents(engine: str, response: Any, *, log_name: Optional[str] = None, id_field: Optional[str] = None,
               feature_names: Optional[list[str]] = None) -> list[Doc]:
-    """``(doc id, {name: value or None})`` of each document of ``response`` (module docstring)."""
+    """``(doc id, {name: value or None})`` of each document of ``response`` (module docstring).
+
+    Examples
+    --------
+    >>> from rankselect.data.engine_responses import documents
+    >>> documents("solr", {"response": {"docs": [{"id": "d1", "[features]": "bm25=1.5,pagerank=0.0"}]}})
+    [('d1', {'bm25': 1.5, 'pagerank': 0.0})]
+    """
     if engine == "opensearch":
         return _opensearch(response, log_name, id_field or "_id")
     if engine == "solr":

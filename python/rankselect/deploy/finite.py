@@ -23,7 +23,21 @@ _NON_FINITE = re.compile(r"[+-]?(nan|inf|infinity)\Z", re.IGNORECASE)
 
 def check_forest(forest) -> None:
     """A ValueError for a model with no trees, a NaN or infinite leaf, or a NaN threshold,
-    naming the tree and the node (its index within the tree)."""
+    naming the tree and the node (its index within the tree).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rankselect.deploy.finite import check_forest
+    >>> from rankselect.deploy.trees import Forest
+    >>> leaf = Forest("lightgbm", ["a"], np.array([-1]), np.zeros(1), np.zeros(1, bool), np.array([-1]),
+    ...               np.array([-1]), np.array([np.inf]), np.array([0]), 0.0, "lambdarank")
+    >>> check_forest(leaf)
+    Traceback (most recent call last):
+    ...
+    ValueError: the lightgbm model's tree 0, node 0: leaf value inf (1 such node(s)): no engine scores a \
+non-finite number; retrain the model
+    """
     if forest.n_trees == 0:
         raise ValueError(f"the {forest.library} model has no trees: it scores every document the same; "
                          "train it with n_estimators >= 1")
@@ -59,7 +73,17 @@ def _walk(root: Any):
 
 
 def check_files(files: Mapping[str, str]) -> None:
-    """A ValueError naming the file and the path of the first non-finite number in a JSON file."""
+    """A ValueError naming the file and the path of the first non-finite number in a JSON file.
+
+    Examples
+    --------
+    >>> from rankselect.deploy.finite import check_files
+    >>> check_files({"model.json": '{"trees": [{"threshold": 0.5}, {"threshold": Infinity}]}'})
+    Traceback (most recent call last):
+    ...
+    ValueError: model.json: a non-finite number (inf) at trees[1].threshold: no engine scores it; the model has \
+an infinite or NaN threshold or leaf
+    """
     for name, text in files.items():
         if not name.endswith(".json"):
             continue

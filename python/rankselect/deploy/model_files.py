@@ -26,7 +26,16 @@ _TREE_ARRAYS = {"split_feature": (int, "splits", True), "threshold": (float, "sp
 
 def read_json_text(text: str, what: str) -> Any:
     """``json.loads(text)``, a ValueError naming ``what`` for text that is not JSON or nests
-    too deeply for Python's parser (a RecursionError otherwise)."""
+    too deeply for Python's parser (a RecursionError otherwise).
+
+    Examples
+    --------
+    >>> from rankselect.deploy.model_files import read_json_text
+    >>> read_json_text("[" * 100000 + "]" * 100000, "sel.json")
+    Traceback (most recent call last):
+    ...
+    ValueError: sel.json: the JSON nests too deeply to be read
+    """
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
@@ -93,7 +102,16 @@ def check_lightgbm_text(text: str, path: str) -> str:
     """The model's text up to ``end of trees`` (what the trees need: LightGBM's loader also
     crashes on a cut ``parameters:`` section after it), or a ValueError unless ``text`` is a
     whole LightGBM model (header, each tree's keys and sizes, children forming a tree,
-    features in range, ``tree_sizes`` matching)."""
+    features in range, ``tree_sizes`` matching).
+
+    Examples
+    --------
+    >>> from rankselect.deploy.model_files import check_lightgbm_text
+    >>> check_lightgbm_text("tree\\nversion=v4\\nmax_feature_idx=0\\nfeature_names=a\\n\\nTree=0\\n", "m.txt")
+    Traceback (most recent call last):
+    ...
+    ValueError: model file 'm.txt': no 'end of trees' (the file is cut)
+    """
     head, sep, rest = text.partition("\nTree=")
     header = dict(line.partition("=")[::2] for line in head.splitlines() if "=" in line)
     if "version" not in header or "feature_names" not in header or "max_feature_idx" not in header:
@@ -133,7 +151,16 @@ def check_lightgbm_text(text: str, path: str) -> str:
 
 def check_xgboost_json(text: str, path: str) -> None:
     """A ValueError unless ``text`` is XGBoost JSON with the keys XGBoost's loader reads
-    (``learner`` with ``gradient_booster``, ``learner_model_param``, ``objective``)."""
+    (``learner`` with ``gradient_booster``, ``learner_model_param``, ``objective``).
+
+    Examples
+    --------
+    >>> from rankselect.deploy.model_files import check_xgboost_json
+    >>> check_xgboost_json('{"learner": {}}', "m.json")
+    Traceback (most recent call last):
+    ...
+    ValueError: model file 'm.json': not a whole XGBoost JSON model (no learner.gradient_booster)
+    """
     raw = read_json_text(text, f"model file {path!r}")
     learner = raw.get("learner") if isinstance(raw, dict) else None
     if not isinstance(learner, dict):

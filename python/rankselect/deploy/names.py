@@ -66,7 +66,14 @@ def lightgbm_name(name: str) -> str:
 
 
 def lightgbm_names(names: Sequence[str]) -> list[str]:
-    """:func:`lightgbm_name` of each (the order kept: the export maps them back by position)."""
+    """:func:`lightgbm_name` of each (the order kept: the export maps them back by position).
+
+    Examples
+    --------
+    >>> from rankselect.deploy.names import lightgbm_names
+    >>> lightgbm_names(["BM25 (title)", "pagerank"])
+    ['BM25_(title)', 'pagerank']
+    """
     return [lightgbm_name(s) for s in names]
 
 

@@ -38,7 +38,16 @@ def _https(url: str) -> str:
 
 def script_header(what: str, variable: str, default: str) -> list[str]:
     """The first lines of a ``load.sh``: what it does, ``set -eu``, the server's address in
-    ``variable`` (default ``default``), and the documented hooks."""
+    ``variable`` (default ``default``), and the documented hooks.
+
+    Examples
+    --------
+    >>> from rankselect.deploy.scripts import script_header
+    >>> print("\\n".join(script_header("Load it.", "ES", "http://localhost:9200")[-3:]))
+    set -eu
+    ES="${ES:-http://localhost:9200}"
+    CURL="curl --fail --silent --show-error ${RANKSELECT_CURL_OPTS:-}"
+    """
     return ["#!/bin/sh", f"# {what}", "#",
             f"# {variable}: the server's address (default {default}; https://... behind TLS).",
             f"# {CURL_OPTS}: extra curl options, e.g. authentication and TLS:",
