@@ -144,9 +144,11 @@ def test_the_last_check_names_the_file_and_the_path():
     with pytest.raises(ValueError, match=r"model.json: a non-finite number \(inf\) at trees\[1\]\.root\.threshold"):
         check_files({"model.json": json.dumps({"trees": [{"root": {"threshold": 1.0}}, {"root": {"threshold":
                                                                                                    float("inf")}}]})})
-    with pytest.raises(ValueError, match=r"m.json: a non-finite number \('-Infinity'\) at a\[0\]\.value"):
-        check_files({"m.json": json.dumps({"a": [{"value": "-Infinity", "name": "inf"}]})})
+    with pytest.raises(ValueError, match=r"m.json: a non-finite number \('-Infinity'\) at params.trees\[0\]\.root"
+                                         r"\.value"):
+        check_files({"m.json": json.dumps({"params": {"trees": [{"root": {"value": "-Infinity"}}]}})})
     check_files({"m.json": json.dumps({"features": [{"name": "nan"}]})})  # a feature may be called nan
+    check_files({"f.json": json.dumps([{"params": {"q": {"term": {"user": {"value": "nan"}}}}}])})  # a query
 
 
 # (e) -------------------------------------------------------------- n_features bounded

@@ -56,6 +56,12 @@ non-finite number; retrain the model
         raise ValueError(f"the {forest.library} model's base score is {forest.base_score!r}: not finite")
 
 
+def _solr_number(path: str) -> bool:
+    """A path where Solr's model store holds a number as text (the model's params, a
+    normaliser's params), not a query template's."""
+    return path.startswith("params.") or ".norm.params." in path
+
+
 def _walk(root: Any):
     """(path, value) of the first non-finite number in ``root`` (depth first), or None."""
     stack: list[tuple[Any, str, str]] = [(root, "", "")]
@@ -63,7 +69,7 @@ def _walk(root: Any):
         obj, path, key = stack.pop()
         if isinstance(obj, float) and not math.isfinite(obj):
             return path, obj
-        if isinstance(obj, str) and key in _NUMBER_KEYS and _NON_FINITE.match(obj.strip()):
+        if isinstance(obj, str) and key in _NUMBER_KEYS and _solr_number(path) and _NON_FINITE.match(obj.strip()):
             return path, obj
         if isinstance(obj, Mapping):
             stack += [(v, f"{path}.{k}" if path else str(k), str(k)) for k, v in reversed(list(obj.items()))]
