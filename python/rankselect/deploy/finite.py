@@ -19,6 +19,16 @@ __all__ = ["check_forest", "check_files"]
 #: keys whose string values are numbers (Solr's model store writes numbers as text)
 _NUMBER_KEYS = frozenset({"threshold", "value", "weight", "avg", "std", "leaf", "split_condition", "leaf_value"})
 _NON_FINITE = re.compile(r"[+-]?(nan|inf|infinity)\Z", re.IGNORECASE)
+#: the repr of a non-finite float as text (Solr's numbers)
+_TEXTS = ('"nan"', '"inf"', '"-inf"')
+
+
+def _suspect(text: str) -> bool:
+    """Whether ``text`` may hold a non-finite number: json.dumps's bare NaN / Infinity (more
+    of them than in strings, as Vespa's ``"missing_type": "NaN"``), or a float's repr as
+    text; a fast scan before the full walk."""
+    return (any(text.count(s) > text.count(f'"{s}"') for s in ("NaN", "Infinity"))
+            or any(s in text for s in _TEXTS))
 
 
 def check_forest(forest) -> None:
@@ -91,7 +101,7 @@ def check_files(files: Mapping[str, str]) -> None:
 an infinite or NaN threshold or leaf
     """
     for name, text in files.items():
-        if not name.endswith(".json"):
+        if not name.endswith(".json") or not _suspect(text):
             continue
         data = json.loads(text)  # reads NaN / Infinity as floats: found below
         found = _walk(data)
