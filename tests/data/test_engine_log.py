@@ -125,6 +125,24 @@ def test_the_logged_matrix_labels_and_names_come_back_exactly(shape, unjudged, t
     assert data.comments == [f"docid = {prefix}{d}" for d in kept]
 
 
+def test_vespa_functions_named_by_the_export_map_back_to_the_names(tmp_path):
+    from rankselect.data.engine_responses import vespa_identifier
+    case = _case(6)
+    with open(tmp_path / "log.jsonl", "w") as f:
+        for q, docs in case.items():
+            response = _vespa(docs)
+            for hit in response["root"]["children"]:
+                feats = hit["fields"]["matchfeatures"]
+                hit["fields"]["matchfeatures"] = {vespa_identifier(s): v for s, v in feats.items()}
+            f.write(json.dumps({"qid": q, "response": response}) + "\n")
+    _qrels(case, tmp_path / "qrels.txt")
+    plain = read_engine_log(tmp_path / "log.jsonl", "vespa", tmp_path / "qrels.txt")
+    assert plain.feature_names == ["title_bm25", "LMIR_JM__url_", "pagerank", "true_feature"]
+    data = read_engine_log(tmp_path / "log.jsonl", "vespa", tmp_path / "qrels.txt", feature_names=NAMES)
+    assert data.feature_names == NAMES
+    np.testing.assert_array_equal(data.X, _expected(case, zero=True)[0])
+
+
 def test_missing_fills_the_features_that_did_not_match(tmp_path):
     case = _case(1)
     _write(case, "opensearch", tmp_path / "log.jsonl")

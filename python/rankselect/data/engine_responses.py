@@ -19,7 +19,8 @@ decides what that means per engine).
 - ``"vespa"``: each hit (``root.children``) has ``fields.matchfeatures`` (or
   ``fields.summaryfeatures``, without Vespa's own ``vespa.*`` entries; a function appears as
   ``rankingExpression(name)`` in older versions) and its id (``fields.documentid`` or
-  ``id``, ``id:<namespace>:<type>::<user id>``).
+  ``id``, ``id:<namespace>:<type>::<user id>``); with the set's names given, a function
+  named as the export names it (:func:`vespa_identifier`) is read as its feature.
 - ``"elasticsearch"``: Elasticsearch's own learning to rank, logged as eland's
   ``FeatureLogger`` does: a search whose ``should`` clauses are the extractors' queries named
   by feature, run with ``include_named_queries_score=true``: each hit has its ``_id`` and
@@ -30,10 +31,11 @@ decides what that means per engine).
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from typing import Any, Optional
 
-__all__ = ["ENGINE_LOGS", "documents"]
+__all__ = ["ENGINE_LOGS", "VESPA_RESERVED", "documents", "vespa_identifier"]
 
 #: the engines whose logs :func:`documents` reads
 ENGINE_LOGS = ("opensearch", "solr", "vespa", "elasticsearch")
@@ -130,17 +132,47 @@ def _solr(response: Any, id_field: str) -> list[Doc]:
     return out
 
 
+#: words that Vespa's ranking-expression language reads as a constant (``true`` is 1,
+#: ``false`` 0) or as one of its functions, not as a function of the rank profile
+VESPA_RESERVED = frozenset("""true false if in f map reduce join merge rename concat tensor range diag random
+    l1_normalize l2_normalize euclidean_distance cosine_similarity matmul softmax xw_plus_b argmax argmin
+    cell_cast expand top filter_subspaces map_subspaces split cell_order partial avg count max median min prod sum
+    acos asin atan ceil cos cosh elu exp fabs floor isNan log log10 relu round sigmoid sign sin sinh square sqrt
+    tan tanh erf abs atan2 fmod ldexp pow bit hamming mod nan inf""".split())
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+def vespa_identifier(name: str) -> str:
+    """The function name of feature ``name`` in the rank profile that ``rankselect export``
+    writes (and so in Vespa's match features): other characters become ``_``, a leading
+    digit gets a ``_``, a word of the expression language (:data:`VESPA_RESERVED`) a
+    ``_feature`` suffix.
+
+    Examples
+    --------
+    >>> from rankselect.data.engine_responses import vespa_identifier
+    >>> vespa_identifier("LMIR.JM (url)"), vespa_identifier("true"), vespa_identifier("3gram")
+    ('LMIR_JM__url_', 'true_feature', '_3gram')
+    """
+    s = re.sub(r"[^A-Za-z0-9_]", "_", name)
+    s = s if _IDENT.match(s) else "_" + s
+    return s + "_feature" if s in VESPA_RESERVED else s
+
+
 def _vespa_name(key: str) -> str:
     if key.startswith("rankingExpression(") and key.endswith(")"):
         return key[len("rankingExpression("):-1]
     return key
 
 
-def _vespa(response: Any) -> list[Doc]:
+def _vespa(response: Any, feature_names: Optional[list[str]]) -> list[Doc]:
     root = _get(response, "root", "the response")
     children = root.get("children", []) if isinstance(root, Mapping) else None
     if not isinstance(children, list):
         raise LogError("the response's root.children is not a list")
+    # the profile's functions are the set's names as identifiers: back to the names
+    given = set(feature_names or [])
+    back = {vespa_identifier(s): s for s in given}
     out = []
     for i, hit in enumerate(children):
         fields = hit.get("fields") if isinstance(hit, Mapping) else None
@@ -158,7 +190,9 @@ def _vespa(response: Any) -> list[Doc]:
                 continue
             if isinstance(value, Mapping):
                 raise LogError(f"{what}: feature {key!r} is a tensor, not a number")
-            values[_vespa_name(key)] = _number(value, f"{what}, feature {key!r}")
+            name = _vespa_name(key)
+            values[name if name in given else back.get(name, name)] = _number(
+                value, f"{what}, feature {key!r}")
         out.append((doc, values))
     return out
 
@@ -205,7 +239,7 @@ def documents(engine: str, response: Any, *, log_name: Optional[str] = None, id_
     if engine == "solr":
         return _solr(response, id_field or "id")
     if engine == "vespa":
-        return _vespa(response)
+        return _vespa(response, feature_names)
     if engine == "elasticsearch":
         if isinstance(response, Mapping) and "hits" not in response:
             if feature_names is None:

@@ -18,11 +18,11 @@ profile for ``schemas/<schema>/``).
 """
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import numpy as np
 
+from ..data.engine_responses import VESPA_RESERVED, vespa_identifier
 from .floats import exact_text, lt_float64_of_float32_lt, lt_float64_of_lte
 from .handoff import Handoff, nested, skeleton_note, to_json, tree_roots
 
@@ -31,24 +31,15 @@ __all__ = ["RESERVED", "VMFOREST_LEAVES", "VMFOREST_PATH"]  # a writer of export
 #: Vespa's ``gbdt::Optimize::select_best`` picks VMForest (float32) above these
 VMFOREST_LEAVES = 25000
 VMFOREST_PATH = 2500.0
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
-#: words that Vespa's ranking-expression language reads as a constant (``true`` is 1,
-#: ``false`` 0) or as one of its functions, not as a rank feature or a function of the profile
-RESERVED = frozenset("""true false if in f map reduce join merge rename concat tensor range diag random
-    l1_normalize l2_normalize euclidean_distance cosine_similarity matmul softmax xw_plus_b argmax argmin
-    cell_cast expand top filter_subspaces map_subspaces split cell_order partial avg count max median min prod sum
-    acos asin atan ceil cos cosh elu exp fabs floor isNan log log10 relu round sigmoid sign sin sinh square sqrt
-    tan tanh erf abs atan2 fmod ldexp pow bit hamming mod nan inf""".split())
+#: words of Vespa's ranking-expression language (see rankselect.data.engine_responses)
+RESERVED = VESPA_RESERVED
 
 
 def identifier(name: str) -> str:
-    """``name`` as a Vespa function name: other characters become ``_``, a leading digit
-    gets a ``_``, a word of the expression language (:data:`RESERVED`) a ``_feature`` suffix."""
-    s = re.sub(r"[^A-Za-z0-9_]", "_", name)
-    s = s if _IDENT.match(s) else "_" + s
-    return s + "_feature" if s in RESERVED else s
+    """``name`` as a Vespa function name (:func:`~rankselect.data.engine_responses.vespa_identifier`)."""
+    return vespa_identifier(name)
 
 
 def _tree_stats(h: Handoff) -> list[tuple[int, float]]:
