@@ -4,6 +4,7 @@ select -> train -> export (scored by the engine ports); nothing is replaced with
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -125,6 +126,12 @@ def test_letor_never_replaces_its_input(files, capsys, tmp_path):
                             + extra, capsys)
         assert code != 0 and "would replace the input file" in err
     assert train.read_bytes() == before
+    linked = tmp_path / "linked"
+    linked.mkdir()
+    os.link(train, linked / "train.txt")  # the same file under --out: --force must not truncate it
+    code, _, err = _run(["export", tmp_path / "sel.json", "--engine", "ranklib", "--letor", train, "--out", linked,
+                         "--force"], capsys)
+    assert code != 0 and "would replace the input file" in err and train.read_bytes() == before
     other = tmp_path / "other"
     other.mkdir()
     (other / "train.txt").write_bytes(before)

@@ -118,7 +118,8 @@ def _letor_targets(sources: list[str], out: str, force: bool, files: set[str]) -
                          "give them distinct names")
     inputs = {Path(src).resolve() for src in sources}
     for src, dest in zip(sources, dests):
-        if dest.resolve() in inputs:
+        if dest.resolve() in inputs or dest.exists() and any(os.path.samefile(dest, s) for s in sources
+                                                             if os.path.exists(s)):
             raise ValueError(f"--letor {src}: its subset would replace the input file {dest} (--out is its folder); "
                              "choose another --out")
         if dest.name in files:
