@@ -221,3 +221,16 @@ def test_log2letor_writes_the_letor_file_and_the_names(tmp_path, capsys):
     assert (tmp_path / "names.txt").read_text().splitlines() == NAMES
     assert main([str(a) for a in args]) == 2  # exists: --force
     assert "exists; pass --force" in capsys.readouterr().err
+
+
+def test_the_exported_elasticsearch_logging_query_names_each_feature(tmp_path):
+    """The logging query of the Elasticsearch export (eland's shape: one named should
+    clause per extractor) logs what read_engine_log reads: matched_queries by feature name."""
+    templates = {s: {"match": {"title": "{{keywords}}"}} for s in NAMES}
+    out = rs.export_engine("elasticsearch", [0, 1, 2, 3], feature_names=NAMES, templates=templates)
+    body = json.loads(out.files["logging_query.json"])
+    should = body["source"]["query"]["bool"]["should"]
+    assert [c["bool"]["_name"] for c in should] == NAMES
+    assert [c["bool"]["must"] for c in should] == [templates[s] for s in NAMES]
+    model = json.loads(out.files["model.json"])
+    assert model["input"]["field_names"] == NAMES  # the feature_names to give read_engine_log
