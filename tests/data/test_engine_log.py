@@ -143,6 +143,19 @@ def test_vespa_functions_named_by_the_export_map_back_to_the_names(tmp_path):
     np.testing.assert_array_equal(data.X, _expected(case, zero=True)[0])
 
 
+def test_opensearch_extra_logging_and_unlogged_hits(tmp_path):
+    """The plugin's extra_logging entry is not a feature; a hit the sltr query did not match
+    has no log: every feature missing."""
+    response = _opensearch([("a", [1.5, None, 2.0, 3.0], 1)])
+    response["hits"]["hits"][0]["fields"]["_ltrlog"][0]["log_entry"].append(
+        {"name": "extra_logging", "value": {"script": 1}})
+    response["hits"]["hits"].append({"_id": "b", "_score": 0.0})
+    (tmp_path / "log.jsonl").write_text(json.dumps({"qid": 1, "response": response}) + "\n")
+    data = read_engine_log(tmp_path / "log.jsonl", "opensearch", {1: {"a": 2, "b": 0}}, missing=-1.0)
+    assert data.feature_names == NAMES
+    np.testing.assert_array_equal(data.X, [[1.5, -1.0, 2.0, 3.0], [-1.0, -1.0, -1.0, -1.0]])
+
+
 def test_missing_fills_the_features_that_did_not_match(tmp_path):
     case = _case(1)
     _write(case, "opensearch", tmp_path / "log.jsonl")
@@ -169,7 +182,7 @@ def test_string_qids_are_numbered_in_order(tmp_path):
     ('{"qid": 100, "response": {"hits": {"hits": []}}}', r"line 2 \(qid 100\): the query is on line 1 already"),
     ('{"qid": 7, "response": {"took": 1}}', r"line 2 \(qid 7\): the response: no hits.hits"),
     ('{"qid": 7, "response": {"hits": {"hits": [{"_id": "a"}]}}}',
-     r"line 2 \(qid 7\): hit 0 \(_id 'a'\): no fields._ltrlog \(was the query run with ext.ltr_log\?\)"),
+     r"line 2 \(qid 7\): no hit has fields._ltrlog \(was the query run with ext.ltr_log\?\)"),
     ('{"qid": 7, "response": {"hits": {"hits": [{"_id": "a", "fields": {"_ltrlog": [{"log_entry": '
      '[{"name": "x", "value": "high"}]}]}}]}}}', r"line 2 \(qid 7\): hit 0 \(_id 'a'\), feature 'x': the value "
                                                  r"'high' is not a number"),

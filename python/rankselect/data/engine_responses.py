@@ -11,7 +11,8 @@ decides what that means per engine).
   ``ext.ltr_log``: each hit (``hits.hits``) has its ``_id`` and ``fields._ltrlog`` (or
   ``_ltrlog``): a list of ``{log name: [{"name": ..., "value": ...}, ...]}``, one entry per
   feature of the set in its order; an entry without ``value`` did not match (with
-  ``missing_as_zero`` the plugin logs 0 instead).
+  ``missing_as_zero`` the plugin logs 0 instead); the ``extra_logging`` entry is skipped; a
+  hit without a log (the ``sltr`` query did not match it) has every feature missing.
 - ``"solr"``: Solr LTR, ``fl=id,[features store=...]``: each document (``response.docs``)
   has its unique key (``id``) and ``[features]``, ``name=value,name=value,...`` (the dense
   format lists every feature of the store, a non-matching one at its ``defaultValue``,
@@ -75,11 +76,19 @@ def _list(obj: Any, path: str) -> list:
 
 
 def _opensearch(response: Any, log_name: Optional[str], id_field: str) -> list[Doc]:
-    out = []
-    for i, hit in enumerate(_list(response, "hits.hits")):
+    out: list[Doc] = []
+    hits = _list(response, "hits.hits")
+    logged = [isinstance(h, Mapping) and (isinstance(h.get("fields"), Mapping) and "_ltrlog" in h["fields"]
+                                          or "_ltrlog" in h) for h in hits]
+    if hits and not any(logged):
+        raise LogError("no hit has fields._ltrlog (was the query run with ext.ltr_log?)")
+    for i, hit in enumerate(hits):
         what = f"hit {i}"
         doc = _doc_id(hit.get(id_field) if isinstance(hit, Mapping) else None, what)
         what = f"hit {i} ({id_field} {doc!r})"
+        if not logged[i]:  # the sltr query did not match the document: every feature is missing
+            out.append((doc, {}))
+            continue
         fields = hit.get("fields") if isinstance(hit.get("fields"), Mapping) else {}
         logs = fields.get("_ltrlog", hit.get("_ltrlog"))
         if not isinstance(logs, list) or not logs:
@@ -101,6 +110,8 @@ def _opensearch(response: Any, log_name: Optional[str], id_field: str) -> list[D
         for e in entries if isinstance(entries, list) else [None]:
             if not isinstance(e, Mapping) or not isinstance(e.get("name"), str):
                 raise LogError(f"{what}: a log entry {e!r} is not {{'name': ..., 'value': ...}}")
+            if e["name"] == "extra_logging" and isinstance(e.get("value"), Mapping):
+                continue  # the plugin's extra logging (script features), not a feature value
             if e["name"] in values:
                 raise LogError(f"{what}: feature {e['name']!r} logged twice")
             values[e["name"]] = _number(e["value"], f"{what}, feature {e['name']!r}") if "value" in e else None
