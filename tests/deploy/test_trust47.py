@@ -190,7 +190,7 @@ _FUZZ = textwrap.dedent("""
     text = open(sys.argv[1]).read()
     rng = random.Random(int(sys.argv[2]))
     refused = 0
-    for k in range(60):
+    for k in range(90):
         i = rng.randrange(len(text))
         kind = k % 3
         if kind == 0:
@@ -213,7 +213,7 @@ def test_damaged_lightgbm_files_are_refused_never_abort(tmp_path):
     load_model reads it first, so that every damage is a ValueError or a whole model."""
     src = tmp_path / "m.txt"
     src.write_text(_lightgbm_text(n_trees=3))
-    for seed in (1, 2):
+    for seed in (1,):
         done = subprocess.run([sys.executable, "-c", _FUZZ, str(src), str(seed), str(tmp_path / "d.txt")],
                               capture_output=True, text=True, timeout=300)
         assert done.returncode == 0, done.stderr[-2000:]
