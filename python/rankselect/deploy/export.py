@@ -7,26 +7,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional, Union
 
-from . import elasticsearch, opensearch, ranklib, solr, vespa
-from .handoff import Handoff
+from .engines import ENGINES, REGISTRY
+from .handoff import NON_MATCH, Handoff
 from .ranker import ranker_of
 from .subset import subset_of, templates_for
 
 __all__ = ["ENGINES", "EngineExport", "export_engine"]
-
-#: engine name -> writer; ``"opensearch"`` also serves the o19s Elasticsearch LTR plugin
-_WRITERS = {"opensearch": opensearch.files, "solr": solr.files, "elasticsearch": elasticsearch.files,
-            "vespa": vespa.files, "ranklib": ranklib.files}
-#: the engines :func:`export_engine` writes for
-ENGINES = tuple(_WRITERS)
-
-_WHAT = {
-    "opensearch": "OpenSearch LTR / o19s Elasticsearch LTR plugin: feature set, model (_createmodel), requests",
-    "solr": "Solr LTR: feature store and model store",
-    "elasticsearch": "Elasticsearch learning_to_rank (8.12+): trained model with its query extractors",
-    "vespa": "Vespa: rank profile (functions = the features) and the model file(s) for lightgbm(...)",
-    "ranklib": "RankLib (model/ranklib): the subset renumbered 1..k, its feature set",
-}
 
 
 @dataclass
@@ -81,21 +67,21 @@ class EngineExport:
         return f"EngineExport(engine={self.engine!r}, name={self.name!r}, files={sorted(self.files)})"
 
 
-def _readme(h: Handoff, files: Mapping[str, str], model: str) -> str:
-    lines = [f"# {h.name}: {_WHAT[h.engine]}", "",
+def _readme(h: Handoff, files: Mapping[str, str], notes: list[str], model: str) -> str:
+    lines = [f"# {h.name}: {REGISTRY[h.engine].title}", "",
              f"Written by rankselect for {len(h.subset.columns)} selected features, in selection order:", ""]
     lines += [f"{i + 1}. `{s}` (feature {j} of the data file)" for i, (s, j)
               in enumerate(zip(h.subset.names, h.subset.numbers))]
     lines += ["", f"Model: {model}.", "", "Files: " + ", ".join(f"`{n}`" for n in sorted(files)) + "."]
-    if h.notes:
-        lines += ["", "Notes:", ""] + [f"- {n}" for n in h.notes]
+    if notes:
+        lines += ["", "Notes:", ""] + [f"- {n}" for n in notes]
     lines += ["", "See the user guide, 'Deploying the subset', for what the engine computes per document.", ""]
     return "\n".join(lines)
 
 
 def export_engine(engine: str, selection, model=None, *, templates: Optional[Mapping[Any, Any]] = None,
                   feature_names: Optional[Sequence[str]] = None, name: str = "rankselect",
-                  n_features: Optional[int] = None) -> EngineExport:
+                  n_features: Optional[int] = None, non_match: str = "zero") -> EngineExport:
     """The selected features, and optionally the ranker trained on them, as files for a search engine.
 
     Parameters
@@ -127,6 +113,13 @@ def export_engine(engine: str, selection, model=None, *, templates: Optional[Map
         The feature set's and the model's name in the engine.
     n_features : int, optional
         The data's width, when ``selection`` is a list of columns without names.
+    non_match : {"zero", "missing"}
+        Where a feature whose query does not match the document goes at each split of a tree
+        model (the engine's missing value: NaN in OpenSearch LTR 3.2+, a NaN or infinite value
+        in Elasticsearch, a null in Solr 9.2+): ``"zero"`` (the training data held 0 there,
+        as LETOR data does: it goes the way of 0; Elasticsearch's extractors get
+        ``default_score`` 0) or ``"missing"`` (the training data held NaN there: it goes the
+        model's own missing-value way). See the user guide, 'Deploying the subset'.
 
     Returns
     -------
@@ -146,14 +139,17 @@ def export_engine(engine: str, selection, model=None, *, templates: Optional[Map
     >>> out.feature_names
     ['feature_8', 'feature_4', 'feature_12']
     """
-    if engine not in _WRITERS:
+    if engine not in REGISTRY:
         raise ValueError(f"unknown engine {engine!r}: choose one of {', '.join(ENGINES)}")
     if not isinstance(name, str) or not name or any(c in name for c in '/\\"\n\r\t '):
         raise ValueError(f"name must be a non-empty string without spaces, quotes or slashes, got {name!r}")
+    if non_match not in NON_MATCH:
+        raise ValueError(f"non_match must be one of {', '.join(map(repr, NON_MATCH))}, got {non_match!r}")
     subset = subset_of(selection, feature_names, n_features)
-    h = Handoff(engine, name, subset, templates_for(engine, templates, subset), ranker_of(model, subset))
-    files = _WRITERS[engine](h)
+    h = Handoff(engine, name, subset, templates_for(engine, templates, subset), ranker_of(model, subset), non_match)
+    files, notes = REGISTRY[engine].write(h)
+    files = dict(files)
     kind = ("none (the feature set alone)" if h.ranker is None else
-            f"{h.trees.library} trees ({h.trees.forest.n_trees})" if h.trees is not None else "linear")
-    files["README.md"] = _readme(h, files, kind)
-    return EngineExport(engine, name, subset.names, dict(sorted(files.items())), list(h.notes))
+            f"{h.trees.source} trees ({h.trees.forest.n_trees})" if h.trees is not None else "linear")
+    files["README.md"] = _readme(h, files, notes, kind)
+    return EngineExport(engine, name, subset.names, dict(sorted(files.items())), list(notes))

@@ -14,8 +14,9 @@ from typing import Optional, Union
 
 import numpy as np
 
+from .forest import Forest
 from .subset import Subset
-from .trees import Forest, forest_of
+from .trees import forest_of
 
 __all__: list[str] = []  # used by export_engine, inside rankselect.deploy
 
@@ -29,8 +30,9 @@ class TreeRanker:
     position: np.ndarray
 
     @property
-    def library(self) -> str:
-        return self.forest.library
+    def source(self) -> str:
+        """The library the trees come from (for messages)."""
+        return self.forest.source
 
 
 @dataclass
@@ -43,9 +45,13 @@ class LinearRanker:
 Ranker = Union[TreeRanker, LinearRanker]
 
 
-def _positional(library: str, names: list[str]) -> bool:
-    pattern = "Column_{}" if library == "lightgbm" else "f{}"
-    return all(s == pattern.format(i) for i, s in enumerate(names))
+#: each library's default name of column i (what it calls a feature without a name)
+_DEFAULT_NAMES = {"lightgbm": "Column_{}", "xgboost": "f{}", "catboost": "{}"}
+
+
+def _positional(source: str, names: list[str]) -> bool:
+    pattern = _DEFAULT_NAMES.get(source)
+    return pattern is not None and all(s == pattern.format(i) for i, s in enumerate(names))
 
 
 def _differ(model_names, set_names) -> str:
@@ -57,14 +63,14 @@ def _differ(model_names, set_names) -> str:
 def _tree_ranker(forest: Forest, subset: Subset) -> TreeRanker:
     names, k = forest.names, len(subset.columns)
     if len(names) != k:
-        raise ValueError(f"the {forest.library} model was trained on {len(names)} features, the selection has {k}: "
+        raise ValueError(f"the {forest.source} model was trained on {len(names)} features, the selection has {k}: "
                          "train it on X[:, columns], the selected columns in selection order"
-                         + (f" ({_differ(names, subset.names)})" if not _positional(forest.library, names) else ""))
-    if _positional(forest.library, names):
+                         + (f" ({_differ(names, subset.names)})" if not _positional(forest.source, names) else ""))
+    if _positional(forest.source, names):
         return TreeRanker(forest, np.arange(k))
     where = {s: i for i, s in enumerate(subset.names)}
     if set(names) != set(where):
-        raise ValueError(f"the {forest.library} model's features are not the selection's: "
+        raise ValueError(f"the {forest.source} model's features are not the selection's: "
                          f"{_differ(names, subset.names)}")
     return TreeRanker(forest, np.array([where[s] for s in names]))
 
