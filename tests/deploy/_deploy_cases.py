@@ -88,3 +88,29 @@ def mq2008_fold1() -> Case:
     cols = [int(j) for j in sel.selected_features_]
     models = _Lazy(lambda lib: _fit(lib, tr.X[:, cols], tr.y, tr.qid, 100))
     return Case("MQ2008", sel, cols, te.X[:, cols], te.qid, models)  # type: ignore[arg-type]
+
+
+def nan_data(seed: int = 3):
+    """The synthetic problem with 10 % of the values missing (NaN), the label depending on
+    which are missing (so that splits separate NaN: LightGBM writes ``threshold=inf``), and
+    zeros and negative values left in."""
+    X, y, qid = synthetic_data(seed)
+    rng = np.random.default_rng(seed + 100)
+    X[rng.random(X.shape) < 0.10] = np.nan
+    y = np.clip(y + np.isnan(X[:, 0]) - np.isnan(X[:, 5]), 0, 3).astype(int)
+    return X, y, qid
+
+
+@pytest.fixture(scope="session")
+def nan_trained() -> Case:
+    """LightGBM rankers trained with 10 % NaN: missing type NaN (``"lightgbm"``) and
+    ``zero_as_missing=True`` (``"lightgbm_zero"``), on 6 columns in a chosen order."""
+    X, y, qid = nan_data()
+    train = qid < 40
+    cols = [5, 0, 3, 1, 8, 2]
+
+    def fit(kind: str):
+        extra = {"zero_as_missing": True} if kind == "lightgbm_zero" else {}
+        return _fit("lightgbm", X[train][:, cols], y[train], qid[train], 40, min_child_samples=3, **extra)
+
+    return Case("nan_trained", cols, cols, X[~train][:, cols], qid[~train], _Lazy(fit))  # type: ignore[arg-type]

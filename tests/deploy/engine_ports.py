@@ -48,7 +48,11 @@ def java_float(text) -> np.float32:
     exact = Fraction(str(text))
     f = F32(float(str(text)))
     best = None
-    for c in (np.nextafter(f, F32(-np.inf)), f, np.nextafter(f, F32(np.inf))):
+    with np.errstate(over="ignore"):
+        candidates = (np.nextafter(f, F32(-np.inf)), f, np.nextafter(f, F32(np.inf)))
+    for c in candidates:
+        if not np.isfinite(c):
+            continue
         d = abs(Fraction(float(c)) - exact)
         if best is None or d < best[0] or (d == best[0] and int(c.view(np.uint32)) % 2 == 0):
             best = (d, c)

@@ -11,6 +11,9 @@ LightGBM's ``Tree::NumericalDecision`` per split, ``decision_type`` bits: 1 cate
   split becomes three tests (``x < -1e-35f``, ``x <= 1e-35f``, then the threshold), the
   subtrees copied where two paths reach them, so that every engine runs it exactly.
 
+LightGBM's predictor reads every input with ``|x| <= 1e-35f`` as 0 (it keeps only the
+values above ``kZeroThreshold``): a threshold in ``[-1e-35f, 1e-35f)`` is moved to the edge of
+that interval on its side of 0, so that the IR's test on the raw value is LightGBM's on 0.
 Leaves are float64, summed in float64.
 """
 from __future__ import annotations
@@ -83,7 +86,7 @@ def _tree(t: int, tree: dict[str, str]) -> dict[str, Any]:
         return {"feature": [-1], "threshold": [0.0], "nan_left": [False], "left": [-1], "right": [-1],
                 "value": leaves[:1]}
     feat = [int(v) for v in tree["split_feature"].split()]
-    thr = _floats(tree["threshold"])
+    thr = [_BELOW_ZERO if -_ZERO <= v < 0.0 else _ZERO if 0.0 <= v < _ZERO else v for v in _floats(tree["threshold"])]
     dec = [int(v) for v in tree["decision_type"].split()]
     lc = [int(v) for v in tree["left_child"].split()]
     rc = [int(v) for v in tree["right_child"].split()]
