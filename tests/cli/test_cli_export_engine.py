@@ -37,13 +37,13 @@ def _run(args, capsys):
     return code, out.out, out.err
 
 
-@pytest.mark.parametrize("ranker", ["lightgbm", "xgboost"])
+@pytest.mark.parametrize("ranker", ["lightgbm", "xgboost", "catboost"])
 def test_select_train_export(files, ranker, capsys, tmp_path):
     pytest.importorskip(ranker)
     code, sel, _ = _run(["select", "--method", "greedy-rankrls", "-k", "5", files / "train.txt", "--json"], capsys)
     assert code == 0
     (tmp_path / "sel.json").write_text(sel)
-    model = tmp_path / ("model.txt" if ranker == "lightgbm" else "model.json")
+    model = tmp_path / {"lightgbm": "model.txt", "xgboost": "model.json", "catboost": "model.cbm"}[ranker]
     code, out, _ = _run(["train", files / "train.txt", "--test", files / "test.txt", "--ranker", ranker, "--features",
                          tmp_path / "sel.json", "--names", files / "names.txt", "--save-model", model, "--json",
                          "--n-estimators", "20"], capsys)
@@ -67,6 +67,8 @@ def test_select_train_export(files, ranker, capsys, tmp_path):
 
 
 def _predict(booster, x):
+    if type(booster).__module__.startswith("catboost"):
+        return booster.predict(x)
     if hasattr(booster, "num_trees"):  # LightGBM
         return booster.predict(x)
     import xgboost as xgb
@@ -89,7 +91,8 @@ def test_ranklib_renumbers_the_subset(files, capsys, tmp_path):
     (["--engine", "solr"], "--engine needs --out DIR"),
     (["--format", "json", "--model", "m.txt"], "--model applies to --engine, not to --format"),
     (["--engine", "solr", "--out", "o", "--letor", "t.txt"], "--letor applies to --engine ranklib"),
-    (["--engine", "solr", "--out", "o", "--model", "sel.json"], "is neither a LightGBM model text file nor an XGBoost"),
+    (["--engine", "solr", "--out", "o", "--model", "sel.json"], "is neither a LightGBM model text file, an "
+     "XGBoost JSON model nor a CatBoost"),
 ])
 def test_export_errors_are_one_line(files, capsys, tmp_path, monkeypatch, args, message):
     monkeypatch.chdir(tmp_path)
@@ -118,7 +121,7 @@ def test_train_ranker_flag_errors(files, capsys):
                          "--C", "2"], capsys)
     assert code == 2 and "--ranker lightgbm trains a tree ranker: drop --C" in err
     code, _, err = _run(["train", files / "train.txt", "--test", files / "test.txt", "--save-model", "m.txt"], capsys)
-    assert code == 2 and "--save-model needs --ranker lightgbm|xgboost" in err
+    assert code == 2 and "--save-model needs --ranker lightgbm|xgboost|catboost" in err
 
 
 def test_train_ranksvm_on_the_selected_features(files, capsys):

@@ -1,7 +1,7 @@
 """Rankers to deploy: a synthetic problem that always runs (values repeated, so that
 documents sit exactly on split values; zeros; a feature with thresholds near 0), and
 MQ2008 Fold1 with a 12-feature greedy RankRLS selection and 100-tree rankers (skipped
-without the data). XGBoost tests skip without xgboost."""
+without the data). XGBoost and CatBoost tests skip without the library."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -36,6 +36,10 @@ def _fit(library: str, X, y, qid, n_trees: int, **extra):
     if library == "lightgbm":
         lgb = pytest.importorskip("lightgbm")
         return lgb.LGBMRanker(n_estimators=n_trees, verbose=-1, random_state=0, **extra).fit(X, y, group=groups(qid))
+    if library == "catboost":
+        cb = pytest.importorskip("catboost")
+        return cb.CatBoostRanker(iterations=n_trees, random_seed=0, verbose=0, thread_count=1,
+                                 allow_writing_files=False, **extra).fit(X, y, group_id=qid)
     xgb = pytest.importorskip("xgboost")
     return xgb.XGBRanker(n_estimators=n_trees, tree_method="hist", random_state=0, n_jobs=1,
                          **extra).fit(X, y, qid=qid)

@@ -58,7 +58,7 @@ def _down32(t: np.ndarray) -> np.ndarray:
     """The largest float32 ``<= t`` (t float64)."""
     with np.errstate(over="ignore"):
         f = t.astype(np.float32)
-    return np.where(f.astype(np.float64) > t, np.nextafter(f, -_INF32), f)
+        return np.where(f.astype(np.float64) > t, np.nextafter(f, -_INF32), f)
 
 
 def lt_float32(t: np.ndarray) -> np.ndarray:
@@ -228,10 +228,12 @@ def parse_float32(texts) -> np.ndarray:
     """
     texts = [str(s) for s in texts]
     d = np.array([float(s) for s in texts], dtype=np.float64)
-    f = d.astype(np.float32)
+    with np.errstate(over="ignore"):
+        f = d.astype(np.float32)
     # float64 -> float32 can only differ from the decimal's own rounding when the float64 is
     # exactly halfway between two float32 values: settle those with exact arithmetic
-    other = np.where(f.astype(np.float64) > d, np.nextafter(f, -_INF32), np.nextafter(f, _INF32))
+    with np.errstate(over="ignore"):
+        other = np.where(f.astype(np.float64) > d, np.nextafter(f, -_INF32), np.nextafter(f, _INF32))
     halfway = np.flatnonzero(np.abs(f.astype(np.float64) - d) == np.abs(other.astype(np.float64) - d))
     for i in halfway:
         exact = Fraction(texts[i])

@@ -3,9 +3,9 @@ positions, or a linear model's weights in selection order.
 
 The model must have been trained on exactly the selected columns: under the set's names
 (in any order), or under a library's positional default names (LightGBM ``Column_<i>``,
-XGBoost ``f<i>`` or none), the i-th being the i-th selected feature. A linear model may
-also be as wide as the data when it weighs no column outside the selection (a selector's
-``coef_``, a step of ``GreedyRankRLS.coef_path_``).
+XGBoost ``f<i>`` or none, CatBoost ``<i>``), the i-th being the i-th selected feature. A
+linear model may also be as wide as the data when it weighs no column outside the selection
+(a selector's ``coef_``, a step of ``GreedyRankRLS.coef_path_``).
 """
 from __future__ import annotations
 

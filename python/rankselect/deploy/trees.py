@@ -8,14 +8,17 @@ multi-output models, objectives whose prediction is not the sum of the trees.
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 
 import numpy as np
 
+from .catboost_trees import CATBOOST_RAW_LOSSES, catboost_forest
 from .forest import Forest
 from .lightgbm_trees import LIGHTGBM_TRANSFORMED, lightgbm_forest
 from .xgboost_trees import XGBOOST_RAW_OBJECTIVES, xgboost_forest
 
-__all__ = ["LIGHTGBM_TRANSFORMED", "XGBOOST_RAW_OBJECTIVES", "forest_of"]
+__all__ = ["CATBOOST_RAW_LOSSES", "LIGHTGBM_TRANSFORMED", "XGBOOST_RAW_OBJECTIVES", "forest_of"]
 
 
 def _library(model) -> str:
@@ -48,5 +51,17 @@ def forest_of(model) -> Forest:
             raise ValueError(f"the XGBoost model treats {missing!r} as missing (missing={missing!r}): the engines "
                              "take only NaN as missing; train with the default missing=nan")
         return xgboost_forest(json.loads(booster.save_raw("json"), parse_float=str), n_trees)
+    if library == "catboost":
+        if not hasattr(model, "save_model") or not hasattr(model, "feature_names_"):
+            raise TypeError(f"unsupported CatBoost model type {type(model).__name__}: pass a fitted CatBoost, "
+                            "CatBoostRanker or CatBoostRegressor")
+        if not model.is_fitted():
+            raise ValueError("the CatBoost model is not fitted")
+        with tempfile.TemporaryDirectory() as tmp:  # CatBoost writes its JSON to a file only
+            path = os.path.join(tmp, "model.json")
+            model.save_model(path, format="json")
+            with open(path, encoding="utf-8") as f:
+                raw = json.load(f, parse_float=str)
+        return catboost_forest(raw, [str(s) for s in model.feature_names_ or []])
     raise TypeError(f"unsupported model type {type(model).__name__}: pass a LightGBM, XGBoost or CatBoost model, a "
                     "rankselect linear model, or a coefficient vector")
