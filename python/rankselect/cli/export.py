@@ -28,7 +28,7 @@ plugin; ``elasticsearch`` is its native learning to rank (8.12+); ``ranklib`` re
 subset 1..k (``--letor FILE``, repeatable: write FILE's selected columns so numbered under DIR).
 
 ``--names FILE``: one feature name per line, in column order. See
-``rankselect.analysis.export.export_selection`` and ``rankselect.export_engine`` for the
+``rankselect.deploy.export_selection`` and ``rankselect.export_engine`` for the
 Python functions behind it.
 """
 from __future__ import annotations
@@ -39,9 +39,9 @@ import os
 import sys
 from pathlib import Path
 
-from ..analysis.export import export_selection
 from ..data import load_letor
 from ..deploy import ENGINES, export_engine, load_model, write_letor_subset
+from ..deploy.formats import export_selection
 from .common import reading
 
 FORMATS = ("lightgbm", "xgboost", "ranklib", "json")

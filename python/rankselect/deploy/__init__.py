@@ -12,12 +12,14 @@ XGBoost's or CatBoost's own test by :mod:`~rankselect.deploy.trees`;
 :mod:`~rankselect.deploy.ranker`: tied to the subset), and each engine's thresholds are
 computed from the IR alone so that the engine's test goes the way of the ranker's
 (:mod:`~rankselect.deploy.floats`). :func:`handoff_files` gives the report the feature sets
-of a subset for every engine.
+of a subset for every engine. :mod:`~rankselect.deploy.formats` gives the selection in the
+form a ranking library takes (:func:`export_selection`; formerly ``analysis.export``).
 """
 from .engines import ENGINES, REGISTRY, Engine
 from .export import EngineExport, export_engine
+from .formats import FORMATS, export_selection, write_selection
 from .handoff_files import handoff_files, load_model
 from .ranklib import write_letor_subset
 
-__all__ = ["ENGINES", "REGISTRY", "Engine", "EngineExport", "export_engine", "handoff_files", "load_model",
-           "write_letor_subset"]
+__all__ = ["ENGINES", "FORMATS", "REGISTRY", "Engine", "EngineExport", "export_engine", "export_selection",
+           "handoff_files", "load_model", "write_letor_subset", "write_selection"]

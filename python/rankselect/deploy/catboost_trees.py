@@ -21,7 +21,7 @@ import numpy as np
 from .floats import le_float64_of_float32_lt, parse_float32
 from .forest import Forest, ForestBuilder
 
-__all__ = ["CATBOOST_RAW_LOSSES", "catboost_forest"]
+__all__ = ["CATBOOST_RAW_LOSSES"]  # catboost_forest: through trees.forest_of
 
 #: CatBoost losses whose ``predict`` is the raw sum of the trees (scaled, plus the bias)
 CATBOOST_RAW_LOSSES = ("YetiRank", "YetiRankPairwise", "PairLogit", "PairLogitPairwise", "QueryRMSE", "QuerySoftMax",

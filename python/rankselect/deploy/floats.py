@@ -99,7 +99,15 @@ def le_float32(t: np.ndarray) -> np.ndarray:
 
 def le_float64(t: np.ndarray) -> np.ndarray:
     """For the IR's ``x <= t`` as a float64 ``x <= t'``: ``t`` itself, the largest finite float64
-    for ``t = inf``."""
+    for ``t = inf``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rankselect.deploy.floats import le_float64
+    >>> le_float64(np.array([0.25, np.inf])).tolist()
+    [0.25, 1.7976931348623157e+308]
+    """
     t = np.asarray(t, dtype=np.float64)
     _refuse_nan(t)
     return np.minimum(t, _MAX64)

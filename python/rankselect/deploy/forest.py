@@ -92,7 +92,18 @@ class Forest:
 class ForestBuilder:
     """Collects trees (local node indices, root 0, ``-1`` for no child) into a :class:`Forest`,
     checking what no engine file can hold: a NaN or ``-inf`` threshold, a leaf or base score
-    that is not finite (the ValueError names the tree and node)."""
+    that is not finite (the ValueError names the tree and node).
+
+    Examples
+    --------
+    >>> from rankselect.deploy.forest import ForestBuilder
+    >>> b = ForestBuilder("example")
+    >>> b.add_tree(feature=[-1], threshold=[0.0], nan_left=[False], left=[-1], right=[-1], value=[float("inf")])
+    Traceback (most recent call last):
+    ...
+    ValueError: example tree 0 node 0: the leaf value is inf; no engine file can hold it (the training diverged: \
+lower the learning rate)
+    """
 
     def __init__(self, source: str) -> None:
         self.source = source

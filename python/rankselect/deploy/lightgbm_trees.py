@@ -24,7 +24,7 @@ import numpy as np
 
 from .forest import Forest, ForestBuilder
 
-__all__ = ["LIGHTGBM_TRANSFORMED", "lightgbm_forest"]
+__all__ = ["LIGHTGBM_TRANSFORMED"]  # lightgbm_forest: through trees.forest_of
 
 #: LightGBM objectives whose prediction is a transform of the trees' sum (refused: the
 #: engines score the sum)

@@ -27,7 +27,19 @@ def _library(model) -> str:
 
 def forest_of(model) -> Forest:
     """The :class:`Forest` of a fitted LightGBM ``LGBMModel`` / ``Booster``, XGBoost
-    ``XGBModel`` / ``Booster`` or CatBoost ``CatBoost`` model (the trees its ``predict`` uses)."""
+    ``XGBModel`` / ``Booster`` or CatBoost ``CatBoost`` model (the trees its ``predict`` uses).
+
+    Examples
+    --------
+    >>> import lightgbm as lgb
+    >>> import numpy as np
+    >>> from rankselect.deploy.trees import forest_of
+    >>> X, y = np.random.default_rng(0).random((200, 2)), np.arange(200) % 3
+    >>> ranker = lgb.LGBMRanker(n_estimators=3, min_child_samples=5, verbose=-1).fit(X, y, group=[100, 100])
+    >>> forest = forest_of(ranker)
+    >>> forest.source, forest.n_trees, bool(np.allclose(forest.predict(X), ranker.predict(X)))
+    ('lightgbm', 3, True)
+    """
     library = _library(model)
     if library == "lightgbm":
         booster = getattr(model, "booster_", model)

@@ -13,7 +13,7 @@ import numpy as np
 from .floats import le_float64_of_float32_lt, parse_float32
 from .forest import Forest, ForestBuilder
 
-__all__ = ["XGBOOST_RAW_OBJECTIVES", "xgboost_forest"]
+__all__ = ["XGBOOST_RAW_OBJECTIVES"]  # xgboost_forest: through trees.forest_of
 
 #: XGBoost objectives whose prediction is the base score plus the trees' sum
 XGBOOST_RAW_OBJECTIVES = ("rank:ndcg", "rank:map", "rank:pairwise", "reg:squarederror", "reg:absoluteerror",

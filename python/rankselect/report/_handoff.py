@@ -13,8 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Optional
 
-from ..analysis.export import export_selection
 from ..deploy import REGISTRY, handoff_files
+from ..deploy.formats import export_selection
 
 __all__ = ["Selection", "HandOff", "HANDOFF_FORMATS", "MENUS", "ENGINE_FILES"]
 
