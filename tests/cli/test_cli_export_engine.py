@@ -133,3 +133,25 @@ def test_train_ranksvm_on_the_selected_features(files, capsys):
     model = rs.RankSVM().fit(train.X[:, [2, 0]], train.y, qid=train.qid)
     expected = rs.metrics.evaluate(test.y, model.predict(test.X[:, [2, 0]]), test.qid)
     assert json.loads(out)["test"]["exponential"]["MAP"] == pytest.approx(expected["MAP"], abs=1e-12)
+
+
+def test_non_match_option_reaches_the_files(files, capsys, tmp_path):
+    pytest.importorskip("lightgbm")
+    (tmp_path / "sel.json").write_text(json.dumps({"selected_features": [1, 3, 4], "n_features": 10}))
+    model = tmp_path / "model.txt"
+    code, _, _ = _run(["train", files / "train.txt", "--test", files / "test.txt", "--ranker", "lightgbm",
+                       "--features", tmp_path / "sel.json", "--save-model", model, "--n-estimators", "5"], capsys)
+    assert code == 0
+    for choice in ("zero", "missing"):
+        out = tmp_path / choice
+        code, _, err = _run(["export", tmp_path / "sel.json", "--engine", "elasticsearch", "--model", model,
+                             "--non-match", choice, "--out", out], capsys)
+        assert code == 0, err
+        assert f"non_match='{choice}'" in (out / "README.md").read_text()
+        extractors = json.loads((out / "model.json").read_text())["inference_config"]["learning_to_rank"]
+        assert all(("default_score" in e["query_extractor"]) == (choice == "zero")
+                   for e in extractors["feature_extractors"])
+    with pytest.raises(SystemExit) as exc:
+        _run(["export", tmp_path / "sel.json", "--engine", "solr", "--non-match", "nan", "--out", tmp_path / "x"],
+             capsys)
+    assert exc.value.code == 2 and "invalid choice 'nan' (choices: zero, missing)" in capsys.readouterr().err

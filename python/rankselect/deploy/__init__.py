@@ -18,8 +18,9 @@ form a ranking library takes (:func:`export_selection`; formerly ``analysis.expo
 from .engines import ENGINES, REGISTRY, Engine
 from .export import EngineExport, export_engine
 from .formats import FORMATS, export_selection, write_selection
+from .handoff import NON_MATCH
 from .handoff_files import handoff_files, load_model
 from .ranklib import write_letor_subset
 
-__all__ = ["ENGINES", "FORMATS", "REGISTRY", "Engine", "EngineExport", "export_engine", "export_selection",
+__all__ = ["ENGINES", "FORMATS", "NON_MATCH", "REGISTRY", "Engine", "EngineExport", "export_engine", "export_selection",
            "handoff_files", "load_model", "write_letor_subset", "write_selection"]
