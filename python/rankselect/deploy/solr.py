@@ -143,8 +143,12 @@ def _trees_model(h: Handoff, notes: list[str]) -> dict[str, Any]:
                             "params": {"avg": "0", "std": repr(float(np.float32(2.0 ** -scales[i])))}}
         features.append(spec)
     if scales:
-        notes.append(f"{len(scales)} feature(s) carry a StandardNormalizer (avg 0, std a power of two) that "
-                       "scales values and thresholds exactly, so that Solr's 1e-6 threshold slack is negligible")
+        notes.append(f"{len(scales)} feature(s) carry a StandardNormalizer (avg 0, std a power of two): Solr adds "
+                     "1e-6 to every threshold it reads, which no float32 threshold within about 1e-6 of 0 (such as "
+                     "LightGBM's zero split at 1e-35) can absorb; dividing the feature by a power of two is exact in "
+                     "float32 (every comparison keeps its outcome), so its thresholds are written scaled by the same "
+                     "power, far from the slack. The normaliser is part of the model: nothing to set up, and the "
+                     "logged [features] stay the raw values")
     return {"store": h.name, "name": h.name, "class": "org.apache.solr.ltr.model.MultipleAdditiveTreesModel",
             "features": features, "params": {"isNullSameAsZero": False, "trees": trees}}
 
@@ -174,6 +178,9 @@ def files(h: Handoff) -> EngineFiles:
         query.insert(0, f"rq={{!ltr model={h.name} reRankDocs=100 efi.keywords=<keywords>}}   # re-rank with the model")
     out["load.sh"] = "\n".join(load) + "\n"
     out["query.txt"] = "\n".join(query) + "\n"
+    if h.trees is not None:
+        notes.append("Solr 9.2 or later: the trees' 'missing' and the model's isNullSameAsZero (SOLR-16596) are read "
+                     "from 9.2 on")
     notes += non_match_notes(h, "Solr", "Solr gives a feature whose query does not match its defaultValue (0 unless "
                              "set) and sends a missing value the 'missing' way from 9.2 (isNullSameAsZero false)")
     notes += every_number_notes(h, "the largest float32, 3.4028235e38")

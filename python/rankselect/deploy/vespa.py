@@ -14,8 +14,11 @@ forest of more than 25,000 leaves (or of long paths) with float32 thresholds and
 (``VMForest``): larger models are split into several files, one function each, that Vespa
 evaluates in float64.
 
-Files: ``models/NAME.json`` (or ``models/NAME_<i>.json``) and ``NAME.profile`` (a rank
-profile for ``schemas/<schema>/``).
+The model re-ranks in ``second-phase`` (``rerank-count`` :data:`RERANK_COUNT`, the window the
+other engines re-rank) after a ``nativeRank`` first phase.
+
+Files: ``models/NAME.json`` (or ``models/NAME_<i>.json``: the ``models/`` folder of the
+application package) and ``NAME.profile`` (a rank profile for ``schemas/<schema>/``).
 """
 from __future__ import annotations
 
@@ -36,8 +39,10 @@ from .handoff import (
     tree_roots,
 )
 
-__all__ = ["VMFOREST_LEAVES", "VMFOREST_PATH"]  # a writer of export_engine: see rankselect.deploy
+__all__ = ["RERANK_COUNT", "VMFOREST_LEAVES", "VMFOREST_PATH"]  # a writer of export_engine: see rankselect.deploy
 
+#: the hits per content node the model re-ranks (``second-phase``; the other engines' window)
+RERANK_COUNT = 100
 #: Vespa's ``gbdt::Optimize::select_best`` picks VMForest (float32) above these
 VMFOREST_LEAVES = 25000
 VMFOREST_PATH = 2500.0
@@ -145,7 +150,7 @@ def files(h: Handoff) -> EngineFiles:
     lines = [f"rank-profile {profile} {{", ""]
     for i, s in enumerate(names):
         lines += [f"    function {s}() {{", f"        expression: {_function(h, i)}", "    }", ""]
-    first = None
+    model = None
     if h.trees is not None:
         groups = chunks(h)
         terms = []
@@ -160,16 +165,25 @@ def files(h: Handoff) -> EngineFiles:
                 terms.append(fn)
         if len(groups) > 1:
             notes.append(f"the trees are split over {len(groups)} model files, one function each: Vespa evaluates "
-                           "a larger forest with float32 thresholds and leaves (VMForest)")
+                         "a larger forest with float32 thresholds and leaves (VMForest)")
         base = h.trees.forest.base_score
-        first = " + ".join(terms) + (f" + {exact_text(base)}" if base > 0 else
+        model = " + ".join(terms) + (f" + {exact_text(base)}" if base > 0 else
                                      f" - {exact_text(-base)}" if base < 0 else "")
     elif h.linear is not None:
-        first = _linear_expression(h.linear.weights, names)
-    if first is not None:
-        lines += ["    first-phase {", f"        expression: {first}", "    }", ""]
+        model = _linear_expression(h.linear.weights, names)
+    if model is not None:
+        lines += ["    first-phase {", "        expression: nativeRank", "    }", "", "    second-phase {",
+                  f"        rerank-count: {RERANK_COUNT}", f"        expression: {model}", "    }", ""]
+        notes.append(f"the model re-ranks in second-phase: the first phase (nativeRank: replace it with your "
+                     f"retrieval score) orders every match, the model scores the best {RERANK_COUNT} on each content "
+                     "node (rerank-count), as the other engines re-rank a window")
     lines += ["    match-features {"] + [f"        {s}" for s in names] + ["    }", "}"]
     out[f"{profile}.profile"] = "\n".join(lines) + "\n"
+    models = " and the models/ folder at the package root (beside schemas/)" if h.ranker is not None and \
+        h.trees is not None else ""
+    notes.append(f"application package: put {profile}.profile in schemas/<schema>/ (the folder named after your "
+                 f"schema, beside schemas/<schema>.sd){models}; deploy with 'vespa deploy' (Vespa CLI) from the "
+                 f"package folder, then query with ranking={profile}")
     notes += non_match_notes(h, "Vespa", "Vespa's rank features are 0 (not missing) for a document that does not "
                              "match, so only a NaN that a function computes goes the missing way")
     notes += every_number_notes(h, "the largest float64, 1.7976931348623157e308")
