@@ -12,7 +12,7 @@ import re
 import engine_ports as ports
 import numpy as np
 import pytest
-from _deploy_cases import Case, nan_trained  # noqa: F401 (fixture)
+from _deploy_cases import Case, mq2008_fold1, nan_trained, synthetic  # noqa: F401 (fixtures)
 from test_parity import TOL, assert_same_order
 
 from rankselect.deploy import export_engine
@@ -137,3 +137,21 @@ def test_elasticsearch_extractors_score_a_non_match_zero(nan_trained):  # noqa: 
 def test_an_unknown_non_match_is_refused(nan_trained):  # noqa: F811
     with pytest.raises(ValueError, match="non_match must be one of 'zero', 'missing', got 'nan'"):
         export_engine("solr", nan_trained.selection, n_features=10, non_match="nan")
+
+
+@pytest.mark.parametrize("case_name", ["synthetic", "mq2008_fold1"])
+def test_xgboost_on_zero_for_no_match_data_with_non_matches_as_nan(case_name, request):
+    """The issue's finding: an XGBoost trained where 0 means "no match" has a default_left
+    unrelated to where 0 goes; OpenSearch LTR 3.2+ gives a non-match NaN. With
+    ``non_match="zero"`` the plugin's own classes (the port) score the zeros, passed as NaN,
+    exactly as ``predict`` scores them as zeros."""
+    case = request.getfixturevalue(case_name)
+    model = case.models["xgboost"]
+    X = case.X_test.astype(np.float32).astype(np.float64)
+    as_nan = np.where(X == 0.0, np.nan, X)
+    ref = model.predict(X).astype(np.float64)
+    zero = export_engine("opensearch", case.selection, model, non_match="zero")
+    got = ports.opensearch_scores(zero.files, as_nan).astype(np.float64)
+    np.testing.assert_array_equal(got, ref)
+    own = export_engine("opensearch", case.selection, model, non_match="missing")
+    assert own.files["createmodel.json"] != zero.files["createmodel.json"]  # the model's own NaN way differs
