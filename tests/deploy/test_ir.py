@@ -129,3 +129,17 @@ def test_a_leaf_beyond_float32_is_refused_for_float32_engines(monkeypatch):
     with pytest.raises(ValueError, match=r"handmade tree 0 node 2: the leaf value 1e\+39 is beyond float32"):
         export_engine("opensearch", [0], _Model(), feature_names=["a"])
     assert "models/rankselect.json" in export_engine("vespa", [0], _Model(), feature_names=["a"]).files
+
+
+def test_the_canonical_threshold_of_600k_float32_split_values():
+    """Every finite float32 split value of 600,000 drawn bit patterns: the IR's threshold
+    gives back each engine's value exactly (the conversions the writers had per library)."""
+    rng = np.random.default_rng(0)
+    s = rng.integers(0, 2**32, size=600_000, dtype=np.uint64).astype(np.uint32).view(F32)
+    s = s[np.isfinite(s) & (np.abs(s) < 3e38)]
+    t = le_float64_of_float32_lt(s)
+    np.testing.assert_array_equal(lt_float32(t), s)
+    np.testing.assert_array_equal(le_float32(t), np.nextafter(s, F32(-np.inf)))
+    np.testing.assert_array_equal(lt_float64_of_lte(t), lt_float64_of_float32_lt(s))
+    x = np.nextafter(t, np.inf)  # the float64 just above goes right: float32(x) >= s
+    assert np.all(x.astype(F32) >= s) and np.all(t.astype(F32) < s)
