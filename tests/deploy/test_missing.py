@@ -112,8 +112,9 @@ def test_nan_trained_lightgbm_in_every_engine(nan_trained, kind, engine):  # noq
 
 
 @pytest.mark.parametrize("engine", sorted(PORTS))
-def test_a_non_match_goes_the_way_of_zero(nan_trained, engine):  # noqa: F811
-    model = nan_trained.models["lightgbm"]
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_non_match_goes_the_way_of_zero(nan_trained, kind, engine):  # noqa: F811
+    model = nan_trained.models[kind]
     out = export_engine(engine, nan_trained.selection, model, n_features=10, non_match="zero")
     X = nan_trained.X_test
     if engine in FLOAT32:
