@@ -203,6 +203,20 @@ def pitfalls(data: Path) -> None:
     print("|---|---|---|---|---|")
     for (what, naive, ours), (_, naive_nan, ours_nan) in zip(plain, missing):
         print(f"| {what} | {naive} | {ours} | {naive_nan} | {ours_nan} |")
+    # a feature that does not match: 0 in the LETOR training data, NaN in OpenSearch LTR 3.2+
+    xm = models["xgboost"]
+    x32 = X.astype(np.float32).astype(np.float64)
+    as_nan, ref = np.where(x32 == 0.0, np.nan, x32), xm.predict(x32).astype(np.float64)
+    counts = {}
+    for m in ("missing", "zero"):
+        files = export_engine("opensearch", sel, xm, non_match=m).files
+        counts[m] = reordered(ports.opensearch_scores(files, as_nan).astype(np.float64), ref, te.qid)
+    print("\nThe test zeros (0 = no match in LETOR data) passed to OpenSearch LTR 3.2+ as NaN (a non-match), "
+          "XGBRanker:\n")
+    print("| missing value goes | queries reordered |")
+    print("|---|---|")
+    print(f"| the model's own NaN way (default_left; non_match='missing') | {counts['missing']} |")
+    print(f"| the way of 0 (non_match='zero') | {counts['zero']} |")
 
 
 def speed(rounds: int) -> None:
