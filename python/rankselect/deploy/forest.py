@@ -23,7 +23,7 @@ __all__ = ["Forest", "ForestBuilder"]
 @dataclass(frozen=True)
 class Forest:
     """Every node of an ensemble, in flat arrays (``tree_start[i]`` is tree i's root; a tree's
-    nodes follow its root, children after their parent).
+    nodes lie from its root to the next tree's).
 
     ``feature[n] < 0`` marks a leaf (value ``value[n]``); a split sends ``x`` to ``left[n]``
     when ``x <= threshold[n]``, to ``right[n]`` otherwise, a NaN to ``left[n]`` when

@@ -79,19 +79,36 @@ def _floats(text: str) -> list[float]:
 
 
 def _tree(t: int, tree: dict[str, str]) -> dict[str, Any]:
-    """One tree's nodes in preorder (LightGBM's child ``~i`` is leaf ``i``)."""
+    """One tree's nodes, root first (LightGBM's child ``~i`` is leaf ``i``): its arrays as they
+    are, or, when a zero-as-missing split must be unfolded, built node by node."""
     leaves = _floats(tree.get("leaf_value", "")) or [0.0]
     cols: dict[str, list[Any]] = {k: [] for k in ("feature", "threshold", "nan_left", "left", "right", "value")}
     if int(tree.get("num_leaves", "1")) == 1:
         return {"feature": [-1], "threshold": [0.0], "nan_left": [False], "left": [-1], "right": [-1],
                 "value": leaves[:1]}
-    feat = [int(v) for v in tree["split_feature"].split()]
-    thr = [_BELOW_ZERO if -_ZERO <= v < 0.0 else _ZERO if 0.0 <= v < _ZERO else v for v in _floats(tree["threshold"])]
-    dec = [int(v) for v in tree["decision_type"].split()]
-    lc = [int(v) for v in tree["left_child"].split()]
-    rc = [int(v) for v in tree["right_child"].split()]
-    if any(d & 1 for d in dec):
+    feat_a = np.array(tree["split_feature"].split(), dtype=np.int64)
+    thr_a = np.array(_floats(tree["threshold"]), dtype=np.float64)
+    thr_a = np.where((-_ZERO <= thr_a) & (thr_a < 0.0), _BELOW_ZERO, np.where((0.0 <= thr_a) & (thr_a < _ZERO), _ZERO,
+                                                                           thr_a))
+    dec_a = np.array(tree["decision_type"].split(), dtype=np.int64)
+    lc_a = np.array(tree["left_child"].split(), dtype=np.int64)
+    rc_a = np.array(tree["right_child"].split(), dtype=np.int64)
+    if np.any(dec_a & 1):
         raise ValueError(f"LightGBM tree {t} has a categorical split: the engines test numbers only")
+    default_left, missing_type = (dec_a & 2) > 0, (dec_a >> 2) & 3
+    plain = (missing_type != 1) | (default_left & (thr_a >= _ZERO)) | (~default_left & (thr_a < -_ZERO))
+    if np.all(plain):  # every split one test: the arrays as they are (splits, then leaves ~i)
+        n_splits, n_leaves = len(feat_a), len(leaves)
+
+        def index(child: np.ndarray) -> np.ndarray:
+            return np.where(child >= 0, child, n_splits + ~child)
+
+        return {"feature": np.r_[feat_a, np.full(n_leaves, -1)], "threshold": np.r_[thr_a, np.zeros(n_leaves)],
+                "nan_left": np.r_[np.where(missing_type == 2, default_left, thr_a >= 0.0), np.zeros(n_leaves, bool)],
+                "left": np.r_[index(lc_a), np.full(n_leaves, -1)], "right": np.r_[index(rc_a), np.full(n_leaves, -1)],
+                "value": np.r_[np.zeros(n_splits), leaves]}
+    feat, thr, dec = feat_a.tolist(), thr_a.tolist(), dec_a.tolist()
+    lc, rc = lc_a.tolist(), rc_a.tolist()
 
     def new(feature: int, threshold: float, nan_left: bool, value: float = 0.0) -> int:
         if len(cols["feature"]) >= _MAX_NODES:
