@@ -55,7 +55,9 @@ def _refuse(constant):
 def _strings(obj):
     if isinstance(obj, dict):
         for k, v in obj.items():
-            if k != "missing_type":  # Vespa's LightGBM format names the missing type: "NaN"
+            # Vespa's LightGBM format names the missing type "NaN"; Solr's defaultValue "NaN" is
+            # the missing value of a non-match (non_match="missing"), not a model value
+            if k not in ("missing_type", "defaultValue"):
                 yield from _strings(v)
     elif isinstance(obj, list):
         for v in obj:
@@ -156,3 +158,19 @@ def test_xgboost_on_zero_for_no_match_data_with_non_matches_as_nan(case_name, re
     np.testing.assert_array_equal(got, ref)
     own = export_engine("opensearch", case.selection, model, non_match="missing")
     assert own.files["createmodel.json"] != zero.files["createmodel.json"]  # the model's own NaN way differs
+
+
+def test_solr_features_default_to_nan_when_a_non_match_is_missing(nan_trained):  # noqa: F811
+    model = nan_trained.models["lightgbm"]
+    templates = {6: "{!func}pagerank", 1: {"q": "title:${keywords}", "defaultValue": "-1"}}
+    templates.update({j + 1: f"body:t{j}" for j in nan_trained.columns if j + 1 not in templates})
+    for non_match in ("zero", "missing"):
+        out = export_engine("solr", nan_trained.selection, model, n_features=10, non_match=non_match,
+                            templates=templates)
+        defaults = {f["name"]: f["params"].get("defaultValue") for f in json.loads(out.files["features.json"])}
+        if non_match == "zero":
+            assert set(defaults.values()) == {None, "-1"}
+        else:
+            assert defaults.pop("feature_1") == "-1" and set(defaults.values()) == {"NaN"}
+    linear = export_engine("solr", nan_trained.selection, [1.0] * 6, n_features=10, non_match="missing")
+    assert all("defaultValue" not in f["params"] for f in json.loads(linear.files["features.json"]))

@@ -11,7 +11,8 @@ Per re-ranked document Solr computes the model's features (the whole store when 
   ``t`` with ``x <= t`` the IR's test (the largest float32 ``<= t``; the largest float32 for
   a split that sends every number left). ``missing`` is the way of 0 (``non_match="zero"``)
   or the model's own NaN way (``"missing"``); a feature whose query does not match gets its
-  ``defaultValue`` (0 unless set). Where the slack cannot land on ``t`` (thresholds within about
+  ``defaultValue`` (0 unless set; ``"NaN"`` in the feature store with ``"missing"``, so that
+  a non-match is the trees' missing value). Where the slack cannot land on ``t`` (thresholds within about
   1e-6 of 0, as LightGBM's zero split at 1e-35), the feature gets a ``StandardNormalizer``
   with ``avg`` 0 and ``std`` a power of two, which scales its values and thresholds exactly
   (a power of two; a value beyond float32 becomes +-inf and still goes the same way).
@@ -100,6 +101,16 @@ def solr_scales(h: Handoff) -> tuple[dict[int, int], np.ndarray, list[str]]:
 
 
 def _feature(h: Handoff, i: int, name: str) -> dict[str, Any]:
+    """The feature's store entry; with a tree model and ``non_match="missing"`` its
+    ``defaultValue`` (the value of a document its query does not match) is NaN, the trees'
+    missing value, unless the template sets one."""
+    spec = _feature_spec(h, i, name)
+    if h.trees is not None and h.non_match == "missing":
+        spec["params"] = {**spec["params"], "defaultValue": spec["params"].get("defaultValue", "NaN")}
+    return spec
+
+
+def _feature_spec(h: Handoff, i: int, name: str) -> dict[str, Any]:
     if h.templates is None:
         return {"store": h.name, "name": name, "class": _SOLR_FEATURE,
                 "params": {"q": f"TODO: the query that computes {h.subset.label(i)}"}}
@@ -182,6 +193,7 @@ def files(h: Handoff) -> EngineFiles:
         notes.append("Solr 9.2 or later: the trees' 'missing' and the model's isNullSameAsZero (SOLR-16596) are read "
                      "from 9.2 on")
     notes += non_match_notes(h, "Solr", "Solr gives a feature whose query does not match its defaultValue (0 unless "
-                             "set) and sends a missing value the 'missing' way from 9.2 (isNullSameAsZero false)")
+                             "set; NaN, the missing value, in features.json with non_match='missing') and sends a "
+                             "missing value the 'missing' way from 9.2 (isNullSameAsZero false)")
     notes += every_number_notes(h, "the largest float32, 3.4028235e38")
     return EngineFiles(out, notes)
