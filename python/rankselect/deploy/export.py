@@ -94,9 +94,10 @@ def export_engine(engine: str, selection, model=None, *, templates: Optional[Map
         ``rankselect select --json`` prints (a dict, its text, or a path to it), or 0-based
         columns in selection order.
     model : optional
-        None (the feature set alone); a fitted LightGBM ``LGBMRanker`` / ``Booster`` or
-        XGBoost ``XGBRanker`` / ``Booster`` trained on exactly the selected columns (under the
-        set's names, or the library's positional default names in selection order); or a
+        None (the feature set alone); a fitted LightGBM ``LGBMRanker`` / ``Booster``, XGBoost
+        ``XGBRanker`` / ``Booster`` or CatBoost ``CatBoostRanker`` / ``CatBoost`` trained on
+        exactly the selected columns (under the set's names, or the library's positional
+        default names in selection order); or a
         linear model: a rankselect ``RankRLS``, ``SparseRankSVM``, a selector with ``coef_``,
         or a coefficient vector (a step of ``GreedyRankRLS.coef_path_``), as wide as the
         selection (selection order) or as the data (no weight outside the selection).
@@ -119,7 +120,8 @@ def export_engine(engine: str, selection, model=None, *, templates: Optional[Map
         in Elasticsearch, a null in Solr 9.2+): ``"zero"`` (the training data held 0 there,
         as LETOR data does: it goes the way of 0; Elasticsearch's extractors get
         ``default_score`` 0) or ``"missing"`` (the training data held NaN there: it goes the
-        model's own missing-value way). See the user guide, 'Deploying the subset'.
+        model's own missing-value way; Solr's features get ``defaultValue`` NaN). See the user
+        guide, 'Deploying the subset'.
 
     Returns
     -------
