@@ -29,6 +29,7 @@ import engine_ports as ports  # noqa: E402 (the tests' ports of the engines' cod
 
 import rankselect as rs  # noqa: E402
 from rankselect.deploy import export_engine  # noqa: E402
+from rankselect.deploy.floats import lt_float32  # noqa: E402
 from rankselect.deploy.trees import forest_of  # noqa: E402
 
 PORTS = {"opensearch": ports.opensearch_scores, "solr": ports.solr_scores,
@@ -71,7 +72,8 @@ def parity(data: Path) -> None:
         nan[rng.random(nan.shape) < 0.05] = np.nan
         for lib, model in models.items():
             for engine, port in PORTS.items():
-                files = export_engine(engine, sel, model).files
+                # NaN is the model's missing value here (the rows below compare with predict on NaN)
+                files = export_engine(engine, sel, model, non_match="missing").files
                 for tag, X in (("plain", te.X[:, cols]), ("5 % NaN", nan)):
                     x = X.astype(np.float32).astype(np.float64) if engine in FLOAT32 else X
                     ref = model.predict(x).astype(np.float64)
@@ -92,11 +94,18 @@ def _nested(forest, n, split, leaf):
                  _nested(forest, int(forest.right[n]), split, leaf))
 
 
+def _own_thresholds(f) -> np.ndarray:
+    """The library's own split values: LightGBM's float64 threshold is the IR's; XGBoost's
+    float32 split value is the float32 just above the IR's (the OpenSearch conversion)."""
+    return f.threshold if f.source == "lightgbm" else lt_float32(f.threshold).astype(np.float64)
+
+
 def naive_solr(model, names):
     """The library's thresholds copied into a MultipleAdditiveTreesModel (no slack compensation, no missing)."""
     f = forest_of(model)
+    own = _own_thresholds(f)
     trees = [{"weight": "1", "root": _nested(
-        f, int(r), lambda n, lo, hi: {"feature": names[f.feature[n]], "threshold": repr(float(f.threshold[n])),
+        f, int(r), lambda n, lo, hi: {"feature": names[f.feature[n]], "threshold": repr(float(own[n])),
                                       "left": lo, "right": hi},
         lambda n: {"value": repr(float(f.value[n]))})} for r in f.tree_start]
     model_json = {"class": "org.apache.solr.ltr.model.MultipleAdditiveTreesModel", "features": [
@@ -154,25 +163,29 @@ def _pitfall_rows(sel, models, names, X, qid):
     """(what, naive reorderings, rankselect's reorderings) on the rows X (selection order)."""
     x32 = X.astype(np.float32).astype(np.float64)
     lm, xm = models["lightgbm"], models["xgboost"]
+
+    def ours(engine, model):  # NaN is the model's missing value here (compared with predict on NaN)
+        return export_engine(engine, sel, model, non_match="missing").files
+
     rows = []
     for lib, model in models.items():
         ref32 = model.predict(x32).astype(np.float64)
         rows.append((f"Solr, {lib} thresholds copied (1e-6 slack, <=, no missing)",
                      reordered(ports.solr_scores(naive_solr(model, names), x32).astype(np.float64), ref32, qid),
-                     reordered(ports.solr_scores(export_engine("solr", sel, model).files, x32).astype(np.float64),
+                     reordered(ports.solr_scores(ours("solr", model), x32).astype(np.float64),
                                ref32, qid)))
     ref32 = lm.predict(x32)
     rows.append(("OpenSearch, LightGBM thresholds copied (< for <=, NaN right)",
                  reordered(ports.opensearch_scores(naive_opensearch(lm, names), x32).astype(np.float64), ref32, qid),
-                 reordered(ports.opensearch_scores(export_engine("opensearch", sel, lm).files, x32).astype(np.float64),
+                 reordered(ports.opensearch_scores(ours("opensearch", lm), x32).astype(np.float64),
                            ref32, qid)))
     ref = xm.predict(X).astype(np.float64)
     rows.append(("Elasticsearch, eland's XGBoost route (decimal thresholds, 0.5 base, no default_left)",
                  reordered(ports.elasticsearch_scores(eland_xgboost(xm, names), X), ref, qid),
-                 reordered(ports.elasticsearch_scores(export_engine("elasticsearch", sel, xm).files, X), ref, qid)))
+                 reordered(ports.elasticsearch_scores(ours("elasticsearch", xm), X), ref, qid)))
     rows.append(("Vespa, LightGBM's own dump to lightgbm() (x < t for x <= t)",
                  reordered(ports.vespa_scores(naive_vespa_lightgbm(lm, names), X), lm.predict(X), qid),
-                 reordered(ports.vespa_scores(export_engine("vespa", sel, lm).files, X), lm.predict(X), qid)))
+                 reordered(ports.vespa_scores(ours("vespa", lm), X), lm.predict(X), qid)))
     return rows
 
 
@@ -190,6 +203,20 @@ def pitfalls(data: Path) -> None:
     print("|---|---|---|---|---|")
     for (what, naive, ours), (_, naive_nan, ours_nan) in zip(plain, missing):
         print(f"| {what} | {naive} | {ours} | {naive_nan} | {ours_nan} |")
+    # a feature that does not match: 0 in the LETOR training data, NaN in OpenSearch LTR 3.2+
+    xm = models["xgboost"]
+    x32 = X.astype(np.float32).astype(np.float64)
+    as_nan, ref = np.where(x32 == 0.0, np.nan, x32), xm.predict(x32).astype(np.float64)
+    counts = {}
+    for m in ("missing", "zero"):
+        files = export_engine("opensearch", sel, xm, non_match=m).files
+        counts[m] = reordered(ports.opensearch_scores(files, as_nan).astype(np.float64), ref, te.qid)
+    print("\nThe test zeros (0 = no match in LETOR data) passed to OpenSearch LTR 3.2+ as NaN (a non-match), "
+          "XGBRanker:\n")
+    print("| missing value goes | queries reordered |")
+    print("|---|---|")
+    print(f"| the model's own NaN way (default_left; non_match='missing') | {counts['missing']} |")
+    print(f"| the way of 0 (non_match='zero') | {counts['zero']} |")
 
 
 def speed(rounds: int) -> None:

@@ -114,7 +114,7 @@ def test_old_path_keeps_the_new_module_spec():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
         import rankselect.export as old
-    assert old.__spec__.name == "rankselect.analysis.export" == old.__name__
+    assert old.__spec__.name == "rankselect.deploy.formats" == old.__name__
 
 
 def test_every_entry_names_modules_of_the_package():

@@ -5,7 +5,8 @@ Until the subpackage layout, every module of the package sat at its top: estimat
 pickled then name their class by that path (``rankselect.gas.GAS``,
 ``rankselect.rankrls.GreedyRankRLS``) and scripts import from it (``from rankselect.kendall
 import kendall_similarity``). Later, selectors moved into :mod:`rankselect.selection` and the
-redundancy report into :mod:`rankselect.analysis`. :data:`MOVED` is the one table of those
+redundancy report into :mod:`rankselect.analysis`, and the hand-off formats of a selection
+(``analysis.export``) into :mod:`rankselect.deploy` (``deploy.formats``). :data:`MOVED` is the one table of those
 paths: each old module name maps to the module(s) that hold its names now (their last home).
 
 The table is resolved lazily, by module name: :class:`MovedModuleFinder` (on
@@ -58,7 +59,7 @@ MOVED: dict[str, tuple[str, ...]] = {
     "costs": ("analysis.costs",),
     "inspection": ("analysis.inspection",),
     "stats": ("analysis.stats",),
-    "export": ("analysis.export",),
+    "export": ("deploy.formats",),
     "experiment": ("protocol",),
     # every selector in one folder; the redundancy report with the analyses
     "wrapper": ("selection.wrapper",),
@@ -70,6 +71,8 @@ MOVED: dict[str, tuple[str, ...]] = {
     "wrapper.rankers": ("selection.wrapper.rankers",),
     "models.sparse_ranksvm": ("selection.sparse_ranksvm",),
     "selection.redundancy": ("analysis.redundancy",),
+    # the hand-off formats with the engines' files: one package for a selection's deployment
+    "analysis.export": ("deploy.formats",),
 }
 
 #: subpackages that ``import rankselect`` does not import: the attribute imports them on first use

@@ -1,4 +1,4 @@
-"""rankselect.analysis.export and ``rankselect export``: hand-off of a selection."""
+"""rankselect.deploy.formats (formerly in analysis) and ``rankselect export``: hand-off of a selection."""
 from __future__ import annotations
 
 import json
@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 import rankselect as rs
-from rankselect.analysis.export import export_selection, write_selection
 from rankselect.cli import main
 from rankselect.data.datasets import example_path, load_example
+from rankselect.deploy import export_selection, write_selection
 
 
 @pytest.fixture(scope="module")

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 import rankselect as rs
-from rankselect.analysis.export import export_selection
 from rankselect.data.datasets import load_example
+from rankselect.deploy import export_selection
 
 
 def test_lightgbm_from_the_letor_file_matches_the_array_route(tmp_path):

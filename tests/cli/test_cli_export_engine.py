@@ -37,13 +37,13 @@ def _run(args, capsys):
     return code, out.out, out.err
 
 
-@pytest.mark.parametrize("ranker", ["lightgbm", "xgboost"])
+@pytest.mark.parametrize("ranker", ["lightgbm", "xgboost", "catboost"])
 def test_select_train_export(files, ranker, capsys, tmp_path):
     pytest.importorskip(ranker)
     code, sel, _ = _run(["select", "--method", "greedy-rankrls", "-k", "5", files / "train.txt", "--json"], capsys)
     assert code == 0
     (tmp_path / "sel.json").write_text(sel)
-    model = tmp_path / ("model.txt" if ranker == "lightgbm" else "model.json")
+    model = tmp_path / {"lightgbm": "model.txt", "xgboost": "model.json", "catboost": "model.cbm"}[ranker]
     code, out, _ = _run(["train", files / "train.txt", "--test", files / "test.txt", "--ranker", ranker, "--features",
                          tmp_path / "sel.json", "--names", files / "names.txt", "--save-model", model, "--json",
                          "--n-estimators", "20"], capsys)
@@ -67,6 +67,8 @@ def test_select_train_export(files, ranker, capsys, tmp_path):
 
 
 def _predict(booster, x):
+    if type(booster).__module__.startswith("catboost"):
+        return booster.predict(x)
     if hasattr(booster, "num_trees"):  # LightGBM
         return booster.predict(x)
     import xgboost as xgb
@@ -90,7 +92,8 @@ def test_ranklib_renumbers_the_subset(files, capsys, tmp_path):
     (["--engine", "solr"], "--engine needs --out DIR"),
     (["--format", "json", "--model", "m.txt"], "--model applies to --engine, not to --format"),
     (["--engine", "solr", "--out", "o", "--letor", "t.txt"], "--letor applies to --engine ranklib"),
-    (["--engine", "solr", "--out", "o", "--model", "sel.json"], "is neither a LightGBM model text file nor an XGBoost"),
+    (["--engine", "solr", "--out", "o", "--model", "sel.json"], "is neither a LightGBM model text file, an "
+     "XGBoost JSON model nor a CatBoost"),
 ])
 def test_export_errors_are_one_line(files, capsys, tmp_path, monkeypatch, args, message):
     monkeypatch.chdir(tmp_path)
@@ -119,7 +122,7 @@ def test_train_ranker_flag_errors(files, capsys):
                          "--C", "2"], capsys)
     assert code == 2 and "--ranker lightgbm trains a tree ranker: drop --C" in err
     code, _, err = _run(["train", files / "train.txt", "--test", files / "test.txt", "--save-model", "m.txt"], capsys)
-    assert code == 2 and "--save-model needs --ranker lightgbm|xgboost" in err
+    assert code == 2 and "--save-model needs --ranker lightgbm|xgboost|catboost" in err
 
 
 def test_train_ranksvm_on_the_selected_features(files, capsys):
@@ -131,3 +134,25 @@ def test_train_ranksvm_on_the_selected_features(files, capsys):
     model = rs.RankSVM().fit(train.X[:, [2, 0]], train.y, qid=train.qid)
     expected = rs.metrics.evaluate(test.y, model.predict(test.X[:, [2, 0]]), test.qid)
     assert json.loads(out)["test"]["exponential"]["MAP"] == pytest.approx(expected["MAP"], abs=1e-12)
+
+
+def test_non_match_option_reaches_the_files(files, capsys, tmp_path):
+    pytest.importorskip("lightgbm")
+    (tmp_path / "sel.json").write_text(json.dumps({"selected_features": [1, 3, 4], "n_features": 10}))
+    model = tmp_path / "model.txt"
+    code, _, _ = _run(["train", files / "train.txt", "--test", files / "test.txt", "--ranker", "lightgbm",
+                       "--features", tmp_path / "sel.json", "--save-model", model, "--n-estimators", "5"], capsys)
+    assert code == 0
+    for choice in ("zero", "missing"):
+        out = tmp_path / choice
+        code, _, err = _run(["export", tmp_path / "sel.json", "--engine", "elasticsearch", "--model", model,
+                             "--non-match", choice, "--out", out], capsys)
+        assert code == 0, err
+        assert f"non_match='{choice}'" in (out / "README.md").read_text()
+        extractors = json.loads((out / "model.json").read_text())["inference_config"]["learning_to_rank"]
+        assert all(("default_score" in e["query_extractor"]) == (choice == "zero")
+                   for e in extractors["feature_extractors"])
+    with pytest.raises(SystemExit) as exc:
+        _run(["export", tmp_path / "sel.json", "--engine", "solr", "--non-match", "nan", "--out", tmp_path / "x"],
+             capsys)
+    assert exc.value.code == 2 and "invalid choice 'nan' (choices: zero, missing)" in capsys.readouterr().err

@@ -1,7 +1,7 @@
 """Rankers to deploy: a synthetic problem that always runs (values repeated, so that
 documents sit exactly on split values; zeros; a feature with thresholds near 0), and
 MQ2008 Fold1 with a 12-feature greedy RankRLS selection and 100-tree rankers (skipped
-without the data). XGBoost tests skip without xgboost."""
+without the data). XGBoost and CatBoost tests skip without the library."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -36,6 +36,10 @@ def _fit(library: str, X, y, qid, n_trees: int, **extra):
     if library == "lightgbm":
         lgb = pytest.importorskip("lightgbm")
         return lgb.LGBMRanker(n_estimators=n_trees, verbose=-1, random_state=0, **extra).fit(X, y, group=groups(qid))
+    if library == "catboost":
+        cb = pytest.importorskip("catboost")
+        return cb.CatBoostRanker(iterations=n_trees, random_seed=0, verbose=0, thread_count=1,
+                                 allow_writing_files=False, **extra).fit(X, y, group_id=qid)
     xgb = pytest.importorskip("xgboost")
     return xgb.XGBRanker(n_estimators=n_trees, tree_method="hist", random_state=0, n_jobs=1,
                          **extra).fit(X, y, qid=qid)
@@ -88,3 +92,29 @@ def mq2008_fold1() -> Case:
     cols = [int(j) for j in sel.selected_features_]
     models = _Lazy(lambda lib: _fit(lib, tr.X[:, cols], tr.y, tr.qid, 100))
     return Case("MQ2008", sel, cols, te.X[:, cols], te.qid, models)  # type: ignore[arg-type]
+
+
+def nan_data(seed: int = 3):
+    """The synthetic problem with 10 % of the values missing (NaN), the label depending on
+    which are missing (so that splits separate NaN: LightGBM writes ``threshold=inf``), and
+    zeros and negative values left in."""
+    X, y, qid = synthetic_data(seed)
+    rng = np.random.default_rng(seed + 100)
+    X[rng.random(X.shape) < 0.10] = np.nan
+    y = np.clip(y + np.isnan(X[:, 0]) - np.isnan(X[:, 5]), 0, 3).astype(int)
+    return X, y, qid
+
+
+@pytest.fixture(scope="session")
+def nan_trained() -> Case:
+    """LightGBM rankers trained with 10 % NaN: missing type NaN (``"lightgbm"``) and
+    ``zero_as_missing=True`` (``"lightgbm_zero"``), on 6 columns in a chosen order."""
+    X, y, qid = nan_data()
+    train = qid < 40
+    cols = [5, 0, 3, 1, 8, 2]
+
+    def fit(kind: str):
+        extra = {"zero_as_missing": True} if kind == "lightgbm_zero" else {}
+        return _fit("lightgbm", X[train][:, cols], y[train], qid[train], 40, min_child_samples=3, **extra)
+
+    return Case("nan_trained", cols, cols, X[~train][:, cols], qid[~train], _Lazy(fit))  # type: ignore[arg-type]

@@ -48,7 +48,11 @@ def java_float(text) -> np.float32:
     exact = Fraction(str(text))
     f = F32(float(str(text)))
     best = None
-    for c in (np.nextafter(f, F32(-np.inf)), f, np.nextafter(f, F32(np.inf))):
+    with np.errstate(over="ignore"):
+        candidates = (np.nextafter(f, F32(-np.inf)), f, np.nextafter(f, F32(np.inf)))
+    for c in candidates:
+        if not np.isfinite(c):
+            continue
         d = abs(Fraction(float(c)) - exact)
         if best is None or d < best[0] or (d == best[0] and int(c.view(np.uint32)) % 2 == 0):
             best = (d, c)
@@ -310,7 +314,9 @@ def vespa_scores(files: dict[str, str], X: np.ndarray) -> np.ndarray:
     """X: one column per ``function`` of the profile that the model reads (float64 features)."""
     profile = next(v for k, v in files.items() if k.endswith(".profile"))
     funcs = dict(re.findall(r"function (\w+)\(\) \{\s*expression: ([^\n]+)\n", profile))
-    first = re.search(r"first-phase \{\s*expression: ([^\n]+)\n", profile).group(1)
+    # a re-ranked hit's score is the second-phase expression when there is one (rerank-count hits)
+    second = re.search(r"second-phase \{\s*(?:rerank-count: \d+\s*)?expression: ([^\n]+)\n", profile)
+    first = second.group(1) if second else re.search(r"first-phase \{\s*expression: ([^\n]+)\n", profile).group(1)
     feature_funcs = [f for f, e in funcs.items() if not e.startswith("lightgbm(")]
     columns = {f: i for i, f in enumerate(feature_funcs)}
     x = np.asarray(X, dtype=np.float64)

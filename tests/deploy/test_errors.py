@@ -61,7 +61,8 @@ def test_an_unsupported_model_type(synthetic, model):  # noqa: F811
 def test_a_model_file_that_is_neither_library(tmp_path):
     p = tmp_path / "model.json"
     p.write_text(json.dumps({"weights": [1, 2]}))
-    with pytest.raises(ValueError, match=r"model\.json' is neither a LightGBM model text file nor an XGBoost JSON"):
+    with pytest.raises(ValueError, match=r"model\.json' is neither a LightGBM model text file, an XGBoost JSON model "
+                                         r"nor a CatBoost"):
         load_model(p)
     with pytest.raises(ValueError, match="cannot read it"):
         load_model(tmp_path / "absent.txt")

@@ -1,7 +1,9 @@
 """The proof: every engine file, scored by a port of the engine's own code
 (``engine_ports``), gives the ranker's own ``predict`` on the test rows, in the same order
-in every query: on values as they come, with 5 % of them missing (NaN), and with values
-equal to the split values (and their float32 neighbours). Float32 engines (OpenSearch,
+in every query: on values as they come, with 5 % of them missing (NaN: with
+``non_match="missing"`` the model's own NaN way, with ``"zero"`` the way of 0, so that the
+engine scores a non-match as ``predict`` scores a 0), and with values equal to the split
+values (and their float32 neighbours). Float32 engines (OpenSearch,
 Solr) see float32 feature values and are compared with ``predict`` on those values; the
 float64 engines (Elasticsearch, Vespa) with ``predict`` on the data."""
 from __future__ import annotations
@@ -50,7 +52,7 @@ def thresholds_by_column(model, library: str, k: int) -> list[np.ndarray]:
 def variant(case: Case, library: str, kind: str) -> np.ndarray:
     X = case.X_test.copy()
     rng = np.random.default_rng(1)
-    if kind == "nan":
+    if kind in ("nan", "nan_as_zero"):
         X[rng.random(X.shape) < 0.05] = np.nan
     elif kind == "thresholds":
         for j, values in enumerate(thresholds_by_column(case.models[library], library, X.shape[1])):
@@ -69,12 +71,12 @@ def assert_same_order(got: np.ndarray, ref: np.ndarray, qid: np.ndarray) -> None
 
 def check(case: Case, library: str, engine: str, kind: str) -> None:
     model = case.models[library]
-    out = export_engine(engine, case.selection, model)
+    out = export_engine(engine, case.selection, model, non_match="zero" if kind == "nan_as_zero" else "missing")
     assert not any("cannot be held" in n for n in out.notes), out.notes
     X = variant(case, library, kind)
     if engine in FLOAT32:
         X = X.astype(np.float32).astype(np.float64)  # the engine's feature values
-    ref = model.predict(X).astype(np.float64)
+    ref = model.predict(np.nan_to_num(X, nan=0.0) if kind == "nan_as_zero" else X).astype(np.float64)
     got = PORTS[engine](out.files, X).astype(np.float64)
     if engine in FLOAT32 and library == "xgboost":
         np.testing.assert_array_equal(got, ref)  # the same float32 sum, bit for bit
@@ -83,7 +85,7 @@ def check(case: Case, library: str, engine: str, kind: str) -> None:
     assert_same_order(got, ref, case.qid_test)
 
 
-@pytest.mark.parametrize("kind", ["plain", "nan", "thresholds"])
+@pytest.mark.parametrize("kind", ["plain", "nan", "nan_as_zero", "thresholds"])
 @pytest.mark.parametrize("engine", sorted(PORTS))
 @pytest.mark.parametrize("library", ["lightgbm", "xgboost"])
 def test_synthetic_parity(synthetic, library, engine, kind):  # noqa: F811

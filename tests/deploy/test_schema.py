@@ -182,3 +182,23 @@ def test_vespa_does_not_transform_a_margin_named_binary(synthetic):  # noqa: F81
     x = synthetic.X_test
     ref = model.predict(x, output_margin=True).astype(np.float64)
     assert np.all(np.abs(ports.vespa_scores(out.files, x) - ref) <= 1e-5 * np.maximum(1, np.abs(ref)))
+
+
+def test_vespa_reranks_in_second_phase_and_says_where_files_go(synthetic):  # noqa: F811
+    out = export_engine("vespa", synthetic.selection, synthetic.models["lightgbm"])
+    profile = out.files["rankselect.profile"]
+    first = re.search(r"first-phase \{\s*expression: ([^\n]+)\n", profile).group(1)
+    second = re.search(r"second-phase \{\s*rerank-count: (\d+)\s*expression: ([^\n]+)\n", profile)
+    assert first == "nativeRank" and second.group(1) == "100" and second.group(2) == 'lightgbm("rankselect.json")'
+    assert any("put rankselect.profile in schemas/<schema>/" in n and "'vespa deploy'" in n for n in out.notes)
+    linear = export_engine("vespa", synthetic.selection, synthetic.selection.coef_path_[-1])
+    assert "second-phase {" in linear.files["rankselect.profile"]
+    assert "second-phase" not in export_engine("vespa", synthetic.selection).files["rankselect.profile"]
+
+
+def test_solr_names_its_version_and_explains_the_normalisers(synthetic):  # noqa: F811
+    out = export_engine("solr", synthetic.selection, synthetic.models["lightgbm"])
+    readme = out.files["README.md"]
+    assert "Solr 9.2 or later" in readme and "isNullSameAsZero" in readme
+    assert "StandardNormalizer" in out.files["model.json"]  # the synthetic data's feature of values near 0
+    assert "dividing the feature by a power of two is exact in float32" in readme

@@ -176,12 +176,9 @@ def test_a_model_without_trees_is_refused(tmp_path):
     path.write_text(re.sub(r"tree_sizes=.*\n", "", text))
     with pytest.raises(ValueError, match="the model has no trees"):
         load_model(path)
-    from rankselect.deploy.finite import check_forest
-    from rankselect.deploy.trees import forest_of
-    forest = forest_of(booster)
-    forest.tree_start = forest.tree_start[:0]
-    with pytest.raises(ValueError, match="the lightgbm model has no trees: it scores every document the same"):
-        check_forest(forest)
+    from rankselect.deploy.forest import ForestBuilder
+    with pytest.raises(ValueError, match="the lightgbm model has no trees: it would score every document 0"):
+        ForestBuilder("lightgbm").build(["a"], base_score=0.0, objective="lambdarank")
 
 
 _FUZZ = textwrap.dedent("""

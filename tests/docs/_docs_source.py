@@ -31,7 +31,7 @@ API_MODULES = [
     "rankselect.analysis.costs",
     "rankselect.analysis.inspection",
     "rankselect.analysis.stats",
-    "rankselect.analysis.export",
+    "rankselect.deploy.formats",
     "rankselect.deploy",
     "rankselect.methods",
     "rankselect.protocol",

@@ -19,16 +19,18 @@ reads it from standard input, so ``rankselect select ... --json | rankselect exp
 ``--engine``, the files the engine's API or configuration takes, written under ``--out DIR``
 (see ``README.md`` there): the feature set (``--templates FILE``: JSON mapping a feature's
 1-based number or name to its query template / Vespa rank feature; without it, skeletons
-marked TODO), and with ``--model FILE`` (a LightGBM model text file or an XGBoost JSON model
-trained on the selected columns, e.g. by ``rankselect train ... --ranker lightgbm --features
+marked TODO), and with ``--model FILE`` (a LightGBM model text file, an XGBoost JSON model or
+a CatBoost model trained on the selected columns, e.g. by ``rankselect train ... --ranker lightgbm --features
 SELECTION --save-model FILE``; ``--linear``: the selecting method's linear weights) the
 model, its thresholds written so that the engine scores
 each document as the ranker does. ``opensearch`` also serves the o19s Elasticsearch LTR
 plugin; ``elasticsearch`` is its native learning to rank (8.12+); ``ranklib`` renumbers the
 subset 1..k (``--letor FILE``, repeatable: write FILE's selected columns so numbered under DIR).
 
-``--names FILE``: one feature name per line, in column order. See
-``rankselect.analysis.export.export_selection`` and ``rankselect.export_engine`` for the
+``--non-match zero|missing``: where a feature whose query does not match goes at each split
+of a tree model (``export_engine(non_match=...)``). ``--names FILE``: one feature name per
+line, in column order. See
+``rankselect.deploy.export_selection`` and ``rankselect.export_engine`` for the
 Python functions behind it.
 """
 from __future__ import annotations
@@ -40,9 +42,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ..analysis.export import export_selection
 from ..data import RankingData, load_letor
-from ..deploy import ENGINES, export_engine, load_model, write_letor_subset
+from ..deploy import ENGINES, NON_MATCH, export_engine, load_model, write_letor_subset
+from ..deploy.formats import export_selection
 from ..deploy.model_files import read_json_text
 from .common import reading
 
@@ -63,8 +65,12 @@ def add_parser(sub) -> None:
     p.add_argument("--out", metavar="FILE|DIR", help="--format: write here instead of standard output; "
                                                      "--engine: the folder of the files (required)")
     p.add_argument("--names", metavar="FILE", help="feature names, one per line in column order")
-    p.add_argument("--model", metavar="FILE", help="--engine: a LightGBM model text file or an XGBoost JSON model "
-                                                   "trained on the selected columns")
+    p.add_argument("--model", metavar="FILE", help="--engine: a LightGBM model text file, an XGBoost JSON model or "
+                                                   "a CatBoost model trained on the selected columns")
+    p.add_argument("--non-match", choices=NON_MATCH, default="zero",
+                   help="--engine with a tree model: where a feature whose query does not match goes at each split: "
+                        "'zero' (the training data held 0 there, as LETOR data does: the way of 0; the default) or "
+                        "'missing' (the training data held NaN there: the model's own missing-value way)")
     p.add_argument("--linear", action="store_true",
                    help="--engine: the linear model of the selecting method (the JSON's coef: greedy-rankrls, "
                         "sparse-ranksvm, fsmrank ...) instead of --model")
@@ -163,7 +169,7 @@ def _engine(args: argparse.Namespace, data: dict, names) -> int:
         model = data["coef"]
     n_features = data.get("n_features") or (len(names) if names else None)
     out = export_engine(args.engine, data, model, templates=templates, feature_names=names, name=args.name,
-                        n_features=n_features)
+                        n_features=n_features, non_match=args.non_match)
     dests = _letor_targets(args.letor, args.out, args.force, set(out.files))
     paths = out.write(args.out, force=args.force)
     for src, dest in zip(args.letor, dests):

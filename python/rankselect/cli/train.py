@@ -1,7 +1,7 @@
 """``rankselect train [--model ranksvm] [--C C] [--kernel nystroem|rff --components M --gamma G]
 TRAIN --test TEST [--convention C[,C]] [--out SCORES] [--json]``
 
-``rankselect train TRAIN --test TEST --ranker lightgbm|xgboost --features SELECTION [--save-model FILE]``
+``rankselect train TRAIN --test TEST --ranker lightgbm|xgboost|catboost --features SELECTION [--save-model FILE]``
 
 Trains a ranking model on TRAIN (LETOR / SVMlight file) and prints its test metrics in
 two conventions side by side unless ``--convention`` names others: "exponential" (the gain
@@ -18,8 +18,9 @@ shows the parameters the model used, and only those: the kernel map's parameters
 only with ``--kernel``, and a kernel flag without ``--kernel`` is an error.
 
 ``--features SELECTION`` trains on the selected features only (the JSON of ``rankselect
-select --json``, or 1-based numbers ``8,4,12``). ``--ranker lightgbm|xgboost`` trains the
-production ranker (LightGBM's ``LGBMRanker``, XGBoost's ``XGBRanker``) on them, under the
+select --json``, or 1-based numbers ``8,4,12``). ``--ranker lightgbm|xgboost|catboost`` trains
+the production ranker (LightGBM's ``LGBMRanker``, XGBoost's ``XGBRanker``, CatBoost's
+``CatBoostRanker`` with YetiRank) on them, under the
 set's names, and ``--save-model FILE`` writes it for ``rankselect export SELECTION --engine
 ... --model FILE`` (select, train, export without Python).
 """
@@ -112,7 +113,7 @@ def _ranker_checks(args: argparse.Namespace) -> None:
             raise ValueError(f"--ranker {args.ranker} trains a tree ranker: drop {', '.join(extra)}")
     elif args.save_model or args.names or args.force:
         flag = "--save-model" if args.save_model else "--names" if args.names else "--force"
-        raise ValueError(f"{flag} needs --ranker lightgbm|xgboost")
+        raise ValueError(f"{flag} needs --ranker lightgbm|xgboost|catboost")
 
 
 @dataclass(frozen=True)

@@ -1,10 +1,10 @@
-"""``rankselect train TRAIN --test TEST --ranker lightgbm|xgboost [--features SELECTION]
+"""``rankselect train TRAIN --test TEST --ranker lightgbm|xgboost|catboost [--features SELECTION]
 [--save-model FILE] ...``: the production ranker on the selected subset (see ``train``).
 
 The ranker is trained on the selected columns in selection order, under the set's names
 (``--names FILE``, else ``feature_<number>``), so that ``rankselect export SELECTION --engine
 ... --model FILE`` maps its features by name. ``--save-model FILE`` writes LightGBM's model
-text file or XGBoost's JSON model (whatever the file's extension).
+text file, XGBoost's JSON model or CatBoost's binary model (whatever the file's extension).
 """
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from .common import reading
 __all__ = ["RANKERS", "features_of"]
 
 #: the tree rankers ``train --ranker`` fits
-RANKERS = ("lightgbm", "xgboost")
+RANKERS = ("lightgbm", "xgboost", "catboost")
 _REPORTED = ["NDCG@1", "NDCG@3", "NDCG@5", "NDCG@10", "P@1", "P@3", "P@5", "P@10", "MAP", "MeanNDCG"]
 
 
@@ -34,9 +34,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="train on the selected features only: the JSON of 'rankselect select --json' (a file, - for "
                         "standard input) or 1-based feature numbers, comma-separated (8,4,12)")
     p.add_argument("--ranker", choices=RANKERS,
-                   help="train a LightGBM LGBMRanker or an XGBoost XGBRanker (lambdarank / rank:ndcg), not --model")
+                   help="train a LightGBM LGBMRanker, an XGBoost XGBRanker or a CatBoostRanker (lambdarank / "
+                        "rank:ndcg / YetiRank), not --model")
     p.add_argument("--save-model", metavar="FILE",
-                   help="--ranker: write the model (LightGBM model text, XGBoost JSON) for 'rankselect export --model'")
+                   help="--ranker: write the model (LightGBM model text, XGBoost JSON, CatBoost binary) for "
+                        "'rankselect export --model'")
     p.add_argument("--names", metavar="FILE", help="--ranker: the data's feature names, one per line in column order")
     p.add_argument("--force", action="store_true", help="--save-model: replace FILE if it exists")
     p.add_argument("--n-estimators", type=int, default=100, help="--ranker: number of trees (default 100)")
@@ -105,6 +107,16 @@ def _fit(args, X, y, qid, names):
         model = lgb.LGBMRanker(n_estimators=args.n_estimators, learning_rate=args.learning_rate,
                                random_state=args.ranker_seed, verbose=-1)
         return model.fit(X, y, group=np.diff(np.r_[starts, len(qid)]), feature_name=names)
+    if args.ranker == "catboost":
+        try:
+            import catboost as cb
+        except ImportError:
+            raise ModuleNotFoundError("--ranker catboost needs catboost (pip install catboost)",
+                                      name="catboost") from None
+        model = cb.CatBoostRanker(iterations=args.n_estimators, learning_rate=args.learning_rate,
+                                  random_seed=args.ranker_seed, loss_function="YetiRank", verbose=0,
+                                  allow_writing_files=False)
+        return model.fit(cb.Pool(X, y, group_id=qid, feature_names=list(names)))
     try:
         import xgboost as xgb
     except ImportError:
@@ -118,6 +130,8 @@ def _save(model, ranker: str, path: str, names: list[str]) -> None:
     """The model file, its features named as the set's (LightGBM has them from ``fit``)."""
     if ranker == "lightgbm":
         model.booster_.save_model(path)
+    elif ranker == "catboost":
+        model.save_model(path, format="cbm")
     else:
         booster = model.get_booster().copy()
         booster.feature_names = names

@@ -6,11 +6,13 @@ that query, float32, or ``default_score`` when it does not match), then the ense
 (``EnsembleInferenceModel`` of ``TreeInferenceModel``): a node goes left when
 ``value < threshold`` (``lt``) or ``value <= threshold`` (``lte``), in float64, a NaN or an
 infinite value the ``default_left`` way; each tree's leaf (float64) is summed by
-``weighted_sum`` (a compensated float64 sum). LightGBM's splits are written ``lte`` with their
-own float64 threshold; XGBoost's ``float32(x) < s`` as ``lt`` with the float64 that separates
-the values rounding below ``s`` from the others; the base score is a first tree of one
-leaf (eland's converter adds 0.5, which an ``XGBRanker`` does not have). Linear models are
-refused: the inference config takes tree ensembles.
+``weighted_sum`` (a compensated float64 sum). The IR's splits are written ``lte`` with their
+own float64 threshold (LightGBM's own; for XGBoost's ``float32(x) < s`` the largest float64
+that rounds below ``s``); the base score is a first tree of one leaf (eland's converter adds
+0.5, which an ``XGBRanker`` does not have). ``default_left`` is the way of 0
+(``non_match="zero"``) or the model's own NaN way (``"missing"``); each extractor's
+``default_score`` (the value of a document its query does not match) is 0 with
+``"zero"``. Linear models are refused: the inference config takes tree ensembles.
 
 Files: ``model.json`` (PUT ``_ml/trained_models/NAME``), ``search.json`` (a rescore with
 the model), ``logging_query.json`` (the features of chosen documents, for
@@ -22,8 +24,17 @@ from typing import Any
 
 import numpy as np
 
-from .floats import lt_float64_of_float32_lt
-from .handoff import CANDIDATES, Handoff, skeleton_note, to_json, tree_roots
+from .floats import le_float64
+from .handoff import (
+    CANDIDATES,
+    EngineFiles,
+    Handoff,
+    every_number_notes,
+    non_match_notes,
+    skeleton_note,
+    to_json,
+    tree_roots,
+)
 from .scripts import curl, script_header
 
 __all__: list[str] = []  # a writer of export_engine: see rankselect.deploy
@@ -45,6 +56,8 @@ def extractors(h: Handoff) -> list[dict[str, Any]]:
             else:
                 raise TypeError(f"Elasticsearch template of {h.subset.label(i)} must be a query object "
                                 f"or {{'query': ..., 'default_score': ...}}, got {type(t).__name__}")
+        if h.non_match == "zero":
+            spec.setdefault("default_score", 0)
         out.append({"query_extractor": spec})
     return out
 
@@ -71,16 +84,13 @@ def ensemble(h: Handoff) -> dict[str, Any]:
     names = h.subset.names
     split = f.feature >= 0
     thr = np.zeros(len(f.feature), dtype=np.float64)
-    if f.library == "lightgbm":
-        thr[split], decision = f.threshold[split], "lte"
-    else:
-        thr[split], decision = lt_float64_of_float32_lt(f.threshold[split]), "lt"
+    thr[split], decision = le_float64(f.threshold[split]), "lte"
     position = r.position
     trees = []
     if f.base_score != 0.0:
         trees.append({"tree": {"feature_names": names, "target_type": "regression",
                                "tree_structure": [{"node_index": 0, "leaf_value": [float(f.base_score)]}]}})
-    feature, left, right, nan_left = f.feature.tolist(), f.left.tolist(), f.right.tolist(), f.nan_left.tolist()
+    feature, left, right, nan_left = f.feature.tolist(), f.left.tolist(), f.right.tolist(), h.missing_left().tolist()
     thr_l, value, pos = thr.tolist(), f.value.tolist(), position.tolist()
     roots = tree_roots(r)
     for root, end in zip(roots, roots[1:] + [len(feature)]):  # node_index: the index within the tree
@@ -93,12 +103,13 @@ def ensemble(h: Handoff) -> dict[str, Any]:
                          "aggregate_output": {"weighted_sum": {}}}}
 
 
-def files(h: Handoff) -> dict[str, str]:
+def files(h: Handoff) -> EngineFiles:
+    notes: list[str] = []
     if h.linear is not None:
         raise ValueError("Elasticsearch's learning_to_rank runs tree ensembles only: a linear model cannot be "
                          "exported to it (use opensearch or solr, or a LightGBM / XGBoost ranker)")
     if h.templates is None:
-        h.notes.append(skeleton_note("Elasticsearch"))
+        notes.append(skeleton_note("Elasticsearch"))
     ltr = {"learning_to_rank": {"feature_extractors": extractors(h)}}
     body: dict[str, Any] = {"input": {"field_names": h.subset.names}, "inference_config": ltr}
     out = {}
@@ -112,9 +123,12 @@ def files(h: Handoff) -> dict[str, str]:
                                                                        "params": {"keywords": "<keywords>"}}}})
         load.append(curl("PUT", "ES", ["_ml", "trained_models", h.name], "model.json"))
     else:
-        h.notes.append("no model: model.json holds the learning_to_rank configuration (the feature extractors); "
+        notes.append("no model: model.json holds the learning_to_rank configuration (the feature extractors); "
                        "add the trained model's definition to create it")
     out["model.json"] = to_json(body, compact=h.trees is not None)
     out["logging_query.json"] = to_json(logging_query(h))
     out["load.sh"] = "\n".join(load) + "\n"
-    return out
+    notes += non_match_notes(h, "Elasticsearch", "Elasticsearch gives a feature whose query does not match its "
+                             "extractor's default_score and sends NaN and infinite values the default_left way")
+    notes += every_number_notes(h, "the largest float64, 1.7976931348623157e308")
+    return EngineFiles(out, notes)

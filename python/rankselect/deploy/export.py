@@ -9,29 +9,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional, Union
 
-from . import elasticsearch, opensearch, ranklib, solr, vespa
-from .finite import check_files, check_forest
-from .handoff import Handoff
+from .engines import ENGINES, REGISTRY
+from .finite import check_files
+from .handoff import NON_MATCH, Handoff
 from .names import check_set_name
 from .ranker import ranker_of
 from .scripts import CURL_OPTS, markdown_code
 from .subset import subset_of, templates_for
 
 __all__ = ["ENGINES", "EngineExport", "export_engine"]
-
-#: engine name -> writer; ``"opensearch"`` also serves the o19s Elasticsearch LTR plugin
-_WRITERS = {"opensearch": opensearch.files, "solr": solr.files, "elasticsearch": elasticsearch.files,
-            "vespa": vespa.files, "ranklib": ranklib.files}
-#: the engines :func:`export_engine` writes for
-ENGINES = tuple(_WRITERS)
-
-_WHAT = {
-    "opensearch": "OpenSearch LTR / o19s Elasticsearch LTR plugin: feature set, model (_createmodel), requests",
-    "solr": "Solr LTR: feature store and model store",
-    "elasticsearch": "Elasticsearch learning_to_rank (8.12+): trained model with its query extractors",
-    "vespa": "Vespa: rank profile (functions = the features) and the model file(s) for lightgbm(...)",
-    "ranklib": "RankLib (model/ranklib): the subset renumbered 1..k, its feature set",
-}
 
 
 @dataclass
@@ -105,8 +91,8 @@ _TEMPLATE_EXAMPLE = {"opensearch": _QUERY, "ranklib": _QUERY, "elasticsearch": _
                      "solr": "{!dismax qf=title}${keywords}", "vespa": "bm25(title)"}
 
 
-def _readme(h: Handoff, files: Mapping[str, str], model: str) -> str:
-    lines = [f"# {h.name}: {_WHAT[h.engine]}", "",
+def _readme(h: Handoff, files: Mapping[str, str], notes: list[str], model: str) -> str:
+    lines = [f"# {h.name}: {REGISTRY[h.engine].title}", "",
              f"Written by rankselect for {len(h.subset.columns)} selected features, in selection order:", ""]
     lines += [f"{i + 1}. {markdown_code(s)} (feature {j} of the data file)" for i, (s, j)
               in enumerate(zip(h.subset.names, h.subset.numbers))]
@@ -124,15 +110,15 @@ def _readme(h: Handoff, files: Mapping[str, str], model: str) -> str:
         example = json.dumps({s: _TEMPLATE_EXAMPLE[h.engine] for s in h.subset.names[:2]}, indent=2, ensure_ascii=False)
         fence = "`" * max(3, 1 + max((len(r) for r in re.findall("`+", example)), default=0))
         lines += [fence + "json", example, fence]
-    if h.notes:
-        lines += ["", "Notes:", ""] + [f"- {n}" for n in h.notes]
+    if notes:
+        lines += ["", "Notes:", ""] + [f"- {n}" for n in notes]
     lines += ["", "See the user guide, 'Deploying the subset', for what the engine computes per document.", ""]
     return "\n".join(lines)
 
 
 def export_engine(engine: str, selection, model=None, *, templates: Optional[Mapping[Any, Any]] = None,
                   feature_names: Optional[Sequence[str]] = None, name: str = "rankselect",
-                  n_features: Optional[int] = None) -> EngineExport:
+                  n_features: Optional[int] = None, non_match: str = "zero") -> EngineExport:
     """The selected features, and optionally the ranker trained on them, as files for a search engine.
 
     Parameters
@@ -145,9 +131,10 @@ def export_engine(engine: str, selection, model=None, *, templates: Optional[Map
         ``rankselect select --json`` prints (a dict, its text, or a path to it), or 0-based
         columns in selection order.
     model : optional
-        None (the feature set alone); a fitted LightGBM ``LGBMRanker`` / ``Booster`` or
-        XGBoost ``XGBRanker`` / ``Booster`` trained on exactly the selected columns (under the
-        set's names, or the library's positional default names in selection order); or a
+        None (the feature set alone); a fitted LightGBM ``LGBMRanker`` / ``Booster``, XGBoost
+        ``XGBRanker`` / ``Booster`` or CatBoost ``CatBoostRanker`` / ``CatBoost`` trained on
+        exactly the selected columns (under the set's names, or the library's positional
+        default names in selection order); or a
         linear model: a rankselect ``RankRLS``, ``SparseRankSVM``, a selector with ``coef_``,
         or a coefficient vector (a step of ``GreedyRankRLS.coef_path_``), as wide as the
         selection (selection order) or as the data (no weight outside the selection).
@@ -164,6 +151,14 @@ def export_engine(engine: str, selection, model=None, *, templates: Optional[Map
         The feature set's and the model's name in the engine.
     n_features : int, optional
         The data's width, when ``selection`` is a list of columns without names.
+    non_match : {"zero", "missing"}
+        Where a feature whose query does not match the document goes at each split of a tree
+        model (the engine's missing value: NaN in OpenSearch LTR 3.2+, a NaN or infinite value
+        in Elasticsearch, a null in Solr 9.2+): ``"zero"`` (the training data held 0 there,
+        as LETOR data does: it goes the way of 0; Elasticsearch's extractors get
+        ``default_score`` 0) or ``"missing"`` (the training data held NaN there: it goes the
+        model's own missing-value way; Solr's features get ``defaultValue`` NaN). See the user
+        guide, 'Deploying the subset'.
 
     Returns
     -------
@@ -183,16 +178,17 @@ def export_engine(engine: str, selection, model=None, *, templates: Optional[Map
     >>> out.feature_names
     ['feature_8', 'feature_4', 'feature_12']
     """
-    if engine not in _WRITERS:
+    if engine not in REGISTRY:
         raise ValueError(f"unknown engine {engine!r}: choose one of {', '.join(ENGINES)}")
     check_set_name(name)
+    if non_match not in NON_MATCH:
+        raise ValueError(f"non_match must be one of {', '.join(map(repr, NON_MATCH))}, got {non_match!r}")
     subset = subset_of(selection, feature_names, n_features)
-    h = Handoff(engine, name, subset, templates_for(engine, templates, subset), ranker_of(model, subset))
-    if h.trees is not None:
-        check_forest(h.trees.forest)
-    files = _WRITERS[engine](h)
+    h = Handoff(engine, name, subset, templates_for(engine, templates, subset), ranker_of(model, subset), non_match)
+    files, notes = REGISTRY[engine].write(h)
+    files = dict(files)
     check_files(files)
     kind = ("none (the feature set alone)" if h.ranker is None else
-            f"{h.trees.library} trees ({h.trees.forest.n_trees})" if h.trees is not None else "linear")
-    files["README.md"] = _readme(h, files, kind)
-    return EngineExport(engine, name, subset.names, dict(sorted(files.items())), list(h.notes))
+            f"{h.trees.source} trees ({h.trees.forest.n_trees})" if h.trees is not None else "linear")
+    files["README.md"] = _readme(h, files, notes, kind)
+    return EngineExport(engine, name, subset.names, dict(sorted(files.items())), list(notes))

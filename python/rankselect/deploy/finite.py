@@ -1,8 +1,9 @@
-"""What no engine file may hold: a model without trees, NaN or infinite leaves, NaN
-thresholds (:func:`check_forest`, before the writers), and, as the last check of every
-export, a non-finite number anywhere in a JSON file (``NaN`` / ``Infinity``, not JSON) or as
-the text of a Solr number (``"nan"``, ``"inf"``): :func:`check_files` names the file and
-the path to it (the tree and the node).
+"""What no engine file may hold. A model without trees, NaN or infinite leaves and NaN
+thresholds are refused where the tree IR is built
+(:class:`~rankselect.deploy.forest.ForestBuilder`, naming the tree and the node); as the last
+check of every export, :func:`check_files` refuses a non-finite number anywhere in a JSON file
+(``NaN`` / ``Infinity``, not JSON) or as the text of a Solr number (``"nan"``, ``"inf"``),
+naming the file and the path to it (the tree and the node).
 """
 from __future__ import annotations
 
@@ -12,9 +13,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-import numpy as np
-
-__all__ = ["check_forest", "check_files"]
+__all__ = ["check_files"]
 
 #: keys whose string values are numbers (Solr's model store writes numbers as text)
 _NUMBER_KEYS = frozenset({"threshold", "value", "weight", "avg", "std", "leaf", "split_condition", "leaf_value"})
@@ -29,41 +28,6 @@ def _suspect(text: str) -> bool:
     text; a fast scan before the full walk."""
     return (any(text.count(s) > text.count(f'"{s}"') for s in ("NaN", "Infinity"))
             or any(s in text for s in _TEXTS))
-
-
-def check_forest(forest) -> None:
-    """A ValueError for a model with no trees, a NaN or infinite leaf, or a NaN threshold,
-    naming the tree and the node (its index within the tree).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from rankselect.deploy.finite import check_forest
-    >>> from rankselect.deploy.trees import Forest
-    >>> leaf = Forest("lightgbm", ["a"], np.array([-1]), np.zeros(1), np.zeros(1, bool), np.array([-1]),
-    ...               np.array([-1]), np.array([np.inf]), np.array([0]), 0.0, "lambdarank")
-    >>> check_forest(leaf)
-    Traceback (most recent call last):
-    ...
-    ValueError: the lightgbm model's tree 0, node 0: leaf value inf (1 such node(s)): no engine scores a \
-non-finite number; retrain the model
-    """
-    if forest.n_trees == 0:
-        raise ValueError(f"the {forest.library} model has no trees: it scores every document the same; "
-                         "train it with n_estimators >= 1")
-    starts = np.asarray(forest.tree_start, dtype=np.int64)
-    leaf = forest.feature < 0
-    bad_leaf = leaf & ~np.isfinite(forest.value)
-    bad_split = ~leaf & np.isnan(forest.threshold)
-    bad = np.flatnonzero(bad_leaf | bad_split)
-    if bad.size:
-        n = int(bad[0])
-        t = int(np.searchsorted(starts, n, side="right") - 1)
-        what = f"leaf value {float(forest.value[n])!r}" if leaf[n] else "threshold nan"
-        raise ValueError(f"the {forest.library} model's tree {t}, node {n - int(starts[t])}: {what} "
-                         f"({bad.size} such node(s)): no engine scores a non-finite number; retrain the model")
-    if not math.isfinite(forest.base_score):
-        raise ValueError(f"the {forest.library} model's base score is {forest.base_score!r}: not finite")
 
 
 def _solr_number(path: str) -> bool:

@@ -2,18 +2,25 @@
 
 A ranker and an engine compare a feature ``x`` with a split value differently:
 
-- LightGBM goes left when ``x <= t`` (``t`` a float64, ``x`` as given);
-- XGBoost goes left when ``float32(x) < s`` (``s`` a float32; it rounds every input to float32);
+- the IR (:mod:`~rankselect.deploy.forest`), like LightGBM, goes left when ``x <= t`` (``t`` a
+  float64, ``+inf``: every number);
+- XGBoost goes left when ``float32(x) < s`` (``s`` a float32; it rounds every input to float32):
+  ``x <= le_float64_of_float32_lt(s)`` in the IR; CatBoost goes right when ``float32(x) > b``:
+  ``x <= le_float64_of_float32_lt(next float32 above b)``;
 - OpenSearch LTR (``NaiveAdditiveDecisionTree``) goes left when ``t' > x`` with ``t'`` and ``x``
   float32; Solr (``MultipleAdditiveTreesModel``) when ``x <= float32(t' + 1e-6f)``;
   Elasticsearch when ``x < t'`` (``lt``) or ``x <= t'`` (``lte``) in float64; Vespa's
   ``lightgbm(...)`` import when ``x < t'`` in float64.
 
 The functions below compute, vectorised over every node of a model, the ``t'`` for which
-the engine's test agrees with the ranker's for every value the engine can hold (float32 or
-float64), and :func:`exact_text` the decimal text that every engine parses back to that
-exact value (the shortest text of the float64; a float32 value is written as its float64,
-so that a parser reading it as float32, directly or through a float64, gets it exactly).
+the engine's test agrees with the IR's for every value the engine can hold (float32 or
+float64): :func:`lt_float32` (OpenSearch), :func:`le_float32` (Solr's target),
+:func:`le_float64` (Elasticsearch ``lte``), :func:`lt_float64_of_lte` (Vespa). A threshold
+``+inf`` (every number goes left) is written as the largest finite value of the engine's
+precision: only a value at that limit (or infinite) goes the other way. And
+:func:`exact_text` gives the decimal text that every engine parses back to that exact value
+(the shortest text of the float64; a float32 value is written as its float64, so that a
+parser reading it as float32, directly or through a float64, gets it exactly).
 """
 from __future__ import annotations
 
@@ -21,12 +28,14 @@ from fractions import Fraction
 
 import numpy as np
 
-__all__ = ["SOLR_SLACK", "exact_text", "lt_float32", "lt_float64_of_lte", "lt_float64_of_float32_lt",
-           "solr_le", "parse_float32"]
+__all__ = ["SOLR_SLACK", "exact_text", "le_float32", "le_float64", "le_float64_of_float32_lt", "lt_float32",
+           "lt_float64_of_lte", "lt_float64_of_float32_lt", "solr_le", "parse_float32"]
 
 #: Solr's ``RegressionTreeNode.NODE_SPLIT_SLACK``: added (in float32) to every threshold it reads
 SOLR_SLACK = np.float32(1e-6)
 _INF32 = np.float32(np.inf)
+_MAX32 = np.finfo(np.float32).max
+_MAX64 = np.finfo(np.float64).max
 
 
 def exact_text(value: float) -> str:
@@ -47,13 +56,15 @@ def exact_text(value: float) -> str:
 
 def _down32(t: np.ndarray) -> np.ndarray:
     """The largest float32 ``<= t`` (t float64)."""
-    f = t.astype(np.float32)
-    return np.where(f.astype(np.float64) > t, np.nextafter(f, -_INF32), f)
+    with np.errstate(over="ignore"):
+        f = t.astype(np.float32)
+        return np.where(f.astype(np.float64) > t, np.nextafter(f, -_INF32), f)
 
 
 def lt_float32(t: np.ndarray) -> np.ndarray:
-    """For LightGBM's ``x <= t``: the float32 ``t'`` with ``x < t'`` exactly when ``x <= t``, for
-    every float32 ``x`` (the next float32 above the largest float32 ``<= t``).
+    """For the IR's ``x <= t``: the float32 ``t'`` with ``x < t'`` exactly when ``x <= t``, for
+    every finite float32 ``x`` below the largest (the next float32 above the largest float32
+    ``<= t``; the largest float32 where that is beyond it, as for ``t = inf``).
 
     Examples
     --------
@@ -63,14 +74,69 @@ def lt_float32(t: np.ndarray) -> np.ndarray:
     >>> bool(np.float32(0.5) < t[0]), bool(np.float32(1e-35) < t[1])  # float32(1e-35) > 1e-35
     (True, False)
     """
-    out = np.nextafter(_down32(np.asarray(t, dtype=np.float64)), _INF32)
-    if not np.all(np.isfinite(out)):
-        raise ValueError("a threshold lies at the float32 limit: a float32 engine cannot test it")
-    return out
+    t = np.asarray(t, dtype=np.float64)
+    _refuse_nan(t)
+    with np.errstate(over="ignore"):
+        out = np.nextafter(_down32(t), _INF32)
+    return np.where(np.isinf(out), _MAX32, out).astype(np.float32)
+
+
+def le_float32(t: np.ndarray) -> np.ndarray:
+    """For the IR's ``x <= t``: the float32 ``t'`` with ``x <= t'`` exactly when ``x <= t``, for
+    every float32 ``x`` (the largest float32 ``<= t``; the largest finite one for ``t = inf``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rankselect.deploy.floats import le_float32
+    >>> le_float32(np.array([0.5, 0.1, np.inf])).tolist()
+    [0.5, 0.09999999403953552, 3.4028234663852886e+38]
+    """
+    t = np.asarray(t, dtype=np.float64)
+    _refuse_nan(t)
+    return np.minimum(_down32(t), _MAX32).astype(np.float32)
+
+
+def le_float64(t: np.ndarray) -> np.ndarray:
+    """For the IR's ``x <= t`` as a float64 ``x <= t'``: ``t`` itself, the largest finite float64
+    for ``t = inf``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rankselect.deploy.floats import le_float64
+    >>> le_float64(np.array([0.25, np.inf])).tolist()
+    [0.25, 1.7976931348623157e+308]
+    """
+    t = np.asarray(t, dtype=np.float64)
+    _refuse_nan(t)
+    return np.minimum(t, _MAX64)
+
+
+def le_float64_of_float32_lt(s: np.ndarray) -> np.ndarray:
+    """For XGBoost's ``float32(x) < s``: the float64 ``t`` with ``x <= t`` exactly when
+    ``float32(x) < s``, for every float64 ``x`` (the float64 below
+    :func:`lt_float64_of_float32_lt`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rankselect.deploy.floats import le_float64_of_float32_lt
+    >>> t = le_float64_of_float32_lt(np.array([np.float32(0.5)]))[0]
+    >>> bool(np.float32(t) < np.float32(0.5)), bool(np.float32(np.nextafter(t, 1.0)) < np.float32(0.5))
+    (True, False)
+    """
+    return np.nextafter(lt_float64_of_float32_lt(s), -np.inf)
+
+
+def _refuse_nan(t: np.ndarray) -> None:
+    if np.any(np.isnan(t)) or np.any(t == -np.inf):
+        raise ValueError("a threshold is NaN or -inf: no engine can test it")
 
 
 def lt_float64_of_lte(t: np.ndarray) -> np.ndarray:
-    """For LightGBM's ``x <= t``: the float64 ``t'`` with ``x < t'`` exactly when ``x <= t``.
+    """For the IR's ``x <= t``: the float64 ``t'`` with ``x < t'`` exactly when ``x <= t`` (the
+    next float64; the largest finite one where that is infinite).
 
     Examples
     --------
@@ -79,7 +145,9 @@ def lt_float64_of_lte(t: np.ndarray) -> np.ndarray:
     >>> bool(0.25 < lt_float64_of_lte(np.array([0.25]))[0])
     True
     """
-    return np.nextafter(np.asarray(t, dtype=np.float64), np.inf)
+    t = np.asarray(t, dtype=np.float64)
+    _refuse_nan(t)
+    return np.minimum(np.nextafter(t, np.inf), _MAX64)
 
 
 def lt_float64_of_float32_lt(s: np.ndarray) -> np.ndarray:
@@ -168,10 +236,12 @@ def parse_float32(texts) -> np.ndarray:
     """
     texts = [str(s) for s in texts]
     d = np.array([float(s) for s in texts], dtype=np.float64)
-    f = d.astype(np.float32)
+    with np.errstate(over="ignore"):
+        f = d.astype(np.float32)
     # float64 -> float32 can only differ from the decimal's own rounding when the float64 is
     # exactly halfway between two float32 values: settle those with exact arithmetic
-    other = np.where(f.astype(np.float64) > d, np.nextafter(f, -_INF32), np.nextafter(f, _INF32))
+    with np.errstate(over="ignore"):
+        other = np.where(f.astype(np.float64) > d, np.nextafter(f, -_INF32), np.nextafter(f, _INF32))
     halfway = np.flatnonzero(np.abs(f.astype(np.float64) - d) == np.abs(other.astype(np.float64) - d))
     for i in halfway:
         exact = Fraction(texts[i])

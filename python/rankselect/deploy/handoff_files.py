@@ -41,7 +41,8 @@ def handoff_files(columns: Sequence[int], n_features: int, feature_names: Option
 
 
 def load_model(path: Union[str, os.PathLike[str]]):
-    """A LightGBM model text file or an XGBoost JSON model file, as the library's ``Booster``.
+    """A LightGBM model text file, an XGBoost JSON model file or a CatBoost model file (binary
+    or JSON), as the library's ``Booster`` (CatBoost: a ``CatBoost`` model).
 
     Raises ValueError for a file that is neither (naming it), ModuleNotFoundError when the
     library is not installed.
@@ -101,4 +102,16 @@ def load_model(path: Union[str, os.PathLike[str]]):
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise ValueError(f"model file {str(p)!r}: XGBoost cannot read it ({first})") from None
         return booster
-    raise ValueError(f"model file {str(p)!r} is neither a LightGBM model text file nor an XGBoost JSON model")
+    catboost_json = head.startswith(b"{") and (b'"features_info"' in head or b'"oblivious_trees"' in head)
+    if head.startswith(b"CBM1") or catboost_json:
+        try:
+            import catboost
+        except ImportError:
+            raise ModuleNotFoundError(f"{p}: a CatBoost model; reading it needs catboost (pip install catboost)",
+                                      name="catboost") from None
+        try:
+            return catboost.CatBoost().load_model(str(p), format="json" if catboost_json else "cbm")
+        except catboost.CatBoostError as exc:
+            raise ValueError(f"model file {str(p)!r}: CatBoost cannot read it ({str(exc).splitlines()[0]})") from None
+    raise ValueError(f"model file {str(p)!r} is neither a LightGBM model text file, an XGBoost JSON model nor a "
+                     "CatBoost model")

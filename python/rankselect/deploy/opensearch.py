@@ -7,9 +7,11 @@ query per feature, used by the model or not), as float32 scores, then the model:
   split goes left when ``threshold > value`` (float32), a NaN the way of its ``missing``
   child (plugin 3.8 and later; earlier versions send NaN right, and before 3.2 a feature
   that does not match is 0); leaves are float32, summed in float32 in tree order.
-  LightGBM's ``x <= t`` becomes ``x < t'`` with ``t'`` the next float32 above the largest
-  float32 ``<= t``; XGBoost's base score is a first tree of one leaf, so that the sum is
-  XGBoost's own (base, then each tree, in float32).
+  The IR's ``x <= t`` becomes ``x < t'`` with ``t'`` the next float32 above the largest
+  float32 ``<= t``; a base score is a first tree of one leaf, so that an XGBoost sum is
+  XGBoost's own (base, then each tree, in float32). From 3.2 a feature whose query does not
+  match is NaN: ``missing`` is the way of 0 (``non_match="zero"``) or the model's own NaN way
+  (``"missing"``).
 - ``model/linear`` (``LinearRanker``): float32 weights, ``sum w_i x_i`` in float32, no intercept.
 
 Files: ``featureset.json`` (POST ``_ltr/_featureset/NAME``), ``model.json`` (the model
@@ -26,7 +28,17 @@ from typing import Any
 import numpy as np
 
 from .floats import lt_float32
-from .handoff import CANDIDATES, Handoff, leaf_values, skeleton_note, to_json, tree_roots
+from .handoff import (
+    CANDIDATES,
+    EngineFiles,
+    Handoff,
+    every_number_notes,
+    leaf_values,
+    non_match_notes,
+    skeleton_note,
+    to_json,
+    tree_roots,
+)
 from .scripts import curl, script_header
 
 __all__: list[str] = []  # a writer of export_engine: see rankselect.deploy
@@ -69,16 +81,13 @@ def xgboost_json_trees(h: Handoff) -> list[dict[str, Any]]:
     f = r.forest
     thr = np.zeros(len(f.feature), dtype=np.float64)
     split = f.feature >= 0
-    if f.library == "lightgbm":
-        thr[split] = lt_float32(f.threshold[split])
-    else:
-        thr[split] = f.threshold[split]  # XGBoost's float32 value: the plugin tests the same
+    thr[split] = lt_float32(f.threshold[split])
     leaves = leaf_values(r, float32=True)
     out: list[dict[str, Any]] = []
     if f.base_score != 0.0:
         out.append({"nodeid": 0, "leaf": float(np.float32(f.base_score))})
     names = [h.feature_name(j) for j in range(len(f.names))]
-    feature, left, right, nan_left = f.feature.tolist(), f.left.tolist(), f.right.tolist(), f.nan_left.tolist()
+    feature, left, right, nan_left = f.feature.tolist(), f.left.tolist(), f.right.tolist(), h.missing_left().tolist()
     thr_l, leaves_l = thr.tolist(), leaves.tolist()
 
     def node(n: int, root: int, depth: int) -> dict[str, Any]:  # node ids: the index within the tree
@@ -101,7 +110,8 @@ def model_definition(h: Handoff) -> tuple[str, Any]:
     return "model/xgboost+json", xgboost_json_trees(h)
 
 
-def files(h: Handoff) -> dict[str, str]:
+def files(h: Handoff) -> EngineFiles:
+    notes: list[str] = []
     specs = feature_specs(h)
     params = []
     for s in specs:
@@ -120,10 +130,10 @@ def files(h: Handoff) -> dict[str, str]:
                                                 "params": example}}]}},
         "ext": {"ltr_log": {"log_specs": {"name": "log_entry", "named_query": "logged_featureset"}}}})
     if h.templates is None:
-        h.notes.append(skeleton_note("OpenSearch"))
+        notes.append(skeleton_note("OpenSearch"))
     if h.ranker is not None:
         kind, definition = model_definition(h)
-        text = json.dumps(definition, separators=(",", ":"))
+        text = json.dumps(definition, separators=(",", ":"), allow_nan=False)
         out["model.json"] = text + "\n"
         out["createmodel.json"] = to_json({"model": {"name": h.name, "model": {"type": kind, "definition": text}}},
                                          compact=h.trees is not None)
@@ -133,8 +143,10 @@ def files(h: Handoff) -> dict[str, str]:
                         "query": {"rescore_query": {"sltr": {"params": example, "model": h.name}},
                                   "query_weight": 0.0, "rescore_query_weight": 1.0}}})
         load.append(curl("POST", "OPENSEARCH", ["_ltr", "_featureset", h.name, "_createmodel"], "createmodel.json"))
-        if h.trees is not None and np.any(h.trees.forest.nan_left[h.trees.forest.feature >= 0]):
-            h.notes.append("missing values: the model sends a NaN feature left at some splits ('missing'); "
-                           "OpenSearch LTR honours it from 3.8 (earlier versions send NaN right)")
+        if h.trees is not None:
+            notes += non_match_notes(h, "OpenSearch", "OpenSearch LTR gives a feature whose query does not match NaN "
+                                     "from 3.2 (0 before) and honours 'missing' from 3.8 (earlier versions send NaN "
+                                     "right)")
+            notes += every_number_notes(h, "the largest float32, 3.4028235e38")
     out["load.sh"] = "\n".join(load) + "\n"
-    return out
+    return EngineFiles(out, notes)

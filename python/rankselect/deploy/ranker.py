@@ -3,9 +3,9 @@ positions, or a linear model's weights in selection order.
 
 The model must have been trained on exactly the selected columns: under the set's names
 (in any order), or under a library's positional default names (LightGBM ``Column_<i>``,
-XGBoost ``f<i>`` or none), the i-th being the i-th selected feature. A linear model may
-also be as wide as the data when it weighs no column outside the selection (a selector's
-``coef_``, a step of ``GreedyRankRLS.coef_path_``).
+XGBoost ``f<i>`` or none, CatBoost ``<i>``), the i-th being the i-th selected feature. A
+linear model may also be as wide as the data when it weighs no column outside the selection
+(a selector's ``coef_``, a step of ``GreedyRankRLS.coef_path_``).
 """
 from __future__ import annotations
 
@@ -14,9 +14,10 @@ from typing import Optional, Union
 
 import numpy as np
 
+from .forest import Forest
 from .names import stored_names
 from .subset import Subset
-from .trees import Forest, forest_of
+from .trees import forest_of
 
 __all__: list[str] = []  # used by export_engine, inside rankselect.deploy
 
@@ -30,8 +31,9 @@ class TreeRanker:
     position: np.ndarray
 
     @property
-    def library(self) -> str:
-        return self.forest.library
+    def source(self) -> str:
+        """The library the trees come from (for messages)."""
+        return self.forest.source
 
 
 @dataclass
@@ -44,9 +46,13 @@ class LinearRanker:
 Ranker = Union[TreeRanker, LinearRanker]
 
 
-def _positional(library: str, names: list[str]) -> bool:
-    pattern = "Column_{}" if library == "lightgbm" else "f{}"
-    return all(s == pattern.format(i) for i, s in enumerate(names))
+#: each library's default name of column i (what it calls a feature without a name)
+_DEFAULT_NAMES = {"lightgbm": "Column_{}", "xgboost": "f{}", "catboost": "{}"}
+
+
+def _positional(source: str, names: list[str]) -> bool:
+    pattern = _DEFAULT_NAMES.get(source)
+    return pattern is not None and all(s == pattern.format(i) for i, s in enumerate(names))
 
 
 def _differ(model_names, set_names) -> str:
@@ -58,22 +64,22 @@ def _differ(model_names, set_names) -> str:
 def _tree_ranker(forest: Forest, subset: Subset) -> TreeRanker:
     names, k = forest.names, len(subset.columns)
     if len(names) != k:
-        raise ValueError(f"the {forest.library} model was trained on {len(names)} features, the selection has {k}: "
+        raise ValueError(f"the {forest.source} model was trained on {len(names)} features, the selection has {k}: "
                          "train it on X[:, columns], the selected columns in selection order"
-                         + (f" ({_differ(names, subset.names)})" if not _positional(forest.library, names) else ""))
-    if _positional(forest.library, names):
+                         + (f" ({_differ(names, subset.names)})" if not _positional(forest.source, names) else ""))
+    if _positional(forest.source, names):
         return TreeRanker(forest, np.arange(k))
     where = {s: i for i, s in enumerate(subset.names)}
     if set(names) != set(where):
         # LightGBM stores "LMIR.JM (url)" as "LMIR.JM_(url)" (names.stored_names): the names
         # it stored in selection order, or, if they tell the features apart, in any order
-        stored = stored_names(forest.library, subset.names)
+        stored = stored_names(forest.source, subset.names)
         if names == stored:
             return TreeRanker(forest, np.arange(k))
         if len(set(stored)) == k and set(names) == set(stored):
             where = {s: i for i, s in enumerate(stored)}
     if set(names) != set(where):
-        raise ValueError(f"the {forest.library} model's features are not the selection's: "
+        raise ValueError(f"the {forest.source} model's features are not the selection's: "
                          f"{_differ(names, subset.names)}")
     return TreeRanker(forest, np.array([where[s] for s in names]))
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..data import RankingData, save_letor
 from .floats import exact_text
-from .handoff import Handoff, skeleton_note, to_json
+from .handoff import EngineFiles, Handoff, skeleton_note, to_json
 from .opensearch import feature_specs
 from .subset import subset_of
 
@@ -34,13 +34,14 @@ def ranklib_model(h: Handoff) -> str:
     return f"## Coordinate Ascent\n## written by rankselect: features 1..{len(w)} of featureset.json\n{pairs}\n"
 
 
-def files(h: Handoff) -> dict[str, str]:
+def files(h: Handoff) -> EngineFiles:
+    notes: list[str] = []
     if h.trees is not None:
         raise ValueError("RankLib models are trained by RankLib: write the subset with write_letor_subset "
                          "(rankselect export --engine ranklib --letor FILE) and train on it; LightGBM / XGBoost "
                          "trees go to engine opensearch (model/xgboost+json), solr, elasticsearch or vespa")
     if h.templates is None:
-        h.notes.append(skeleton_note("RankLib (OpenSearch LTR)"))
+        notes.append(skeleton_note("RankLib (OpenSearch LTR)"))
     lines = ["# RankLib number -> the data's feature (1-based number as in the LETOR file), name (a JSON string)"]
     lines += [f"{i + 1}\t{j}\t{json.dumps(s, ensure_ascii=False)}"
               for i, (j, s) in enumerate(zip(h.subset.numbers, h.subset.names))]
@@ -51,7 +52,7 @@ def files(h: Handoff) -> dict[str, str]:
         out["model.txt"] = text
         out["createmodel.json"] = to_json({"model": {"name": h.name, "model": {"type": "model/ranklib",
                                                                              "definition": text}}})
-    return out
+    return EngineFiles(out, notes)
 
 
 def write_letor_subset(path: Union[str, os.PathLike[str]], data, selection, *,

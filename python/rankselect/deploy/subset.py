@@ -19,7 +19,7 @@ import numpy as np
 
 from .model_files import read_json_text
 
-__all__ = ["DefaultNames", "Subset", "subset_of", "templates_for", "default_name"]
+__all__ = ["DefaultNames", "Subset", "SelectionRead", "read_selection", "subset_of", "templates_for", "default_name"]
 
 
 def default_name(column: int) -> str:
@@ -120,16 +120,50 @@ def _from_json(data: Mapping[str, Any], what: str) -> tuple[list[int], Optional[
     return [j - 1 for j in feats], (int(n) if isinstance(n, int) else None)
 
 
-def _read_selection(selection) -> tuple[list[int], Optional[int], Optional[list[str]]]:
-    """(0-based columns, width or None, names of all columns or None)."""
-    if hasattr(selection, "selected_features_"):
-        cols = [int(j) for j in np.asarray(selection.selected_features_)]
+@dataclass(frozen=True)
+class SelectionRead:
+    """What a selection says of itself: 0-based ``columns`` in selection order, the data's
+    width and the names of all its columns (None when it does not say), a linear model's
+    ``coef`` over all columns (a selector's ``coef_``; None otherwise).
+
+    Examples
+    --------
+    >>> from rankselect.deploy.subset import read_selection
+    >>> read_selection([7, 3])
+    SelectionRead(columns=[7, 3], n_features=None, names=None, coef=None)
+    """
+
+    columns: list[int]
+    n_features: Optional[int]
+    names: Optional[list[str]]
+    coef: Optional[np.ndarray]
+
+
+def read_selection(selection) -> SelectionRead:
+    """The one reader of a selection: a fitted selector (``selected_features_``, else
+    ``get_support()``), the JSON of ``rankselect select --json`` (a dict, its text, or a path
+    to it), or 0-based columns in selection order.
+
+    Examples
+    --------
+    >>> from rankselect.deploy.subset import read_selection
+    >>> read_selection('{"selected_features": [8, 4], "n_features": 22}').columns
+    [7, 3]
+    """
+    if hasattr(selection, "selected_features_") or hasattr(selection, "get_support"):
+        if hasattr(selection, "selected_features_"):
+            cols = [int(j) for j in np.asarray(selection.selected_features_)]
+        else:
+            cols = [int(j) for j in np.flatnonzero(selection.get_support())]
         n = getattr(selection, "n_features_in_", None)
         names = getattr(selection, "feature_names_in_", None)
-        return cols, (int(n) if n is not None else None), (None if names is None else [str(s) for s in names])
+        coef = getattr(selection, "coef_", None)
+        return SelectionRead(cols, (int(n) if n is not None else None),
+                             (None if names is None else [str(s) for s in names]),
+                             None if coef is None else np.asarray(coef, dtype=np.float64).ravel())
     if isinstance(selection, Mapping):
         cols, n = _from_json(selection, "selection")
-        return cols, n, None
+        return SelectionRead(cols, n, None, None)
     if isinstance(selection, (str, os.PathLike)):
         text = str(selection)
         what = "selection"
@@ -143,12 +177,12 @@ def _read_selection(selection) -> tuple[list[int], Optional[int], Optional[list[
         if not isinstance(data, dict):
             raise ValueError(f"{what}: not the JSON of 'rankselect select --json' (not an object)")
         cols, n = _from_json(data, what)
-        return cols, n, None
+        return SelectionRead(cols, n, None, None)
     arr = np.asarray(selection)
     if arr.ndim != 1 or (arr.size and not np.issubdtype(arr.dtype, np.integer)):
         raise TypeError("selection must be a fitted selector, the JSON of 'rankselect select --json', "
                         "or a 1-D sequence of 0-based column indices")
-    return [int(j) for j in arr], None, None
+    return SelectionRead([int(j) for j in arr], None, None, None)
 
 
 def subset_of(selection, feature_names: Optional[Sequence[str]] = None,
@@ -162,7 +196,8 @@ def subset_of(selection, feature_names: Optional[Sequence[str]] = None,
     >>> s.names, s.numbers
     (['feature_8', 'feature_4'], [8, 4])
     """
-    cols, width, names = _read_selection(selection)
+    read = read_selection(selection)
+    cols, width, names = read.columns, read.n_features, read.names
     if not cols:
         raise ValueError("the selection is empty: there is nothing to deploy")
     if feature_names is not None:

@@ -4,17 +4,21 @@ file that Vespa's ``lightgbm(...)`` imports.
 Vespa computes rank features in float64. Its LightGBM importer (``LightGBMParser``) turns
 each split into ``if (x < t, left, right)`` (``!(x >= t)`` when ``default_left``, so that a NaN
 goes left) with ``t`` read as a float64, and leaves into float64 constants summed in
-float64. LightGBM tests ``x <= t``: the file holds the next float64 above ``t``. An XGBoost
-model is written in the same format, each ``float32(x) < s`` as ``x < t`` with the float64
-``t`` between the values that round below ``s`` and the others (Vespa's ``xgboost(...)``
+float64. The IR tests ``x <= t``: the file holds the next float64 above ``t``. Every model is
+written in this format (an XGBoost ``float32(x) < s`` is exact as ``x < t`` with the float64
+``t`` between the values that round below ``s`` and the others; Vespa's ``xgboost(...)``
 import rounds thresholds to float32, which only agrees for float32 feature values, and
-drops the base score); the base score is added in the rank profile. Vespa evaluates a
+drops the base score); the base score is added in the rank profile. ``default_left`` is the
+way of 0 (``non_match="zero"``) or the model's own NaN way (``"missing"``). Vespa evaluates a
 forest of more than 25,000 leaves (or of long paths) with float32 thresholds and leaves
 (``VMForest``): larger models are split into several files, one function each, that Vespa
 evaluates in float64.
 
-Files: ``models/NAME.json`` (or ``models/NAME_<i>.json``) and ``NAME.profile`` (a rank
-profile for ``schemas/<schema>/``).
+The model re-ranks in ``second-phase`` (``rerank-count`` :data:`RERANK_COUNT`, the window the
+other engines re-rank) after a ``nativeRank`` first phase.
+
+Files: ``models/NAME.json`` (or ``models/NAME_<i>.json``: the ``models/`` folder of the
+application package) and ``NAME.profile`` (a rank profile for ``schemas/<schema>/``).
 """
 from __future__ import annotations
 
@@ -23,11 +27,22 @@ from typing import Any
 import numpy as np
 
 from ..data.engine_responses import VESPA_RESERVED, vespa_identifier
-from .floats import exact_text, lt_float64_of_float32_lt, lt_float64_of_lte
-from .handoff import Handoff, nested, skeleton_note, to_json, tree_roots
+from .floats import exact_text, lt_float64_of_lte
+from .handoff import (
+    EngineFiles,
+    Handoff,
+    every_number_notes,
+    nested,
+    non_match_notes,
+    skeleton_note,
+    to_json,
+    tree_roots,
+)
 
-__all__ = ["RESERVED", "VMFOREST_LEAVES", "VMFOREST_PATH"]  # a writer of export_engine: see rankselect.deploy
+__all__ = ["RERANK_COUNT", "RESERVED", "VMFOREST_LEAVES", "VMFOREST_PATH"]  # a writer of export_engine
 
+#: the hits per content node the model re-ranks (``second-phase``; the other engines' window)
+RERANK_COUNT = 100
 #: Vespa's ``gbdt::Optimize::select_best`` picks VMForest (float32) above these
 VMFOREST_LEAVES = 25000
 VMFOREST_PATH = 2500.0
@@ -79,15 +94,13 @@ def _model_json(h: Handoff, trees: list[int], names: list[str]) -> dict[str, Any
     f = r.forest
     split = f.feature >= 0
     thr = np.zeros(len(f.feature), dtype=np.float64)
-    if f.library == "lightgbm":
-        thr[split] = lt_float64_of_lte(f.threshold[split])
-    else:
-        thr[split] = lt_float64_of_float32_lt(f.threshold[split])
+    thr[split] = lt_float64_of_lte(f.threshold[split])
+    missing = h.missing_left()
     roots = tree_roots(r)
 
     def node(n, left, right):
         return {"split_feature": int(r.position[f.feature[n]]), "threshold": float(thr[n]), "decision_type": "<=",
-                "default_left": bool(f.nan_left[n]), "missing_type": "NaN", "left_child": left, "right_child": right}
+                "default_left": bool(missing[n]), "missing_type": "NaN", "left_child": left, "right_child": right}
 
     def leaf(n):
         return {"leaf_value": float(f.value[n])}
@@ -124,22 +137,23 @@ def _linear_expression(weights: np.ndarray, names: list[str]) -> str:
     return " ".join(parts)
 
 
-def files(h: Handoff) -> dict[str, str]:
+def files(h: Handoff) -> EngineFiles:
+    notes: list[str] = []
     names = [identifier(s) for s in h.subset.names]
     renamed = [f"{a} -> {b}" for a, b in zip(h.subset.names, names) if a != b]
     if renamed:
-        h.notes.append(f"Vespa function names are identifiers, not words of the ranking-expression language "
-                       f"(true, false, max, ...): {', '.join(renamed)}")
+        notes.append(f"Vespa function names are identifiers, not words of the ranking-expression language "
+                     f"(true, false, max, ...): {', '.join(renamed)}")
     if len(set(names)) != len(names):
         raise ValueError(f"the feature names collide as Vespa identifiers: {names}")
     if h.templates is None:
-        h.notes.append(skeleton_note("Vespa"))
+        notes.append(skeleton_note("Vespa"))
     profile = identifier(h.name)
     out: dict[str, str] = {}
     lines = [f"rank-profile {profile} {{", ""]
     for i, s in enumerate(names):
         lines += [f"    function {s}() {{", f"        expression: {_function(h, i)}", "    }", ""]
-    first = None
+    model = None
     if h.trees is not None:
         groups = chunks(h)
         terms = []
@@ -153,15 +167,27 @@ def files(h: Handoff) -> dict[str, str]:
                 lines += [f"    function {fn}() {{", f'        expression: lightgbm("{file}")', "    }", ""]
                 terms.append(fn)
         if len(groups) > 1:
-            h.notes.append(f"the trees are split over {len(groups)} model files, one function each: Vespa evaluates "
-                           "a larger forest with float32 thresholds and leaves (VMForest)")
+            notes.append(f"the trees are split over {len(groups)} model files, one function each: Vespa evaluates "
+                         "a larger forest with float32 thresholds and leaves (VMForest)")
         base = h.trees.forest.base_score
-        first = " + ".join(terms) + (f" + {exact_text(base)}" if base > 0 else
+        model = " + ".join(terms) + (f" + {exact_text(base)}" if base > 0 else
                                      f" - {exact_text(-base)}" if base < 0 else "")
     elif h.linear is not None:
-        first = _linear_expression(h.linear.weights, names)
-    if first is not None:
-        lines += ["    first-phase {", f"        expression: {first}", "    }", ""]
+        model = _linear_expression(h.linear.weights, names)
+    if model is not None:
+        lines += ["    first-phase {", "        expression: nativeRank", "    }", "", "    second-phase {",
+                  f"        rerank-count: {RERANK_COUNT}", f"        expression: {model}", "    }", ""]
+        notes.append(f"the model re-ranks in second-phase: the first phase (nativeRank: replace it with your "
+                     f"retrieval score) orders every match, the model scores the best {RERANK_COUNT} on each content "
+                     "node (rerank-count), as the other engines re-rank a window")
     lines += ["    match-features {"] + [f"        {s}" for s in names] + ["    }", "}"]
     out[f"{profile}.profile"] = "\n".join(lines) + "\n"
-    return out
+    models = " and the models/ folder at the package root (beside schemas/)" if h.ranker is not None and \
+        h.trees is not None else ""
+    notes.append(f"application package: put {profile}.profile in schemas/<schema>/ (the folder named after your "
+                 f"schema, beside schemas/<schema>.sd){models}; deploy with 'vespa deploy' (Vespa CLI) from the "
+                 f"package folder, then query with ranking={profile}")
+    notes += non_match_notes(h, "Vespa", "Vespa's rank features are 0 (not missing) for a document that does not "
+                             "match, so only a NaN that a function computes goes the missing way")
+    notes += every_number_notes(h, "the largest float64, 1.7976931348623157e308")
+    return EngineFiles(out, notes)

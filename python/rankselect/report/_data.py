@@ -6,7 +6,7 @@ computed by the package's own functions (:func:`~rankselect.analysis.stats.size_
 the best and one-standard-error sizes on paired per-query differences,
 :func:`~rankselect.analysis.stats.paired_test`, :func:`~rankselect.analysis.redundancy_report`,
 :func:`~rankselect.analysis.inspection.permutation_importance`,
-:func:`~rankselect.analysis.export.export_selection`); nothing is re-derived here.
+:func:`~rankselect.deploy.export_selection`); nothing is re-derived here.
 """
 from __future__ import annotations
 

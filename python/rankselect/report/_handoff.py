@@ -13,8 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Optional
 
-from ..analysis.export import export_selection
-from ..deploy import handoff_files
+from ..deploy import REGISTRY, handoff_files
+from ..deploy.formats import export_selection
 
 __all__ = ["Selection", "HandOff", "HANDOFF_FORMATS", "MENUS", "ENGINE_FILES"]
 
@@ -72,14 +72,11 @@ def _lightgbm(s: Selection) -> str:
     return export_selection(s.columns, "lightgbm", n_features=s.n_features, feature_names=s.feature_names)
 
 
-#: engine -> (the file of its feature set that the box shows, the menu's label); the text is
-#: that file of :func:`rankselect.export_engine` without templates (a skeleton) nor model
+#: engine -> (the file of its feature set that the box shows, the menu's label), from the
+#: engines' registry (:data:`rankselect.deploy.REGISTRY`); the text is that file of
+#: :func:`rankselect.export_engine` without templates (a skeleton) nor model
 ENGINE_FILES: dict[str, tuple[str, str]] = {
-    "opensearch": ("featureset.json", "OpenSearch / Elasticsearch LTR plugin: featureset.json"),
-    "solr": ("features.json", "Solr LTR: features.json (the feature store)"),
-    "elasticsearch": ("model.json", "Elasticsearch learning_to_rank (8.12+): model.json"),
-    "vespa": ("rankselect.profile", "Vespa: rankselect.profile (the rank profile)"),
-}
+    e.name: (e.feature_set("rankselect"), e.menu) for e in REGISTRY.values() if e.menu is not None}
 
 #: menu key -> the title of its menu
 MENUS: dict[str, str] = {

@@ -1,5 +1,9 @@
-"""Hand-off of a selection to production: the selected subset in the form each ranking
-library takes, and a linear model's weights as JSON.
+"""Hand-off of a selection to a ranking library: the selected subset in the form each library
+takes, and a linear model's weights as JSON (the search engines' files:
+:func:`~rankselect.deploy.export_engine`). The selection is read by the one reader of
+:mod:`~rankselect.deploy.subset` (a fitted selector, the JSON of ``rankselect select --json``,
+or 0-based columns). Formerly ``analysis.export`` (that path still imports, with a
+DeprecationWarning).
 
 ``format=``
 
@@ -31,6 +35,8 @@ from typing import Optional, Union
 
 import numpy as np
 
+from .subset import read_selection
+
 __all__ = ["FORMATS", "export_selection", "write_selection"]
 
 #: the formats :func:`export_selection` writes
@@ -39,24 +45,15 @@ _DEFAULT_NAMES = {"lightgbm": "Column_{}", "xgboost": "f{}"}
 
 
 def _selection_of(selection, n_features, feature_names, coef):
-    """(columns 0-based in order, n_features, names or None, coef or None) from a fitted
-    selector or a sequence of columns."""
-    if hasattr(selection, "selected_features_") or hasattr(selection, "get_support"):
-        est = selection
-        if hasattr(est, "selected_features_"):
-            columns = np.asarray(est.selected_features_, dtype=np.int64)
-        else:
-            columns = np.flatnonzero(est.get_support())
-        n_features = getattr(est, "n_features_in_", n_features)
-        if feature_names is None and hasattr(est, "feature_names_in_"):
-            feature_names = list(est.feature_names_in_)
-        if coef is None and hasattr(est, "coef_"):
-            coef = est.coef_
-    else:
-        columns = np.asarray(selection)
-        if columns.ndim != 1 or (columns.size and not np.issubdtype(columns.dtype, np.integer)):
-            raise TypeError("selection must be a fitted selector or a 1-D sequence of 0-based column indices")
-        columns = columns.astype(np.int64)
+    """(columns 0-based in order, n_features, names or None, coef or None), validated."""
+    read = read_selection(selection)
+    columns = np.asarray(read.columns, dtype=np.int64)
+    if n_features is None:
+        n_features = read.n_features
+    if feature_names is None:
+        feature_names = read.names
+    if coef is None:
+        coef = read.coef
     if n_features is None:
         n_features = int(columns.max()) + 1 if columns.size else 0
     if isinstance(n_features, bool) or not isinstance(n_features, (int, np.integer)) or n_features < 0:
@@ -85,10 +82,11 @@ def export_selection(selection, format: str = "json", *, n_features: Optional[in
 
     Parameters
     ----------
-    selection : fitted selector or sequence of int
+    selection : fitted selector, dict, str or sequence of int
         A rankselect selector (``selected_features_`` gives the order; ``coef_``,
-        ``n_features_in_`` and ``feature_names_in_`` are used when present), or 0-based
-        columns in selection order.
+        ``n_features_in_`` and ``feature_names_in_`` are used when present), the JSON of
+        ``rankselect select --json`` (a dict, its text or a path), or 0-based columns in
+        selection order.
     format : {"lightgbm", "xgboost", "ranklib", "json"}
     n_features : int, optional
         Width of the data (default: the selector's ``n_features_in_`` or ``max + 1``).
@@ -105,7 +103,7 @@ def export_selection(selection, format: str = "json", *, n_features: Optional[in
     Examples
     --------
     >>> import rankselect as rs
-    >>> from rankselect.analysis.export import export_selection
+    >>> from rankselect.deploy import export_selection
     >>> X, y, qid = rs.data.datasets.load_example("train")
     >>> sel = rs.GreedyRankRLS(n_features_to_select=3).fit(X, y, qid=qid)
     >>> print(export_selection(sel, "ranklib"))
@@ -184,7 +182,7 @@ def write_selection(path: Union[str, os.PathLike[str]], selection, format: str =
     --------
     >>> import tempfile
     >>> from pathlib import Path
-    >>> from rankselect.analysis.export import write_selection
+    >>> from rankselect.deploy import write_selection
     >>> path = write_selection(Path(tempfile.mkdtemp()) / "features.txt", [7, 3, 11], "ranklib", n_features=22)
     >>> print(path.read_text())
     8
