@@ -57,6 +57,15 @@ CASES = {
         (SPEC, Y, Y, OFF, -1.0), (SPEC, Y, Y, OFF, float("nan")), (SPEC, Y * 1000, Y, OFF),
         ([("ndcg@0", "standard", "stable")], Y, Y, OFF), ([("zz", "standard", "stable")], Y, Y, OFF),
     ],
+    "cascade_grid_per_query": [
+        (SPEC[0], Y, OFF, X, X, u(0, 1, 2), u(1, 2, 0)), (SPEC[0], Y, OFF, X, X, u(0, 1, 3), u(1, 2, 3)),
+        (SPEC[0], Y, OFF, X, X[:3], u(0, 1, 2), u(1, 2, 3)), (SPEC[0], Y, OFF, X, X, u(0, 1), u(1, 2, 3)),
+        (SPEC[0], Y, u(0, 7), X, X, u(0, 1, 2), u(1, 2, 3)), (SPEC[0], -Y, OFF, X, X, u(0, 1, 2), u(1, 2, 3)),
+        (SPEC[0], Y, OFF, X[:, :0], X, u(0, 1, 2), u(1, 2, 3)), (SPEC[0], Y, OFF, X * np.nan, X, u(0, 0, 0), u(1, 2, 3)),
+        (("ndcg@0", "standard", "stable"), Y, OFF, X, X, u(0, 1, 2), u(1, 2, 3)),
+        (SPEC[0], Y, OFF, X, X, u(0, 1, 2), u(1, 2, 3), 8), (SPEC[0], Y, OFF, X, X, u(0, 1, 2), u(1, 2, 3), -1),
+        (SPEC[0], Y, OFF, np.asfortranarray(X), X, u(0, 1, 2), u(1, 2, 3)),
+    ],
     "rankrls_fit": [
         (X, Y[:3], OFF, 1.0), (X, Y, u(0, 9), 1.0), (X, Y, u(4, 2, 6), 1.0), (X, Y, OFF, -1.0),
         (X, Y, OFF, float("nan")), (X, Y, u(), 1.0), (X, Y, u(1, 6), 1.0),
@@ -383,6 +392,7 @@ VALID = {
     "load_letor": lambda t: _core.load_letor(_letor_file(t), comments=True),
     "metrics_per_query": lambda t: _core.metrics_per_query(SPEC, Y, Y, OFF),
     "parse_measure": lambda t: _core.parse_measure("ndcg@10"),
+    "cascade_grid_per_query": lambda t: _core.cascade_grid_per_query(SPEC[0], Y, OFF, X, X, u(0, 1, 2), u(1, 2, 3)),
     "query_pair_counts": lambda t: _core.query_pair_counts(Y, OFF),
     "preference_pairs": lambda t: _core.preference_pairs(Y, OFF),
     "squared_hinge_value_grad": lambda t: _core.squared_hinge_value_grad(X, Y, OFF, S3),

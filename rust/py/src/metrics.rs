@@ -78,9 +78,12 @@ fn cascade_grid_per_query<'py>(
     let y = crate::arrays::finite(&y, "y")?;
     let max_memory = opt_count_arg(max_memory.as_ref(), "max_memory")?.map_or(u64::MAX, |v| v as u64);
     let (n1, n2) = (scores1.as_array().shape()[1], scores2.as_array().shape()[1]);
-    for (name, rows) in [("scores1", scores1.as_array().shape()[0]), ("scores2", scores2.as_array().shape()[0])] {
-        if rows != y.len() {
-            return Err(PyValueError::new_err(format!("{name} has {rows} rows but y has {}", y.len())));
+    for (name, a) in [("scores1", scores1.as_array()), ("scores2", scores2.as_array())] {
+        if a.nrows() != y.len() {
+            return Err(PyValueError::new_err(format!("{name} has {} rows but y has {}", a.nrows(), y.len())));
+        }
+        if !a.is_standard_layout() {
+            return Err(PyValueError::new_err(format!("{name} must be C-contiguous (row-major)")));
         }
     }
     let grid = CascadeGrid {

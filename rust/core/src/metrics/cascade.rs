@@ -227,7 +227,7 @@ mod tests {
         let labels = [0.0, 2.0, 1.0, 0.0, 1.0];
         let off = offsets(vec![0, 3, 5]);
         let s1 = [3.0, 2.0, 1.0, 1.0, 2.0];
-        let s2 = [1.0, 2.0, 3.0, 5.0, 4.0, 2.0, 0.0, 1.0, 0.0, 1.0]; // 2 candidates, row-major
+        let s2 = [1.0, 2.0, 3.0, 5.0, 4.0, 2.0, 0.0, 1.0, 3.0, 1.0]; // 2 candidates, row-major (no tie in column 0)
         let spec = MetricSpec::new(Measure::Ndcg(Some(3)));
         let grid = CascadeGrid {
             labels: &labels,
