@@ -25,7 +25,8 @@ def composed_positions(s1, s2, window):
 
 
 def reference_grid(spec, y, offsets, scores1, scores2, phase1, windows):
-    """``(single, cascade)`` as the core returns them, from :func:`composed_positions`."""
+    """``(single, cascade)`` as the core returns them (``scores1`` (n1, m), ``scores2`` (n2, m):
+    one row per ranker), from :func:`composed_positions`."""
     measure, convention, _ = spec
     offsets = np.asarray(offsets, dtype=np.intp)
     qid = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
@@ -36,12 +37,12 @@ def reference_grid(spec, y, offsets, scores1, scores2, phase1, windows):
         for q in range(n_q):
             lo, hi = offsets[q], offsets[q + 1]
             s2 = None if s2_col is None else s2_col[lo:hi]
-            neg[lo:hi] = -composed_positions(scores1[lo:hi, a], s2, window)
+            neg[lo:hi] = -composed_positions(scores1[a, lo:hi], s2, window)
         return compute(measure, y, neg, qid, convention=convention, per_query=True)
 
-    single = np.column_stack([values(None, a, None) for a in range(scores1.shape[1])]) if n_q else \
-        np.zeros((0, scores1.shape[1]))
-    cascade = np.zeros((n_q, scores2.shape[1]))
-    for c in range(scores2.shape[1]):
-        cascade[:, c] = values(scores2[:, c], int(phase1[c]), int(windows[c]))
+    single = np.column_stack([values(None, a, None) for a in range(scores1.shape[0])]) if n_q else \
+        np.zeros((0, scores1.shape[0]))
+    cascade = np.zeros((n_q, scores2.shape[0]))
+    for c in range(scores2.shape[0]):
+        cascade[:, c] = values(scores2[c], int(phase1[c]), int(windows[c]))
     return single, cascade

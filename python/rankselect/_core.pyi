@@ -152,8 +152,8 @@ def cascade_grid_per_query(
     max_memory: int | None = None,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """Per-query values (single (n_queries, n1), cascade (n_queries, n2)) of every phase-1
-    score column of ``scores1`` (m, n1) alone and of every cascade ``c``: phase 2 (column ``c``
-    of ``scores2``, m x n2) re-ranks the top ``windows[c]`` rows of phase-1 column
+    ranker (a row of ``scores1``, n1 x m) alone and of every cascade ``c``: phase 2 (row ``c``
+    of ``scores2``, n2 x m) re-ranks the top ``windows[c]`` rows of phase-1 ranker
     ``phase1[c]`` above the rest in phase-1 order. ``spec`` is (measure, convention, ties).
     GIL released, parallel over queries, interruptible."""
     ...

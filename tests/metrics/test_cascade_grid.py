@@ -26,8 +26,8 @@ def grids(draw):
     y = np.array(draw(st.lists(st.integers(0, 3), min_size=m, max_size=m)), dtype=float)
     n1, n2 = draw(st.integers(1, 3)), draw(st.integers(0, 5))
     # small integers: many ties, in both phases
-    s1 = np.array(draw(st.lists(st.integers(-2, 2), min_size=m * n1, max_size=m * n1)), float).reshape(m, n1)
-    s2 = np.array(draw(st.lists(st.integers(-2, 2), min_size=m * n2, max_size=m * n2)), float).reshape(m, n2)
+    s1 = np.array(draw(st.lists(st.integers(-2, 2), min_size=m * n1, max_size=m * n1)), float).reshape(n1, m)
+    s2 = np.array(draw(st.lists(st.integers(-2, 2), min_size=m * n2, max_size=m * n2)), float).reshape(n2, m)
     phase1 = np.array(draw(st.lists(st.integers(0, n1 - 1), min_size=n2, max_size=n2)), dtype=U)
     windows = np.array(draw(st.lists(st.integers(1, 10), min_size=n2, max_size=n2)), dtype=U)
     measure = draw(st.sampled_from(["ndcg@3", "ndcg@10", "ndcg", "map", "p@2", "err@5", "meanndcg"]))
@@ -50,11 +50,11 @@ def test_a_window_covering_every_query_is_phase_two_alone_and_window_one_is_phas
     offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(U)
     m = int(offsets[-1])
     y = rng.integers(0, 3, m).astype(float)
-    s1, s2 = rng.normal(size=(m, 1)), rng.normal(size=(m, 2))
+    s1, s2 = rng.normal(size=(1, m)), rng.normal(size=(1, m))
     spec = ("ndcg@10", "exponential", "stable")
-    single, cascade = _core.cascade_grid_per_query(spec, y, offsets, s1, np.ascontiguousarray(s2[:, [0, 0]]),
+    single, cascade = _core.cascade_grid_per_query(spec, y, offsets, s1, np.ascontiguousarray(s2[[0, 0]]),
                                                    np.zeros(2, U), np.array([1000, 1], U))
-    alone2 = _core.metrics_per_query([spec], y, np.ascontiguousarray(s2[:, 0]), offsets)[0]
+    alone2 = _core.metrics_per_query([spec], y, np.ascontiguousarray(s2[0]), offsets)[0]
     np.testing.assert_array_equal(cascade[:, 0], alone2)
     np.testing.assert_array_equal(cascade[:, 1], single[:, 0])
 
@@ -68,7 +68,7 @@ sizes = rng.integers(1, 200, 700)
 off = np.concatenate([[0], np.cumsum(sizes)]).astype(np.uintp)
 m = int(off[-1])
 y = rng.integers(0, 4, m).astype(float)
-s1, s2 = rng.normal(size=(m, 3)), np.round(rng.normal(size=(m, 12)), 1)
+s1, s2 = rng.normal(size=(3, m)), np.round(rng.normal(size=(12, m)), 1)
 p1 = np.repeat(np.arange(3), 4).astype(np.uintp)
 w = np.tile([1, 10, 50, 100], 3).astype(np.uintp)
 a, b = _core.cascade_grid_per_query(("ndcg@10", "exponential", "stable"), y, off, s1, s2, p1, w)
@@ -89,4 +89,4 @@ def test_the_memory_rule_refuses_before_allocating():
     y = np.array([0.0, 1.0])
     with pytest.raises(MemoryError, match="cascade grid"):
         _core.cascade_grid_per_query(("ndcg@10", "exponential", "stable"), y, np.array([0, 2], U),
-                                     np.ones((2, 1)), np.ones((2, 1)), np.zeros(1, U), np.ones(1, U), max_memory=8)
+                                     np.ones((1, 2)), np.ones((1, 2)), np.zeros(1, U), np.ones(1, U), max_memory=8)

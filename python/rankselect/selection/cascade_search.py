@@ -119,8 +119,9 @@ def grid_values(cands: Candidates, Xp: np.ndarray, y: np.ndarray, offsets: np.nd
                 spec: tuple[str, str, str]) -> tuple[np.ndarray, np.ndarray]:
     """Per-query validation values ``(single (n_q, len(sizes1)), cascade (n_q, len(cascades)))``
     of every candidate on the grouped validation rows (``Xp``: the path's columns), computed by
-    the core, in calls of at most :data:`GRID_CHUNK` phase-2 score entries."""
-    S1 = np.ascontiguousarray(np.column_stack([Xp[:, :a] @ cands.weights1[a] for a in cands.sizes1]))
+    the core (one row of scores per ranker), in calls of at most :data:`GRID_CHUNK` phase-2
+    score entries."""
+    S1 = np.ascontiguousarray(np.stack([Xp[:, :a] @ cands.weights1[a] for a in cands.sizes1]))
     n_q, m = len(offsets) - 1, Xp.shape[0]
     single = np.zeros((n_q, len(cands.sizes1)))
     cascade = np.zeros((n_q, len(cands.cascades)))
@@ -130,13 +131,11 @@ def grid_values(cands: Candidates, Xp: np.ndarray, y: np.ndarray, offsets: np.nd
     y = np.ascontiguousarray(y, dtype=float)
     for lo in range(0, max(len(cands.cascades), 1), per_call):
         chunk = cands.cascades[lo:lo + per_call]
-        S2 = np.zeros((m, len(chunk)))
+        S2 = np.zeros((len(chunk), m))
         for j, (a, n, b) in enumerate(chunk):
-            S2[:, j] = Xp[:, :b] @ cands.weights2[(a, n, b)]
+            S2[j] = Xp[:, :b] @ cands.weights2[(a, n, b)]
         phase1 = np.array([a - 1 for a, _, _ in chunk], dtype=np.uintp)
         wins = np.array([n for _, n, _ in chunk], dtype=np.uintp)
-        s, c = _core.cascade_grid_per_query(spec, y, offs, S1, np.ascontiguousarray(S2), phase1, wins,
-                                            max_memory=limit)
-        single = s
+        single, c = _core.cascade_grid_per_query(spec, y, offs, S1, S2, phase1, wins, max_memory=limit)
         cascade[:, lo:lo + len(chunk)] = c
     return single, cascade

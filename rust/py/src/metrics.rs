@@ -48,10 +48,9 @@ fn metrics_per_query<'py>(
 /// cascade_grid_per_query(spec, y, offsets, scores1, scores2, phase1, windows, max_memory=None)
 /// -> (single (n_queries, n1), cascade (n_queries, n2))
 ///
-/// The measure of every phase-1 ranker (the columns of `scores1`, m x n1) alone and of every
-/// two-phase cascade (column `c` of `scores2`, m x n2: phase 2 re-ranks the top
-/// `windows[c]` documents of phase-1 column `phase1[c]` above the rest in phase-1 order), per
-/// query. `spec` is a (measure, convention, ties) triple as in `metrics_per_query`. Each
+/// The measure of every phase-1 ranker (the rows of `scores1`, n1 x m) alone and of every
+/// two-phase cascade (row `c` of `scores2`, n2 x m: phase 2 re-ranks the top `windows[c]`
+/// documents of phase-1 ranker `phase1[c]` above the rest in phase-1 order), per query. `spec` is a (measure, convention, ties) triple as in `metrics_per_query`. Each
 /// phase-1 column is sorted once per query for all its candidates; parallel over queries with
 /// the GIL released, interruptible (Ctrl-C), the same values for any number of threads.
 /// `max_memory`: bytes the two outputs may take (None: no limit).
@@ -77,10 +76,10 @@ fn cascade_grid_per_query<'py>(
     let offsets = query_offsets(&offsets)?;
     let y = crate::arrays::finite(&y, "y")?;
     let max_memory = opt_count_arg(max_memory.as_ref(), "max_memory")?.map_or(u64::MAX, |v| v as u64);
-    let (n1, n2) = (scores1.as_array().shape()[1], scores2.as_array().shape()[1]);
+    let (n1, n2) = (scores1.as_array().nrows(), scores2.as_array().nrows());
     for (name, a) in [("scores1", scores1.as_array()), ("scores2", scores2.as_array())] {
-        if a.nrows() != y.len() {
-            return Err(PyValueError::new_err(format!("{name} has {} rows but y has {}", a.nrows(), y.len())));
+        if a.ncols() != y.len() {
+            return Err(PyValueError::new_err(format!("{name} has {} columns but y has {} rows", a.ncols(), y.len())));
         }
         if !a.is_standard_layout() {
             return Err(PyValueError::new_err(format!("{name} must be C-contiguous (row-major)")));

@@ -8,39 +8,43 @@
 //! phase receives, so input order in phase 1 and phase-1 order in phase 2; `Pessimistic`:
 //! lower labels first).
 //!
-//! [`cascade_grid`] takes `n1` phase-1 score columns and `n2` candidates, each a phase-2
-//! score column with the index of its phase-1 column and its window, and returns, for every
-//! query, the measure of each phase-1 ranker alone and of each candidate cascade. Per query
-//! each phase-1 column is sorted once and serves all of its candidates (every window).
+//! [`cascade_grid`] takes `n1` phase-1 rankers' scores and `n2` candidates, each a phase-2
+//! ranker's scores with the index of its phase-1 ranker and its window, and returns, for
+//! every query, the measure of each phase-1 ranker alone and of each candidate cascade. Per
+//! query each phase-1 ranker's order is sorted once and serves all of its candidates (every
+//! window); a measure with a cut-off `k` (NDCG@k, P@k, ERR@k) orders only the window's first
+//! `k` (a partial selection by a total order: the stable sort's prefix).
 //! Parallel over queries (rayon), each value depending on its query only, so the result is
 //! the same for any number of threads; the calling thread asks `interrupt` between chunks of
 //! queries.
 
 use std::cmp::Ordering;
+use std::f64::consts::LN_2;
 
 use rayon::prelude::*;
 
 use super::query::{from_ranked, max_label};
-use super::spec::{check_gain_labels, MetricSpec, Ties};
+use super::spec::{check_gain_labels, Convention, Measure, MetricSpec, Ties};
 use crate::alloc::try_zeroed_vec;
 use crate::data::groups::QueryOffsets;
 use crate::error::{check_memory, Result};
 use crate::interrupt::Interrupt;
 use crate::invalid;
 
-/// The grid: row-major score matrices and the candidates (`phase1[c]`, `windows[c]`).
+/// The grid: one row of scores per ranker (`n1 x m` and `n2 x m`, row-major, so each
+/// ranker's scores of a query are contiguous) and the candidates (`phase1[c]`, `windows[c]`).
 #[derive(Clone, Copy, Debug)]
 pub struct CascadeGrid<'a> {
     /// Labels of the `m` rows, grouped by `offsets`.
     pub labels: &'a [f64],
     pub offsets: &'a QueryOffsets,
-    /// `m x n1`, row-major: column `a` holds phase-1 ranker `a`'s scores.
+    /// `n1 x m`, row-major: row `a` holds phase-1 ranker `a`'s scores.
     pub scores1: &'a [f64],
     pub n1: usize,
-    /// `m x n2`, row-major: column `c` holds candidate `c`'s phase-2 scores.
+    /// `n2 x m`, row-major: row `c` holds candidate `c`'s phase-2 scores.
     pub scores2: &'a [f64],
     pub n2: usize,
-    /// Candidate `c`'s phase-1 column (`< n1`).
+    /// Candidate `c`'s phase-1 row (`< n1`).
     pub phase1: &'a [usize],
     /// Candidate `c`'s window `N >= 1` (the phase-1 documents phase 2 re-ranks).
     pub windows: &'a [usize],
@@ -59,10 +63,60 @@ const CHUNK_QUERIES: usize = 256;
 
 #[derive(Default)]
 struct Scratch {
-    order: Vec<usize>,
-    top: Vec<usize>,
+    /// Phase 1's order: (score, row within the query), sorted.
+    order: Vec<(f64, usize)>,
+    /// The window: (phase-2 score, position in phase 1's order, label).
+    top: Vec<(f64, usize, f64)>,
     ranked: Vec<f64>,
     ideal: Vec<f64>,
+    /// NDCG@k: each document's gain (by row within the query).
+    gains: Vec<f64>,
+}
+
+/// The denominators of the discounts at ranks `1..=k` (`den[i - 1]`): `log2(i + 1)`, or LETOR's
+/// `ln i` (unused at ranks 1 and 2), so that [`discount`] is `query::discounted`, bit for bit.
+fn denominators(convention: Convention, k: usize) -> Vec<f64> {
+    (1..=k)
+        .map(|i| match convention {
+            Convention::Letor => (i as f64).ln(),
+            _ => ((i + 1) as f64).log2(),
+        })
+        .collect()
+}
+
+/// `query::discounted(convention, g, i)` with its denominator from the table.
+#[inline]
+fn discount(convention: Convention, g: f64, i: usize, den: &[f64]) -> f64 {
+    match convention {
+        Convention::Letor if i <= 2 => g,
+        Convention::Letor => g * LN_2 / den[i - 1],
+        _ => g / den[i - 1],
+    }
+}
+
+/// NDCG@k of one query, the same arithmetic as the metrics' (`query::ndcg_ranked`: the
+/// gains discounted in rank order, summed from 0, over the ideal DCG), from gains in rank
+/// order: `n` documents, `best` the ideal DCG@min(k, n).
+#[inline]
+fn ndcg_of(
+    convention: Convention,
+    k: usize,
+    n: usize,
+    ranked_gains: impl Iterator<Item = f64>,
+    best: f64,
+    den: &[f64],
+) -> f64 {
+    if n == 0 || k == 0 || (convention == Convention::Letor && n < k) {
+        return 0.0;
+    }
+    if best != 0.0 {
+        let kk = k.min(n);
+        ranked_gains.take(kk).enumerate().fold(0.0, |acc, (i, g)| acc + discount(convention, g, i + 1, den)) / best
+    } else if convention == Convention::Lightgbm {
+        1.0
+    } else {
+        0.0
+    }
 }
 
 /// `-0.0 == 0.0`, otherwise IEEE total order (as the metrics' ranking).
@@ -73,30 +127,50 @@ fn cmp_f64(a: f64, b: f64) -> Ordering {
     a.total_cmp(&b)
 }
 
+/// The window's order: phase-2 score descending, ties per `ties` (`Pessimistic`: lower label
+/// first), then phase-1 position: a total order, so a partial selection by it equals the
+/// stable sort's prefix.
+#[inline]
+fn cmp_top(ties: Ties, a: &(f64, usize, f64), b: &(f64, usize, f64)) -> Ordering {
+    let by_score = cmp_f64(b.0, a.0);
+    let by_label = if ties == Ties::Pessimistic { cmp_f64(a.2, b.2) } else { Ordering::Equal };
+    by_score.then(by_label).then(a.1.cmp(&b.1))
+}
+
+/// The first ranks a measure reads (`None`: the whole ranking): NDCG@k, P@k, ERR@k read the
+/// first `k` labels (and the query's length).
+fn cutoff(spec: &MetricSpec) -> Option<usize> {
+    match spec.measure {
+        Measure::Ndcg(k) | Measure::Err(k) => k,
+        Measure::Precision(k) => Some(k),
+        Measure::AveragePrecision | Measure::MeanNdcg => None,
+    }
+}
+
 impl CascadeGrid<'_> {
     fn check(&self, spec: &MetricSpec) -> Result<f64> {
         spec.validate()?;
         let m = self.labels.len();
         self.offsets.check_rows(m, "labels")?;
         if self.n1 == 0 {
-            return invalid!("the grid needs at least one phase-1 score column, got 0");
+            return invalid!("the grid needs at least one phase-1 ranker, got 0");
         }
         if self.scores1.len() != m.saturating_mul(self.n1) {
-            return invalid!("scores1 has {} entries, expected {m} rows x {} columns", self.scores1.len(), self.n1);
+            return invalid!("scores1 has {} entries, expected {} rankers x {m} rows", self.scores1.len(), self.n1);
         }
         if self.scores2.len() != m.saturating_mul(self.n2) {
-            return invalid!("scores2 has {} entries, expected {m} rows x {} columns", self.scores2.len(), self.n2);
+            return invalid!("scores2 has {} entries, expected {} rankers x {m} rows", self.scores2.len(), self.n2);
         }
         if self.phase1.len() != self.n2 || self.windows.len() != self.n2 {
             return invalid!(
-                "phase1 ({}) and windows ({}) need one entry per phase-2 column ({})",
+                "phase1 ({}) and windows ({}) need one entry per phase-2 ranker ({})",
                 self.phase1.len(),
                 self.windows.len(),
                 self.n2
             );
         }
         if let Some(c) = self.phase1.iter().position(|&a| a >= self.n1) {
-            return invalid!("phase1[{c}] = {} is not a phase-1 column (there are {})", self.phase1[c], self.n1);
+            return invalid!("phase1[{c}] = {} is not a phase-1 ranker (there are {})", self.phase1[c], self.n1);
         }
         if let Some(c) = self.windows.iter().position(|&w| w == 0) {
             return invalid!("windows must be >= 1; windows[{c}] is 0");
@@ -104,9 +178,9 @@ impl CascadeGrid<'_> {
         if let Some(i) = self.labels.iter().position(|r| !r.is_finite() || *r < 0.0) {
             return invalid!("labels must be finite and >= 0; row {i} has {}", self.labels[i]);
         }
-        for (name, s, n) in [("scores1", self.scores1, self.n1), ("scores2", self.scores2, self.n2)] {
+        for (name, s) in [("scores1", self.scores1), ("scores2", self.scores2)] {
             if let Some(i) = s.iter().position(|x| !x.is_finite()) {
-                return invalid!("{name} must be finite: row {}, column {} is {}", i / n, i % n, s[i]);
+                return invalid!("{name} must be finite: ranker {}, row {} is {}", i / m, i % m, s[i]);
             }
         }
         let top = max_label(self.labels);
@@ -114,48 +188,105 @@ impl CascadeGrid<'_> {
         Ok(top)
     }
 
-    /// Sorts `idx` (row indices) by `score(row)` descending, stably, ties per `ties`.
-    fn sort(&self, ties: Ties, idx: &mut [usize], score: impl Fn(usize) -> f64) {
-        match ties {
-            Ties::Stable => idx.sort_by(|&i, &j| cmp_f64(score(j), score(i))),
-            Ties::Pessimistic => {
-                idx.sort_by(|&i, &j| cmp_f64(score(j), score(i)).then(cmp_f64(self.labels[i], self.labels[j])))
-            }
-        }
-    }
-
     /// One query's values into `single` (n1) and `cascade` (n2).
+    #[allow(clippy::too_many_arguments)]
     fn query(
         &self,
         spec: &MetricSpec,
         by_phase1: &[Vec<usize>],
         grade: f64,
-        w: (usize, usize),
+        den: &[f64],
+        (lo, hi): (usize, usize),
         s: &mut Scratch,
         single: &mut [f64],
         cascade: &mut [f64],
     ) {
-        let (lo, hi) = w;
-        let n = hi - lo;
-        let (n1, n2) = (self.n1, self.n2);
+        let (n, m) = (hi - lo, self.labels.len());
+        let labels = &self.labels[lo..hi];
+        let ties = spec.ties;
+        // the ranks the measure reads: the window is only ordered as far as them
+        let reads = cutoff(spec).map_or(n, |k| k.min(n));
         s.ideal.clear();
-        s.ideal.extend_from_slice(&self.labels[lo..hi]);
+        s.ideal.extend_from_slice(labels);
         s.ideal.sort_unstable_by(|a, b| cmp_f64(*b, *a));
-        for a in 0..n1 {
+        // NDCG@k (the usual grid measure): gains once per query, no ranked labels
+        let ndcg_k = match spec.measure {
+            Measure::Ndcg(Some(k)) => Some(k),
+            _ => None,
+        };
+        let conv = spec.convention;
+        let best = match ndcg_k {
+            Some(k) => {
+                s.gains.clear();
+                s.gains.extend(labels.iter().map(|&r| conv.gain(r)));
+                let kk = k.min(n);
+                s.ideal[..kk]
+                    .iter()
+                    .enumerate()
+                    .fold(0.0, |acc, (i, &r)| acc + discount(conv, conv.gain(r), i + 1, den))
+            }
+            None => 0.0,
+        };
+        for a in 0..self.n1 {
+            let s1 = &self.scores1[a * m + lo..a * m + hi];
             s.order.clear();
-            s.order.extend(lo..hi);
-            self.sort(spec.ties, &mut s.order, |i| self.scores1[i * n1 + a]);
-            s.ranked.clear();
-            s.ranked.extend(s.order.iter().map(|&i| self.labels[i]));
-            single[a] = from_ranked(spec, &s.ranked, &s.ideal, grade);
+            s.order.extend(s1.iter().copied().zip(0..n));
+            // stable: ties in row order (Pessimistic: lower labels first, then row order); a
+            // total order, so the unstable sort gives the stable sort's result
+            match ties {
+                Ties::Stable => s.order.sort_unstable_by(|x, y| cmp_f64(y.0, x.0).then(x.1.cmp(&y.1))),
+                Ties::Pessimistic => s.order.sort_unstable_by(|x, y| {
+                    cmp_f64(y.0, x.0).then(cmp_f64(labels[x.1], labels[y.1])).then(x.1.cmp(&y.1))
+                }),
+            }
+            single[a] = match ndcg_k {
+                Some(k) => ndcg_of(conv, k, n, s.order.iter().map(|&(_, i)| s.gains[i]), best, den),
+                None => {
+                    s.ranked.clear();
+                    s.ranked.extend(s.order.iter().map(|&(_, i)| labels[i]));
+                    from_ranked(spec, &s.ranked, &s.ideal, grade)
+                }
+            };
             for &c in &by_phase1[a] {
                 let keep = self.windows[c].min(n);
+                let s2 = &self.scores2[c * m + lo..c * m + hi];
+                let cmp = |x: &(f64, usize, f64), y: &(f64, usize, f64)| cmp_top(ties, x, y);
                 s.top.clear();
-                s.top.extend_from_slice(&s.order[..keep]);
-                self.sort(spec.ties, &mut s.top, |i| self.scores2[i * n2 + c]);
-                s.ranked.clear();
-                s.ranked.extend(s.top.iter().chain(&s.order[keep..]).map(|&i| self.labels[i]));
-                cascade[c] = from_ranked(spec, &s.ranked, &s.ideal, grade);
+                if reads < keep {
+                    // only the first `reads` ranks matter: keep the best `reads` of the window in
+                    // order, scanning it once (most documents fail the one comparison with the last)
+                    for (p, &(_, i)) in s.order[..keep].iter().enumerate() {
+                        let e = (s2[i], p, labels[i]);
+                        if s.top.len() == reads {
+                            if cmp(&e, &s.top[reads - 1]) != Ordering::Less {
+                                continue;
+                            }
+                            s.top.pop();
+                        }
+                        let at = s.top.partition_point(|x| cmp(x, &e) == Ordering::Less);
+                        s.top.insert(at, e);
+                    }
+                } else {
+                    s.top.extend(s.order[..keep].iter().enumerate().map(|(p, &(_, i))| (s2[i], p, labels[i])));
+                    s.top.sort_unstable_by(cmp);
+                }
+                // the ranking: the ordered head, then the rest of phase 1's order (whose ranks
+                // past `reads` a cut-off measure reads only through the query's length)
+                let head = s.top.len();
+                cascade[c] = match ndcg_k {
+                    Some(k) => {
+                        let (order, gains) = (&s.order, &s.gains);
+                        let top = s.top.iter().map(|t| gains[order[t.1].1]);
+                        let rest = order[head..].iter().map(|&(_, i)| gains[i]);
+                        ndcg_of(conv, k, n, top.chain(rest), best, den)
+                    }
+                    None => {
+                        s.ranked.clear();
+                        s.ranked.extend(s.top.iter().map(|t| t.2));
+                        s.ranked.extend(s.order[head..].iter().map(|&(_, i)| labels[i]));
+                        from_ranked(spec, &s.ranked, &s.ideal, grade)
+                    }
+                };
             }
         }
     }
@@ -187,6 +318,12 @@ pub fn cascade_grid(
         by_phase1[a].push(c);
     }
     let offsets: &[usize] = grid.offsets;
+    // NDCG@k's discount denominators, up to the largest query's k
+    let largest = offsets.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0);
+    let den = match spec.measure {
+        Measure::Ndcg(Some(k)) => denominators(spec.convention, k.min(largest)),
+        _ => Vec::new(),
+    };
     let mut q0 = 0;
     while q0 < n_q {
         interrupt.check()?;
@@ -196,14 +333,14 @@ pub fn cascade_grid(
         if n2 == 0 {
             rows1.enumerate().for_each_init(Scratch::default, |s, (j, r1)| {
                 let q = q0 + j;
-                grid.query(spec, &by_phase1, grade, (offsets[q], offsets[q + 1]), s, r1, &mut []);
+                grid.query(spec, &by_phase1, grade, &den, (offsets[q], offsets[q + 1]), s, r1, &mut []);
             });
         } else {
             rows1.zip(cascade[q0 * n2..q1 * n2].par_chunks_mut(n2)).enumerate().for_each_init(
                 Scratch::default,
                 |s, (j, (r1, r2))| {
                     let q = q0 + j;
-                    grid.query(spec, &by_phase1, grade, (offsets[q], offsets[q + 1]), s, r1, r2);
+                    grid.query(spec, &by_phase1, grade, &den, (offsets[q], offsets[q + 1]), s, r1, r2);
                 },
             );
         }
@@ -227,7 +364,7 @@ mod tests {
         let labels = [0.0, 2.0, 1.0, 0.0, 1.0];
         let off = offsets(vec![0, 3, 5]);
         let s1 = [3.0, 2.0, 1.0, 1.0, 2.0];
-        let s2 = [1.0, 2.0, 3.0, 5.0, 4.0, 2.0, 0.0, 1.0, 3.0, 1.0]; // 2 candidates, row-major (no tie in column 0)
+        let s2 = [1.0, 3.0, 4.0, 0.0, 3.0, 2.0, 5.0, 2.0, 1.0, 1.0]; // 2 candidates x 5 rows (no tie in row 0)
         let spec = MetricSpec::new(Measure::Ndcg(Some(3)));
         let grid = CascadeGrid {
             labels: &labels,
@@ -242,7 +379,7 @@ mod tests {
         let v = cascade_grid(&spec, &grid, u64::MAX, &NoInterrupt).unwrap();
         let alone = per_query(&spec, &labels, &s1, &off).unwrap();
         assert_eq!(v.single, alone);
-        let col0: Vec<f64> = (0..5).map(|i| s2[2 * i]).collect();
+        let col0: Vec<f64> = s2[..5].to_vec();
         let p2 = per_query(&spec, &labels, &col0, &off).unwrap();
         assert_eq!(vec![v.cascade[0], v.cascade[2]], p2);
         // window 1: phase 1's top document first, then phase 1's order: the phase-1 order
