@@ -63,11 +63,11 @@ from .models import (
 )
 from .selection import (
     FSMSVM,
-    CascadeSelection,
     GAS,
     HCAS,
     NGAS,
     XGAS,
+    CascadeSelection,
     FeatureImportance,
     FSMRank,
     GreedyRankRLS,

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rankselect import _core
 from _cascade_reference import reference_grid
+from rankselect import _core
 
 U = np.uintp
 

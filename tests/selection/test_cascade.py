@@ -4,11 +4,10 @@ import numpy as np
 import pytest
 
 import rankselect as rs
+from _cascade_reference import composed_positions
 from rankselect.data import ExtractionCosts, check_feature_groups
 from rankselect.selection.cascade import compose
 from rankselect.selection.cascade_search import cascade_cost
-
-from _cascade_reference import composed_positions
 
 
 @pytest.fixture(scope="module")

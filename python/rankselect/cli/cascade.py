@@ -25,7 +25,7 @@ import numpy as np
 from ..analysis.costs import read_costs
 from ..data import load_letor
 from ..data.datasets import feature_costs
-from ..data.datasets.layouts import _ALIASES, LAYOUTS
+from ..data.datasets.layouts import LAYOUTS
 from ..selection.cascade import RULES, CascadeSelection
 from .common import reading
 
@@ -54,9 +54,14 @@ def add_parser(sub) -> None:
 
 def costs_of(text: str, n_features: int) -> np.ndarray:
     """``--costs``: a layout's published costs, or a costs file."""
-    key = _ALIASES.get(text.lower(), text.lower())
-    if key in LAYOUTS and not os.path.exists(text):
-        c = feature_costs(key)
+    if not os.path.exists(text):
+        try:
+            c = feature_costs(text)
+        except ValueError:  # not a layout: read as a file (whose error names --costs)
+            c = None
+    else:
+        c = None
+    if c is not None:
         if len(c) != n_features:
             raise ValueError(f"--costs {text}: the layout has {len(c)} features but the data has {n_features}")
         return c

@@ -204,9 +204,9 @@ class CascadeSelection(RankerMixin, RankingEstimator):
         spec = (str(self.scoring), str(self.convention), "stable")
         single, cascade = grid_values(cands, np.ascontiguousarray(val.X[:, path]), val.y, val.offsets, spec)
         sizes = np.diff(val.offsets)
-        records = [{"cost": cascade_cost(costs, sizes, path[:a]), "score": float(single[:, i].mean()),
-                    "n_phases": 1, "phase1_size": a, "window": None, "phase2_size": None, "_col": i}
-                   for i, a in enumerate(cands.sizes1)]
+        records: list[dict[str, Any]] = [
+            {"cost": cascade_cost(costs, sizes, path[:a]), "score": float(single[:, i].mean()), "n_phases": 1,
+             "phase1_size": a, "window": None, "phase2_size": None, "_col": i} for i, a in enumerate(cands.sizes1)]
         records += [{"cost": cascade_cost(costs, sizes, path[:a], path[:b], n, reuse=bool(self.reuse)),
                      "score": float(cascade[:, j].mean()), "n_phases": 2, "phase1_size": a, "window": n,
                      "phase2_size": b, "_col": j} for j, (a, n, b) in enumerate(cands.cascades)]
@@ -231,12 +231,12 @@ class CascadeSelection(RankerMixin, RankingEstimator):
             key = (a, chosen["window"], chosen["phase2_size"])
             self.phases_.append(Phase(path[:key[2]].copy(), cands.weights2[key].copy(), int(key[1])))
         self.cost_per_query_ = float(chosen["cost"])
-        public = [{k: v for k, v in r.items() if k != "_col"} for r in records]
+        public = [_public(r) for r in records]
         self.front_ = _pareto(public)
         self.single_front_ = _pareto([r for r in public if r["n_phases"] == 1])
-        strip = (lambda r: None if r is None else {k: v for k, v in r.items() if k != "_col"})
         self.choice_ = {"decision": "cascade" if chosen["n_phases"] == 2 else "one phase", "rule": str(self.rule),
-                        "budget": budget, "reuse": bool(self.reuse), "single": strip(best1), "cascade": strip(best2),
+                        "budget": budget, "reuse": bool(self.reuse), "single": _public(best1),
+                        "cascade": None if best2 is None else _public(best2),
                         "mean_difference": diff, "standard_error": se, "n_queries": int(len(sizes))}
         self.path_ = path
         return self
@@ -273,6 +273,11 @@ class CascadeSelection(RankerMixin, RankingEstimator):
         """Every column some phase computes (phase 2's prefix contains phase 1's)."""
         check_is_fitted(self, "phases_")
         return np.asarray(self.phases_[-1].features)
+
+
+def _public(record: dict) -> dict:
+    """A grid record without its private column index."""
+    return {k: v for k, v in record.items() if k != "_col"}
 
 
 def _pareto(records: list) -> list:

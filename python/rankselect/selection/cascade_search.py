@@ -81,7 +81,7 @@ def cascade_cost(costs: ExtractionCosts, sizes: np.ndarray, s1, s2=None, window:
     if s2 is None:
         return float(np.mean(c1 * n))
     c2 = costs.total(s2) - c1 if reuse else costs.total(s2)
-    return float(np.mean(c1 * n + c2 * np.minimum(float(window), n)))  # type: ignore[arg-type]
+    return float(np.mean(c1 * n + c2 * np.minimum(float(window or 0), n)))
 
 
 @dataclass

@@ -252,24 +252,13 @@ impl CascadeGrid<'_> {
                 let s2 = &self.scores2[c * m + lo..c * m + hi];
                 let cmp = |x: &(f64, usize, f64), y: &(f64, usize, f64)| cmp_top(ties, x, y);
                 s.top.clear();
+                s.top.extend(s.order[..keep].iter().enumerate().map(|(p, &(_, i))| (s2[i], p, labels[i])));
                 if reads < keep {
-                    // only the first `reads` ranks matter: keep the best `reads` of the window in
-                    // order, scanning it once (most documents fail the one comparison with the last)
-                    for (p, &(_, i)) in s.order[..keep].iter().enumerate() {
-                        let e = (s2[i], p, labels[i]);
-                        if s.top.len() == reads {
-                            if cmp(&e, &s.top[reads - 1]) != Ordering::Less {
-                                continue;
-                            }
-                            s.top.pop();
-                        }
-                        let at = s.top.partition_point(|x| cmp(x, &e) == Ordering::Less);
-                        s.top.insert(at, e);
-                    }
-                } else {
-                    s.top.extend(s.order[..keep].iter().enumerate().map(|(p, &(_, i))| (s2[i], p, labels[i])));
-                    s.top.sort_unstable_by(cmp);
+                    // only the first `reads` ranks matter: select them, then order them
+                    s.top.select_nth_unstable_by(reads - 1, cmp);
+                    s.top.truncate(reads);
                 }
+                s.top.sort_unstable_by(cmp);
                 // the ranking: the ordered head, then the rest of phase 1's order (whose ranks
                 // past `reads` a cut-off measure reads only through the query's length)
                 let head = s.top.len();
@@ -347,71 +336,4 @@ pub fn cascade_grid(
         q0 = q1;
     }
     Ok(CascadeValues { single, cascade })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::interrupt::NoInterrupt;
-    use crate::metrics::{per_query, Measure};
-
-    fn offsets(v: Vec<usize>) -> QueryOffsets {
-        QueryOffsets::new(v).unwrap()
-    }
-
-    #[test]
-    fn window_covering_the_query_is_phase_two_alone_and_window_one_keeps_phase_one_below() {
-        let labels = [0.0, 2.0, 1.0, 0.0, 1.0];
-        let off = offsets(vec![0, 3, 5]);
-        let s1 = [3.0, 2.0, 1.0, 1.0, 2.0];
-        let s2 = [1.0, 3.0, 4.0, 0.0, 3.0, 2.0, 5.0, 2.0, 1.0, 1.0]; // 2 candidates x 5 rows (no tie in row 0)
-        let spec = MetricSpec::new(Measure::Ndcg(Some(3)));
-        let grid = CascadeGrid {
-            labels: &labels,
-            offsets: &off,
-            scores1: &s1,
-            n1: 1,
-            scores2: &s2,
-            n2: 2,
-            phase1: &[0, 0],
-            windows: &[100, 1],
-        };
-        let v = cascade_grid(&spec, &grid, u64::MAX, &NoInterrupt).unwrap();
-        let alone = per_query(&spec, &labels, &s1, &off).unwrap();
-        assert_eq!(v.single, alone);
-        let col0: Vec<f64> = s2[..5].to_vec();
-        let p2 = per_query(&spec, &labels, &col0, &off).unwrap();
-        assert_eq!(vec![v.cascade[0], v.cascade[2]], p2);
-        // window 1: phase 1's top document first, then phase 1's order: the phase-1 order
-        assert_eq!(vec![v.cascade[1], v.cascade[3]], alone);
-    }
-
-    #[test]
-    fn bad_arguments_are_errors() {
-        let labels = [0.0, 1.0];
-        let off = offsets(vec![0, 2]);
-        let spec = MetricSpec::new(Measure::Ndcg(Some(1)));
-        let ok = CascadeGrid {
-            labels: &labels,
-            offsets: &off,
-            scores1: &[1.0, 0.0],
-            n1: 1,
-            scores2: &[0.0, 1.0],
-            n2: 1,
-            phase1: &[0],
-            windows: &[1],
-        };
-        assert!(cascade_grid(&spec, &ok, u64::MAX, &NoInterrupt).is_ok());
-        for bad in [
-            CascadeGrid { windows: &[0], ..ok },
-            CascadeGrid { phase1: &[1], ..ok },
-            CascadeGrid { scores2: &[0.0], ..ok },
-            CascadeGrid { scores1: &[f64::NAN, 0.0], ..ok },
-            CascadeGrid { n1: 0, scores1: &[], ..ok },
-        ] {
-            assert!(cascade_grid(&spec, &bad, u64::MAX, &NoInterrupt).is_err());
-        }
-        assert!(cascade_grid(&spec, &ok, 8, &NoInterrupt).is_err());
-        assert!(cascade_grid(&spec, &ok, u64::MAX, &|| true).is_err());
-    }
 }
