@@ -33,7 +33,16 @@ RULES = {"1se": 1.0, "2se": 2.0, "best": 0.0}
 class Phase:
     """One ranking phase: a linear ranker on ``features`` (0-based columns of the full feature
     matrix) with weights ``coef``; ``window`` is None for phase 1 and the rerank count ``N``
-    (phase 1's top documents it re-ranks) for phase 2."""
+    (phase 1's top documents it re-ranks) for phase 2.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rankselect.selection import Phase
+    >>> p = Phase(features=np.array([2, 0]), coef=np.array([1.0, -0.5]), window=20)
+    >>> p.score(np.array([[1.0, 5.0, 3.0], [0.0, 5.0, 1.0]]))  # 3 - 0.5 * 1, 1 - 0.5 * 0
+    array([2.5, 1. ])
+    """
 
     features: np.ndarray
     coef: np.ndarray
@@ -121,6 +130,20 @@ class CascadeSelection(RankerMixin, RankingEstimator):
         phase's and cascade's records, the paired mean difference and its standard error.
     path_ : ndarray
         The selection path (0-based columns) whose prefixes are the phases.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import rankselect as rs
+    >>> X, y, qid = rs.data.datasets.load_example("train")
+    >>> Xv, yv, qv = rs.data.datasets.load_example("vali")
+    >>> costs = np.arange(1.0, 23.0)  # one cost per feature per document
+    >>> cs = rs.CascadeSelection(feature_costs=costs, budget=1500.0, windows=(5,)).fit(
+    ...     X, y, qid=qid, eval_set=(Xv, yv, qv))
+    >>> cs.choice_["decision"], len(cs.phases_)
+    ('one phase', 1)
+    >>> bool(cs.cost_per_query_ <= 1500.0)
+    True
     """
 
     phases_: list
