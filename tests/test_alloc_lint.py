@@ -96,7 +96,7 @@ RESERVED_ELSEWHERE = {
 
 
 def test_faer_products_reserve_their_workspace_first():
-    """Issue 40: faer's products keep a per-thread workspace (2 x the L3 cache) that they
+    """Issue 40: faer's products keep a per-thread workspace (4 MiB: issue 46) that they
     allocate without a fallback (an abort under a memory limit). A core file that calls them
     reserves it first (``rankselect_core::alloc::reserve_gemm_workspace(s)``: MemoryError
     instead), or the table above says who does."""

@@ -157,8 +157,14 @@ _LOOP = (Param("ranker", "the ranker in the loop (LightGBM, XGBoost, CatBoost: i
 
 
 def _loop_grid(n: int) -> dict[str, list[Any]]:
-    """The protocol's grid of rfe / forward (RankRLS in the loop): alpha 1, every k."""
+    """The protocol's grid of rfe / forward: alpha 1 (for the linear ranker in the loop,
+    RankRLS), every k."""
     return {"alpha": [1.0], "k": list(range(1, n + 1))}
+
+
+#: the experiment options of rfe / forward: every option of ``select --method rfe|forward``
+#: (``ranker`` "linear" is RankRLS over the alpha grid; ``seed`` is ``--seed``)
+_LOOP_OPTIONS = {"ranker": "linear", "scoring": "ndcg@10", "candidates": "none", "n_candidates": None, "seed": 0}
 _C_SVM = Param("C", "loss weight C > 0", flag="--C")
 
 _IMPORTANCE = Param("importance", "relevance: map, ndcg@k, p@k, pairwise or lambdamart (FSA's, needs LightGBM)",
@@ -239,13 +245,15 @@ METHODS: dict[str, Method] = {
         "k features, removing the least important (permutation, refit or the ranker's own) each round",
         (*_LOOP, Param("step", "features removed per round: a count or a fraction", type=count_or_fraction),
          Param("drop_by", "importance of a round", type=str, choices=IMPORTANCES)),
-        _loop_grid, k="n_features_to_select", make=recursive_elimination, options={"importance": "permutation"}),
+        _loop_grid, k="n_features_to_select", make=recursive_elimination,
+        options={**_LOOP_OPTIONS, "importance": "permutation", "drop_by": None, "step": 1}),
     "forward": Method(
         "forward", ForwardSelection,
         "forward selection with the deployed ranker in the loop, scored on validation queries",
         "k features, adding the one of best validation score each round (optionally floating)",
         (*_LOOP, Param("floating", "after an addition, drop a feature when that helps (yes/no)", type=boolean)),
-        _loop_grid, k="n_features_to_select", make=forward_selection),
+        _loop_grid, k="n_features_to_select", make=forward_selection,
+        options={**_LOOP_OPTIONS, "floating": False}),
     "rankrls": Method(
         "rankrls", RankRLS,
         "RankRLS on all features (WAF baseline); one eigendecomposition per fold gives every alpha",

@@ -82,7 +82,8 @@ def test_ranklib_renumbers_the_subset(files, capsys, tmp_path):
     back = rs.load_letor(tmp_path / "rl" / "test.txt")
     orig = rs.load_letor(files / "test.txt", n_features=10)
     np.testing.assert_array_equal(back.X, orig.X[:, [6, 1]])
-    assert (tmp_path / "rl" / "features.txt").read_text().splitlines()[1:] == ["1\t7\tfeature_7", "2\t2\tfeature_2"]
+    rows = (tmp_path / "rl" / "features.txt").read_text().splitlines()[1:]
+    assert rows == ["1\t7\t\"feature_7\"", "2\t2\t\"feature_2\""]
 
 
 @pytest.mark.parametrize("args, message", [

@@ -153,7 +153,7 @@ def test_bad_selections(selection, message):
 
 
 def test_bad_names():
-    with pytest.raises(ValueError, match="name must be a non-empty string without spaces"):
+    with pytest.raises(ValueError, match="name 'my model': a feature set / model name goes into URLs"):
         export_engine("opensearch", [0, 1], name="my model")
     with pytest.raises(ValueError, match=r"feature_names repeats \['x'\]"):
         export_engine("opensearch", [0, 1], feature_names=["x", "x", "y"])

@@ -8,7 +8,13 @@ selected features numbered as in the file, skipped degenerate grid points, paire
 t-tests) and, with ``--plots``, PNG figures.
 
 Methods: {methods}. Fixed options
-follow a colon: ``--method sparse-ranksvm:penalty=log``, ``--method gas:ranker=ranksvm``.
+follow a colon: ``--method sparse-ranksvm:penalty=log``, ``--method gas:ranker=ranksvm``;
+``rfe`` and ``forward`` take every option of ``select``: ``--method
+forward:ranker=lightgbm,candidates=greedy-rankrls,n_candidates=15,seed=1`` (``ranker``:
+linear - RankRLS over the alpha grid, the default -, lightgbm, xgboost, catboost, ranksvm;
+``scoring``, ``candidates``, ``n_candidates``, ``seed``, ``floating``, ``step``, ``drop_by``).
+``--measure M`` (repeatable: map, ndcg@k, err@k, p@k, meanndcg; default map and ndcg@10)
+keeps the paths' per-query scores in those measures too, for ``rankselect report --measure``.
 Grids: ``--grid greedy-rankrls:alpha=2^-3,2^0,2^3`` or ``--grid greedy-rankrls:k=1,2,3``
 (repeatable; values may be written 2^e).
 
@@ -56,6 +62,9 @@ def add_parser(sub) -> None:
                    help="override one grid parameter of a method (repeatable)")
     p.add_argument("--metric", default="map",
                    help="validation metric for model selection (map, ndcg@10, p@10, meanndcg)")
+    p.add_argument("--measure", action="append", metavar="MEASURE",
+                   help="a measure of the per-query paths the report decides on (repeatable: map, ndcg@k, err@k, "
+                        "p@k, meanndcg; default map and ndcg@10, beside the --metric)")
     add_convention_argument(p, "letor")  # letor: Eval-Score-4.0
     p.add_argument("--folds", metavar="I,J", help="run only these folds (1-based, comma separated)")
     p.add_argument("--out", metavar="DIR", help="write experiment.json, experiment.md (and PNGs with --plots) here")
@@ -96,6 +105,8 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError(f"--folds must be comma-separated integers, got {args.folds!r}") from None
     if args.plots and not args.out:
         raise ValueError("--plots needs --out DIR")
+    if args.out:
+        _check_out(Path(args.out))  # before any fit: a bad --out fails in seconds, not after the last fold
     if args.plots:
         # Fail before the computation when the optional extra is missing.
         try:
@@ -116,6 +127,7 @@ def run(args: argparse.Namespace) -> int:
         res = run_protocol(
             args.data_dir, args.method, grid=parse_grid(args.grid), metric=args.metric,
             convention=convention, jobs=args.jobs, progress=not args.quiet, folds=folds, on_fold=save,
+            measures=args.measure or ("map", "ndcg@10"),
         )
     except KeyboardInterrupt:
         _report_interrupted(args, folds, finished[0] if finished else None)
@@ -131,6 +143,17 @@ def run(args: argparse.Namespace) -> int:
         for p in written:
             print(f"wrote {p}", file=sys.stderr)
     return 0
+
+
+def _check_out(out: Path) -> None:
+    """``--out`` must be a folder (made when the first fold finishes): an existing file, or a
+    file on its way, is refused before any fit."""
+    for p in (out, *out.parents):
+        if p.exists():
+            if not p.is_dir():
+                raise ValueError(f"--out {out}: {p} is a file, not a folder: give a folder for experiment.json and "
+                                 "experiment.md")
+            break
 
 
 def _write(res, out: Path) -> list[Path]:

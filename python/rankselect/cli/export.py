@@ -34,14 +34,16 @@ Python functions behind it.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from pathlib import Path
 
+import numpy as np
+
 from ..analysis.export import export_selection
-from ..data import load_letor
+from ..data import RankingData, load_letor
 from ..deploy import ENGINES, export_engine, load_model, write_letor_subset
+from ..deploy.model_files import read_json_text
 from .common import reading
 
 FORMATS = ("lightgbm", "xgboost", "ranklib", "json")
@@ -72,16 +74,15 @@ def add_parser(sub) -> None:
                                                         "(default rankselect)")
     p.add_argument("--letor", metavar="FILE", action="append", default=[],
                    help="--engine ranklib: write FILE's selected columns, numbered 1..k, under --out DIR")
+    p.add_argument("--force", action="store_true", help="replace the files that exist under --out (never a --letor "
+                                                        "input)")
     p.set_defaults(handler=run)
 
 
 def _read_selection(path: str) -> dict:
     with reading("SELECTION", path):
         text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{path}: not the JSON of 'rankselect select --json' ({exc})") from None
+    data = read_json_text(text, f"{path}: not the JSON of 'rankselect select --json'")
     if not isinstance(data, dict) or not isinstance(data.get("selected_features"), list):
         raise ValueError(f"{path}: no 'selected_features' list (expected the output of 'rankselect select --json')")
     feats = data["selected_features"]
@@ -105,6 +106,44 @@ def _engine_only(args: argparse.Namespace) -> None:
             raise ValueError(f"{flag} applies to --engine, not to --format")
 
 
+def _letor_targets(sources: list[str], out: str, force: bool, files: set[str]) -> list[Path]:
+    """Where each ``--letor`` file's subset goes (``--out/<its name>``): refused when two
+    share a name, when one would replace an input or an engine file, or an existing file
+    without ``--force``."""
+    dests = [Path(out) / os.path.basename(src) for src in sources]
+    names = [d.name for d in dests]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise ValueError(f"--letor: two files named {twice[0]!r} would be written to the same {out}/{twice[0]}; "
+                         "give them distinct names")
+    inputs = {Path(src).resolve() for src in sources}
+    for src, dest in zip(sources, dests):
+        if dest.resolve() in inputs or dest.exists() and any(os.path.samefile(dest, s) for s in sources
+                                                             if os.path.exists(s)):
+            raise ValueError(f"--letor {src}: its subset would replace the input file {dest} (--out is its folder); "
+                             "choose another --out")
+        if dest.name in files:
+            raise ValueError(f"--letor {src}: its name {dest.name!r} is one of the engine's files")
+        if dest.exists() and not force:
+            raise ValueError(f"--letor {src}: {dest} exists; pass --force to replace it, or choose another --out")
+    return dests
+
+
+def _letor_input(src: str, data: dict, n_features) -> tuple:
+    """(the LETOR data, the selection's columns, width): the file is read at its own width,
+    widened by zero columns only up to the selection's last column (the selection's
+    n_features is not trusted to size an array)."""
+    letor = load_letor(src)
+    cols = [j - 1 for j in data["selected_features"]]
+    if n_features is not None and letor.n_features > n_features:
+        raise ValueError(f"--letor {src}: {letor.n_features} features, the selection refers to {n_features}")
+    width = max(letor.n_features, max(cols) + 1)
+    if width > letor.n_features:
+        X = np.pad(letor.X, ((0, 0), (0, width - letor.n_features)))
+        letor = RankingData(X, letor.y, letor.qid, letor.comments)
+    return letor, cols, width
+
+
 def _engine(args: argparse.Namespace, data: dict, names) -> int:
     if not args.out:
         raise ValueError("--engine needs --out DIR (the folder of the engine's files)")
@@ -112,11 +151,8 @@ def _engine(args: argparse.Namespace, data: dict, names) -> int:
         raise ValueError("--letor applies to --engine ranklib (RankLib's training data, numbered 1..k)")
     templates = None
     if args.templates:
-        try:
-            with reading("--templates", args.templates), open(args.templates, encoding="utf-8") as f:
-                templates = json.load(f)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"--templates {args.templates}: not JSON ({exc})") from None
+        with reading("--templates", args.templates), open(args.templates, encoding="utf-8") as f:
+            templates = read_json_text(f.read(), f"--templates {args.templates}")
     if args.model and args.linear:
         raise ValueError("give --model FILE or --linear, not both")
     model = load_model(args.model) if args.model else None
@@ -128,10 +164,11 @@ def _engine(args: argparse.Namespace, data: dict, names) -> int:
     n_features = data.get("n_features") or (len(names) if names else None)
     out = export_engine(args.engine, data, model, templates=templates, feature_names=names, name=args.name,
                         n_features=n_features)
-    paths = out.write(args.out)
-    for src in args.letor:
-        dest = os.path.join(args.out, os.path.basename(src))
-        write_letor_subset(dest, load_letor(src, n_features=n_features), data, n_features=n_features)
+    dests = _letor_targets(args.letor, args.out, args.force, set(out.files))
+    paths = out.write(args.out, force=args.force)
+    for src, dest in zip(args.letor, dests):
+        letor, cols, width = _letor_input(src, data, n_features)
+        write_letor_subset(dest, letor, cols, n_features=width)
         paths.append(dest)
     print(f"{args.engine}: {len(paths)} files in {args.out}: {', '.join(sorted(out.files))}"
           + (f" and {', '.join(os.path.basename(s) for s in args.letor)}" if args.letor else ""))
@@ -151,6 +188,8 @@ def run(args: argparse.Namespace) -> int:
     text = export_selection(columns, args.format, n_features=data.get("n_features") or (len(names) if names else None),
                             feature_names=names, coef=data.get("coef"), extra=extra)
     if args.out:
+        if os.path.exists(args.out) and not args.force:
+            raise ValueError(f"--out {args.out} exists; pass --force to replace it")
         with open(args.out, "w", encoding="utf-8") as f:
             f.write(text)
     else:

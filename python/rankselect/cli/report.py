@@ -1,20 +1,29 @@
-"""``rankselect report EXPERIMENT_DIR [-o report.html] [--method M] [--data DATA_DIR] [--names FILE]
-[--layout NAME:BY | --groups FILE] [--costs FILE] [--json] [--force]``
+"""``rankselect report EXPERIMENT_DIR [-o report.html] [--method M] [--measure M] [--ranker R]
+[--rule RULE] [--nested] [--data DATA_DIR] [--names FILE] [--layout NAME:BY | --groups FILE]
+[--costs FILE] [--json] [--force]``
 
 Write one self-contained HTML page (no server, no network needed to open it) for the
 output folder of ``rankselect experiment ... --out EXPERIMENT_DIR``. It leads with the
 decision: how many features of which method to keep, by the one-standard-error rule on
 paired per-query differences (every fold's validation queries pooled), and how that subset
-fares against all features on every test query. Then: quality against the number of features
-(the folds' spread below it), the cost-quality front over every size of every method,
-per-query wins and losses, redundancy, stability, importance, the feature-group views
-(``--layout``/``--groups``) and the chosen subset with a k slider and the hand-off boxes.
-The redundancy and importance panels read the first fold of the experiment's data
-(``--data`` when it moved). ``--json`` also prints the decision (the page's
-``rankselect-decision`` element) on standard output. An existing page is kept unless
-``--force``. Needs the ``report`` extra (``pip install "rankselect[report]"``). See
-``rankselect.report.write_report`` for the Python function (which also takes a fitted
-selector); ``rankselect select ... --report FILE`` writes the page of one fit.
+fares against all features on every test query, and in every fold (paired t-tests, Holm's
+correction over the folds; a significant loss is flagged in the headline). Then: quality
+against the number of features (the folds' spread below it), the cost-quality front over
+every size of every method, per-query wins and losses, redundancy, stability, importance,
+the feature-group views (``--layout``/``--groups``) and the chosen subset with a k slider and
+the hand-off boxes. The redundancy and importance panels read the first fold of the
+experiment's data (``--data`` when it moved).
+
+``--measure`` names the measure of the decision (one the experiment kept per query:
+``experiment --measure``); ``--ranker`` the ranker it is for (the methods run with
+``ranker=``; the other paths are a screening view); ``--rule`` how the size is chosen;
+``--nested`` compares the sizes on their cross-fitted validation scores (nested selection of
+the alpha or the ranker's setting). ``--json`` prints the decision (the page's
+``rankselect-decision`` element) on standard output and writes no page unless ``-o`` names
+one. An existing page is kept unless ``--force``. Needs the ``report`` extra (``pip install
+"rankselect[report]"``). See ``rankselect.report.write_report`` for the Python function
+(which also takes a fitted selector); ``rankselect select ... --report FILE`` writes the
+page of one fit.
 """
 from __future__ import annotations
 
@@ -31,7 +40,8 @@ def add_parser(sub) -> None:
     p = sub.add_parser("report", help="write one self-contained HTML report of an experiment folder",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("experiment", metavar="EXPERIMENT_DIR", help="the --out folder of 'rankselect experiment'")
-    p.add_argument("-o", "--out", default="report.html", metavar="FILE", help="the HTML file (default report.html)")
+    p.add_argument("-o", "--out", metavar="FILE", help="the HTML file (default report.html; with --json no page is "
+                                                       "written unless -o names one)")
     p.add_argument("--method", help="the method whose subset the page hands off (default: the selecting method "
                                     "of best validation score at its one-standard-error size)")
     p.add_argument("--data", metavar="DATA_DIR", help="the LETOR folds, when not where the experiment found them")
@@ -40,7 +50,20 @@ def add_parser(sub) -> None:
                                                         "and groups")
     p.add_argument("--groups", metavar="GROUPS.csv", help="feature groups: 'feature,group[,cost]' lines (1-based)")
     p.add_argument("--costs", metavar="COSTS.csv", help="the features' own costs (one per line, or 'feature,cost')")
-    p.add_argument("--json", action="store_true", help="also print the page's decision as JSON on standard output")
+    p.add_argument("--measure", metavar="MEASURE", help="the measure of the decision: map, ndcg@k, err@k, p@k or "
+                                                         "meanndcg, one the experiment kept per query (its --metric, "
+                                                         "or one of its --measure; default the --metric)")
+    p.add_argument("--ranker", metavar="NAME", help="decide for this ranker (e.g. lightgbm: the methods run with "
+                                                    "ranker=lightgbm); the other paths stay on the page as a "
+                                                    "screening view (default: every method)")
+    p.add_argument("--rule", default="one-standard-error", choices=("one-standard-error", "holm"),
+                   help="how the size is chosen: the smallest within one standard error of the best (default), or "
+                        "the smallest not significantly worse than the best after Holm's correction")
+    p.add_argument("--nested", action="store_true",
+                   help="nested selection: compare the sizes on their cross-fitted validation scores (each half of "
+                        "the validation queries scored by the alpha / setting chosen on the other half)")
+    p.add_argument("--json", action="store_true", help="print the decision as JSON on standard output (and write "
+                                                       "no page, unless -o names one)")
     p.add_argument("--force", action="store_true", help="overwrite an existing page")
     p.set_defaults(handler=run)
 
@@ -72,13 +95,15 @@ def run(args: argparse.Namespace) -> int:
 
     from ..report import build_report, decision, load_experiment, write_report
 
-    out = Path(args.out)
-    if out.exists() and not args.force:
+    out = None if (args.json and args.out is None) else Path(args.out or "report.html")
+    if out is not None and out.exists() and not args.force:
         raise ValueError(f"{out} exists: pass --force to overwrite it, or -o another file")
     n = load_experiment(args.experiment).n_features
-    data = build_report(args.experiment, method=args.method, data_dir=args.data, **_inputs(args, n))
-    write_report(data, out, force=True)
-    print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB)", file=sys.stderr)
+    data = build_report(args.experiment, method=args.method, data_dir=args.data, measure=args.measure,
+                        ranker=args.ranker, rule=args.rule, nested=args.nested, **_inputs(args, n))
+    if out is not None:
+        write_report(data, out, force=True)
+        print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB)", file=sys.stderr)
     if args.json:
         print(json.dumps(decision(data), indent=2, ensure_ascii=False))
     return 0

@@ -110,8 +110,9 @@ def _ranker_checks(args: argparse.Namespace) -> None:
         if args.model or given:
             extra = (["--model"] if args.model else []) + given
             raise ValueError(f"--ranker {args.ranker} trains a tree ranker: drop {', '.join(extra)}")
-    elif args.save_model or args.names:
-        raise ValueError(f"{'--save-model' if args.save_model else '--names'} needs --ranker lightgbm|xgboost")
+    elif args.save_model or args.names or args.force:
+        flag = "--save-model" if args.save_model else "--names" if args.names else "--force"
+        raise ValueError(f"{flag} needs --ranker lightgbm|xgboost")
 
 
 @dataclass(frozen=True)

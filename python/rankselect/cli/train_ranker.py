@@ -11,13 +11,16 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Optional
 
 import numpy as np
 
 from .. import metrics
 from ..data import load_letor
+from ..deploy.names import check_feature_names, stored_names
 from ..deploy.subset import default_name, subset_of
+from .common import reading
 
 __all__ = ["RANKERS", "features_of"]
 
@@ -35,6 +38,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--save-model", metavar="FILE",
                    help="--ranker: write the model (LightGBM model text, XGBoost JSON) for 'rankselect export --model'")
     p.add_argument("--names", metavar="FILE", help="--ranker: the data's feature names, one per line in column order")
+    p.add_argument("--force", action="store_true", help="--save-model: replace FILE if it exists")
     p.add_argument("--n-estimators", type=int, default=100, help="--ranker: number of trees (default 100)")
     p.add_argument("--learning-rate", type=float, default=0.1, help="--ranker: shrinkage (default 0.1)")
     p.add_argument("--ranker-seed", type=int, default=0, help="--ranker: random seed (default 0, so that runs repeat)")
@@ -67,11 +71,27 @@ def features_of(text: str, n_features: int) -> list[int]:
 def _names(path: Optional[str], n: int) -> list[str]:
     if path is None:
         return [default_name(j) for j in range(n)]
-    with open(path, encoding="utf-8") as f:
+    with reading("--names", path), open(path, encoding="utf-8") as f:
         names = [line.strip() for line in f if line.strip()]
     if len(names) < n:
         raise ValueError(f"--names {path}: {len(names)} names for {n} features")
     return names[:n]
+
+
+def _check_save_path(path: Optional[str], force: bool) -> None:
+    """Refuse, before the fit, a --save-model that is a folder, in no folder, or an existing
+    file without --force."""
+    if path is None:
+        if force:
+            raise ValueError("--force applies to --save-model")
+        return
+    p = Path(path)
+    if p.is_dir():
+        raise ValueError(f"--save-model {path} is a folder: give the model file's path (e.g. {p / 'model.txt'})")
+    if not p.parent.is_dir():
+        raise ValueError(f"--save-model {path}: the folder {str(p.parent)!r} does not exist")
+    if p.exists() and not force:
+        raise ValueError(f"--save-model {path} exists; pass --force to replace it")
 
 
 def _fit(args, X, y, qid, names):
@@ -106,6 +126,7 @@ def _save(model, ranker: str, path: str, names: list[str]) -> None:
 
 
 def run(args: argparse.Namespace, conventions: list[str], write_scores) -> int:
+    _check_save_path(args.save_model, args.force)
     train = load_letor(args.train)
     test = load_letor(args.test)
     n = max(train.X.shape[1], test.X.shape[1])
@@ -113,8 +134,10 @@ def run(args: argparse.Namespace, conventions: list[str], write_scores) -> int:
     Xte = np.pad(test.X, ((0, 0), (0, n - test.X.shape[1])))
     cols = features_of(args.features, n) if args.features else list(range(n))
     all_names = _names(args.names, n)
-    names = [all_names[j] for j in cols]
-    model = _fit(args, Xtr[:, cols], train.y, train.qid, names)
+    names = check_feature_names([all_names[j] for j in cols], f"--names {args.names}")
+    # LightGBM stores a space as "_" and refuses JSON specials (XGBoost "[", "]", "<"): the
+    # model gets names it can store, which the export maps back to these by position
+    model = _fit(args, Xtr[:, cols], train.y, train.qid, stored_names(args.ranker, names))
     # LightGBM's booster: the model knows its names, the array does not (no warning)
     scores = (model.booster_ if args.ranker == "lightgbm" else model).predict(Xte[:, cols])
     report = sys.stdout
@@ -122,7 +145,7 @@ def run(args: argparse.Namespace, conventions: list[str], write_scores) -> int:
         write_scores(args.out, scores)
         report = sys.stderr if args.out == "-" else report
     if args.save_model:
-        _save(model, args.ranker, args.save_model, names)
+        _save(model, args.ranker, args.save_model, stored_names(args.ranker, names))
     table = {c: metrics.evaluate(test.y, scores, test.qid, convention=c) for c in conventions}
     params = {"n_estimators": args.n_estimators, "learning_rate": args.learning_rate, "random_state": args.ranker_seed}
     if args.json:

@@ -11,12 +11,15 @@ synthetic and shipped data sets.
 - :mod:`~rankselect.data.feature_groups`: :class:`FeatureGroups` (feature families: groups of
   columns computed by one extractor), :class:`ExtractionCosts` (group costs paid once),
   :func:`check_feature_groups`, :func:`read_feature_groups`;
+- :mod:`~rankselect.data.engine_log`: :func:`read_engine_log` (features logged by a search
+  engine, with TREC judgments, as :class:`RankingData`), :func:`read_qrels`;
 - :mod:`~rankselect.data.splits`: :func:`query_splits` (the one rule for every ``cv=``: folds
   by query, row splitters refused);
 - :mod:`rankselect.data.datasets`: synthetic data with known ground truth, the example
   shipped with the package, and the feature layouts of LETOR 4.0 and MSLR-WEB.
 """
 from . import datasets
+from .engine_log import UNJUDGED, read_engine_log, read_qrels
 from .feature_groups import (
     ExtractionCosts,
     FeatureGroups,
@@ -54,4 +57,7 @@ __all__ = [
     "check_group_costs",
     "check_extraction_costs",
     "read_feature_groups",
+    "read_engine_log",
+    "read_qrels",
+    "UNJUDGED",
 ]

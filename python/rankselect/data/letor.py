@@ -52,6 +52,8 @@ class RankingData:
     comments : list of str or None
         Trailing comment of each row (text after ``#``, stripped; ``""`` when absent),
         or None when not loaded.
+    feature_names : list of str or None
+        The columns' names, when the source has them (:func:`rankselect.data.read_engine_log`).
 
     ``X, y, qid = data`` unpacks the arrays. ``n_split_queries`` counts the queries whose
     rows are not contiguous (merged by qid; in a LETOR file usually a concatenation mistake).
@@ -69,6 +71,7 @@ class RankingData:
     y: np.ndarray
     qid: np.ndarray
     comments: Optional[list[str]] = None
+    feature_names: Optional[list[str]] = None
 
     def __post_init__(self) -> None:
         X = np.asarray(self.X)
@@ -81,6 +84,10 @@ class RankingData:
         self.qid = check_qid(self.qid, X.shape[0])
         if self.comments is not None and len(self.comments) != X.shape[0]:
             raise ValueError(f"comments has {len(self.comments)} entries but X has {X.shape[0]} rows")
+        if self.feature_names is not None:
+            self.feature_names = [str(s) for s in self.feature_names]
+            if len(self.feature_names) != X.shape[1]:
+                raise ValueError(f"feature_names has {len(self.feature_names)} names but X has {X.shape[1]} columns")
 
     @property
     def n_samples(self) -> int:

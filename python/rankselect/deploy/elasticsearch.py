@@ -13,7 +13,8 @@ leaf (eland's converter adds 0.5, which an ``XGBRanker`` does not have). Linear 
 refused: the inference config takes tree ensembles.
 
 Files: ``model.json`` (PUT ``_ml/trained_models/NAME``), ``search.json`` (a rescore with
-the model), ``load.sh``.
+the model), ``logging_query.json`` (the features of chosen documents, for
+:func:`rankselect.data.read_engine_log`), ``load.sh``.
 """
 from __future__ import annotations
 
@@ -22,7 +23,8 @@ from typing import Any
 import numpy as np
 
 from .floats import lt_float64_of_float32_lt
-from .handoff import Handoff, skeleton_note, to_json, tree_roots
+from .handoff import CANDIDATES, Handoff, skeleton_note, to_json, tree_roots
+from .scripts import curl, script_header
 
 __all__: list[str] = []  # a writer of export_engine: see rankselect.deploy
 
@@ -45,6 +47,20 @@ def extractors(h: Handoff) -> list[dict[str, Any]]:
                                 f"or {{'query': ..., 'default_score': ...}}, got {type(t).__name__}")
         out.append({"query_extractor": spec})
     return out
+
+
+def logging_query(h: Handoff) -> dict[str, Any]:
+    """A search template (``POST INDEX/_search/template?include_named_queries_score=true``)
+    that logs each extractor's score of the listed documents as eland's ``FeatureLogger``
+    does: one ``should`` clause per feature, named by it (``matched_queries`` of each hit;
+    a feature that does not match is absent)."""
+    should = []
+    for spec in extractors(h):
+        q = spec["query_extractor"]
+        should.append({"bool": {"must": q["query"], "_name": q["feature_name"]}})
+    return {"source": {"query": {"bool": {"should": should, "filter": {"ids": {"values": ["<doc id>", "<doc id>"]}}}},
+                       "size": 2, "_source": False},
+            "params": {"keywords": "<keywords>"}}
 
 
 def ensemble(h: Handoff) -> dict[str, Any]:
@@ -86,19 +102,19 @@ def files(h: Handoff) -> dict[str, str]:
     ltr = {"learning_to_rank": {"feature_extractors": extractors(h)}}
     body: dict[str, Any] = {"input": {"field_names": h.subset.names}, "inference_config": ltr}
     out = {}
-    load = ["#!/bin/sh", "# Create the learning-to-rank model in Elasticsearch (8.12 or later).", "set -eu",
-            'ES="${ES:-http://localhost:9200}"']
+    load = script_header("Create the learning-to-rank model in Elasticsearch (8.12 or later).", "ES",
+                         "http://localhost:9200")
     if h.trees is not None:
         body["definition"] = {"trained_model": ensemble(h)}
-        out["search.json"] = to_json({"query": {"match_all": {}},
+        out["search.json"] = to_json({"query": CANDIDATES,
                                       "rescore": {"window_size": 100,
                                                   "learning_to_rank": {"model_id": h.name,
                                                                        "params": {"keywords": "<keywords>"}}}})
-        load.append(f"curl -sS -XPUT \"$ES/_ml/trained_models/{h.name}\" -H 'Content-Type: application/json' "
-                    "--data-binary @model.json")
+        load.append(curl("PUT", "ES", ["_ml", "trained_models", h.name], "model.json"))
     else:
         h.notes.append("no model: model.json holds the learning_to_rank configuration (the feature extractors); "
                        "add the trained model's definition to create it")
     out["model.json"] = to_json(body, compact=h.trees is not None)
+    out["logging_query.json"] = to_json(logging_query(h))
     out["load.sh"] = "\n".join(load) + "\n"
     return out

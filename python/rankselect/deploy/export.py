@@ -1,15 +1,20 @@
 """``export_engine``: a selection, and the ranker trained on it, as the files a search engine takes."""
 from __future__ import annotations
 
+import json
 import os
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional, Union
 
 from . import elasticsearch, opensearch, ranklib, solr, vespa
+from .finite import check_files, check_forest
 from .handoff import Handoff
+from .names import check_set_name
 from .ranker import ranker_of
+from .scripts import CURL_OPTS, markdown_code
 from .subset import subset_of, templates_for
 
 __all__ = ["ENGINES", "EngineExport", "export_engine"]
@@ -52,9 +57,10 @@ class EngineExport:
     >>> from rankselect import export_engine
     >>> out = export_engine("elasticsearch", [7, 3], n_features=22)
     >>> out
-    EngineExport(engine='elasticsearch', name='rankselect', files=['README.md', 'load.sh', 'model.json'])
+    EngineExport(engine='elasticsearch', name='rankselect', files=['README.md', 'load.sh', 'logging_query.json', \
+'model.json'])
     >>> [p.name for p in out.write(tempfile.mkdtemp())]
-    ['README.md', 'load.sh', 'model.json']
+    ['README.md', 'load.sh', 'logging_query.json', 'model.json']
     """
 
     engine: str
@@ -63,13 +69,25 @@ class EngineExport:
     files: dict[str, str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
-    def write(self, directory: Union[str, os.PathLike[str]]) -> list[Path]:
-        """Write every file under ``directory`` (created if needed); returns the paths."""
+    def write(self, directory: Union[str, os.PathLike[str]], force: bool = False) -> list[Path]:
+        """Write every file under ``directory`` (created if needed); returns the paths.
+
+        A file that exists there is replaced only with ``force=True``: otherwise a
+        ValueError lists the files that exist, and nothing is written.
+        """
         root = Path(directory)
+        if root.exists() and not root.is_dir():
+            raise ValueError(f"{str(root)!r} is a file: the engine's files go in a folder")
+        existing = [name for name in self.files if (root / name).exists() or (root / name).is_symlink()]
+        if existing and not force:
+            raise ValueError(f"{str(root)!r} holds {len(existing)} of the files already: {', '.join(existing)}; "
+                             "pass force=True (rankselect export --force) to replace them, or choose another folder")
         paths = []
         for name, text in self.files.items():
             p = root / name
             p.parent.mkdir(parents=True, exist_ok=True)
+            if p.is_symlink():
+                p.unlink()  # replace the link, not the file it points to
             with open(p, "w", encoding="utf-8", newline="\n") as f:
                 f.write(text)
             if name.endswith(".sh"):
@@ -81,12 +99,31 @@ class EngineExport:
         return f"EngineExport(engine={self.engine!r}, name={self.name!r}, files={sorted(self.files)})"
 
 
+#: a template of each engine, for the README's example of a templates file
+_QUERY = {"match": {"title": "{{keywords}}"}}
+_TEMPLATE_EXAMPLE = {"opensearch": _QUERY, "ranklib": _QUERY, "elasticsearch": _QUERY,
+                     "solr": "{!dismax qf=title}${keywords}", "vespa": "bm25(title)"}
+
+
 def _readme(h: Handoff, files: Mapping[str, str], model: str) -> str:
     lines = [f"# {h.name}: {_WHAT[h.engine]}", "",
              f"Written by rankselect for {len(h.subset.columns)} selected features, in selection order:", ""]
-    lines += [f"{i + 1}. `{s}` (feature {j} of the data file)" for i, (s, j)
+    lines += [f"{i + 1}. {markdown_code(s)} (feature {j} of the data file)" for i, (s, j)
               in enumerate(zip(h.subset.names, h.subset.numbers))]
     lines += ["", f"Model: {model}.", "", "Files: " + ", ".join(f"`{n}`" for n in sorted(files)) + "."]
+    if "load.sh" in files:
+        lines += ["", f"`load.sh` sends them with `curl --fail` (it stops at the first HTTP error); set the server's "
+                  f"address and, for authentication and TLS, `{CURL_OPTS}` (see its first lines)."]
+    if "search.json" in files:
+        lines += ["", "`search.json`: replace its first query (`<field>`, `<keywords>`: a placeholder) by the query "
+                  "that finds your candidates; the model re-ranks its top `window_size`."]
+    if h.templates is None:
+        lines += ["", "The feature set is a skeleton: give each feature's query in a JSON file, by name or 1-based "
+                  "number, and pass it as `rankselect export ... --templates templates.json` "
+                  "(`templates=` in Python), e.g.:", ""]
+        example = json.dumps({s: _TEMPLATE_EXAMPLE[h.engine] for s in h.subset.names[:2]}, indent=2, ensure_ascii=False)
+        fence = "`" * max(3, 1 + max((len(r) for r in re.findall("`+", example)), default=0))
+        lines += [fence + "json", example, fence]
     if h.notes:
         lines += ["", "Notes:", ""] + [f"- {n}" for n in h.notes]
     lines += ["", "See the user guide, 'Deploying the subset', for what the engine computes per document.", ""]
@@ -148,11 +185,13 @@ def export_engine(engine: str, selection, model=None, *, templates: Optional[Map
     """
     if engine not in _WRITERS:
         raise ValueError(f"unknown engine {engine!r}: choose one of {', '.join(ENGINES)}")
-    if not isinstance(name, str) or not name or any(c in name for c in '/\\"\n\r\t '):
-        raise ValueError(f"name must be a non-empty string without spaces, quotes or slashes, got {name!r}")
+    check_set_name(name)
     subset = subset_of(selection, feature_names, n_features)
     h = Handoff(engine, name, subset, templates_for(engine, templates, subset), ranker_of(model, subset))
+    if h.trees is not None:
+        check_forest(h.trees.forest)
     files = _WRITERS[engine](h)
+    check_files(files)
     kind = ("none (the feature set alone)" if h.ranker is None else
             f"{h.trees.library} trees ({h.trees.forest.n_trees})" if h.trees is not None else "linear")
     files["README.md"] = _readme(h, files, kind)

@@ -13,6 +13,10 @@ from .subset import Subset
 
 __all__: list[str] = []  # what the writers share, inside rankselect.deploy
 
+#: the first-stage query of ``search.json``: a placeholder for the user's own (the
+#: candidates that the model re-ranks)
+CANDIDATES = {"match": {"<field>": "<keywords>"}}
+
 
 @dataclass
 class Handoff:

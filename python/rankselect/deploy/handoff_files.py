@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, Optional, Union
 
 from .export import ENGINES, export_engine
+from .model_files import check_lightgbm_text, check_xgboost_json
 
 __all__ = ["handoff_files", "load_model"]
 
@@ -62,25 +63,42 @@ def load_model(path: Union[str, os.PathLike[str]]):
     ['README.md', 'models/rankselect.json', 'rankselect.profile']
     """
     p = Path(path)
+    if p.is_dir():
+        raise ValueError(f"model file {str(p)!r} is a folder: give the model file")
     try:
         with open(p, "rb") as f:
-            head = f.read(4096).lstrip()
+            raw = f.read()
     except OSError as exc:
         raise ValueError(f"model file {str(p)!r}: cannot read it ({exc.strerror})") from None
-    if head.startswith(b"tree\n") or head.startswith(b"tree\r\n") or b"\nversion=v" in head[:200]:
+    head = raw[:4096].lstrip()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        text = None
+    if text is not None and (head.startswith(b"tree\n") or head.startswith(b"tree\r\n")
+                             or b"\nversion=v" in head[:200]):
         try:
             import lightgbm
         except ImportError:
             raise ModuleNotFoundError(f"{p}: a LightGBM model; reading it needs lightgbm (pip install lightgbm)",
                                       name="lightgbm") from None
-        return lightgbm.Booster(model_file=str(p))
-    if head.startswith(b"{") and b'"learner"' in head:
+        trees = check_lightgbm_text(text, str(p))  # LightGBM's own loader aborts the process on a damaged file
+        try:
+            return lightgbm.Booster(model_str=trees)
+        except Exception as exc:  # LightGBMError, or its Python side on a damaged tail
+            raise ValueError(f"model file {str(p)!r}: LightGBM cannot read it ({exc})") from None
+    if text is not None and head.startswith(b"{") and b'"learner"' in head:
         try:
             import xgboost
         except ImportError:
             raise ModuleNotFoundError(f"{p}: an XGBoost model; reading it needs xgboost (pip install xgboost)",
                                       name="xgboost") from None
+        check_xgboost_json(text, str(p))  # XGBoost's loader stops on a C++ exception (map::at)
         booster = xgboost.Booster()
-        booster.load_model(str(p))
+        try:
+            booster.load_model(bytearray(raw))
+        except xgboost.core.XGBoostError as exc:
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise ValueError(f"model file {str(p)!r}: XGBoost cannot read it ({first})") from None
         return booster
     raise ValueError(f"model file {str(p)!r} is neither a LightGBM model text file nor an XGBoost JSON model")

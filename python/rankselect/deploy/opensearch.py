@@ -26,7 +26,8 @@ from typing import Any
 import numpy as np
 
 from .floats import lt_float32
-from .handoff import Handoff, leaf_values, skeleton_note, to_json, tree_roots
+from .handoff import CANDIDATES, Handoff, leaf_values, skeleton_note, to_json, tree_roots
+from .scripts import curl, script_header
 
 __all__: list[str] = []  # a writer of export_engine: see rankselect.deploy
 
@@ -107,13 +108,12 @@ def files(h: Handoff) -> dict[str, str]:
         params += [p for p in s["params"] if p not in params]
     example = {p: f"<{p}>" for p in params}
     out = {"featureset.json": to_json({"featureset": {"name": h.name, "features": specs}})}
-    store = "$OPENSEARCH/_ltr"
-    load = ["#!/bin/sh",
-            "# Load the feature set (and the model) into OpenSearch LTR (or the o19s Elasticsearch LTR plugin).",
-            "set -eu", 'OPENSEARCH="${OPENSEARCH:-http://localhost:9200}"',
-            f"curl -sS -XPUT \"{store}\"  # the default feature store (once)",
-            f"curl -sS -XPOST \"{store}/_featureset/{h.name}\" -H 'Content-Type: application/json' "
-            "--data-binary @featureset.json"]
+    load = script_header("Load the feature set (and the model) into OpenSearch LTR (or the o19s Elasticsearch LTR "
+                         "plugin).", "OPENSEARCH", "http://localhost:9200")
+    load += ["# the default feature store, unless it exists",
+             f"if ! $CURL \"$OPENSEARCH\"/_ltr | grep -q '\"_default_\"'; then "
+             f"{curl('PUT', 'OPENSEARCH', ['_ltr'])}; fi",
+             curl("POST", "OPENSEARCH", ["_ltr", "_featureset", h.name], "featureset.json")]
     out["logging_query.json"] = to_json({
         "query": {"bool": {"filter": [{"terms": {"_id": ["<doc id>", "<doc id>"]}}],
                            "should": [{"sltr": {"_name": "logged_featureset", "featureset": h.name,
@@ -128,12 +128,11 @@ def files(h: Handoff) -> dict[str, str]:
         out["createmodel.json"] = to_json({"model": {"name": h.name, "model": {"type": kind, "definition": text}}},
                                          compact=h.trees is not None)
         out["search.json"] = to_json({
-            "query": {"match_all": {}},
+            "query": CANDIDATES,
             "rescore": {"window_size": 100,
                         "query": {"rescore_query": {"sltr": {"params": example, "model": h.name}},
                                   "query_weight": 0.0, "rescore_query_weight": 1.0}}})
-        load.append(f"curl -sS -XPOST \"{store}/_featureset/{h.name}/_createmodel\" "
-                    "-H 'Content-Type: application/json' --data-binary @createmodel.json")
+        load.append(curl("POST", "OPENSEARCH", ["_ltr", "_featureset", h.name, "_createmodel"], "createmodel.json"))
         if h.trees is not None and np.any(h.trees.forest.nan_left[h.trees.forest.feature >= 0]):
             h.notes.append("missing values: the model sends a NaN feature left at some splits ('missing'); "
                            "OpenSearch LTR honours it from 3.8 (earlier versions send NaN right)")

@@ -14,6 +14,7 @@ from typing import Optional, Union
 
 import numpy as np
 
+from .names import stored_names
 from .subset import Subset
 from .trees import Forest, forest_of
 
@@ -64,6 +65,14 @@ def _tree_ranker(forest: Forest, subset: Subset) -> TreeRanker:
         return TreeRanker(forest, np.arange(k))
     where = {s: i for i, s in enumerate(subset.names)}
     if set(names) != set(where):
+        # LightGBM stores "LMIR.JM (url)" as "LMIR.JM_(url)" (names.stored_names): the names
+        # it stored in selection order, or, if they tell the features apart, in any order
+        stored = stored_names(forest.library, subset.names)
+        if names == stored:
+            return TreeRanker(forest, np.arange(k))
+        if len(set(stored)) == k and set(names) == set(stored):
+            where = {s: i for i, s in enumerate(stored)}
+    if set(names) != set(where):
         raise ValueError(f"the {forest.library} model's features are not the selection's: "
                          f"{_differ(names, subset.names)}")
     return TreeRanker(forest, np.array([where[s] for s in names]))
@@ -104,7 +113,7 @@ def _linear_ranker(model, subset: Subset) -> LinearRanker:
                              f"{_differ(names_in, subset.all_names)}")
         outside = [j for j in np.flatnonzero(coef) if j not in set(cols)]
         if outside:
-            shown = ", ".join(subset.all_names[j] for j in outside[:10]) + (" ..." if len(outside) > 10 else "")
+            shown = ", ".join(subset.all_names[int(j)] for j in outside[:10]) + (" ..." if len(outside) > 10 else "")
             raise ValueError(f"the linear model weighs {len(outside)} feature(s) outside the selection: {shown}")
         return LinearRanker(coef[cols])
     raise ValueError(f"the linear model has {coef.shape[0]} weights: expected {k} (the selection) or {n} (the data)")

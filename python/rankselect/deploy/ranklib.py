@@ -12,6 +12,7 @@ XGBoost trees).
 """
 from __future__ import annotations
 
+import json
 import os
 from typing import Optional, Union
 
@@ -40,8 +41,9 @@ def files(h: Handoff) -> dict[str, str]:
                          "trees go to engine opensearch (model/xgboost+json), solr, elasticsearch or vespa")
     if h.templates is None:
         h.notes.append(skeleton_note("RankLib (OpenSearch LTR)"))
-    lines = ["# RankLib number -> the data's feature (1-based number as in the LETOR file), name"]
-    lines += [f"{i + 1}\t{j}\t{s}" for i, (j, s) in enumerate(zip(h.subset.numbers, h.subset.names))]
+    lines = ["# RankLib number -> the data's feature (1-based number as in the LETOR file), name (a JSON string)"]
+    lines += [f"{i + 1}\t{j}\t{json.dumps(s, ensure_ascii=False)}"
+              for i, (j, s) in enumerate(zip(h.subset.numbers, h.subset.names))]
     out = {"featureset.json": to_json({"featureset": {"name": h.name, "features": feature_specs(h)}}),
            "features.txt": "\n".join(lines) + "\n"}
     if h.linear is not None:

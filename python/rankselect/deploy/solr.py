@@ -26,6 +26,7 @@ import numpy as np
 
 from .floats import solr_le
 from .handoff import Handoff, leaf_values, nested, skeleton_note, to_json, tree_roots
+from .scripts import curl, script_header
 
 __all__: list[str] = []  # a writer of export_engine: see rankselect.deploy
 
@@ -74,7 +75,10 @@ def solr_scales(h: Handoff) -> tuple[dict[int, int], np.ndarray, list[str]]:
                 if np.array_equal(sol[1], tg * np.float32(2.0 ** cand)):
                     k, best = cand, sol
                     break
-        assert best is not None
+        if best is None:  # an infinite threshold: no float32 t with t + 1e-6 landing on it
+            raise ValueError(f"Solr cannot hold a threshold of {h.feature_name(int(mf))}: "
+                             f"{float(tg[~np.isfinite(tg)][0]) if not np.all(np.isfinite(tg)) else float(tg[0])!r} "
+                             "(MultipleAdditiveTreesModel reads finite float32 thresholds)")
         t, stored = best
         exact = stored == tg * np.float32(2.0 ** k)
         if not np.all(exact):
@@ -149,15 +153,14 @@ def files(h: Handoff) -> dict[str, str]:
     out = {"features.json": to_json(feats)}
     if h.templates is None:
         h.notes.append(skeleton_note("Solr"))
-    base = '"$SOLR/schema'
-    load = ["#!/bin/sh", "# Load the feature store (and the model) into a Solr collection with the LTR module.",
-            "set -eu", 'SOLR="${SOLR:-http://localhost:8983/solr/COLLECTION}"',
-            f"curl -sS -XPUT {base}/feature-store\" -H 'Content-type:application/json' --data-binary @features.json"]
+    load = script_header("Load the feature store (and the model) into a Solr collection with the LTR module.",
+                         "SOLR", "http://localhost:8983/solr/COLLECTION")
+    load.append(curl("PUT", "SOLR", ["schema", "feature-store"], "features.json"))
     query = [f"fl=id,score,[features store={h.name} efi.keywords=<keywords>]   # log the store's features"]
     if h.ranker is not None:
         model = _trees_model(h) if h.trees is not None else _linear_model(h)
         out["model.json"] = to_json(model, compact=h.trees is not None)
-        load.append(f"curl -sS -XPUT {base}/model-store\" -H 'Content-type:application/json' --data-binary @model.json")
+        load.append(curl("PUT", "SOLR", ["schema", "model-store"], "model.json"))
         query.insert(0, f"rq={{!ltr model={h.name} reRankDocs=100 efi.keywords=<keywords>}}   # re-rank with the model")
     out["load.sh"] = "\n".join(load) + "\n"
     out["query.txt"] = "\n".join(query) + "\n"

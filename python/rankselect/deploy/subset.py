@@ -8,16 +8,18 @@ data file); :func:`templates_for` finds each selected feature's template (by nam
 """
 from __future__ import annotations
 
-import json
+import operator
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Optional, overload
 
 import numpy as np
 
-__all__ = ["Subset", "subset_of", "templates_for", "default_name"]
+from .model_files import read_json_text
+
+__all__ = ["DefaultNames", "Subset", "subset_of", "templates_for", "default_name"]
 
 
 def default_name(column: int) -> str:
@@ -30,6 +32,50 @@ def default_name(column: int) -> str:
     'feature_1'
     """
     return f"feature_{column + 1}"
+
+
+class DefaultNames(Sequence[str]):
+    """The names ``feature_1 .. feature_<n>`` of data without names, made on demand (a
+    selection that claims a width of 10^9 costs nothing until a name is asked for).
+
+    Examples
+    --------
+    >>> from rankselect.deploy.subset import DefaultNames
+    >>> names = DefaultNames(10**9)
+    >>> len(names), names[7], names[-1]
+    (1000000000, 'feature_8', 'feature_1000000000')
+    """
+
+    def __init__(self, n: int) -> None:
+        self._n = n
+
+    def __len__(self) -> int:
+        return self._n
+
+    @overload
+    def __getitem__(self, i: int) -> str: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[str]: ...
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [default_name(j) for j in range(*i.indices(self._n))]
+        j = operator.index(i)
+        if j < 0:
+            j += self._n
+        if not 0 <= j < self._n:
+            raise IndexError(f"feature {i} of {self._n}")
+        return default_name(j)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, DefaultNames) and other._n == self._n
+
+    def __hash__(self) -> int:
+        return hash(self._n)
+
+    def __repr__(self) -> str:
+        return f"DefaultNames({self._n})"
 
 
 @dataclass(frozen=True)
@@ -47,7 +93,7 @@ class Subset:
 
     columns: tuple[int, ...]
     n_features: int
-    all_names: tuple[str, ...]
+    all_names: Sequence[str]
 
     @property
     def names(self) -> list[str]:
@@ -93,10 +139,7 @@ def _read_selection(selection) -> tuple[list[int], Optional[int], Optional[list[
                 text = Path(selection).read_text(encoding="utf-8")
             except OSError as exc:
                 raise ValueError(f"selection {selection!r}: cannot read it ({exc.strerror})") from None
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{what}: not the JSON of 'rankselect select --json' ({exc})") from None
+        data = read_json_text(text, f"{what}: not the JSON of 'rankselect select --json'")
         if not isinstance(data, dict):
             raise ValueError(f"{what}: not the JSON of 'rankselect select --json' (not an object)")
         cols, n = _from_json(data, what)
@@ -134,15 +177,15 @@ def subset_of(selection, feature_names: Optional[Sequence[str]] = None,
         raise ValueError(f"selected columns {bad} lie outside 0 .. {n_features - 1}")
     if len(set(cols)) != len(cols):
         raise ValueError("the selection repeats a column")
-    if names is None:
-        names = [default_name(j) for j in range(n_features)]
-    if len(names) != n_features:
-        raise ValueError(f"feature_names has {len(names)} names but the data has {n_features} features")
-    chosen = [names[j] for j in cols]
+    # without names, no list of n_features names: n_features is not trusted
+    all_names: Sequence[str] = DefaultNames(n_features) if names is None else tuple(names)
+    if len(all_names) != n_features:
+        raise ValueError(f"feature_names has {len(all_names)} names but the data has {n_features} features")
+    chosen = [all_names[j] for j in cols]
     dup = sorted({s for s in chosen if chosen.count(s) > 1})
     if dup:
         raise ValueError(f"feature_names repeats {dup}: the engines find features by name")
-    return Subset(tuple(cols), n_features, tuple(names))
+    return Subset(tuple(cols), n_features, all_names)
 
 
 def _engine_map(engine: str, templates: Mapping) -> Mapping:

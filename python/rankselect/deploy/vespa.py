@@ -18,26 +18,28 @@ profile for ``schemas/<schema>/``).
 """
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import numpy as np
 
+from ..data.engine_responses import VESPA_RESERVED, vespa_identifier
 from .floats import exact_text, lt_float64_of_float32_lt, lt_float64_of_lte
 from .handoff import Handoff, nested, skeleton_note, to_json, tree_roots
 
-__all__ = ["VMFOREST_LEAVES", "VMFOREST_PATH"]  # a writer of export_engine: see rankselect.deploy
+__all__ = ["RESERVED", "VMFOREST_LEAVES", "VMFOREST_PATH"]  # a writer of export_engine: see rankselect.deploy
 
 #: Vespa's ``gbdt::Optimize::select_best`` picks VMForest (float32) above these
 VMFOREST_LEAVES = 25000
 VMFOREST_PATH = 2500.0
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+#: words of Vespa's ranking-expression language (see rankselect.data.engine_responses)
+RESERVED = VESPA_RESERVED
 
 
 def identifier(name: str) -> str:
-    """``name`` as a Vespa function name (other characters become ``_``)."""
-    s = re.sub(r"[^A-Za-z0-9_]", "_", name)
-    return s if _IDENT.match(s) else "_" + s
+    """``name`` as a Vespa function name (:func:`~rankselect.data.engine_responses.vespa_identifier`)."""
+    return vespa_identifier(name)
 
 
 def _tree_stats(h: Handoff) -> list[tuple[int, float]]:
@@ -126,7 +128,8 @@ def files(h: Handoff) -> dict[str, str]:
     names = [identifier(s) for s in h.subset.names]
     renamed = [f"{a} -> {b}" for a, b in zip(h.subset.names, names) if a != b]
     if renamed:
-        h.notes.append(f"Vespa function names are identifiers: {', '.join(renamed)}")
+        h.notes.append(f"Vespa function names are identifiers, not words of the ranking-expression language "
+                       f"(true, false, max, ...): {', '.join(renamed)}")
     if len(set(names)) != len(names):
         raise ValueError(f"the feature names collide as Vespa identifiers: {names}")
     if h.templates is None:

@@ -17,7 +17,13 @@ For every fold ``FoldK/{train,vali,test}.txt`` of a LETOR layout and every metho
    AP and NDCG@10 for paired t-tests;
 4. keep the path (:class:`PathScores`): for every number of features in use, the grid point
    of best validation score of that size, with the validation and test score of every query
-   in the selection metric (what the report pairs by query).
+   in the selection metric and in the further ``measures`` (what the report pairs by query),
+   and the cross-fitted validation scores that say how optimistic choosing the grid point on
+   those queries is.
+
+``rfe`` and ``forward`` take every option of ``rankselect select``; with a ranker other
+than the linear one (``"forward:ranker=lightgbm"``) their candidates are that ranker's
+models, refitted per size on the training queries (:mod:`rankselect.protocol.loop_paths`).
 
 ``ExperimentResult.to_json`` writes ``experiment.json`` (format version
 :data:`FORMAT_VERSION`, compact; :mod:`rankselect.protocol.experiment_file`) and

@@ -1,13 +1,18 @@
 """The ``experiment.json`` format: what :meth:`ExperimentResult.to_json` writes and
 :meth:`ExperimentResult.from_json` reads, and the checks of a file read back.
 
-Version 2 (this one) is compact JSON with, per fold and method: the chosen model (its
+Version 3 (this one) adds to each ``path`` its ``nested`` validation scores (cross-fitted:
+what choosing a size's grid point on the queries that score it adds, see
+:func:`~rankselect.protocol.path_scores.nested_rows`) and ``measures``: the per-query scores
+in the further measures of ``experiment --measure`` (``{"NDCG@10": {"vali", "test",
+"nested"}}``); the paths of rfe / forward with a non-linear ``ranker=`` hold that ranker's
+scores. Version 2 is compact JSON with, per fold and method: the chosen model (its
 parameters, validation score, test measures, selected features 1-based as in the data files,
 per-query test AP and NDCG@10), ``curve`` (every grid point's validation and test MAP and
 NDCG@10, one list per column) and ``path`` (per number of features in use, the grid point
 of best validation score of that size with the validation and test score of every query in
 the selection metric: :class:`~rankselect.protocol.path_scores.PathScores`). Its top level
-says ``"format": "rankselect-experiment", "version": 2``. Version 1 (no ``version``: the
+says ``"format": "rankselect-experiment", "version": 3``. Versions 2 and 1 (no ``version``: the
 files written before the path was kept; ``curve`` a list of dicts, no ``path``) is still read;
 a newer version is refused with a message naming it.
 
@@ -31,8 +36,8 @@ __all__ = ["FORMAT", "FORMAT_VERSION", "MAX_FEATURES"]  # the functions: Experim
 
 #: the ``format`` name at the top of an experiment.json
 FORMAT = "rankselect-experiment"
-#: the version this rankselect writes (it reads 1 and 2)
-FORMAT_VERSION = 2
+#: the version this rankselect writes (it reads 1, 2 and 3)
+FORMAT_VERSION = 3
 #: more features than this is taken for a damaged file (refused before allocating)
 MAX_FEATURES = 10_000_000
 
@@ -53,9 +58,14 @@ def curve_columns(curve: list[dict[str, Any]]) -> dict[str, Any]:
 
 def path_dict(p: PathScores) -> dict[str, Any]:
     """A :class:`PathScores` for JSON (features 1-based)."""
-    return {"measure": p.measure, "n_features": p.n_features.tolist(), "params": p.params,
-            "features": [[j + 1 for j in f] for f in p.features], "vali_qids": p.vali_qids.tolist(),
-            "vali": p.vali.tolist(), "test": p.test.tolist()}
+    out = {"measure": p.measure, "n_features": p.n_features.tolist(), "params": p.params,
+           "features": [[j + 1 for j in f] for f in p.features], "vali_qids": p.vali_qids.tolist(),
+           "vali": p.vali.tolist(), "test": p.test.tolist()}
+    if p.nested is not None:
+        out["nested"] = p.nested.tolist()
+    if p.others:
+        out["measures"] = {m: {k: v.tolist() for k, v in rows.items()} for m, rows in p.others.items()}
+    return out
 
 
 # -- reading back
@@ -203,9 +213,23 @@ def _path(p: Any, where: str, n_features: int, n_test: int) -> PathScores:
     measure = p.get("measure")
     if not isinstance(measure, str):
         _fail(where, f"measure must be a metric name, got {measure!r}")
+
+    def rows(value, what: str, q: int) -> np.ndarray:
+        listed = _list(value, where, what, n)
+        return np.asarray([_scores(r, where, f"{what} of size {k}", q) for k, r in zip(sizes, listed)],
+                          dtype=np.float64).reshape(n, q)
+
+    nested = None if p.get("nested") is None else rows(p["nested"], "nested", qv.size)
+    others = {}
+    for m, o in _dict(p.get("measures", {}), where, "measures").items():
+        o = _dict(o, where, f"measures {m}")
+        others[str(m)] = {"vali": rows(o.get("vali"), f"{m} vali", qv.size),
+                          "test": rows(o.get("test"), f"{m} test", n_test)}
+        if o.get("nested") is not None:
+            others[str(m)]["nested"] = rows(o["nested"], f"{m} nested", qv.size)
     return PathScores(measure=measure, n_features=np.asarray(sizes, dtype=np.intp), params=params, features=feats,
                       vali_qids=qv, vali=np.asarray(vali, dtype=np.float64).reshape(n, qv.size),
-                      test=np.asarray(test, dtype=np.float64).reshape(n, n_test))
+                      test=np.asarray(test, dtype=np.float64).reshape(n, n_test), nested=nested, others=others)
 
 
 def version_of(d: Any, source: str) -> int:

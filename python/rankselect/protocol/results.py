@@ -192,7 +192,7 @@ class ExperimentResult:
 
     def to_json(self, path: Union[str, os.PathLike]) -> None:
         """Write :meth:`to_dict` as compact JSON, each grid point's curve as columns
-        (:mod:`~rankselect.protocol.experiment_file`, format version 2); :meth:`from_json`
+        (:mod:`~rankselect.protocol.experiment_file`, format version 3); :meth:`from_json`
         reads it back."""
         d = self.to_dict()
         for f in d["folds"]:
@@ -202,8 +202,8 @@ class ExperimentResult:
 
     @classmethod
     def from_dict(cls, d: Any, source: str = "experiment.json") -> ExperimentResult:
-        """The result of :meth:`to_dict` (or of a file of :meth:`to_json`, format version 1 or
-        2), checked: a damaged one raises one ValueError naming ``source``, the fold, the
+        """The result of :meth:`to_dict` (or of a file of :meth:`to_json`, format version 1,
+        2 or 3), checked: a damaged one raises one ValueError naming ``source``, the fold, the
         method and the field.
 
         Examples
@@ -233,7 +233,7 @@ class ExperimentResult:
 
     @classmethod
     def from_json(cls, path: Union[str, os.PathLike]) -> ExperimentResult:
-        """Read a file written by :meth:`to_json` (format version 1 or 2; see :meth:`from_dict`).
+        """Read a file written by :meth:`to_json` (format version 1, 2 or 3; see :meth:`from_dict`).
 
         Examples
         --------

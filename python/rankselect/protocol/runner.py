@@ -24,7 +24,7 @@ from .._validation import shown
 from ..data import load_letor_folds, zero_features
 from ..exceptions import warnings_once
 from ..metrics.checks import check_convention
-from .path_scores import path_scores
+from .path_scores import measure_key, path_scores
 from .results import ExperimentResult, MethodFold
 from .scoring import SELECTION_METRICS, evaluate, scores, ties_within_every_query
 from .specs import METHODS, Candidate
@@ -173,6 +173,7 @@ def run(
     folds: Optional[Sequence[int]] = None,
     curves: bool = True,
     on_fold: Optional[Callable[[ExperimentResult], None]] = None,
+    measures: Sequence[str] = ("map", "ndcg@10"),
 ) -> ExperimentResult:
     """Run the LETOR protocol on ``data_dir/Fold*/{train,vali,test}.txt``.
 
@@ -195,6 +196,9 @@ def run(
     curves : also evaluate every grid point on test (for the feature-count plots).
     on_fold : called after each fold with the result of the folds finished so far (e.g. to
         save them as they finish, so that an interrupted run keeps its finished folds).
+    measures : the measures of the paths' per-query scores besides the selection metric
+        (what the report can decide on, ``report --measure``): "map", "ndcg@k", "err@k",
+        "p@k", "meanndcg"; default MAP and NDCG@10.
 
     Returns
     -------
@@ -222,6 +226,9 @@ def run(
     else:
         raise ValueError(f"metric must be one of {', '.join(SELECTION_METRICS)}, got {metric!r}")
     convention = check_convention(convention)
+    if isinstance(measures, str):
+        measures = [measures]
+    measures = list(dict.fromkeys(measure_key(m) for m in measures))
     if isinstance(methods, (str, tuple)):
         methods = [methods]
     parsed = [parse_method(m) for m in methods]
@@ -266,7 +273,7 @@ def run(
                         bar.set_description(f"{fold.name} {label}")
                     t_start = time.perf_counter()
                     per_method[label] = _run_method(fold, label, name, options, grids[label], sel_key,
-                                                    convention, cache, bar, curves)
+                                                    convention, cache, bar, curves, measures)
                     if progress and bar is None:
                         _report_line(per_method[label], sel_key, convention, time.perf_counter() - t_start)
                 results.append(per_method)
@@ -278,12 +285,14 @@ def run(
     return ExperimentResult(str(data_dir), labels, sel_key, convention, grids, results, n)
 
 
-def _run_method(fold, label, name, options, grid, sel_key, convention, cache, bar, curves) -> MethodFold:
+def _run_method(fold, label, name, options, grid, sel_key, convention, cache, bar, curves,
+                measures=()) -> MethodFold:
     spec = METHODS[name]
     tr, va, te = fold.train, fold.vali, fold.test
     n = tr.X.shape[1]
     best: Optional[tuple[float, Candidate]] = None
     by_size: dict[int, tuple[float, Candidate]] = {}  # the path: per size in use, its best grid point
+    points: dict[int, list[Candidate]] = {}  # every grid point of each size (the path's nested scores)
     skipped: list[dict[str, Any]] = []
     curve: list[dict[str, Any]] = []
     n_cand = 0
@@ -301,25 +310,29 @@ def _run_method(fold, label, name, options, grid, sel_key, convention, cache, ba
         fit_time += time.perf_counter() - t0
         for cand in batch:
             n_cand += 1
-            coef = np.asarray(cand.coef, dtype=float)
-            if coef.shape != (n,):
-                raise RuntimeError(f"method {label!r} returned a weight vector of shape {coef.shape}, expected ({n},)")
-            sv = va.X @ coef
-            if not np.all(np.isfinite(coef)) or ties_within_every_query(sv, va.qid):
+            if cand.model is None:
+                coef = np.asarray(cand.coef, dtype=float)
+                if coef.shape != (n,):
+                    raise RuntimeError(f"method {label!r} returned a weight vector of shape {coef.shape}, "
+                                       f"expected ({n},)")
+                cand = Candidate(dict(cand.params), coef, list(cand.selected), reference=cand.reference)
+            sv = cand.scores(va.X)
+            if not np.all(np.isfinite(sv)) or ties_within_every_query(sv, va.qid):
                 skipped.append(dict(cand.params))
                 continue
             vscores = scores((sel_key, "MAP", "NDCG@10") if curves else (sel_key,), va.y, sv, va.qid, convention)
             v = vscores[sel_key]
+            size = int(np.count_nonzero(cand.in_use(available)))
             if curves:
-                ts = scores(("MAP", "NDCG@10"), te.y, te.X @ coef, te.qid, convention)
-                curve.append({"params": dict(cand.params), "n_features": int(np.count_nonzero(coef[available])),
+                ts = scores(("MAP", "NDCG@10"), te.y, cand.scores(te.X), te.qid, convention)
+                curve.append({"params": dict(cand.params), "n_features": size,
                               "vali": {"MAP": vscores["MAP"], "NDCG@10": vscores["NDCG@10"]},
                               "test": {"MAP": ts["MAP"], "NDCG@10": ts["NDCG@10"]}})
-            if best is None or v > best[0]:
-                best = (v, Candidate(dict(cand.params), coef, list(cand.selected)))
-            size = int(np.count_nonzero(coef[available]))
+            if not cand.reference and (best is None or v > best[0]):
+                best = (v, cand)
+            points.setdefault(size, []).append(cand)
             if size not in by_size or v > by_size[size][0]:
-                by_size[size] = (v, Candidate(dict(cand.params), coef, list(cand.selected)))
+                by_size[size] = (v, cand)
         if bar is not None:
             bar.update(1)
         t0 = time.perf_counter()
@@ -327,13 +340,13 @@ def _run_method(fold, label, name, options, grid, sel_key, convention, cache, ba
         raise ValueError(f"method {label!r} on {fold.name}: every one of the {n_cand} grid points is degenerate "
                          "(validation scores tie within every query); widen the grid")
     v, cand = best
-    test = evaluate(te.y, te.X @ cand.coef, te.qid, convention, per_query=True)
+    test = evaluate(te.y, cand.scores(te.X), te.qid, convention, per_query=True)
     per_query = test.pop("per_query")
-    n_used = int(np.count_nonzero(cand.coef[available]))
+    n_used = int(np.count_nonzero(cand.in_use(available)))
     avail = max(1, int(available.sum()))
     return MethodFold(
         method=label, fold=fold.name, params=cand.params, validation_score=float(v), test=test,
         selected_features=[int(j) for j in cand.selected], n_features=n_used,
         sparsity_ratio=n_used / avail, fit_time=fit_time, per_query=per_query,
         test_qids=np.asarray(list(dict.fromkeys(te.qid.tolist()))), n_candidates=n_cand, skipped=skipped, curve=curve,
-        path=path_scores(by_size, va, te, available, sel_key, convention))
+        path=path_scores(by_size, va, te, available, sel_key, convention, measures, points))

@@ -6,11 +6,10 @@ this module adds, per method, the generator of fitted grid points.
 """
 from __future__ import annotations
 
-import functools
 import itertools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Optional
 
 import numpy as np
 
@@ -30,23 +29,45 @@ from ..selection import (
     kendall_similarity,
     spearman_similarity,
 )
-from ..selection.wrapper import ForwardSelection, RecursiveElimination
+from .loop_paths import LINEAR, loop_candidates, ranker_of
 
 
 @dataclass
 class Candidate:
-    """One fitted grid point: hyperparameters and a linear model over all n features.
+    """One fitted grid point: hyperparameters and a linear model over all n features
+    (``coef``), or any ranker's scoring function of the rows (``model``: the rows of all n
+    columns -> one score each; ``coef`` None), with the features it uses.
+
+    ``reference``: the ranker on all the features, kept on the path as the reference of the
+    report, never the grid point the protocol picks.
 
     Examples
     --------
     >>> from rankselect.protocol import Candidate
-    >>> Candidate.__dataclass_fields__.keys()
-    dict_keys(['params', 'coef', 'selected'])
+    >>> list(Candidate.__dataclass_fields__.keys())
+    ['params', 'coef', 'selected', 'model', 'reference']
     """
 
     params: dict[str, Any]
-    coef: np.ndarray
+    coef: Optional[np.ndarray]
     selected: list[int]  # 0-based, in selection (or |weight|-descending) order
+    model: Optional[Callable[[np.ndarray], np.ndarray]] = None
+    reference: bool = False
+
+    def scores(self, X: np.ndarray) -> np.ndarray:
+        """The score of every row of ``X`` (all n columns)."""
+        if self.model is not None:
+            return np.asarray(self.model(X), dtype=np.float64)
+        return X @ np.asarray(self.coef, dtype=np.float64)
+
+    def in_use(self, available: np.ndarray) -> np.ndarray:
+        """Mask of the features in use: a non-zero weight (a linear model) or a column of the
+        model, on a column that is not all zero (``available``)."""
+        if self.model is None:
+            return (np.asarray(self.coef) != 0) & available
+        mask = np.zeros(available.shape[0], dtype=bool)
+        mask[np.asarray(self.selected, dtype=np.intp)] = True
+        return mask & available
 
 
 @dataclass
@@ -216,27 +237,15 @@ def _fsmrank_candidates(train, grid, options, cache):
         yield [Candidate({"lambda1": l1, "lambda2": l2}, w, _nonzero_order(w))]
 
 
-# -- rfe, forward: RankRLS in the loop (the protocol's candidates are linear models), scored on
-# 3 query folds of the training set; one path per alpha gives every k
-def _loop_candidates(forward: bool, train, grid, options, cache):
-    X, y, q = train.X, train.y, train.qid
-    n = X.shape[1]
-    ks = sorted({int(k) for k in grid["k"] if 1 <= int(k) <= n})
-    for a in grid["alpha"]:
-        if forward:
-            sel = ForwardSelection(RankRLS(alpha=a), n_features_to_select=max(ks), cv=3, random_state=0)
-        else:
-            sel = RecursiveElimination(RankRLS(alpha=a), n_features_to_select=min(ks), importance=options["importance"],
-                                       cv=3, random_state=0)
-        path = sel.fit(X, y, qid=q).path_
-        out, seen = [], set()
-        for i in np.flatnonzero(path.eligible):
-            k, cols = int(path.n_features[i]), [int(j) for j in path.features[i]]
-            if k in ks and k not in seen:
-                seen.add(k)
-                w = np.asarray(RankRLS(alpha=a).fit(X[:, cols], y, qid=q).coef_, dtype=float)
-                out.append(Candidate({"alpha": a, "k": k}, _full(w, cols, n), cols))
-        yield out
+# -- rfe, forward: any ranker in the loop (:mod:`.loop_paths`)
+def _loop(forward: bool):
+    def candidates(train, grid, options, cache):
+        return loop_candidates(forward, train, grid, options, cache, _full, Candidate)
+    return candidates
+
+
+def _loop_unused(options) -> tuple[str, ...]:
+    return ("alpha",) if ranker_of("forward", options) != LINEAR else ()
 
 
 def _spec(name, candidates, n_units, unused=lambda options: ()) -> MethodSpec:
@@ -259,6 +268,6 @@ METHODS: dict[str, MethodSpec] = {
                   unused=lambda o: ("C",) if o.get("ranker") == "rankrls" else ("alpha",)),
     "sparse-ranksvm": _spec("sparse-ranksvm", _sparse_candidates, lambda g: 1),
     "fsmrank": _spec("fsmrank", _fsmrank_candidates, lambda g: len(g["lambda1"]) * len(g["lambda2"])),
-    "rfe": _spec("rfe", functools.partial(_loop_candidates, False), lambda g: len(g["alpha"])),
-    "forward": _spec("forward", functools.partial(_loop_candidates, True), lambda g: len(g["alpha"])),
+    "rfe": _spec("rfe", _loop(False), lambda g: len(g.get("alpha", [None])), unused=_loop_unused),
+    "forward": _spec("forward", _loop(True), lambda g: len(g.get("alpha", [None])), unused=_loop_unused),
 }

@@ -66,7 +66,12 @@ def build_report(source: Any, **kwargs: Any) -> ReportData:
     source : path or fitted selector
         An experiment's output folder (``rankselect experiment ... --out DIR``; keywords:
         ``method=``, ``data_dir=``, ``feature_names=``, ``feature_costs=``, ``feature_groups=``,
-        ``group_costs=``, ``title=``, ``random_state=``, ``progress=``), or a fitted rankselect
+        ``group_costs=``, ``title=``, ``random_state=``, ``progress=``, ``measure=`` - the
+        measure of the decision, one the experiment kept per query -, ``ranker=`` - decide for
+        the methods run with that ranker (``"lightgbm"``: ``forward:ranker=lightgbm``), the
+        other paths a screening view -, ``rule=`` - ``"one-standard-error"`` or ``"holm"`` -,
+        ``nested=True`` - compare the sizes on their cross-fitted validation scores),
+        or a fitted rankselect
         selector (keywords: ``train=``, ``vali=`` and optionally ``test=``, ``ranker=``,
         ``scoring=``, ``convention=``, ``feature_names=``, ``feature_costs=``,
         ``feature_groups=``, ``group_costs=``, ``n_resamples=``, ``progress=``). A
@@ -93,21 +98,30 @@ def build_report(source: Any, **kwargs: Any) -> ReportData:
     ([3, 6, 11, 22], {'best': 6, 'one-standard-error': 6})
     """
     _require_extra()
+    from ._panels import collect_panels
+
     if isinstance(source, (str, os.PathLike)):
         from ._experiment import from_experiment
 
-        return from_experiment(source, **kwargs)
+        return collect_panels(from_experiment(source, **kwargs))
     from ._fitted import from_selector
 
-    return from_selector(source, **kwargs)
+    return collect_panels(from_selector(source, **kwargs))
 
 
 def decision(data: ReportData) -> dict[str, Any]:
     """What the page recommends, as data: ``method``, ``rule``, ``interval`` ("queries"),
-    ``reference`` ("all features"), ``best_size``, ``chosen_size``, ``features`` (0-based
-    columns) and ``feature_names``, ``selected_features`` (1-based), the validation score and
-    its paired difference to the best size, ``groups`` (with groups) and the comparison with
-    all features (``against_reference``). The page carries it in its
+    ``reference`` ("all features"), ``measure`` (``"NDCG@10"``, ...), ``ranker`` (the ranker
+    decided for, None: every method's own), ``best_size``, ``chosen_size``, ``features``
+    (0-based columns) and ``feature_names``, ``selected_features`` (1-based), the validation
+    score and its paired difference to the best size, ``groups`` (with groups), the
+    comparison with all features (``against_reference``) and, for an experiment, ``folds``
+    (per fold: ``fold``, ``size``, ``reference_method``, ``reference_size``,
+    ``mean_difference``, ``interval``, ``pvalue``, ``pvalue_holm``, ``significant_loss``,
+    ``n_queries`` and the same against the best size under ``against_best``),
+    ``significant_losses`` (the folds flagged) and ``optimism`` (the validation score's, from
+    cross-fitted scores). The dict is open: another view may add a top-level key of its own
+    (``ReportData.decision_extra``). The page carries it in its
     ``<script type="application/json" id="rankselect-decision">`` element.
 
     Examples

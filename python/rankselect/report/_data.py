@@ -16,8 +16,9 @@ from typing import Any, Optional
 
 import numpy as np
 
-from ..analysis.stats import RULE, RULE_REFERENCE, paired_test, size_choice
+from ..analysis.stats import RULE, RULES, paired_test, size_choice
 from ..data.feature_groups import ExtractionCosts, FeatureGroups
+from ._sources import Sources
 
 __all__ = ["Curve", "PerQuery", "Redundancy", "Importance", "ReportData", "curve_of", "compare_queries",
            "feature_label", "versions", "plural"]
@@ -54,10 +55,10 @@ class Curve:
 
 
 def curve_of(method: str, split: str, sizes, per_query, reference: Optional[int] = None,
-             folds: Optional[dict[str, list[float]]] = None):
+             folds: Optional[dict[str, list[float]]] = None, rule: str = RULE):
     """A :class:`Curve` and its :class:`~rankselect.analysis.stats.SizeChoice` from per-query
-    scores (one row per size; the folds' queries pooled)."""
-    c = size_choice(sizes, per_query, reference=reference)
+    scores (one row per size; the folds' queries pooled; ``rule``: how the size is chosen)."""
+    c = size_choice(sizes, per_query, reference=reference, rule=rule)
     ref = c.best if reference is None else int(reference)
     curve = Curve(method, split, [int(k) for k in c.sizes], c.mean.tolist(), (c.mean + c.diff_low - c.diff).tolist(),
                   (c.mean + c.diff_high - c.diff).tolist(), c.diff.tolist(), c.diff_se.tolist(), ref,
@@ -175,6 +176,14 @@ class ReportData:
     notes: dict[str, str] = field(default_factory=dict)  # panel -> why it is empty, or a remark
     explanations: list[str] = field(default_factory=list)  # sentences under the summary
     validation: str = "validation"  # what the validation queries are
+    rule: str = RULE  # how the size is chosen (a key of analysis.stats.RULES); marks[m][rule] is its size
+    ranker: Optional[str] = None  # the ranker the decision is for (None: every method's own)
+    folds: list[dict[str, Any]] = field(default_factory=list)  # per fold: the chosen size against all features
+    optimism: Optional[dict[str, Any]] = None  # the validation score's optimism (an experiment's nested scores)
+    decision_extra: dict[str, Any] = field(default_factory=dict)  # further top-level keys of the decision
+    handoff: Optional[dict[str, Any]] = None  # which tested subset is handed off (an experiment's folds)
+    panel_data: dict[str, Any] = field(default_factory=dict)  # a panel's own data, by its key
+    sources: Optional[Sources] = field(default=None, repr=False, compare=False)  # what the panels collect from
 
     def label(self, j: int) -> str:
         """A feature's label on the page: its name and 1-based number (unique)."""
@@ -203,11 +212,11 @@ class ReportData:
 
     def _decision(self) -> dict[str, Any]:
         m = self.marks.get(self.method, {})
-        k = m.get(RULE, self.default_k)
+        k = m.get(self.rule, self.default_k)
         cols = [int(j) for j in self.subsets.get(k, self.subsets[self.default_k])]
         vali = next((c for c in self.curves if c.method == self.method and c.split == "validation"), None)
         out: dict[str, Any] = {
-            "method": self.method, "rule": RULE, "rule_reference": RULE_REFERENCE, "interval": "queries",
+            "method": self.method, "rule": self.rule, "rule_reference": RULES[self.rule], "interval": "queries",
             "reference": "all features", "measure": self.measure, "best_size": m.get("best"),
             "chosen_size": len(cols), "features": cols, "feature_names": [self.feature_names[j] for j in cols],
             "selected_features": [j + 1 for j in cols], "index_base": {"features": 0, "selected_features": 1},
@@ -225,6 +234,16 @@ class ReportData:
             out["against_reference"] = {"split": pq.split, "reference": pq.reference_label, "wins": w,
                                         "losses": losses, "ties": t, "mean_difference": float(np.mean(pq.delta)),
                                         "pvalue": pq.pvalue}
+        out["ranker"] = self.ranker
+        if self.handoff is not None:
+            out["handoff"] = {key: v for key, v in self.handoff.items() if key != "sentence"}
+        if self.folds:
+            out["folds"] = self.folds
+            out["significant_losses"] = [f["fold"] for f in self.folds if f["significant_loss"]]
+        if self.optimism is not None:
+            out["optimism"] = self.optimism
+        for key, value in self.decision_extra.items():  # e.g. "cascade": another view's own record
+            out.setdefault(key, value)
         return out
 
 

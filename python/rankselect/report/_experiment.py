@@ -8,14 +8,19 @@ from typing import Optional, Union
 
 import numpy as np
 
-from ..analysis.stats import RULE
+from ..analysis.stats import RULE, RULES
 from ..data.letor import load_letor
+from ..protocol.loop_paths import LINEAR, ranker_of_label
+from ..protocol.path_scores import measure_key
 from ..protocol.results import ExperimentResult
-from ..selection.stability import fold_selection_frequencies
+from ..selection.wrapper.rankers import make_ranker
 from ._data import ReportData, compare_queries, curve_of, plural
-from ._features import importance_of, redundancy_of, short
+from ._decide import choose_method, optimism
+from ._features import short
+from ._folds import fold_comparisons
 from ._inputs import check_inputs
-from ._paths import Pooled, consensus, frequencies, pool, reference_rows
+from ._paths import Pooled, consensus, pool, reference_rows, tested_subset
+from ._sources import Sources
 
 __all__ = ["load_experiment", "from_experiment", "folder_name"]
 
@@ -79,20 +84,33 @@ def load_experiment(folder: Union[str, os.PathLike]) -> ExperimentResult:
     return ExperimentResult.from_json(path)
 
 
-def _choose(pooled: dict[str, Pooled], marks: dict, vali_mean: dict, method: Optional[str], methods) -> str:
-    if method is not None:
-        if method not in methods:
-            raise ValueError(f"method {method!r} is not in this experiment (methods: {', '.join(methods)})")
-        return method
-    selecting = [m for m in methods if m in pooled and len(pooled[m].sizes) > 1] or list(methods)
-    return max(selecting, key=lambda m: (vali_mean.get(m, -np.inf), -marks.get(m, {}).get(RULE, 0)))
+def _rankers(res: ExperimentResult, ranker: Optional[str], method: Optional[str]) -> list[str]:
+    """The methods the page may decide for: those whose candidates are ``ranker``'s models."""
+    of = {m: ranker_of_label(m) for m in res.methods}
+    if method is not None and method not in res.methods:
+        raise ValueError(f"method {method!r} is not in this experiment (methods: {', '.join(res.methods)})")
+    if ranker is None:
+        return [method] if method is not None else list(res.methods)
+    if ranker not in of.values():
+        raise ValueError(f"ranker {ranker!r}: no method of this experiment has it (rankers: "
+                         f"{', '.join(f'{m}: {r}' for m, r in of.items())}); run e.g. "
+                         f"`rankselect experiment ... --method forward:ranker={ranker}`")
+    if method is not None and of[method] != ranker:
+        raise ValueError(f"method {method!r} has the ranker {of[method]}, not {ranker}")
+    return [method] if method is not None else [m for m in res.methods if of[m] == ranker]
 
 
 def from_experiment(folder: Union[str, os.PathLike], *, method: Optional[str] = None, data_dir=None,
                     feature_names=None, feature_costs=None, feature_groups=None, group_costs=None,
-                    title: Optional[str] = None, random_state: int = 0, progress: bool = True) -> ReportData:
+                    title: Optional[str] = None, random_state: int = 0, progress: bool = True,
+                    measure: Optional[str] = None, ranker: Optional[str] = None, rule: str = RULE,
+                    nested: bool = False) -> ReportData:
     """Collect a report of an experiment folder (see :func:`~rankselect.report.build_report`)."""
+    if rule not in RULES:
+        raise ValueError(f"rule must be one of {', '.join(RULES)}, got {rule!r}")
     res = load_experiment(folder)
+    mkey = measure_key(measure if measure is not None else res.metric)
+    deciding = _rankers(res, ranker, method)
     n = res.n_features
     inputs = check_inputs(n, feature_names=feature_names, feature_costs=feature_costs,
                           feature_groups=feature_groups, group_costs=group_costs)
@@ -105,54 +123,77 @@ def from_experiment(folder: Union[str, os.PathLike], *, method: Optional[str] = 
     run = Path(folder).resolve()
     run = run.parent if run.is_file() else run
     d = ReportData(title=title or (f"Feature selection on {data_name}" if data_name else "Feature selection"),
-                   source=f"experiment folder {run.name}", measure=res.metric, feature_names=inputs.names,
+                   source=f"experiment folder {run.name}", measure=mkey, feature_names=inputs.names,
                    method="", curves=[], marks={}, subsets={}, default_k=1, stability={}, stability_over="",
-                   costs=inputs.costs, groups=inputs.groups, group_costs=inputs.group_costs)
-    pooled = {m: pool(res, m) for m in res.methods}
-    choices, vali_at = {}, {}
+                   costs=inputs.costs, groups=inputs.groups, group_costs=inputs.group_costs, rule=rule,
+                   ranker=ranker)
+    pooled = {m: pool(res, m, mkey) for m in res.methods}
+    choices, cost_at = {}, {}
     for m, p in pooled.items():
         if not p.sizes:
             d.notes.setdefault("quality", "")
             d.notes["quality"] += f"{m}: no number of features is reached in every fold. "
             continue
-        vcurve, c = curve_of(m, "validation", p.sizes, p.vali, folds=p.fold_means)
+        if nested and p.nested is None:
+            raise ValueError(f"nested: the experiment.json has no cross-fitted scores of {m} (written before format "
+                             "version 3): rerun `rankselect experiment ... --out DIR`")
+        vcurve, c = curve_of(m, "validation", p.sizes, p.nested if nested else p.vali, folds=p.fold_means,
+                             rule=rule)
         tcurve, _ = curve_of(m, "test", p.sizes, p.test, reference=c.best)
         for cv in (vcurve, tcurve):
             cv.cost = [float(np.mean([d.cost_of(s) for s in p.subsets[k]])) for k in p.sizes]
             if inputs.groups is not None:
                 cv.n_groups = [float(max(len(d.groups_of(s)) for s in p.subsets[k])) for k in p.sizes]
         d.curves += [vcurve, tcurve]
-        d.marks[m] = {"best": c.best, RULE: c.chosen}
+        d.marks[m] = {"best": c.best, rule: c.chosen}
         choices[m] = c
-        vali_at[m] = float(c.mean[c.sizes.tolist().index(c.chosen)])
+        cost_at[m] = vcurve.cost[p.sizes.index(c.chosen)]
         for i, k in enumerate(p.sizes):
             d.pareto.append({"method": m, "k": k, "cost": vcurve.cost[i], "vali": vcurve.score[i],
                              "test": tcurve.score[i], "n_groups": None if vcurve.n_groups is None else
                              vcurve.n_groups[i]})
-    d.method = _choose(pooled, d.marks, vali_at, method, res.methods)
+    if len(deciding) == 1 and deciding[0] not in d.marks:
+        raise ValueError(f"method {deciding[0]!r}: no number of features is reached in every fold; nothing to report")
+    d.method, said = choose_method(pooled, choices, cost_at, deciding)
+    d.explanations += said
     chosen = pooled[d.method]
-    if d.method not in d.marks:
-        raise ValueError(f"method {d.method!r}: no number of features is reached in every fold; nothing to report")
-    k = d.marks[d.method][RULE]
-    d.subsets = {s: consensus(chosen.subsets[s], n, s) for s in chosen.sizes}
+    k = d.marks[d.method][rule]
+    d.optimism = optimism(chosen, choices[d.method])
+    if nested:
+        d.validation = "validation (cross-fitted: nested selection)"
+        d.explanations.append(
+            "Nested selection: every size is compared on its cross-fitted validation scores (each half of the "
+            "validation queries scored by the setting chosen on the other half), not on the scores of the setting "
+            "chosen on the same queries.")
+    screening = [m for m in res.methods if ranker is not None and ranker_of_label(m) != ranker]
+    if screening:
+        d.notes["quality"] = d.notes.get("quality", "") + (
+            f"The decision is for the {ranker} ranker; the other paths ({', '.join(screening)}: "
+            f"{', '.join(sorted({ranker_of_label(m) for m in screening}))} models) are a cheap screening view.")
+    names = [f[d.method].fold for f in res.folds]
+    picks = {s: tested_subset(chosen.subsets[s], n) for s in chosen.sizes}
+    d.subsets = {s: cols for s, (_, cols) in picks.items()}  # a subset that was tested: one fold's own
+    i = picks[k][0]
+    same = sum(sorted(x) == sorted(picks[k][1]) for x in chosen.subsets[k])
+    with_it = [nm for nm, x in zip(names, chosen.subsets[k]) if sorted(x) == sorted(picks[k][1])]
+    d.handoff = {"subset_of": names[i], "tested_on": f"the test queries of {', '.join(with_it)}",
+                 "folds_with_this_subset": with_it,
+                 "consensus": sorted(consensus(chosen.subsets[k], n, k)),
+                 "sentence": ("The subset handed off is the one every fold selected at this size: it was tested on "
+                              "every fold's test queries." if same == len(names) else
+                              f"The folds selected different subsets of this size: the subset handed off is "
+                              f"{names[i]}'s (the one of features the folds select most often; {same} of the "
+                              f"{len(names)} folds selected it), tested on the test queries of "
+                              f"{'those folds' if same > 1 else names[i]}; the per-fold comparisons below test "
+                              f"each fold's own subset.")}
     d.default_k = k
-    for m, p in pooled.items():
-        if m in d.marks and len(p.sizes) > 1:
-            s = p.subsets[d.marks[m][RULE]]
-            d.stability[m] = frequencies(s, n).tolist()
-            if inputs.groups is not None:
-                d.group_stability[m] = [float(np.mean([g in d.groups_of(x) for x in s]))
-                                        for g in inputs.groups.names]
-    d.stability_over = (f"the {len(res.folds)} folds (each method's subsets of its one-standard-error size)")
-    if not d.stability:
-        freq = fold_selection_frequencies(res)
-        d.stability = {m: freq[m].tolist() for m in res.methods}
-        d.stability_over = f"the {len(res.folds)} folds' chosen models"
     _queries(d, res, pooled)
     _explain(d, res)
     d.settings = {"data": res.data_dir, "experiment folder": str(run), "methods": ", ".join(res.methods),
                   "folds": str(len(res.folds)),
                   "selection metric": f"validation {res.metric} ({res.convention} conventions)",
+                  "measure of the decision": f"{mkey} ({res.convention} conventions)",
+                  "ranker of the decision": ranker or "any (every method's own)",
                   "queries": f"{len(chosen.vali_qids)} validation, {len(chosen.test_qids)} test (folds pooled)",
                   **{f"grid of {m}": "; ".join(f"{q}: {len(v)} values" for q, v in g.items())
                      for m, g in res.grids.items()},
@@ -160,17 +201,21 @@ def from_experiment(folder: Union[str, os.PathLike], *, method: Optional[str] = 
                   "feature groups": repr(inputs.groups) if inputs.groups is not None else "none",
                   **({"group costs": short(inputs.group_costs)} if inputs.group_costs is not None else {})}
     fold1 = _first_fold(folder, data_dir if data_dir is not None else res.data_dir)
+    loop, model, why = ranker_of_label(d.method), None, ""
+    if loop != LINEAR:
+        try:
+            model = make_ranker(loop, 0)
+        except (ImportError, ValueError) as exc:  # a label from elsewhere, or a library not installed here
+            why = f"the ranker of {d.method} cannot be refitted here: {exc}"
+    d.sources = Sources("experiment", measure=d.measure, random_state=random_state, progress=progress,
+                        ranker=model, experiment=res, pooled=pooled, extra={"ranker_missing": why} if why else {})
     if fold1 is None:
-        d.notes["redundancy"] = d.notes["importance"] = (
-            f"the data folder {res.data_dir!r} was not found (pass data_dir= or --data)")
+        d.sources.missing = f"the data folder {res.data_dir!r} was not found (pass data_dir= or --data)"
         return d
     if title is None and not data_name:  # written as "." or "..": the folder found
         d.title = f"Feature selection on {fold1.parent.resolve().name}"
-    train, test = (load_letor(fold1 / f"{s}.txt", n_features=n) for s in ("train", "test"))
-    d.redundancy = redundancy_of(train, inputs.names, d.subsets[k])
-    d.importance, d.group_importance = importance_of(
-        d.subsets[k], train, test, d.measure, random_state, split=f"test of {fold1.name}", names=inputs.names,
-        groups=inputs.groups, progress=progress)
+    d.sources.train, d.sources.test = (load_letor(fold1 / f"{s}.txt", n_features=n) for s in ("train", "test"))
+    d.sources.split = f"test of {fold1.name}"
     d.settings["redundancy and importance"] = f"{fold1.name} of {fold1.parent}"
     return d
 
@@ -179,14 +224,20 @@ def _queries(d: ReportData, res: ExperimentResult, pooled: dict[str, Pooled]) ->
     """The chosen subset's size against all features, per test query (folds pooled), and the
     other methods at their own chosen sizes against the same reference."""
     try:
-        ref, label = reference_rows(res, d.method)
+        reference = reference_rows(res, d.method, d.measure)
     except ValueError as exc:
         d.notes["per-query"] = str(exc)
         return
+    ref, label = reference.pooled, reference.label
+    p = pooled[d.method]
+    k, b = d.marks[d.method][d.rule], d.marks[d.method]["best"]
+    if p.fold_test is not None:
+        d.folds = fold_comparisons([f[d.method].fold for f in res.folds], p.fold_test[k], reference.rows,
+                                   reference.sources, p.fold_test[b], b, k)
     for m in [d.method] + [m for m in res.methods if m != d.method]:
-        if m not in d.marks or len(pooled[m].sizes) < 2:
+        if m not in d.marks or len(pooled[m].sizes) < 2 or ranker_of_label(m) != ranker_of_label(d.method):
             continue
-        k = d.marks[m][RULE]
+        k = d.marks[m][d.rule]
         row = pooled[m].test[pooled[m].sizes.index(k)]
         cmp = compare_queries(pooled[m].test_qids, row, ref, d.measure, "test",
                               f"{m} at {plural(k, 'feature')} (each fold's own subset)", label)
@@ -202,12 +253,25 @@ def _queries(d: ReportData, res: ExperimentResult, pooled: dict[str, Pooled]) ->
 def _explain(d: ReportData, res: ExperimentResult) -> None:
     """Why the page's size differs from the experiment table's."""
     table = res.averages()[d.method]["n_features"]
-    k = d.marks[d.method][RULE]
+    k = d.marks[d.method][d.rule]
     if abs(table - k) > 1e-9:
         d.explanations.append(
             f"The experiment's table gives {d.method} {plural(round(table, 1), 'feature')}: the mean size of each "
             f"fold's own best grid point on validation. This page chooses one size for every fold: the "
-            f"{RULE} size of the folds' validation queries pooled.")
+            f"{d.rule} size of the folds' validation queries pooled.")
+    o = d.optimism
+    settings = ", ".join(q for q in res.grids.get(d.method, {}) if q != "k") or "none"
+    if o is not None and o["largest"] == 0:
+        d.explanations.append(
+            f"The validation scores are not made optimistic by a grid: every size of {d.method} has one setting "
+            f"(grid: {settings}), so nothing is chosen on the validation queries but the size.")
+    elif o is not None:
+        c = o["chosen"]
+        d.explanations.append(
+            f"The validation scores are optimistic: each size's setting ({settings}) is chosen on the validation "
+            f"queries that score it. Cross-fitted on halves of those queries, the chosen size scores "
+            f"{c['nested_score']:.4f} instead of {c['validation_score']:.4f} ({d.measure}; optimism "
+            f"{c['optimism']:+.4f}, at most {o['largest']:+.4f} over the sizes). The test scores are not.")
 
 
 def _first_fold(folder, data_dir) -> Optional[Path]:

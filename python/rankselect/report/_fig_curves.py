@@ -10,7 +10,6 @@ from bokeh.models import ColumnDataSource, Div, HoverTool, Label, Legend, Legend
 from bokeh.palettes import Category10_10
 from bokeh.plotting import figure
 
-from ..analysis.stats import RULE
 from ._data import ReportData
 
 __all__ = ["quality", "groups_quality", "front", "note", "TOOLS", "color"]
@@ -63,10 +62,15 @@ def quality(d: ReportData):
     _curves(p, d, items)
     m = d.marks.get(d.method)
     if m:
-        for rule, dash, offset in (("best", "dashed", 18), (RULE, "solid", 2)):
+        sizes = [k for c in d.curves for k in c.n_features] or [1]
+        middle = (min(sizes) + max(sizes)) / 2
+        for rule, dash, offset in (("best", "dashed", 18), (d.rule, "solid", 2)):
+            right = m[rule] > middle  # a label right of a mark near the right edge would be cut off: write it left
             p.add_layout(Span(location=m[rule], dimension="height", line_color="black", line_dash=dash))
-            p.add_layout(Label(x=m[rule], y=offset, x_units="data", y_units="screen", text=f" {rule}: {m[rule]}",
-                               text_font_size="11px", background_fill_color="white", background_fill_alpha=0.8))
+            p.add_layout(Label(x=m[rule], y=offset, x_units="data", y_units="screen",
+                               text=f"{rule}: {m[rule]} " if right else f" {rule}: {m[rule]}",
+                               text_align="right" if right else "left", text_font_size="11px",
+                               background_fill_color="white", background_fill_alpha=0.8, name=f"mark-{rule}"))
     p.add_layout(Legend(items=items, click_policy="hide", label_text_font_size="11px"), "right")
     spread = _spread(d)
     return p if spread is None else column(p, spread, sizing_mode="stretch_width")
@@ -154,15 +158,19 @@ def front(d: ReportData):
         data["groups"] = ["" if x["n_groups"] is None else f"{x['n_groups']:g}" for x in pts]
         src = ColumnDataSource(data)
         v = p.scatter("cost", "vali", source=src, color=col, size=8, alpha=0.85)
-        t = p.scatter("cost", "test", source=src, color=col, size=7, fill_color=None, marker="square")
-        items += [LegendItem(label=f"{m}: validation", renderers=[v]), LegendItem(label=f"{m}: test", renderers=[t])]
-        p.add_tools(HoverTool(renderers=[v, t], tooltips=[
+        items.append(LegendItem(label=f"{m}: validation", renderers=[v]))
+        renderers = [v]
+        if any(x["test"] is not None for x in pts):  # no test data (a fit's report without test=): no test entry
+            t = p.scatter("cost", "test", source=src, color=col, size=7, fill_color=None, marker="square")
+            items.append(LegendItem(label=f"{m}: test", renderers=[t]))
+            renderers.append(t)
+        p.add_tools(HoverTool(renderers=renderers, tooltips=[
             ("method", "@method"), ("features", "@k"), ("groups", "@groups"), ("cost", "@cost{0.[00]}"),
             (f"validation {d.measure}", "@vali{0.0000}"), (f"test {d.measure}", "@test{0.0000}")]))
     fr = _front(d.pareto)
     line = p.step([x["cost"] for x in fr], [x["vali"] for x in fr], mode="after", color="black", line_width=1.5)
     items.append(LegendItem(label="front on validation", renderers=[line]))
-    k = d.marks.get(d.method, {}).get(RULE)
+    k = d.marks.get(d.method, {}).get(d.rule)
     hit = [x for x in d.pareto if x["method"] == d.method and x["k"] == k]
     if hit:
         star = p.scatter([hit[0]["cost"]], [hit[0]["vali"]], marker="star", size=20, color="gold", line_color="black")

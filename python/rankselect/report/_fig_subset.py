@@ -26,7 +26,6 @@ from bokeh.models import (
     TableColumn,
 )
 
-from ..analysis.stats import RULE
 from ._data import ReportData, plural
 from ._handoff import HANDOFF_FORMATS, MENUS, HandOff, Selection
 
@@ -121,7 +120,7 @@ def subset(d: ReportData):
                       height=min(height, 520), name="subset_table")
     m = d.marks.get(d.method, {})
     slider = Slider(start=ks[0], end=max(ks[-1], ks[0] + 1), value=d.default_k, step=1, name="k_slider",
-                    title=f"k ({d.method}; {RULE} k = {m.get(RULE, '?')}, best k = {m.get('best', '?')})")
+                    title=f"k ({d.method}; {d.rule} k = {m.get(d.rule, '?')}, best k = {m.get('best', '?')})")
     # the snippets wrap inside their box (a long column list on one line widened the page) and scroll
     wrap = InlineStyleSheet(css=f"pre {{ white-space: pre-wrap; overflow-wrap: anywhere; max-height: {BOX_HEIGHT}px; "
                                 "overflow-y: auto; border: 1px solid #e3e3e3; padding: 4px 6px; } "

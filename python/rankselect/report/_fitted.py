@@ -1,43 +1,25 @@
 """A :class:`~.data.ReportData` from one fitted selector with its data: the validation
 scores of every size (a ranker-in-the-loop selector's ``path_``, which holds them per query;
 otherwise the ranker fitted on every prefix of the selection order), the test scores beside
-them, the chosen size against all features, stability over query subsamples (refits, with
-progress), redundancy and importance."""
+them and the chosen size against all features; what the panels read to collect their own data
+(stability over query subsamples, redundancy, importance: ``_collect``) in ``sources``."""
 from __future__ import annotations
 
 from typing import Any, Optional
 
 import numpy as np
-from sklearn.base import BaseEstimator, clone
+from sklearn.base import clone
 
 from .. import metrics
 from ..analysis.inspection import fit_ranker
-from ..analysis.stats import RULE
 from ..models.rankrls import RankRLS
-from ..selection.stability import StabilitySelection
 from ..selection.wrapper.path import SelectionPath, choose_step
 from ._data import ReportData, compare_queries, curve_of, plural
-from ._features import Progress, importance_of, redundancy_of, short, xyq
+from ._features import Progress, short, xyq
 from ._inputs import check_inputs
+from ._sources import Sources
 
 __all__ = ["from_selector"]
-
-
-class _Counted(BaseEstimator):
-    """``selector``, calling ``tick`` after each of its fits (StabilitySelection's refits)."""
-
-    def __init__(self, selector=None, tick=None) -> None:
-        self.selector, self.tick = selector, tick
-
-    def fit(self, X, y, qid=None):
-        self.fitted_ = clone(self.selector).fit(X, y, qid=qid)
-        self.selected_features_ = np.asarray(self.fitted_.selected_features_)
-        if self.tick is not None:
-            self.tick()
-        return self
-
-    def get_support(self, indices: bool = False):
-        return self.fitted_.get_support(indices=indices)
 
 
 def _queries(qid) -> list[str]:
@@ -137,7 +119,7 @@ def from_selector(selector, *, train, vali, test=None, ranker=None, scoring: str
         cv.cost = [d.cost_of(d.subsets[k]) for k in sizes]
         if inputs.groups is not None:
             cv.n_groups = [float(len(d.groups_of(d.subsets[k]))) for k in sizes]
-    d.marks[method] = {"best": c.best, RULE: c.chosen}
+    d.marks[method] = {"best": c.best, d.rule: c.chosen}
     d.default_k = c.chosen
     test_curve = d.curves[-1] if evaluation is not None else None
     for i, k in enumerate(sizes):
@@ -161,14 +143,12 @@ def from_selector(selector, *, train, vali, test=None, ranker=None, scoring: str
                                 "(optimistic for the chosen subset); pass test= for held-out queries")
     if len(order) != k:
         d.explanations.append(
-            f"{method} selected {plural(len(order), 'feature')}; on {d.validation} the {RULE} rule on paired "
+            f"{method} selected {plural(len(order), 'feature')}; on {d.validation} the {d.rule} rule on paired "
             f"per-query differences keeps {plural(k, 'feature')} (the best size is {c.best}).")
-    _stability(d, selector, X, y, qid, n_resamples, random_state, progress, inputs.groups)
-    d.redundancy = redundancy_of((X, y, qid), inputs.names, d.subsets[k])
     split = "test" if evaluation is not None else "validation"
-    d.importance, d.group_importance = importance_of(
-        d.subsets[k], (X, y, qid), evaluation if evaluation is not None else (Xv, yv, qv), scoring, random_state,
-        ranker=ranker, split=split, names=inputs.names, groups=inputs.groups, progress=progress)
+    d.sources = Sources("fit", train=(X, y, qid), test=evaluation if evaluation is not None else (Xv, yv, qv),
+                        split=split, ranker=ranker, measure=scoring, random_state=random_state, progress=progress,
+                        selector=selector, n_resamples=int(n_resamples))
     d.settings = {"selector": type(selector).__name__,
                   **{f"  {key}": short(v) for key, v in params.items()
                      if key not in ("feature_names", "feature_groups", "group_costs", "feature_costs")},
@@ -179,20 +159,3 @@ def from_selector(selector, *, train, vali, test=None, ranker=None, scoring: str
                   **({"group costs": short(inputs.group_costs)} if inputs.group_costs is not None else {}),
                   **d.settings}
     return d
-
-
-def _stability(d: ReportData, selector, X, y, qid, n_resamples: int, random_state, progress: bool, groups) -> None:
-    if n_resamples < 2:
-        d.notes["stability"] = ("no refits were asked (n_resamples < 2): the stability panel needs the "
-                                "selector refitted on query subsamples; pass n_resamples=5 or more")
-        return
-    work = Progress(f"stability: refitting {type(selector).__name__} on {n_resamples} half-samples of the queries "
-                    f"(n_resamples={n_resamples}; 0 skips it)", n_resamples, progress)
-    st = StabilitySelection(_Counted(selector, lambda: work.step()),  # a function: clone keeps it
-                            n_resamples=int(n_resamples), random_state=random_state,
-                            feature_groups=groups, select_groups=False).fit(X, y, qid=qid)
-    d.stability[d.method] = st.selection_frequencies_.tolist()
-    if groups is not None:
-        d.group_stability[d.method] = st.group_frequencies_.tolist()
-    d.stability_over = f"{n_resamples} refits on half of the queries"
-    d.settings["stability"] = f"{n_resamples} refits on half of the queries, {work.seconds:.1f} s"

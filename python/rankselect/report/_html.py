@@ -17,6 +17,7 @@ from bokeh.resources import Resources
 from jinja2 import Environment, select_autoescape
 
 from ._data import ReportData, versions
+from ._folds import fold_sentence
 from ._panels import shown_panels
 
 __all__ = ["render", "RESOURCES", "decision_json"]
@@ -40,5 +41,6 @@ def render(d: ReportData) -> str:
     decision = d.decision()
     return template.render(
         d=d, panels=[(p.key, p.title, p.guide, divs[p.key]) for p in panels], decision=decision,
+        folds_sentence=fold_sentence(d.folds, d.measure),
         decision_json=decision_json(d), chosen=[d.label(j) for j in decision["features"]],
         bokeh_resources=RESOURCES.render(), bokeh_script=script, versions=versions())

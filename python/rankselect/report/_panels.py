@@ -1,20 +1,24 @@
 """The report's panels: one :class:`Panel` entry each in :data:`PANELS` (id, title, reading
-guide, the function that draws it from a :class:`~rankselect.report.ReportData`, and when it
-is shown). The page, its navigation and the browser tests read this registry; a new panel is
-one entry here (its drawing function in a ``_fig_*`` module)."""
+guide, the function that collects its data, the function that draws it from a
+:class:`~rankselect.report.ReportData`, and when it is shown). The page, its navigation and
+the browser tests read this registry; a new panel is one entry here (its drawing function in
+a ``_fig_*`` module, its collecting function reading the report's
+:class:`~rankselect.report._sources.Sources`)."""
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Optional
 
 from ..analysis.stats import RULE_REFERENCE
+from ._collect import collect_importance, collect_redundancy, collect_stability
 from ._data import ReportData
 from ._fig_curves import front, groups_quality, quality
 from ._fig_features import group_importance, group_stability, importance, per_query, redundancy, stability
 from ._fig_subset import subset
+from ._sources import Sources
 
-__all__ = ["Panel", "PANELS", "shown_panels"]
+__all__ = ["Panel", "PANELS", "shown_panels", "collect_panels"]
 
 
 def _always(d: ReportData) -> bool:
@@ -28,7 +32,10 @@ def _with_groups(d: ReportData) -> bool:
 @dataclass(frozen=True)
 class Panel:
     """One panel: ``key`` (its id, ``panel-<key>`` on the page), ``title``, ``guide`` (how to
-    read it), ``draw`` (ReportData -> Bokeh model) and ``shown`` (whether a page has it).
+    read it), ``draw`` (ReportData -> Bokeh model), ``shown`` (whether a page has it) and
+    ``collect`` (ReportData, Sources -> None: fills the panel's own data, run once by
+    :func:`collect_panels` after the source has made the decision; None for the panels that
+    draw the decision itself).
 
     Examples
     --------
@@ -44,6 +51,7 @@ class Panel:
     guide: str
     draw: Callable[[ReportData], Any]
     shown: Callable[[ReportData], bool] = _always
+    collect: Optional[Callable[[ReportData, Sources], None]] = None
 
 
 #: every panel of the page, in order: panel id -> :class:`Panel`
@@ -68,15 +76,18 @@ PANELS: dict[str, Panel] = {p.key: p for p in (
           _with_groups),
     Panel("redundancy", "Redundancy",
           "Similarity of pairs of features, ordered by its dendrogram: dark blocks on the diagonal are "
-          "near-duplicates; one representative per cluster is enough. Hover for the pair.", redundancy),
+          "near-duplicates; one representative per cluster is enough. Hover for the pair.", redundancy,
+          collect=collect_redundancy),
     Panel("stability", "Stability",
           "How often each feature was selected (the colour bar: 1, dark, every time). A subset of features near 1 "
-          "is stable; many features near 0.5 mean the choice is arbitrary. Hover for the frequency.", stability),
+          "is stable; many features near 0.5 mean the choice is arbitrary. Hover for the frequency.", stability,
+          collect=collect_stability),
     Panel("groups-stability", "Stability of the feature groups",
           "How often each group contributed a selected feature.", group_stability, _with_groups),
     Panel("importance", "Importance of the chosen features",
           "Drop of the measure when the feature is shuffled within each query (95 % interval over queries). An "
-          "interval that crosses zero: the ranker does not need that feature.", importance),
+          "interval that crosses zero: the ranker does not need that feature.", importance,
+          collect=collect_importance),  # with groups, also the groups' importance (one fit of the ranker)
     Panel("groups-importance", "Importance of the chosen feature groups",
           "Drop of the measure when the chosen features of a group are shuffled together within each query.",
           group_importance, _with_groups),
@@ -85,6 +96,17 @@ PANELS: dict[str, Panel] = {p.key: p for p in (
           "holds a search engine's feature set for the subset (choose the engine): a skeleton whose queries you "
           "fill in, or write it with your templates and ranker with rankselect export.", subset),
 )}
+
+
+def collect_panels(d: ReportData) -> ReportData:
+    """Run every panel's ``collect`` on ``d.sources`` (once; a report without sources, e.g. one
+    built by hand, keeps what it holds)."""
+    if d.sources is not None:
+        for p in PANELS.values():
+            if p.collect is not None:
+                p.collect(d, d.sources)
+        d.sources = None  # collected: the data and the models are not kept with the report
+    return d
 
 
 def shown_panels(d: ReportData) -> list[Panel]:

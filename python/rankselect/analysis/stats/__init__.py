@@ -16,7 +16,8 @@ are the usual alternatives).
   :func:`compare_experiment` does it on a LETOR protocol run (per-query test scores of every
   fold pooled).
 - :func:`size_choice`: the best and the one-standard-error number of features from per-query
-  scores, on paired differences to the best size.
+  scores, on paired differences to the best size (or, ``rule="holm"``, the smallest size not
+  significantly worse than the best after Holm's correction).
 - :func:`write_trec_run`, :func:`write_trec_qrels`, :func:`write_per_query`.
 
 Modules: :mod:`~rankselect.analysis.stats.paired` (tests, intervals, effect sizes),
@@ -25,7 +26,7 @@ Modules: :mod:`~rankselect.analysis.stats.paired` (tests, intervals, effect size
 """
 from .compare import Comparison, compare, compare_experiment, experiment_per_query
 from .paired import TESTS, EffectSize, TestResult, effect_size, holm, mean_confidence_interval, paired_test
-from .sizes import RULE, RULE_REFERENCE, SizeChoice, size_choice
+from .sizes import HOLM_RULE, RULE, RULE_REFERENCE, RULES, SizeChoice, size_choice
 from .trec import (
     PathLike,
     docnos_from_comments,
@@ -57,4 +58,6 @@ __all__ = [
     "size_choice",
     "RULE",
     "RULE_REFERENCE",
+    "RULES",
+    "HOLM_RULE",
 ]

@@ -14,19 +14,28 @@ an unpaired interval over queries leaves in.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional
 
 import numpy as np
 from scipy import stats
 
-__all__ = ["SizeChoice", "size_choice", "RULE", "RULE_REFERENCE"]
+from .paired import holm
+
+__all__ = ["SizeChoice", "size_choice", "RULE", "RULE_REFERENCE", "RULES", "HOLM_RULE"]
 
 #: the rule's name, as the report and its decision record write it
 RULE = "one-standard-error"
 #: where the rule comes from, and how it is applied here
 RULE_REFERENCE = ("the one-standard-error rule (Breiman et al. 1984; Hastie, Tibshirani & Friedman 2009, "
                   "Sec. 7.10) on paired per-query differences to the best size")
+#: the other rule: the smallest size not significantly worse than the best
+HOLM_RULE = "holm"
+#: every rule by name, with where it comes from
+RULES = {RULE: RULE_REFERENCE,
+         HOLM_RULE: ("the smallest size not significantly worse than the best: two-sided paired t-tests of every "
+                     "size against the best size on the per-query scores, Holm's correction (Holm 1979) over the "
+                     "sizes, level 0.05")}
 
 
 @dataclass(frozen=True)
@@ -47,8 +56,14 @@ class SizeChoice:
     best : int
         The best size (highest mean; the smallest on ties).
     chosen : int
-        The one-standard-error size: the smallest with ``diff >= -diff_se``.
+        The size of the rule: one-standard-error (default), the smallest with ``diff >=
+        -diff_se``; ``"holm"``, the smallest whose Holm-adjusted p-value against the best is
+        at least 0.05 (or whose mean is not below the best's).
     n_queries : int
+    pvalue_holm : ndarray of shape (p,)
+        The Holm-adjusted two-sided paired t-test p-value of each size against the best (1 at
+        the best size; NaN where every difference is zero: 1).
+    rule : str
 
     Examples
     --------
@@ -69,9 +84,12 @@ class SizeChoice:
     best: int
     chosen: int
     n_queries: int
+    pvalue_holm: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    rule: str = RULE
 
 
-def size_choice(sizes, per_query, confidence: float = 0.95, reference: Optional[int] = None) -> SizeChoice:
+def size_choice(sizes, per_query, confidence: float = 0.95, reference: Optional[int] = None,
+                rule: str = RULE) -> SizeChoice:
     """The best and the one-standard-error sizes of per-query scores (see the module).
 
     Parameters
@@ -86,6 +104,8 @@ def size_choice(sizes, per_query, confidence: float = 0.95, reference: Optional[
         Compare with this size instead of the best one (e.g. the test scores against the
         size that was best on validation); ``best`` and ``chosen`` are then still computed
         from these scores.
+    rule : {"one-standard-error", "holm"}
+        How ``chosen`` is found (:data:`RULES`).
 
     Returns
     -------
@@ -126,9 +146,47 @@ def size_choice(sizes, per_query, confidence: float = 0.95, reference: Optional[
     half = stats.t.ppf((1 + confidence) / 2, S.shape[1] - 1) * se
     d_best, se_best = (diff, se) if r == b else _paired(S, b)
     # within one standard error of the best (a relative 1e-12 absorbs the rounding of equal scores)
-    chosen = int(k[np.flatnonzero(d_best >= -se_best - 1e-12 * max(1.0, float(np.abs(mean).max())))[0]])
+    tol = 1e-12 * max(1.0, float(np.abs(mean).max()))
+    p_holm = _holm_against(S, b)
+    if rule == RULE:
+        chosen = int(k[np.flatnonzero(d_best >= -se_best - tol)[0]])
+    elif rule == HOLM_RULE:
+        chosen = int(k[np.flatnonzero((d_best >= -tol) | (p_holm >= 0.05))[0]])
+    else:
+        raise ValueError(f"rule must be one of {', '.join(RULES)}, got {rule!r}")
     return SizeChoice(sizes=k, mean=mean, diff=diff, diff_se=se, diff_low=diff - half, diff_high=diff + half,
-                      best=int(k[b]), chosen=chosen, n_queries=int(S.shape[1]))
+                      best=int(k[b]), chosen=chosen, n_queries=int(S.shape[1]), pvalue_holm=p_holm, rule=rule)
+
+
+def paired_t_pvalue(d) -> float:
+    """The two-sided t-test p-value of the mean of paired differences ``d`` (as
+    :func:`scipy.stats.ttest_rel`); differences that are all equal, up to rounding, have no
+    spread to test against: 1 when they are zero, else 0.
+
+    Examples
+    --------
+    >>> from rankselect.analysis.stats.sizes import paired_t_pvalue
+    >>> paired_t_pvalue([0.0, 0.0, 0.0]), paired_t_pvalue([0.1, 0.1, 0.1]), round(paired_t_pvalue([0.1, -0.1, 0.2]), 3)
+    (1.0, 0.0, 0.5)
+    """
+    d = np.asarray(d, dtype=np.float64)
+    mean = float(d.mean())
+    if d.size < 2 or float(np.ptp(d)) <= 1e-12 * max(1.0, float(np.abs(d).max())):
+        return 1.0 if abs(mean) <= 1e-15 else 0.0
+    return float(stats.ttest_1samp(d, 0.0).pvalue)
+
+
+def _holm_against(S: np.ndarray, b: int) -> np.ndarray:
+    """Holm-adjusted two-sided paired t-test p-values of every row against row ``b`` (1 at ``b``
+    and where the differences are all zero)."""
+    D = S - S[b]
+    p = np.ones(S.shape[0])
+    others = [i for i in range(S.shape[0]) if i != b]
+    for i in others:
+        p[i] = paired_t_pvalue(D[i])
+    if others:
+        p[others] = holm(p[others])
+    return p
 
 
 def _paired(S: np.ndarray, r: int) -> tuple[np.ndarray, np.ndarray]:
