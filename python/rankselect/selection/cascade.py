@@ -18,7 +18,7 @@ from .._validation import check_budget, check_qid, fits_budget
 from ..data.feature_groups import ExtractionCosts, check_extraction_costs
 from ..data.grouping import GroupedData, QueryGroups, TrainingData
 from ..metrics.checks import CONVENTIONS
-from .cascade_search import candidates, cascade_cost, grid_values, top_window_order
+from .cascade_search import _top_window_order, candidates, cascade_cost, grid_values
 from .greedy_rankrls import GreedyRankRLS
 
 __all__ = ["CascadeSelection", "Phase", "RULES", "compose"]
@@ -57,13 +57,21 @@ class Phase:
 def compose(s1: np.ndarray, s2: Optional[np.ndarray], window: Optional[int], offsets: np.ndarray) -> np.ndarray:
     """Scores (grouped rows) whose descending order is the cascade's: each query's top
     ``min(window, n_q)`` rows by ``s1`` (ties in row order) ordered by ``s2`` (ties in phase-1
-    order) above the rest in phase-1 order; ``s1`` itself without phase 2."""
+    order) above the rest in phase-1 order; ``s1`` itself without phase 2.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rankselect.selection.cascade import compose
+    >>> compose(np.array([3.0, 2.0, 1.0]), np.array([0.0, 5.0, 9.0]), 2, np.array([0, 3]))
+    array([2., 3., 1.])
+    """
     if s2 is None or window is None:
         return np.asarray(s1, dtype=float)
     out = np.empty(len(s1))
     for q in range(len(offsets) - 1):
         lo, hi = int(offsets[q]), int(offsets[q + 1])
-        order = top_window_order(s1, lo, hi)
+        order = _top_window_order(s1, lo, hi)
         top = order[:window]
         order[:len(top)] = top[np.argsort(-s2[top], kind="stable")]
         out[order] = np.arange(hi - lo, 0, -1, dtype=float)

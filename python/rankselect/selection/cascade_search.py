@@ -25,8 +25,7 @@ from .. import _core
 from .._config import memory_limit
 from ..data.feature_groups import ExtractionCosts
 
-__all__ = ["centred_system", "prefix_weights", "kept_rows", "Candidates", "candidates", "grid_values",
-           "cascade_cost", "top_window_order"]
+__all__ = ["candidates", "grid_values", "cascade_cost"]
 
 #: score columns of one call of the core's grid (rows x columns), beyond which it is split
 GRID_CHUNK = 1 << 24
@@ -41,7 +40,7 @@ def _query_means(v: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     return np.repeat(means, sizes, axis=0)
 
 
-def centred_system(X: np.ndarray, y: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _centred_system(X: np.ndarray, y: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """RankRLS's normal equations on grouped rows: ``(Xc^T Xc, Xc^T yc)`` with ``Xc``, ``yc``
     centred within each query (Pahikkala et al. 2010, eq. 5)."""
     Xc = X - _query_means(X, offsets)
@@ -49,23 +48,23 @@ def centred_system(X: np.ndarray, y: np.ndarray, offsets: np.ndarray) -> tuple[n
     return Xc.T @ Xc, Xc.T @ yc
 
 
-def prefix_weights(G: np.ndarray, r: np.ndarray, alpha: float, sizes) -> dict[int, np.ndarray]:
+def _prefix_weights(G: np.ndarray, r: np.ndarray, alpha: float, sizes) -> dict[int, np.ndarray]:
     """RankRLS weights ``(G_s + alpha I)^-1 r_s`` on the first ``s`` columns of the system, for
     every ``s`` in ``sizes``."""
     return {s: np.linalg.solve(G[:s, :s] + alpha * np.eye(s), r[:s]) for s in sizes}
 
 
-def top_window_order(scores: np.ndarray, lo: int, hi: int) -> np.ndarray:
+def _top_window_order(scores: np.ndarray, lo: int, hi: int) -> np.ndarray:
     """Rows ``lo..hi`` (one query) by ``scores`` descending, ties in row order (stable)."""
     return lo + np.argsort(-scores[lo:hi], kind="stable")
 
 
-def kept_rows(scores: np.ndarray, offsets: np.ndarray, window: int) -> tuple[np.ndarray, np.ndarray]:
+def _kept_rows(scores: np.ndarray, offsets: np.ndarray, window: int) -> tuple[np.ndarray, np.ndarray]:
     """The rows phase 1 keeps (each query's top ``min(window, n_q)`` by ``scores``, ties in row
     order), in row order, and their query offsets."""
     keep, new = [], [0]
     for q in range(len(offsets) - 1):
-        top = np.sort(top_window_order(scores, int(offsets[q]), int(offsets[q + 1]))[:window])
+        top = np.sort(_top_window_order(scores, int(offsets[q]), int(offsets[q + 1]))[:window])
         keep.append(top)
         new.append(new[-1] + len(top))
     rows = np.concatenate(keep) if keep else np.zeros(0, dtype=np.intp)
@@ -75,7 +74,17 @@ def kept_rows(scores: np.ndarray, offsets: np.ndarray, window: int) -> tuple[np.
 def cascade_cost(costs: ExtractionCosts, sizes: np.ndarray, s1, s2=None, window: Optional[int] = None, *,
                  reuse: bool = True) -> float:
     """Mean cost per query of a phase ``s1`` (and phase 2 ``s2`` on the top ``window``) over
-    queries of ``sizes`` documents (module docstring)."""
+    queries of ``sizes`` documents (module docstring).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rankselect.data import ExtractionCosts
+    >>> from rankselect.selection.cascade_search import cascade_cost
+    >>> costs = ExtractionCosts(np.array([1.0, 10.0]))
+    >>> cascade_cost(costs, [100, 40], [0]), cascade_cost(costs, [100, 40], [0], [0, 1], window=20)
+    (70.0, 270.0)
+    """
     c1 = costs.total(s1)
     n = np.asarray(sizes, dtype=float)
     if s2 is None:
@@ -98,18 +107,29 @@ class Candidates:
 def candidates(Xp: np.ndarray, y: np.ndarray, offsets: np.ndarray, alpha: float, windows) -> Candidates:
     """Every single phase and cascade on the path's columns ``Xp`` (grouped training rows, the
     path's columns in path order): phase 1 = a prefix, phase 2 = a longer prefix trained on the
-    training rows that phase 1 keeps, for every window."""
+    training rows that phase 1 keeps, for every window.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rankselect.selection.cascade_search import candidates, grid_values
+    >>> rng = np.random.default_rng(0)
+    >>> X, y, offsets = rng.normal(size=(12, 3)), rng.integers(0, 3, 12).astype(float), np.array([0, 6, 12])
+    >>> c = candidates(X, y, offsets, 1.0, windows=[2])
+    >>> c.sizes1, c.cascades
+    ([1, 2, 3], [(1, 2, 2), (1, 2, 3), (2, 2, 3)])
+    """
     k = Xp.shape[1]
-    G, r = centred_system(Xp, y, offsets)
+    G, r = _centred_system(Xp, y, offsets)
     sizes = list(range(1, k + 1))
-    w1 = prefix_weights(G, r, alpha, sizes)
+    w1 = _prefix_weights(G, r, alpha, sizes)
     cascades, w2 = [], {}
     for a in range(1, k):
         s1 = Xp[:, :a] @ w1[a]
         for n in windows:
-            rows, off = kept_rows(s1, offsets, int(n))
-            G2, r2 = centred_system(Xp[rows], y[rows], off)
-            for b, w in prefix_weights(G2, r2, alpha, range(a + 1, k + 1)).items():
+            rows, off = _kept_rows(s1, offsets, int(n))
+            G2, r2 = _centred_system(Xp[rows], y[rows], off)
+            for b, w in _prefix_weights(G2, r2, alpha, range(a + 1, k + 1)).items():
                 cascades.append((a, int(n), b))
                 w2[(a, int(n), b)] = w
     return Candidates(sizes, w1, cascades, w2)
@@ -120,7 +140,19 @@ def grid_values(cands: Candidates, Xp: np.ndarray, y: np.ndarray, offsets: np.nd
     """Per-query validation values ``(single (n_q, len(sizes1)), cascade (n_q, len(cascades)))``
     of every candidate on the grouped validation rows (``Xp``: the path's columns), computed by
     the core (one row of scores per ranker), in calls of at most :data:`GRID_CHUNK` phase-2
-    score entries."""
+    score entries.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rankselect.selection.cascade_search import candidates, grid_values
+    >>> rng = np.random.default_rng(0)
+    >>> X, y, offsets = rng.normal(size=(12, 3)), rng.integers(0, 3, 12).astype(float), np.array([0, 6, 12])
+    >>> c = candidates(X, y, offsets, 1.0, windows=[2])
+    >>> single, cascade = grid_values(c, X, y, offsets, ("ndcg@3", "exponential", "stable"))
+    >>> single.shape, cascade.shape  # (queries, single phases), (queries, cascades)
+    ((2, 3), (2, 3))
+    """
     S1 = np.ascontiguousarray(np.stack([Xp[:, :a] @ cands.weights1[a] for a in cands.sizes1]))
     n_q, m = len(offsets) - 1, Xp.shape[0]
     single = np.zeros((n_q, len(cands.sizes1)))
