@@ -149,3 +149,22 @@ def test_no_eval_set_is_refused():
     X, y, qid = rs.data.datasets.load_example("train")
     with pytest.raises(ValueError, match="needs eval_set"):
         rs.CascadeSelection().fit(X, y, qid=qid)
+
+
+def test_extraction_costs_and_no_reuse():
+    X, y, qid = rs.data.datasets.load_example("train")
+    Xv, yv, qv = rs.data.datasets.load_example("vali")
+    groups = check_feature_groups(["a"] * 11 + ["b"] * 11, n_features=22)
+    costs = ExtractionCosts(np.ones(22), groups, np.array([5.0, 20.0]))
+    cs = rs.CascadeSelection(feature_costs=costs, reuse=False, windows=(3, 5), rule="best").fit(
+        X, y, qid=qid, eval_set=(Xv, yv, qv))
+    sizes = np.unique(qv, return_counts=True)[1]
+    p = cs.phases_
+    again = cascade_cost(costs, sizes, p[0].features, None if len(p) == 1 else p[1].features,
+                         None if len(p) == 1 else p[1].window, reuse=False)
+    assert cs.cost_per_query_ == pytest.approx(again)
+    # without reuse a cascade pays its phase-2 set in full: never cheaper than with reuse
+    for r in cs.front_:
+        if r["n_phases"] == 2:
+            a, n, b = r["phase1_size"], r["window"], r["phase2_size"]
+            assert r["cost"] >= cascade_cost(costs, sizes, cs.path_[:a], cs.path_[:b], n, reuse=True) - 1e-9
