@@ -32,7 +32,8 @@ def grids(draw):
     windows = np.array(draw(st.lists(st.integers(1, 10), min_size=n2, max_size=n2)), dtype=U)
     measure = draw(st.sampled_from(["ndcg@3", "ndcg@10", "ndcg", "map", "p@2", "err@5", "meanndcg"]))
     convention = draw(st.sampled_from(["exponential", "trec", "letor", "lightgbm"]))
-    return (measure, convention, "stable"), y, offsets, s1, s2, phase1, windows
+    ties = draw(st.sampled_from(["stable", "pessimistic"]))
+    return (measure, convention, ties), y, offsets, s1, s2, phase1, windows
 
 
 @settings(max_examples=120, deadline=None)
