@@ -18,6 +18,7 @@ Y = np.array([0.0, 1, 2, 0, 1, 2])
 OFF = np.array([0, 3, 6], dtype=U)
 OFFI = OFF.astype(np.int64)  # offsets of the wrong dtype
 E1, E2 = np.zeros(0), np.zeros((0, 0))
+XT = np.ascontiguousarray(X.T)  # one row per ranker (cascade_grid_per_query)
 SPEC = [("ndcg@10", "standard", "stable")]
 
 
@@ -56,6 +57,15 @@ CASES = {
         (SPEC, Y, Y[:3], OFF), (SPEC, Y, Y, u(0, 7)), (SPEC, Y, Y, u(3, 0, 6)), (SPEC, Y, Y, u()),
         (SPEC, Y, Y, OFF, -1.0), (SPEC, Y, Y, OFF, float("nan")), (SPEC, Y * 1000, Y, OFF),
         ([("ndcg@0", "standard", "stable")], Y, Y, OFF), ([("zz", "standard", "stable")], Y, Y, OFF),
+    ],
+    "cascade_grid_per_query": [
+        (SPEC[0], Y, OFF, XT, XT, u(0, 1, 2), u(1, 2, 0)), (SPEC[0], Y, OFF, XT, XT, u(0, 1, 3), u(1, 2, 3)),
+        (SPEC[0], Y, OFF, XT, XT[:, :3], u(0, 1, 2), u(1, 2, 3)), (SPEC[0], Y, OFF, XT, XT, u(0, 1), u(1, 2, 3)),
+        (SPEC[0], Y, u(0, 7), XT, XT, u(0, 1, 2), u(1, 2, 3)), (SPEC[0], -Y, OFF, XT, XT, u(0, 1, 2), u(1, 2, 3)),
+        (SPEC[0], Y, OFF, XT[:0], XT, u(0, 1, 2), u(1, 2, 3)), (SPEC[0], Y, OFF, XT * np.nan, XT, u(0, 0, 0), u(1, 2, 3)),
+        (("ndcg@0", "standard", "stable"), Y, OFF, XT, XT, u(0, 1, 2), u(1, 2, 3)),
+        (SPEC[0], Y, OFF, XT, XT, u(0, 1, 2), u(1, 2, 3), 8), (SPEC[0], Y, OFF, XT, XT, u(0, 1, 2), u(1, 2, 3), -1),
+        (SPEC[0], Y, OFF, np.asfortranarray(XT), XT, u(0, 1, 2), u(1, 2, 3)),
     ],
     "rankrls_fit": [
         (X, Y[:3], OFF, 1.0), (X, Y, u(0, 9), 1.0), (X, Y, u(4, 2, 6), 1.0), (X, Y, OFF, -1.0),
@@ -383,6 +393,7 @@ VALID = {
     "load_letor": lambda t: _core.load_letor(_letor_file(t), comments=True),
     "metrics_per_query": lambda t: _core.metrics_per_query(SPEC, Y, Y, OFF),
     "parse_measure": lambda t: _core.parse_measure("ndcg@10"),
+    "cascade_grid_per_query": lambda t: _core.cascade_grid_per_query(SPEC[0], Y, OFF, XT, XT, u(0, 1, 2), u(1, 2, 3)),
     "query_pair_counts": lambda t: _core.query_pair_counts(Y, OFF),
     "preference_pairs": lambda t: _core.preference_pairs(Y, OFF),
     "squared_hinge_value_grad": lambda t: _core.squared_hinge_value_grad(X, Y, OFF, S3),

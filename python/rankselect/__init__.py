@@ -29,6 +29,8 @@ Public API (re-exported here):
 - kernel approximation: :class:`Nystroem`, :class:`RandomFourierFeatures`
 - sparse rankers: :class:`SparseRankSVM` (l1, weighted l1, log, MCP, lp), :func:`sparse_path`,
   :class:`FSMRank`, :class:`FSMSVM`
+- cascades: :class:`CascadeSelection` (a cheap subset for every document, a richer one for the
+  top N, under one cost budget per query)
 - stability: :class:`StabilitySelection` (selection frequencies over query subsamples)
 - feature costs and budgets: :mod:`rankselect.analysis.costs`
 - deployment: :func:`export_engine` (the subset and its ranker as the exact files of OpenSearch /
@@ -65,6 +67,7 @@ from .selection import (
     HCAS,
     NGAS,
     XGAS,
+    CascadeSelection,
     FeatureImportance,
     FSMRank,
     GreedyRankRLS,
@@ -102,6 +105,7 @@ __all__ = [
     "RankRLS",
     "RankRLSPath",
     "GreedyRankRLS",
+    "CascadeSelection",
     "GAS",
     "kendall_similarity",
     "NGAS",

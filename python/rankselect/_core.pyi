@@ -17,6 +17,7 @@ __all__ = [
     "CONVENTIONS",
     "TIES",
     "metrics_per_query",
+    "cascade_grid_per_query",
     "parse_measure",
     "query_pair_counts",
     "PreferencePairs",
@@ -138,6 +139,23 @@ def metrics_per_query(
     """Per-query metrics, shape (len(specs), n_queries); each spec is
     (measure, convention, ties), e.g. ("ndcg@10", "letor", "stable"). Rows grouped
     contiguously by ``offsets``; GIL released, parallel over queries."""
+    ...
+
+def cascade_grid_per_query(
+    spec: tuple[str, str, str],
+    y: npt.NDArray[np.float64],
+    offsets: npt.NDArray[np.uintp],
+    scores1: npt.NDArray[np.float64],
+    scores2: npt.NDArray[np.float64],
+    phase1: npt.NDArray[np.uintp],
+    windows: npt.NDArray[np.uintp],
+    max_memory: int | None = None,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """Per-query values (single (n_queries, n1), cascade (n_queries, n2)) of every phase-1
+    ranker (a row of ``scores1``, n1 x m) alone and of every cascade ``c``: phase 2 (row ``c``
+    of ``scores2``, n2 x m) re-ranks the top ``windows[c]`` rows of phase-1 ranker
+    ``phase1[c]`` above the rest in phase-1 order. ``spec`` is (measure, convention, ties).
+    GIL released, parallel over queries, interruptible."""
     ...
 
 # rankrls

@@ -20,12 +20,26 @@ from typing import NoReturn, Optional
 from .._core import __version__, simd_level
 from ..exceptions import warnings_once
 from ..methods import METHODS
-from . import demo, evaluate, experiment, export, info, log2letor, redundancy, report, select, similarity, train
+from . import (
+    cascade,
+    demo,
+    evaluate,
+    experiment,
+    export,
+    info,
+    log2letor,
+    redundancy,
+    report,
+    select,
+    similarity,
+    train,
+)
 
 __all__ = ["main", "cli_wording", "EXIT_INTERRUPTED", "EXIT_BROKEN_PIPE"]
 
 # One module per subcommand, in the order `--help` lists them.
-_COMMANDS = [demo, log2letor, select, info, evaluate, similarity, redundancy, train, experiment, export, report]
+_COMMANDS = [demo, log2letor, select, info, evaluate, similarity, redundancy, train, experiment, cascade, export,
+             report]
 
 #: exit code after Ctrl-C: 128 + SIGINT (the shell's convention)
 EXIT_INTERRUPTED = 130

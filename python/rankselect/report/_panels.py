@@ -13,6 +13,7 @@ from typing import Any, Optional
 from ..analysis.stats import RULE_REFERENCE
 from ._collect import collect_importance, collect_redundancy, collect_stability
 from ._data import ReportData
+from ._fig_cascade import cascade, collect_cascade, has_cascade
 from ._fig_curves import front, groups_quality, quality
 from ._fig_features import group_importance, group_stability, importance, per_query, redundancy, stability
 from ._fig_subset import subset
@@ -95,6 +96,12 @@ PANELS: dict[str, Panel] = {p.key: p for p in (
           "Move the slider to choose k; the table, the groups to extract and the copy boxes follow. The last box "
           "holds a search engine's feature set for the subset (choose the engine): a skeleton whose queries you "
           "fill in, or write it with your templates and ranker with rankselect export.", subset),
+    Panel("cascade", "Ranking phases: the cascade front beside one phase",
+          "A CascadeSelection's configurations, mean cost per validation query against validation score: the "
+          "gray front uses one phase (a prefix of the path on every document), the red one also cascades (a "
+          "longer prefix re-ranking phase 1's top N). The star is the choice; the text above says whether the "
+          "cascade beats the best affordable single phase beyond the paired noise of the validation queries, "
+          "or \"one phase\".", cascade, has_cascade, collect=collect_cascade),
 )}
 
 

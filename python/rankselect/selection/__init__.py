@@ -17,6 +17,9 @@ and the budget checked once, and :func:`value_per_cost`, the one value-per-unit-
 - :mod:`~rankselect.selection.fsmrank`: :class:`FSMRank` and the two-stage :class:`FSMSVM`;
 - :mod:`~rankselect.selection.sparse_ranksvm`: :class:`SparseRankSVM` (l1, weighted l1, log,
   MCP, lp; the features of its non-zero weights), :func:`sparse_path`, :class:`SparsePath`;
+- :mod:`~rankselect.selection.cascade`: :class:`CascadeSelection` (two ranking phases under
+  one cost budget per query: nested prefixes of the cost-aware greedy path, the phases as
+  :class:`Phase`; its search :mod:`~rankselect.selection.cascade_search`);
 - :mod:`~rankselect.selection.stability`: :class:`StabilitySelection` (selection
   frequencies over query subsamples);
 - :mod:`rankselect.selection.wrapper`: the deployed ranker in the loop
@@ -30,6 +33,7 @@ warn until 0.3.0 removes them).
 from ..exceptions import _moved_name
 from ._base import RankingSelector
 from ._plan import NONPOSITIVE, FitPlan, value_per_cost
+from .cascade import CascadeSelection, Phase
 from .filters import HCAS, NGAS, XGAS, hcas_select, ngas_select, xgas_select
 from .fsmrank import FSMSVM, FSMRank
 from .gas import GAS, gas_greedy
@@ -45,6 +49,8 @@ __all__ = [
     "value_per_cost",
     "NONPOSITIVE",
     "GreedyRankRLS",
+    "CascadeSelection",
+    "Phase",
     "GAS",
     "gas_greedy",
     "NGAS",

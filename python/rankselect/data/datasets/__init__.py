@@ -34,7 +34,8 @@ API is 0-based), are:
 
 :func:`feature_layout` gives the published feature layouts of LETOR 4.0, MSLR-WEB10K/30K and
 OHSUMED (LETOR 3.0 and 2.0) (names and families only, no data:
-:mod:`rankselect.data.datasets.layouts`).
+:mod:`rankselect.data.datasets.layouts`), and :func:`feature_costs` their published cost per
+feature (the MSLR-WEB tiers of WSDM 2019, :mod:`rankselect.data.datasets.costs`).
 """
 from __future__ import annotations
 
@@ -47,9 +48,11 @@ from typing import Any, Optional, Union, cast
 import numpy as np
 
 from ..letor import RankingData, load_letor, save_letor
+from .costs import feature_costs
 from .layouts import LAYOUTS, STREAMS, Layout, feature_layout
 
 __all__ = [
+    "feature_costs",
     "feature_layout",
     "Layout",
     "LAYOUTS",

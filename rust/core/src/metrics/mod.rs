@@ -45,14 +45,17 @@
 
 //!
 //! Modules: `spec` (measures, conventions, ties and their names), `query` (one query's
-//! value), `drivers` (validated per-query values and means over grouped rows).
+//! value), `drivers` (validated per-query values and means over grouped rows), `cascade`
+//! (the measure of every two-phase cascade of a grid, one pass per query).
 
+mod cascade;
 mod drivers;
 mod query;
 mod spec;
 #[cfg(test)]
 mod tests;
 
+pub use self::cascade::{cascade_grid, CascadeGrid, CascadeValues};
 pub use self::drivers::{mean, mean_graded, per_query, per_query_graded, per_query_many};
 pub use self::query::{gain, is_relevant, query_metric, query_metric_graded, query_metric_with, Scratch};
 pub use self::spec::{check_gain_labels, Convention, Measure, MetricSpec, Ties, MAX_GAIN_LABEL};

@@ -191,3 +191,70 @@ fn convention_and_tie_names_round_trip() {
     let e = "zz".parse::<Ties>().unwrap_err().to_string();
     assert!(e.contains("ties must be 'stable' or 'pessimistic'"), "{e}");
 }
+
+/// The cascade grid (`cascade.rs`).
+mod cascade {
+    use super::*;
+    use crate::data::groups::QueryOffsets;
+    use crate::interrupt::NoInterrupt;
+
+    fn offsets(v: Vec<usize>) -> QueryOffsets {
+        QueryOffsets::new(v).unwrap()
+    }
+
+    #[test]
+    fn window_covering_the_query_is_phase_two_alone_and_window_one_keeps_phase_one_below() {
+        let labels = [0.0, 2.0, 1.0, 0.0, 1.0];
+        let off = offsets(vec![0, 3, 5]);
+        let s1 = [3.0, 2.0, 1.0, 1.0, 2.0];
+        let s2 = [1.0, 3.0, 4.0, 0.0, 3.0, 2.0, 5.0, 2.0, 1.0, 1.0]; // 2 candidates x 5 rows (no tie in row 0)
+        let spec = MetricSpec::new(Measure::Ndcg(Some(3)));
+        let grid = CascadeGrid {
+            labels: &labels,
+            offsets: &off,
+            scores1: &s1,
+            n1: 1,
+            scores2: &s2,
+            n2: 2,
+            phase1: &[0, 0],
+            windows: &[100, 1],
+        };
+        let v = cascade_grid(&spec, &grid, u64::MAX, &NoInterrupt).unwrap();
+        let alone = per_query(&spec, &labels, &s1, &off).unwrap();
+        assert_eq!(v.single, alone);
+        let col0: Vec<f64> = s2[..5].to_vec();
+        let p2 = per_query(&spec, &labels, &col0, &off).unwrap();
+        assert_eq!(vec![v.cascade[0], v.cascade[2]], p2);
+        // window 1: phase 1's top document first, then phase 1's order: the phase-1 order
+        assert_eq!(vec![v.cascade[1], v.cascade[3]], alone);
+    }
+
+    #[test]
+    fn bad_arguments_are_errors() {
+        let labels = [0.0, 1.0];
+        let off = offsets(vec![0, 2]);
+        let spec = MetricSpec::new(Measure::Ndcg(Some(1)));
+        let ok = CascadeGrid {
+            labels: &labels,
+            offsets: &off,
+            scores1: &[1.0, 0.0],
+            n1: 1,
+            scores2: &[0.0, 1.0],
+            n2: 1,
+            phase1: &[0],
+            windows: &[1],
+        };
+        assert!(cascade_grid(&spec, &ok, u64::MAX, &NoInterrupt).is_ok());
+        for bad in [
+            CascadeGrid { windows: &[0], ..ok },
+            CascadeGrid { phase1: &[1], ..ok },
+            CascadeGrid { scores2: &[0.0], ..ok },
+            CascadeGrid { scores1: &[f64::NAN, 0.0], ..ok },
+            CascadeGrid { n1: 0, scores1: &[], ..ok },
+        ] {
+            assert!(cascade_grid(&spec, &bad, u64::MAX, &NoInterrupt).is_err());
+        }
+        assert!(cascade_grid(&spec, &ok, 8, &NoInterrupt).is_err());
+        assert!(cascade_grid(&spec, &ok, u64::MAX, &|| true).is_err());
+    }
+}

@@ -1,0 +1,173 @@
+"""The search of :class:`~rankselect.selection.cascade.CascadeSelection`: nested prefixes of a
+selection path as the phases of two-phase cascades, their rankers, their costs per query and
+the grid of their validation values (evaluated by the Rust core, ``_core.cascade_grid_per_query``).
+
+A candidate cascade is ``(a, N, b)``: phase 1 ranks every document of a query with the first
+``a`` features of the path, phase 2 re-ranks phase 1's top ``N`` with the first ``b > a``
+features (RankRLS trained on the training documents that phase 1 keeps). A single phase is
+``(a, None, None)``.
+
+Cost per query (``c(S)`` the cost of a subset per document, :class:`~rankselect.data.ExtractionCosts`
+with groups: a group's extraction cost once per phase that first uses it; ``n_q`` the query's
+documents): one phase ``c(S1) n_q``; with ``reuse`` (phase 2 reads phase 1's values: Vespa,
+Solr) ``c(S1) n_q + c(S2 \\ S1) min(N, n_q)``, where ``c(S2 \\ S1) = c(S2) - c(S1)``; without
+(each window computes its own set: OpenSearch / Elasticsearch rescore windows)
+``c(S1) n_q + c(S2) min(N, n_q)``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+
+from .. import _core
+from .._config import memory_limit
+from ..data.feature_groups import ExtractionCosts
+
+__all__ = ["candidates", "grid_values", "cascade_cost"]
+
+#: score columns of one call of the core's grid (rows x columns), beyond which it is split
+GRID_CHUNK = 1 << 24
+
+
+def _query_means(v: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Per-row mean of ``v`` (rows or columns ``(m,)`` / ``(m, k)``) over its query."""
+    offsets = np.asarray(offsets, dtype=np.intp)
+    sizes = np.diff(offsets)
+    sums = np.add.reduceat(v, offsets[:-1], axis=0) if len(v) else np.zeros((0,) + v.shape[1:])
+    means = sums / sizes.reshape((-1,) + (1,) * (v.ndim - 1))
+    return np.repeat(means, sizes, axis=0)
+
+
+def _centred_system(X: np.ndarray, y: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """RankRLS's normal equations on grouped rows: ``(Xc^T Xc, Xc^T yc)`` with ``Xc``, ``yc``
+    centred within each query (Pahikkala et al. 2010, eq. 5)."""
+    Xc = X - _query_means(X, offsets)
+    yc = y - _query_means(y, offsets)
+    return Xc.T @ Xc, Xc.T @ yc
+
+
+def _prefix_weights(G: np.ndarray, r: np.ndarray, alpha: float, sizes) -> dict[int, np.ndarray]:
+    """RankRLS weights ``(G_s + alpha I)^-1 r_s`` on the first ``s`` columns of the system, for
+    every ``s`` in ``sizes``."""
+    return {s: np.linalg.solve(G[:s, :s] + alpha * np.eye(s), r[:s]) for s in sizes}
+
+
+def _top_window_order(scores: np.ndarray, lo: int, hi: int) -> np.ndarray:
+    """Rows ``lo..hi`` (one query) by ``scores`` descending, ties in row order (stable)."""
+    return lo + np.argsort(-scores[lo:hi], kind="stable")
+
+
+def _kept_rows(scores: np.ndarray, offsets: np.ndarray, window: int) -> tuple[np.ndarray, np.ndarray]:
+    """The rows phase 1 keeps (each query's top ``min(window, n_q)`` by ``scores``, ties in row
+    order), in row order, and their query offsets."""
+    keep, new = [], [0]
+    for q in range(len(offsets) - 1):
+        top = np.sort(_top_window_order(scores, int(offsets[q]), int(offsets[q + 1]))[:window])
+        keep.append(top)
+        new.append(new[-1] + len(top))
+    rows = np.concatenate(keep) if keep else np.zeros(0, dtype=np.intp)
+    return rows, np.asarray(new, dtype=np.uintp)
+
+
+def cascade_cost(costs: ExtractionCosts, sizes: np.ndarray, s1, s2=None, window: Optional[int] = None, *,
+                 reuse: bool = True) -> float:
+    """Mean cost per query of a phase ``s1`` (and phase 2 ``s2`` on the top ``window``) over
+    queries of ``sizes`` documents (module docstring).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rankselect.data import ExtractionCosts
+    >>> from rankselect.selection.cascade_search import cascade_cost
+    >>> costs = ExtractionCosts(np.array([1.0, 10.0]))
+    >>> cascade_cost(costs, [100, 40], [0]), cascade_cost(costs, [100, 40], [0], [0, 1], window=20)
+    (70.0, 270.0)
+    """
+    c1 = costs.total(s1)
+    n = np.asarray(sizes, dtype=float)
+    if s2 is None:
+        return float(np.mean(c1 * n))
+    c2 = costs.total(s2) - c1 if reuse else costs.total(s2)
+    return float(np.mean(c1 * n + c2 * np.minimum(float(window or 0), n)))
+
+
+@dataclass
+class Candidates:
+    """The grid: single phases (phase-1 sizes ``a``) and cascades (``(a, N, b)``), with the
+    weights of every ranker on the path's columns."""
+
+    sizes1: list[int]
+    weights1: dict[int, np.ndarray]
+    cascades: list[tuple[int, int, int]]
+    weights2: dict[tuple[int, int, int], np.ndarray]
+
+
+def candidates(Xp: np.ndarray, y: np.ndarray, offsets: np.ndarray, alpha: float, windows) -> Candidates:
+    """Every single phase and cascade on the path's columns ``Xp`` (grouped training rows, the
+    path's columns in path order): phase 1 = a prefix, phase 2 = a longer prefix trained on the
+    training rows that phase 1 keeps, for every window.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rankselect.selection.cascade_search import candidates, grid_values
+    >>> rng = np.random.default_rng(0)
+    >>> X, y, offsets = rng.normal(size=(12, 3)), rng.integers(0, 3, 12).astype(float), np.array([0, 6, 12])
+    >>> c = candidates(X, y, offsets, 1.0, windows=[2])
+    >>> c.sizes1, c.cascades
+    ([1, 2, 3], [(1, 2, 2), (1, 2, 3), (2, 2, 3)])
+    """
+    k = Xp.shape[1]
+    G, r = _centred_system(Xp, y, offsets)
+    sizes = list(range(1, k + 1))
+    w1 = _prefix_weights(G, r, alpha, sizes)
+    cascades, w2 = [], {}
+    for a in range(1, k):
+        s1 = Xp[:, :a] @ w1[a]
+        for n in windows:
+            rows, off = _kept_rows(s1, offsets, int(n))
+            G2, r2 = _centred_system(Xp[rows], y[rows], off)
+            for b, w in _prefix_weights(G2, r2, alpha, range(a + 1, k + 1)).items():
+                cascades.append((a, int(n), b))
+                w2[(a, int(n), b)] = w
+    return Candidates(sizes, w1, cascades, w2)
+
+
+def grid_values(cands: Candidates, Xp: np.ndarray, y: np.ndarray, offsets: np.ndarray,
+                spec: tuple[str, str, str]) -> tuple[np.ndarray, np.ndarray]:
+    """Per-query validation values ``(single (n_q, len(sizes1)), cascade (n_q, len(cascades)))``
+    of every candidate on the grouped validation rows (``Xp``: the path's columns), computed by
+    the core (one row of scores per ranker), in calls of at most :data:`GRID_CHUNK` phase-2
+    score entries.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rankselect.selection.cascade_search import candidates, grid_values
+    >>> rng = np.random.default_rng(0)
+    >>> X, y, offsets = rng.normal(size=(12, 3)), rng.integers(0, 3, 12).astype(float), np.array([0, 6, 12])
+    >>> c = candidates(X, y, offsets, 1.0, windows=[2])
+    >>> single, cascade = grid_values(c, X, y, offsets, ("ndcg@3", "exponential", "stable"))
+    >>> single.shape, cascade.shape  # (queries, single phases), (queries, cascades)
+    ((2, 3), (2, 3))
+    """
+    S1 = np.ascontiguousarray(np.stack([Xp[:, :a] @ cands.weights1[a] for a in cands.sizes1]))
+    n_q, m = len(offsets) - 1, Xp.shape[0]
+    single = np.zeros((n_q, len(cands.sizes1)))
+    cascade = np.zeros((n_q, len(cands.cascades)))
+    per_call = max(1, GRID_CHUNK // max(m, 1))
+    limit = memory_limit()
+    offs = np.asarray(offsets, dtype=np.uintp)
+    y = np.ascontiguousarray(y, dtype=float)
+    for lo in range(0, max(len(cands.cascades), 1), per_call):
+        chunk = cands.cascades[lo:lo + per_call]
+        S2 = np.zeros((len(chunk), m))
+        for j, (a, n, b) in enumerate(chunk):
+            S2[j] = Xp[:, :b] @ cands.weights2[(a, n, b)]
+        phase1 = np.array([a - 1 for a, _, _ in chunk], dtype=np.uintp)
+        wins = np.array([n for _, n, _ in chunk], dtype=np.uintp)
+        single, c = _core.cascade_grid_per_query(spec, y, offs, S1, S2, phase1, wins, max_memory=limit)
+        cascade[:, lo:lo + len(chunk)] = c
+    return single, cascade
