@@ -124,12 +124,15 @@ mod tests {
         line.split_whitespace().nth(1).unwrap().parse::<usize>().unwrap() * 1024
     }
 
-    /// The size computed here is what private-gemm allocates: a fresh thread's address space
-    /// grows by it (within a page per block) on its first product, and by nothing more after
-    /// (measured on up to 10 fresh threads: the other tests allocate beside it).
+    /// private-gemm allocates no more than the size computed here: a fresh thread's address
+    /// space grows by at most that (and a page per block) on its first product, and by
+    /// nothing after it (measured on 10 fresh threads). It may grow by less, or nothing: the
+    /// reservation's freed probe raises glibc's mmap threshold, so the workspace can come
+    /// from the thread's arena. A host-sized workspace (2 x the L3, 520 MiB on a 260 MiB-L3
+    /// host) fails this on any host whose L3 is over 2 MiB.
     #[cfg(target_os = "linux")]
     #[test]
-    fn the_workspace_is_what_private_gemm_allocates() {
+    fn the_workspace_is_at_most_what_is_computed() {
         let bytes = gemm_workspace_bytes();
         if bytes == 0 {
             return; // faer uses the gemm crate here
@@ -146,9 +149,11 @@ mod tests {
             .unwrap()
         };
         let seen: Vec<(i64, i64)> = (0..10).map(|_| measure()).collect();
+        // the other tests of this process allocate beside it: one thread that saw no more
+        // suffices (a host-sized workspace grows every fresh thread by it)
         assert!(
-            seen.iter().any(|&(first, again)| first.abs_diff(bytes as i64) <= 2 * PAGE as u64 && again == 0),
-            "private-gemm took {seen:?} bytes, computed {bytes}"
+            seen.iter().any(|&(first, again)| first <= (bytes + 2 * PAGE) as i64 && again <= 0),
+            "private-gemm took {seen:?} bytes, computed at most {bytes}"
         );
     }
 
