@@ -137,8 +137,8 @@ def test_the_check_finds_cycles(tmp_path):
         "a/one.rs": "use super::{two::Q, four};\npub struct P;\n",
         "a/two.rs": "#[cfg(test)]\nmod tests;\npub struct Q;\nfn g() { super::three::h(); }\n",
         "a/three.rs": "pub fn h() {}\nfn k() { let _ = super::one::P; }\n",
-        "a/four.rs": ("use super::P;\n#[cfg(test)]\nmod tests {\n    use super::super::two::Q;\n    fn c() -> char { '}' }\n"
-                      "    mod inner {}\n}\nfn after() { super::three::h(); }\n"),
+        "a/four.rs": ("use super::P;\n#[cfg(test)]\nmod tests {\n    use super::super::two::Q;\n"
+                      "    fn c() -> char { '}' }\n    mod inner {}\n}\nfn after() { super::three::h(); }\n"),
     }
     for name, text in files.items():
         (src / name).write_text(text)
