@@ -63,6 +63,12 @@ def workloads(rs, X, y, qid, tag: str) -> dict[str, str]:
     for crit in ("squared", "ndcg@10"):
         g = rs.GreedyRankRLS(n_features_to_select=k, alpha=0.5, criterion=crit).fit(X, y, qid)
         out[f"{tag}/greedy[{crit}]"] = _h(g.selected_features_, g.lqo_scores_, g.coef_path_)
+    # a nearly duplicated column at the smallest alpha: ill-conditioned prefixes, whose weights
+    # are solved by QR on the data (issue 46)
+    Xd = np.array(X, dtype=float)
+    Xd[:, 1] = Xd[:, 0] + 1e-6 * Xd[:, 2]
+    g = rs.GreedyRankRLS(n_features_to_select=k, alpha=1e-8).fit(Xd, y, qid)
+    out[f"{tag}/greedy[collinear, alpha 1e-8]"] = _h(g.selected_features_, g.lqo_scores_, g.coef_path_)
     for variant in ("tau_b", "geng"):
         out[f"{tag}/kendall[{variant}]"] = _h(rs.kendall_similarity(X, qid, variant))
     s = X @ np.linspace(-1, 1, n)

@@ -88,18 +88,24 @@ CASES = {
     ],
     "greedy_rankrls": [
         (X, Y[:3], OFF, G()), (X, Y, u(0, 9), G()), (X, Y, OFF, G(5)), (X, Y, OFF, G(0)), (E2, E1, u(0), G(1)),
-        (X, Y, OFF, G(alpha=-1.0)), (X, Y, u(), G()), (X, Y * 1000, OFF, G(criterion="ndcg@10")),
+        (X, Y, OFF, G(alpha=-1.0)), (X, Y, OFF, G(alpha=1e-9)), (X, Y, u(), G()), (X, Y * 1000, OFF, G(criterion="ndcg@10")),
         (X, Y, OFF, G(min_improvement=-1.0)), (X, Y, OFF, G(max_memory=8)), (X, Y, OFF, (2, 1.0)),
         (X, Y, OFF, G(), "not callable"),
         # floating
         (X, Y[:3], OFF, G(floating=True)), (X, Y, u(0, 9), G(floating=True)), (X, Y, OFF, G(5, floating=True)),
-        (X, Y, OFF, G(0, floating=True)), (X, Y, OFF, G(alpha=-1.0, floating=True)), (X, Y, u(), G(floating=True)),
+        (X, Y, OFF, G(0, floating=True)), (X, Y, OFF, G(alpha=-1.0, floating=True)),
+        (X, Y, OFF, G(alpha=1e-9, floating=True)), (X, Y, u(), G(floating=True)),
         (X, Y, OFF, G(max_memory=8, floating=True)), (X * np.nan, Y, OFF, G(floating=True)),
         # per cost
-        _costs(y=Y[:3]), _costs(off=u(0, 9)), _costs(off=u()), _costs(k=5), _costs(k=0), _costs(alpha=-1.0),
+        _costs(y=Y[:3]), _costs(off=u(0, 9)), _costs(off=u()), _costs(k=5), _costs(k=0), _costs(alpha=-1.0), _costs(alpha=1e-9),
         _costs(costs=np.ones(2)), _costs(costs=-C3), _costs(costs=C3 * np.nan), _costs(budget=-1.0),
         _costs(costs=None, budget=-1.0), _costs(max_memory=8), _costs(y=Y * 1000, criterion="ndcg@10"),
         _costs(x=E2, y=E1, off=u(0), k=1, costs=E1),
+    ],
+    "unit_costs": [
+        (-1, None), (3, None, C3[:2]), (3, None, -C3), (3, None, C3, np.ones(1)),
+        (3, (u(0, 2, 3), u(0, 2, 1)), C3, np.ones(3)), (3, (u(0, 2, 3), u(0, 2, 1)), C3, -np.ones(2)),
+        (3, (u(0, 2), u(0, 2)), C3), (3, (u(0, 2, 3), u(0, 2, 5)), C3), (3, (u(0, 2, 3), u(0, 2, 1)), C3 * np.nan),
     ],
     "kendall_similarity": [
         (X, OFF[:2], "geng", True), (X, u(0, 9), "geng", True), (X, u(4, 2, 6), "geng", True),
@@ -423,6 +429,7 @@ VALID = {
         X, X, _core.nystroem_normalization(X, "rbf", 1.0, 0.0, 3.0), "rbf", 1.0, 0.0, 3.0),
     "random_fourier_transform": lambda t: _core.random_fourier_transform(X, np.ones((3, 4)), np.ones(4)),
     "greedy_rankrls": lambda t: _core.greedy_rankrls(X, Y, OFF, G(floating=True)),
+    "unit_costs": lambda t: _core.unit_costs(3, (u(0, 2, 3), u(0, 2, 1)), C3, np.ones(2)),
     "kendall_similarity": lambda t: _core.kendall_similarity(X, OFF, "geng", True),
     "pairwise_accuracy": lambda t: _core.pairwise_accuracy(X, Y, OFF),
     "metric_importance": lambda t: _core.metric_importance(X, Y, OFF, "ndcg@10", "standard"),

@@ -1,8 +1,8 @@
 """No import cycle between sibling Rust modules (issue 40): in ``rust/core`` and ``rust/py``,
 modules of the same folder (the same parent module) never use each other both ways, directly
 or around a longer circle; what two siblings share goes down into one of them or up into their
-parent. Read from the sources: a module uses a sibling when its code (comments and strings
-dropped, the ``#[cfg(test)] mod tests`` block at the end dropped) names it through a path from
+parent. Read from the sources: a module uses a sibling when its code (the whole file, comments,
+strings and its inline ``#[cfg(test)] mod ... { }`` blocks dropped) names it through a path from
 ``super::``, ``crate::`` or ``self::``, a ``use`` group included (``use super::{a::X, b}``).
 A check on a small crate built to break it shows that the test can fail."""
 from __future__ import annotations
@@ -27,11 +27,24 @@ def module_path(src: Path, file: Path) -> tuple[str, ...]:
 
 
 def code_of(text: str) -> str:
-    """The code without comments, string literals and the trailing test module."""
+    """The whole file's code without comments, string and char literals and its inline test
+    modules (each ``#[cfg(test)] mod name { ... }`` block to its matching brace, wherever it
+    is; the code after it counts)."""
     text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
     text = re.sub(r'r#*"(?:.|\n)*?"#*|"(?:\\.|[^"\\])*"', '""', text)
     text = re.sub(r"//[^\n]*", "", text)
-    return re.split(r"#\[cfg\(test\)\]\s*mod tests\b", text)[0]
+    text = re.sub(r"'(?:\\.|[^'\\\n])'", "' '", text)  # '{', '}' and '"' as chars
+    out, pos = [], 0
+    for m in re.finditer(r"#\[cfg\(test\)\]\s*mod\s+\w+\s*\{", text):
+        if m.start() < pos:
+            continue  # nested in a test module already dropped
+        out.append(text[pos:m.start()])
+        depth, i = 1, m.end()
+        while depth and i < len(text):
+            depth += {"{": 1, "}": -1}.get(text[i], 0)
+            i += 1
+        pos = i
+    return "".join(out) + text[pos:]
 
 
 def paths(code: str) -> list[list[str]]:
@@ -122,15 +135,18 @@ def test_the_check_finds_cycles(tmp_path):
         "other.rs": "// uses crate::top in a comment only\npub struct X;\nfn f() { let s = \"crate::top::Y\"; }\n",
         "a/mod.rs": "mod one;\nmod two;\nmod three;\nmod four;\npub use self::one::P;\n",
         "a/one.rs": "use super::{two::Q, four};\npub struct P;\n",
-        "a/two.rs": "pub struct Q;\nfn g() { super::three::h(); }\n",
+        "a/two.rs": "#[cfg(test)]\nmod tests;\npub struct Q;\nfn g() { super::three::h(); }\n",
         "a/three.rs": "pub fn h() {}\nfn k() { let _ = super::one::P; }\n",
-        "a/four.rs": "use super::P;\n#[cfg(test)]\nmod tests {\n    use super::super::one::P;\n}\n",
+        "a/four.rs": ("use super::P;\n#[cfg(test)]\nmod tests {\n    use super::super::two::Q;\n"
+                      "    fn c() -> char { '}' }\n    mod inner {}\n}\nfn after() { super::three::h(); }\n"),
     }
     for name, text in files.items():
         (src / name).write_text(text)
     edges = sibling_edges(src)
     assert edges[("top",)] == {("other",)} and edges[("other",)] == set()  # comments and strings do not count
     assert edges[("a", "one")] == {("a", "two"), ("a", "four")}
-    assert edges[("a", "four")] == {("a", "one")}  # through the parent's re-export; the test module does not count
+    # through the parent's re-export; the test module does not count, the code after it does
+    assert edges[("a", "four")] == {("a", "one"), ("a", "three")}
+    assert edges[("a", "two")] == {("a", "three")}  # a test module's declaration does not end the file
     # a circle of three, and one through the re-export
     assert sorted(map(sorted, cycles(edges))) == [["a::four", "a::one", "a::three", "a::two"]]

@@ -54,6 +54,7 @@ __all__ = [
     "GreedyOptions",
     "GreedyResult",
     "greedy_rankrls",
+    "unit_costs",
     "kendall_similarity",
     "KENDALL_SHORT_MAX",
     "PairwiseAccuracy",
@@ -292,6 +293,13 @@ def greedy_rankrls(
     progress: Callable[[int, int, float], object] | None = None,
     groups: tuple[npt.NDArray[np.uintp], npt.NDArray[np.uintp]] | None = None,
 ) -> GreedyResult: ...
+def unit_costs(
+    n_features: int,
+    groups: tuple[npt.NDArray[np.uintp], npt.NDArray[np.uintp]] | None,
+    feature_costs: npt.NDArray[np.float64] | None = None,
+    group_costs: npt.NDArray[np.float64] | None = None,
+    select_groups: bool = True,
+) -> npt.NDArray[np.float64] | None: ...
 
 KENDALL_SHORT_MAX: int
 

@@ -364,3 +364,24 @@ def test_what_dask_refuses_it_says(client):
     close(dis.coefs, mem.coefs)
     close(dis.lqo_errors, mem.lqo_errors)
     assert dis.best_index == mem.best_index
+
+
+def test_a_2d_label_array_is_refused_on_shards(client):
+    # issue 46: feature_groups as a 2 x 3 label array is refused (not ravelled) by every Dask selector
+    X, y, qid = make_data(46, [4, 5, 3, 6])
+    Xd, yd, qd = shard(X, y, qid, [0, 2, 4])
+    labels = np.array([["a", "a", "b"], ["b", "c", "c"]])
+    for make in (lambda: rd.GreedyRankRLS(2, feature_groups=labels), lambda: rd.GAS(2, feature_groups=labels),
+                 lambda: rd.SparseRankSVM(C=0.05, penalty="group_lasso", solver="fista", feature_groups=labels)):
+        with pytest.raises(ValueError, match=r"feature_groups must be 1-D, .*shape \(2, 3\)"):
+            make().fit(Xd, yd, qd)
+
+
+def test_alpha_below_the_proven_bound_is_refused_on_shards(client):
+    # issue 46: as in memory, a greedy run below alpha 1e-8 is refused (plain, costs, groups)
+    X, y, qid = make_data(47, [4, 5, 3, 6])
+    Xd, yd, qd = shard(X, y, qid, [0, 2, 4])
+    for kw in ({}, dict(feature_costs=[1, 2, 1, 1, 3, 1]), dict(feature_groups=[0, 0, 1, 1, 2, 2])):
+        with pytest.raises(ValueError, match=r"alpha=1e-10 is below 1e-8, .*use alpha >= 1e-8"):
+            rd.GreedyRankRLS(2, alpha=1e-10, **kw).fit(Xd, yd, qd)
+    rd.GreedyRankRLS(2, alpha=1e-8).fit(Xd, yd, qd)

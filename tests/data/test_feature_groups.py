@@ -21,6 +21,8 @@ def test_labels_mapping_and_groups_give_one_form():
 
 @pytest.mark.parametrize("spec, n, match", [
     (["a", "b"], 3, "has 2 labels but X has 3"),
+    (np.array([["a", "b"], ["b", "c"]]), 4, r"must be 1-D, .*shape \(2, 2\)"),  # not ravelled (#46)
+    ([["a", "b"], ["b", "c"]], 4, r"must be 1-D, .*shape \(2, 2\)"),
     ({"a": [0], "b": [0, 1]}, 2, "column 0 is in two groups"),
     ({"a": [0]}, 2, "leaves column 1 in no group"),
     ({"a": [5]}, 2, "holds column 5"),

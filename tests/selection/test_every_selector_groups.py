@@ -78,3 +78,12 @@ def test_groups_only_name_families(name, data):
         sel = make(name, feature_groups=LAYOUT, select_groups=False).fit(X, y, qid=qid)
     expected = list(dict.fromkeys(LAYOUT.names[LAYOUT.index[j]] for j in sel.selected_features_))
     assert list(sel.selected_groups_) == expected
+
+
+@pytest.mark.parametrize("name", sorted(SELECTORS))
+def test_a_2d_label_array_is_refused_not_ravelled(name, data):
+    # issue 46: a 2 x 23 label array used to be read row after row as 46 labels
+    X, y, qid = data
+    labels = np.asarray(LAYOUT.names, dtype=object)[LAYOUT.index].reshape(2, 23)
+    with pytest.raises(ValueError, match=r"feature_groups must be 1-D, one label per feature, .*shape \(2, 23\)"):
+        make(name, feature_groups=labels).fit(X, y, qid=qid)

@@ -232,8 +232,10 @@ def check_feature_groups(feature_groups, n_features: int, *, name: str = "featur
     if isinstance(feature_groups, (str, bytes)) or not isinstance(feature_groups, (Sequence, np.ndarray)):
         raise TypeError(f"{name} must be a label per feature, a mapping group -> columns or a FeatureGroups, "
                         f"got {type(feature_groups).__name__}")
-    raw = list(np.asarray(feature_groups, dtype=object).ravel()) if isinstance(feature_groups, np.ndarray) \
-        else list(feature_groups)
+    arr = np.asarray(feature_groups, dtype=object)
+    if arr.ndim != 1:  # a 2-D array of labels is not read row after row: refused, not ravelled
+        raise ValueError(f"{name} must be 1-D, one label per feature, got an array of shape {arr.shape}")
+    raw = list(arr)
     if len(raw) != n_features:
         raise ValueError(f"{name} has {len(raw)} labels but X has {n_features} features")
     labels_per_feature = [_label(v) for v in raw]
@@ -250,10 +252,7 @@ def check_feature_groups(feature_groups, n_features: int, *, name: str = "featur
 
 def _renumbered(labels: list[str], index: np.ndarray) -> FeatureGroups:
     """Groups numbered in order of their first column (so that equal partitions compare equal)."""
-    order: list[int] = []
-    for g in index:
-        if int(g) not in order:
-            order.append(int(g))
+    order = list(dict.fromkeys(int(g) for g in index))
     new = np.empty(len(labels), dtype=np.intp)
     new[order] = np.arange(len(order))
     return FeatureGroups(tuple(labels[g] for g in order), new[index])

@@ -46,6 +46,7 @@ from typing import Any, Optional
 
 import numpy as np
 
+from .. import _core
 from .._validation import check_budget, fits_budget
 from ..data.feature_groups import ExtractionCosts, FeatureGroups, check_extraction_costs, check_feature_groups
 
@@ -222,10 +223,18 @@ class FitPlan:
 
     @cached_property
     def unit_costs(self) -> np.ndarray:
-        """(n_units,): the cost of each unit alone (a group's members plus its group cost; a
-        feature with its group's cost)."""
+        """(n_units,): the cost of each unit alone (a group's members plus its group cost, the
+        core's sum, ``_core.unit_costs``, that greedy RankRLS compares; a feature with its
+        group's cost)."""
         if self.by_group:
-            return np.array([self.costs.group_total(g) for g in range(self.n_units)])
+            assert self.groups is not None
+            members = self.groups.member_lists()
+            offsets = np.cumsum([0] + [len(m) for m in members]).astype(np.uintp)
+            columns = np.concatenate(members).astype(np.uintp)
+            c = _core.unit_costs(self.n_features, (offsets, columns), self.costs.feature_costs,
+                                 self.costs.group_costs, True)
+            assert c is not None  # the feature costs are always given here (1 per feature by default)
+            return c
         return self.costs.marginal([])
 
     def cost(self, columns) -> float:

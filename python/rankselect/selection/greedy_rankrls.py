@@ -77,9 +77,11 @@ class GreedyRankRLS(RankerMixin, LinearPredictMixin, RankingSelector):
     ``rankselect.set_config(max_memory=...)``).
 
     The reported LQO values, and so the choices, are those of the exact criterion to 1e-8
-    relative at every ``alpha`` (1e-8 to 1e4 tested): where the caches' updates may have lost
-    digits (small ``alpha``, nearly collinear columns, wide data), the values in doubt are
-    recomputed from the definition (a refit per held-out query).
+    relative at every ``alpha`` from 1e-8 (1e-8 to 1e4 tested): where the caches' updates may
+    have lost digits (small ``alpha``, nearly collinear columns, wide data), the values in doubt
+    are recomputed from the definition (a refit per held-out query). ``alpha`` below 1e-8 is
+    refused (``ValueError``), in every mode and on Dask: there the removals of floating search,
+    degenerate queries and duplicated columns lose the digits that decide a step.
 
     Features constant within every query (their query-centred column is zero) cannot change
     the model: they are never selected, and the path stops as soon as only such features are
@@ -92,7 +94,8 @@ class GreedyRankRLS(RankerMixin, LinearPredictMixin, RankingSelector):
     n_features_to_select : int, default=10
         Number of features k, 1 <= k <= n_features.
     alpha : float, default=1.0
-        Ridge parameter (the paper's lambda), > 0.
+        Ridge parameter (the paper's lambda), >= 1e-8 (the range in which the selection is
+        proven exact; :class:`~rankselect.RankRLS` fits a smaller one).
     criterion : str, default="squared"
         ``"squared"``: the paper's LQO pairwise squared loss (lower is better). Or a ranking
         measure of :mod:`rankselect.metrics` (``"ndcg@10"``, ``"map"``, ``"p@10"``,

@@ -3,11 +3,11 @@
 //! feature a unit of one) and the choice rule's costs per unit. The one reading of the options
 //! for the in-memory binding and over query shards.
 
-use pyo3::exceptions::PyValueError;
+use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
-use rankselect_core::selection::greedy_rls::{Choice, SharedCosts, Units};
+use rankselect_core::selection::greedy_rls::{Choice, PricedUnits, SharedCosts, Units};
 
-use crate::errors::IntoPyResult;
+use crate::errors::{count_arg, IntoPyResult};
 
 /// What a plan reads from the binding's `GreedyOptions` (given by value, so that this file
 /// does not use `greedy_rls`, which uses it): `GreedyOptions::plan_options`.
@@ -35,51 +35,13 @@ pub(crate) struct RunPlan {
 impl RunPlan {
     /// The plan of `options` on `n` columns with `groups = (group_offsets, columns)`: group
     /// `g` is `columns[group_offsets[g]:group_offsets[g + 1]]`, every column in one group.
+    /// The units and their costs are the core's ([`Units::with_costs`]); this only converts.
     pub(crate) fn new(options: PlanOptions<'_>, n: usize, groups: Option<(&[usize], &[usize])>) -> PyResult<Self> {
-        let PlanOptions { group_costs, select_groups, feature_costs: fc, budget } = options;
-        let Some((go, members)) = groups else {
-            if group_costs.is_some() {
-                return Err(PyValueError::new_err("group_costs needs groups (which columns each group's cost covers)"));
-            }
-            return Ok(RunPlan { units: Units::singletons(n), costs: fc, shared: None, budget });
-        };
-        let units = Units::new(go.to_vec(), members.to_vec(), n).py()?;
-        if members.len() != n {
-            return Err(PyValueError::new_err(format!(
-                "groups cover {} of the {n} columns: every column needs a group",
-                members.len()
-            )));
-        }
-        let ng = units.len();
-        if let Some(gc) = group_costs {
-            if gc.len() != ng {
-                return Err(PyValueError::new_err(format!(
-                    "group_costs has {} entries but there are {ng} groups",
-                    gc.len()
-                )));
-            }
-        }
-        if select_groups {
-            // a group costs its members' costs plus its extraction cost
-            let costs = (fc.is_some() || group_costs.is_some()).then(|| {
-                (0..ng)
-                    .map(|g| {
-                        let own: f64 = fc.as_ref().map_or(0.0, |c| units.members(g).iter().map(|&j| c[j]).sum());
-                        own + group_costs.map_or(0.0, |c| c[g])
-                    })
-                    .collect()
-            });
-            return Ok(RunPlan { units, costs, shared: None, budget });
-        }
-        let Some(gc) = group_costs else {
-            return Ok(RunPlan { units: Units::singletons(n), costs: fc, shared: None, budget });
-        };
-        let mut feature_group = vec![0usize; n];
-        for g in 0..ng {
-            units.members(g).iter().for_each(|&j| feature_group[j] = g);
-        }
-        let costs = Some(fc.unwrap_or_else(|| vec![0.0; n]));
-        Ok(RunPlan { units: Units::singletons(n), costs, shared: Some((feature_group, gc.to_vec())), budget })
+        let PlanOptions { group_costs, select_groups, feature_costs, budget } = options;
+        let groups = groups.map(|(go, members)| (go.to_vec(), members.to_vec()));
+        let PricedUnits { units, costs, shared } =
+            Units::with_costs(groups, n, feature_costs, group_costs.map(<[f64]>::to_vec), select_groups).py()?;
+        Ok(RunPlan { units, costs, shared, budget })
     }
 
     /// The choice rule: the best criterion, or the largest improvement per unit cost.
@@ -96,4 +58,34 @@ impl RunPlan {
             },
         }
     }
+}
+
+/// unit_costs(n_features, groups, feature_costs=None, group_costs=None, select_groups=True):
+/// the cost of each unit of a selection on `n_features` columns, as the greedy run compares
+/// them (`Units::with_costs`): with `groups = (offsets, columns)` and `select_groups` each
+/// group's members' costs plus its group cost; else each feature's own cost. None when no
+/// cost is given.
+#[pyfunction]
+#[pyo3(signature = (n_features, groups, feature_costs=None, group_costs=None, select_groups=true))]
+fn unit_costs<'py>(
+    py: Python<'py>,
+    n_features: &Bound<'py, PyAny>,
+    groups: Option<(PyReadonlyArray1<'py, usize>, PyReadonlyArray1<'py, usize>)>,
+    feature_costs: Option<PyReadonlyArray1<'py, f64>>,
+    group_costs: Option<PyReadonlyArray1<'py, f64>>,
+    select_groups: bool,
+) -> PyResult<Option<Bound<'py, PyArray1<f64>>>> {
+    let n = count_arg(n_features, "n_features")?;
+    let groups = match &groups {
+        Some((go, members)) => Some((go.as_slice()?.to_vec(), members.as_slice()?.to_vec())),
+        None => None,
+    };
+    let fc = feature_costs.map(|c| c.as_slice().map(<[f64]>::to_vec)).transpose()?;
+    let gc = group_costs.map(|c| c.as_slice().map(<[f64]>::to_vec)).transpose()?;
+    let priced = Units::with_costs(groups, n, fc, gc, select_groups).py()?;
+    Ok(priced.costs.map(|c| c.into_pyarray(py)))
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(unit_costs, m)?)
 }

@@ -12,6 +12,7 @@ mod kendall;
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     greedy_rls::register(m)?;
+    greedy_plan::register(m)?;
     kendall::register(m)?;
     importance::register(m)?;
     fsmrank::register(m)

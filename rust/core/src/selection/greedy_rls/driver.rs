@@ -8,6 +8,7 @@ use super::backend::{GreedyBackend, InMemory};
 use super::choice::{choose_best, choose_per_cost, Choice};
 use super::criterion::Criterion;
 use super::path::{GreedyPath, PrimalPath, Stop};
+use super::stable::stabilize_weights;
 use super::state::{is_wide, units_state_bytes};
 use super::units::Units;
 use crate::data::groups::QueryOffsets;
@@ -51,6 +52,13 @@ pub(crate) fn check_params(
     check_options(units, offsets.len() - 1, opts)
 }
 
+/// The smallest `alpha` a greedy run takes (in memory, floating, with costs, with groups,
+/// over query shards): the range in which its selection and criteria are proven exact (the
+/// brute-force tests of the units engine cover `1e-8 ..= 1e4`). Below it the accuracy monitor
+/// does not bound the criteria of removals (floating search) nor of degenerate queries and
+/// duplicated columns, so a run is refused rather than answered wrongly.
+pub const MIN_ALPHA: f64 = 1e-8;
+
 /// The checks of the options on the candidate `units` and `n_queries` queries (in memory or
 /// over query shards): `n_features_to_select` counts units (features, or groups).
 pub fn check_options(units: &Units, n_queries: usize, opts: &GreedyOptions) -> Result<()> {
@@ -66,6 +74,16 @@ pub fn check_options(units: &Units, n_queries: usize, opts: &GreedyOptions) -> R
     }
     if !(opts.alpha.is_finite() && opts.alpha > 0.0) {
         return invalid!("alpha must be > 0 and finite, got {}", opts.alpha);
+    }
+    if opts.alpha < MIN_ALPHA {
+        return invalid!(
+            "alpha={:e} is below {MIN_ALPHA:e}, the smallest alpha at which greedy RankRLS's selection is \
+             proven exact (brute-force tests cover alpha 1e-8 to 1e4; below, the criteria of \
+             duplicated, collinear or degenerate columns and of floating search's removals lose the \
+             digits that decide a step): use alpha >= {MIN_ALPHA:e}, or rankselect.RankRLS for one \
+             fit at a smaller alpha",
+            opts.alpha
+        );
     }
     if let Some(t) = opts.min_improvement {
         if !(t.is_finite() && t >= 0.0) {
@@ -172,7 +190,10 @@ pub fn greedy_rankrls_units(
     progress: &mut dyn FnMut(usize, usize, f64) -> Result<()>,
 ) -> Result<GreedyPath> {
     let mut backend = in_memory_backend(x, y, offsets, units, opts, choice, criterion, interrupt)?;
-    select(&mut backend, opts, choice, interrupt, progress)
+    let mut path = select(&mut backend, opts, choice, interrupt, progress)?;
+    // the weights of ill-conditioned prefixes, solved again by QR on the data
+    stabilize_weights(&mut path, x, y, offsets, units, backend.gram().0, opts.alpha)?;
+    Ok(path)
 }
 
 /// The prelude of every in-memory run ([`greedy_rankrls_units`],

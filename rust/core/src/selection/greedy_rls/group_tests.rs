@@ -176,3 +176,33 @@ fn shared_costs_are_paid_once() {
     assert_eq!(s, vec![0, 1]);
     assert_eq!(path.stop, Some(Stop::Budget));
 }
+
+#[test]
+fn with_costs_forms_the_units_and_their_totals() {
+    use super::PricedUnits;
+    let groups = || Some((vec![0, 2, 3], vec![0, 2, 1]));
+    // whole groups: members' costs (in column order) plus the group cost
+    let p = Units::with_costs(groups(), 3, Some(vec![0.1, 2.0, 0.2]), Some(vec![1.0, 5.0]), true).unwrap();
+    assert_eq!(p.costs, Some(vec![0.1 + 0.2 + 1.0, 2.0 + 5.0]));
+    assert_eq!((p.units.len(), p.units.members(0)), (2, &[0usize, 2][..]));
+    // no cost at all: the best criterion
+    assert_eq!(Units::with_costs(groups(), 3, None, None, true).unwrap().costs, None);
+    // features priced with their groups' shared costs (own costs 0 when not given)
+    let PricedUnits { units, costs, shared } =
+        Units::with_costs(groups(), 3, None, Some(vec![1.0, 5.0]), false).unwrap();
+    assert!(units.is_singletons());
+    assert_eq!((costs, shared), (Some(vec![0.0; 3]), Some((vec![0, 1, 0], vec![1.0, 5.0]))));
+    // without groups, the features at their costs
+    let p = Units::with_costs(None, 2, Some(vec![1.0, 2.0]), None, true).unwrap();
+    assert!(p.units.is_singletons() && p.costs == Some(vec![1.0, 2.0]) && p.shared.is_none());
+    for (g, fc, gc) in [
+        (None, None, Some(vec![1.0])),
+        (groups(), Some(vec![1.0; 2]), None),
+        (groups(), Some(vec![1.0, f64::NAN, 1.0]), None),
+        (groups(), None, Some(vec![1.0])),
+        (groups(), None, Some(vec![1.0, -1.0])),
+        (Some((vec![0, 2], vec![0, 2])), None, None),
+    ] {
+        assert!(Units::with_costs(g, 3, fc, gc, true).is_err());
+    }
+}

@@ -79,7 +79,7 @@
 //! chunks), `state` (the caches and the fused update-and-scan pass, `fused`, `fused_avx2`),
 //! `step` and `update` (a rank-one step: adding or removing a column), `block` (a unit's block
 //! scan), `monitor` and `exact` (exactness), `path` (the selected prefix's weights and the
-//! result), `store` (`M` in full or by unit blocks), `choice` (the best candidate, or the best per unit cost), `backend` (where the
+//! result), `stable` (an ill-conditioned prefix's weights by QR on the data), `store` (`M` in full or by unit blocks), `choice` (the best candidate, or the best per unit cost), `backend` (where the
 //! candidates' values come from: the in-memory caches, or query shards in
 //! [`crate::shards::greedy_sharded`]), `driver` (options, checks and the selection loop, once
 //! for every backend and rule), `floating` (floating search, SFFS over units: a removal is the
@@ -106,6 +106,7 @@ mod monitor;
 #[cfg(test)]
 mod monitor_tests;
 mod path;
+mod stable;
 mod state;
 mod step;
 mod store;
@@ -120,15 +121,16 @@ pub(crate) use self::block::{query_block, solve_sym, BlockScratch};
 pub use self::choice::{choose_best, choose_per_cost, Choice, SharedCosts};
 pub use self::chunks::CHUNK_ROWS;
 pub use self::criterion::{Criterion, CriterionScratch, MetricCriterion, Squared};
-pub use self::driver::{check_options, greedy_rankrls, greedy_rankrls_units, select, GreedyOptions};
+pub use self::driver::{check_options, greedy_rankrls, greedy_rankrls_units, select, GreedyOptions, MIN_ALPHA};
 pub use self::floating::{greedy_rankrls_floating, select_floating, FloatingBackend, FloatingPath, REL_TIE};
 #[cfg(test)]
 pub(crate) use self::fused::fused_update;
 pub(crate) use self::monitor::{relative_change, rho as monitor_rho, Monitor};
 pub use self::path::{Gram, GreedyPath, Stop};
+pub use self::stable::COND_QR;
 pub use self::state::{is_wide, state_bytes, units_state_bytes, GreedyState};
 pub(crate) use self::step::update_residuals;
 #[cfg(test)]
 pub(crate) use self::step::update_residuals_body;
 pub use self::step::Step;
-pub use self::units::Units;
+pub use self::units::{PricedUnits, Units};

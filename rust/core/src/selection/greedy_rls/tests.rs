@@ -146,8 +146,10 @@ fn metric_criterion_matches_brute_force() {
 fn bad_input() {
     let (x, y, off) = problem(2, &[3, 3], 3);
     let mut noop = |_: usize, _: usize, _: f64| Ok(());
-    for (k, alpha) in [(0, 1.0), (4, 1.0), (2, 0.0), (2, -1.0)] {
+    for (k, alpha) in [(0, 1.0), (4, 1.0), (2, 0.0), (2, -1.0), (2, 0.99e-8), (2, 1e-12)] {
         let opts = GreedyOptions { n_features_to_select: k, alpha, min_improvement: None, max_memory: None };
         assert!(greedy_rankrls(x.view(), &y, &qo(&off), &opts, &Squared, &NoInterrupt, &mut noop).is_err());
     }
+    let opts = GreedyOptions { n_features_to_select: 2, alpha: 1e-8, min_improvement: None, max_memory: None };
+    assert!(greedy_rankrls(x.view(), &y, &qo(&off), &opts, &Squared, &NoInterrupt, &mut noop).is_ok());
 }

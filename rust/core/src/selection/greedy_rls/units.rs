@@ -2,8 +2,21 @@
 //! feature family, a group), and a feature is a unit of one. Plain greedy RankRLS is the run
 //! over the `n` singletons ([`Units::singletons`]).
 
+use crate::alloc;
 use crate::error::Result;
 use crate::invalid;
+
+/// The units of a run and the costs its choice rule compares ([`Units::with_costs`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PricedUnits {
+    pub units: Units,
+    /// The cost of each unit (a group's: its members' feature costs, in column order, plus its
+    /// group cost); `None`: no cost given, the best criterion decides.
+    pub costs: Option<Vec<f64>>,
+    /// Features priced with their groups' shared costs: the group of every feature and each
+    /// group's cost (paid once, by the first selected member).
+    pub shared: Option<(Vec<usize>, Vec<f64>)>,
+}
 
 /// Units as compressed lists: unit `u` holds `columns[offsets[u]..offsets[u + 1]]`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -50,6 +63,76 @@ impl Units {
         let singletons =
             columns.len() == n && offsets.len() == n + 1 && columns.iter().enumerate().all(|(i, &j)| i == j);
         Ok(Units { offsets, columns, n, singletons })
+    }
+
+    /// The units and costs of a run on `n` columns (the one place a group's total is formed).
+    /// `groups = (offsets, columns)` as [`Units::new`], every column in one group;
+    /// `feature_costs` (`n` entries) and `group_costs` (one per group) as given, `None` when
+    /// not. Without groups: the features at `feature_costs`. With groups and `select_groups`:
+    /// the groups, each costing its members' feature costs plus its group cost (costs only
+    /// when either is given). With groups and not `select_groups`: the features, priced with
+    /// their groups' shared costs when `group_costs` are given (feature costs 0 when not).
+    pub fn with_costs(
+        groups: Option<(Vec<usize>, Vec<usize>)>,
+        n: usize,
+        feature_costs: Option<Vec<f64>>,
+        group_costs: Option<Vec<f64>>,
+        select_groups: bool,
+    ) -> Result<PricedUnits> {
+        if let Some(fc) = &feature_costs {
+            if fc.len() != n {
+                return invalid!("feature_costs has {} entries but X has {n} features", fc.len());
+            }
+            if let Some(j) = fc.iter().position(|c| !(c.is_finite() && *c >= 0.0)) {
+                return invalid!("feature_costs must be finite and >= 0; feature {j} has {}", fc[j]);
+            }
+        }
+        if let Some(gc) = &group_costs {
+            if let Some(g) = gc.iter().position(|c| !(c.is_finite() && *c >= 0.0)) {
+                return invalid!("group_costs must be finite and >= 0; group {g} has {}", gc[g]);
+            }
+        }
+        let Some((offsets, columns)) = groups else {
+            if group_costs.is_some() {
+                return invalid!("group_costs needs groups (which columns each group's cost covers)");
+            }
+            return Ok(PricedUnits { units: Units::singletons(n), costs: feature_costs, shared: None });
+        };
+        let units = Units::new(offsets, columns, n)?;
+        if units.columns.len() != n {
+            return invalid!("groups cover {} of the {n} columns: every column needs a group", units.columns.len());
+        }
+        let ng = units.len();
+        if let Some(gc) = &group_costs {
+            if gc.len() != ng {
+                return invalid!("group_costs has {} entries but there are {ng} groups", gc.len());
+            }
+        }
+        if select_groups {
+            // a group costs its members' costs plus its extraction cost
+            let costs = (feature_costs.is_some() || group_costs.is_some()).then(|| {
+                (0..ng)
+                    .map(|g| {
+                        let own: f64 =
+                            feature_costs.as_ref().map_or(0.0, |c| units.members(g).iter().map(|&j| c[j]).sum());
+                        own + group_costs.as_ref().map_or(0.0, |c| c[g])
+                    })
+                    .collect()
+            });
+            return Ok(PricedUnits { units, costs, shared: None });
+        }
+        let Some(gc) = group_costs else {
+            return Ok(PricedUnits { units: Units::singletons(n), costs: feature_costs, shared: None });
+        };
+        let mut feature_group = alloc::try_zeroed_vec::<usize>(n, "the group of every feature")?;
+        for g in 0..ng {
+            units.members(g).iter().for_each(|&j| feature_group[j] = g);
+        }
+        let costs = match feature_costs {
+            Some(fc) => fc,
+            None => alloc::try_zeroed_vec::<f64>(n, "the feature costs")?,
+        };
+        Ok(PricedUnits { units: Units::singletons(n), costs: Some(costs), shared: Some((feature_group, gc)) })
     }
 
     /// Units from lists of columns ([`Units::new`]'s checks).

@@ -7,7 +7,7 @@ use rayon::prelude::*;
 
 use super::bitset::{has_avx2, pair_words, row_index, row_len, BitBatch};
 use super::merge::{merge_counts, FeatureOrder, MergeScratch};
-use super::{KendallOptions, PairCounts, Variant, SHORT_PATH_MAX_BYTES};
+use super::{fill_columns, KendallOptions, PairCounts, Variant, SHORT_PATH_MAX_BYTES};
 use crate::alloc;
 use crate::data::groups::QueryOffsets;
 use crate::error::Result;
@@ -48,32 +48,6 @@ pub(crate) fn check_grouped(x: ArrayView2<f64>, offsets: &QueryOffsets, name: &s
         }
     }
     Ok(())
-}
-
-/// The rows `rows` (`len x n_features`) feature-major into `out`, each column followed by
-/// `pad` zeros (`n_features x (len + pad)`); `out` is reused between queries.
-pub(super) fn fill_columns(rows: ArrayView2<f64>, pad: usize, out: &mut Vec<f64>) {
-    let (n, nf) = rows.dim();
-    let stride = n + pad;
-    out.clear();
-    out.resize(nf * stride, 0.0);
-    match rows.as_slice() {
-        // Row-major rows: read them whole, write each value to its column.
-        Some(flat) => {
-            for (i, row) in flat.chunks_exact(nf).enumerate() {
-                for (o, &v) in out[i..].iter_mut().step_by(stride).zip(row) {
-                    *o = v;
-                }
-            }
-        }
-        None => {
-            for (i, row) in rows.rows().into_iter().enumerate() {
-                for (f, &v) in row.iter().enumerate() {
-                    out[f * stride + i] = v;
-                }
-            }
-        }
-    }
 }
 
 /// Bitset memory of one batch of short queries: built once per batch, into buffers reused

@@ -47,6 +47,8 @@ mod tests;
 pub(crate) use self::drivers::check_grouped;
 pub use self::drivers::{for_each_query_counts, kendall_similarity, scheme_for, Scheme};
 pub use self::merge::{merge_counts, FeatureOrder, MergeScratch};
+use ndarray::ArrayView2;
+
 use crate::error::Result;
 use crate::invalid;
 
@@ -165,4 +167,31 @@ pub(crate) fn tau_b_value(both: u64, disc: u64, untied_a: u64, untied_b: u64, in
 pub(crate) fn choose2(n: usize) -> u64 {
     let n = n as u64;
     n * n.saturating_sub(1) / 2
+}
+
+/// The rows `rows` (`len x n_features`) feature-major into `out`, each column followed by
+/// `pad` zeros (`n_features x (len + pad)`); `out` is reused between queries. Both schemes read
+/// their columns so (here, in their parent, so that neither driver nor scheme uses the other).
+fn fill_columns(rows: ArrayView2<f64>, pad: usize, out: &mut Vec<f64>) {
+    let (n, nf) = rows.dim();
+    let stride = n + pad;
+    out.clear();
+    out.resize(nf * stride, 0.0);
+    match rows.as_slice() {
+        // Row-major rows: read them whole, write each value to its column.
+        Some(flat) => {
+            for (i, row) in flat.chunks_exact(nf).enumerate() {
+                for (o, &v) in out[i..].iter_mut().step_by(stride).zip(row) {
+                    *o = v;
+                }
+            }
+        }
+        None => {
+            for (i, row) in rows.rows().into_iter().enumerate() {
+                for (f, &v) in row.iter().enumerate() {
+                    out[f * stride + i] = v;
+                }
+            }
+        }
+    }
 }

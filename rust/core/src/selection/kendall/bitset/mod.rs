@@ -183,7 +183,7 @@ impl BitBatch {
             let rows = x.slice_axis(Axis(0), (offsets[q]..offsets[q + 1]).into());
             let n = rows.nrows();
             let stride = n + PAD;
-            super::drivers::fill_columns(rows, PAD, cols);
+            super::fill_columns(rows, PAD, cols);
             for f in 0..nfp {
                 let col = &cols[features[f.min(nf - 1)] * stride..][..stride];
                 if f >= nf || col[..n].iter().all(|&v| v == col[0]) {
