@@ -10,7 +10,7 @@
 
 use super::{ShardCalls, Sharded};
 use crate::error::{Error, Result};
-use crate::selection::greedy_rls::{choose_best, monitor_rho, relative_change, Monitor};
+use crate::selection::greedy_rls::{choose_best, monitor_rho, relative_change, Monitor, RECOMPUTED_RTOL};
 
 /// Relative distance to the best value within which a doubted value could still decide the
 /// step (the trusted best value itself carries rounding of about `1e-11` relative).
@@ -55,19 +55,28 @@ impl<C: ShardCalls + ?Sized> Sharded<'_, C> {
         self.model = model;
     }
 
-    /// Refuses the scan's `values` when a value the monitor doubts could decide the step
-    /// (`dens`: per column; `multi`: the units of several live columns; a unit of several
-    /// columns uses its members' largest `rho` and smallest `den`). A doubted value `v` is
-    /// within `reach = SAFETY est |v| + DECIDE_SLACK |v_best|` of its exact value (the
-    /// monitor's bound, and the rounding of the trusted values it is compared with). With the
-    /// best-value rule it decides the step when it is the best or within reach of the best
-    /// (and, being the best, when its bound exceeds [`REPORT_TOL`] or a runner-up is within
-    /// reach); with the cost-aware rule every doubted value is refused.
-    pub(super) fn certify(&self, values: &[Option<f64>], dens: &[f64], multi: &[(usize, Vec<usize>)]) -> Result<()> {
+    /// The absolute rounding bound of each of the scan's `values` ([`GreedyBackend::bounds`],
+    /// what the choice's ties are decided by), or an error when a value the monitor doubts
+    /// could decide the step (`dens`: per column; `multi`: the units of several live
+    /// columns; a unit of several columns uses its members' largest `rho` and smallest `den`).
+    /// A doubted value `v` is within `SAFETY est |v|` of its exact value (the monitor's bound)
+    /// and, recomputed in memory, would carry [`RECOMPUTED_RTOL`]: it could be the choice when
+    /// it is within `reach` (the sum of the two, and [`DECIDE_SLACK`] of the chosen value: the
+    /// rounding of the trusted values it is compared with) of the chosen value or better. With
+    /// the best-value rule it decides the step when it could be the choice, or when it is the
+    /// choice and its bound exceeds [`REPORT_TOL`] or another value is within reach; with the
+    /// cost-aware rule every doubted value is refused.
+    pub(super) fn certify(
+        &self,
+        values: &[Option<f64>],
+        dens: &[f64],
+        multi: &[(usize, Vec<usize>)],
+    ) -> Result<Vec<f64>> {
         let (Some(monitor), Some((e, _))) = (self.monitor.as_ref(), self.dots.as_ref()) else {
-            return Ok(());
+            return Ok(Vec::new());
         };
         let mut doubted: Vec<(usize, f64, f64)> = Vec::new();
+        let mut bounds = vec![0.0; values.len()];
         for (u, v) in values.iter().enumerate() {
             let Some(v) = *v else { continue };
             let live = match multi.iter().find(|(m, _)| *m == u) {
@@ -84,20 +93,23 @@ impl<C: ShardCalls + ?Sized> Sharded<'_, C> {
             let exact_zero = self.model == 0.0 && v == 0.0;
             if monitor.doubts(est) && !exact_zero {
                 doubted.push((u, v, est));
+                bounds[u] = if v.is_finite() { RECOMPUTED_RTOL * v.abs() } else { 0.0 };
+            } else if v.is_finite() && !exact_zero {
+                bounds[u] = monitor.bound(est) * v.abs();
             }
         }
         if doubted.is_empty() {
-            return Ok(());
+            return Ok(bounds);
         }
         let higher = self.criterion.higher_is_better();
-        let best = if self.best_only { choose_best(values, higher) } else { None };
+        let best = if self.best_only { choose_best(values, &bounds, higher) } else { None };
         // `v` could be as good as `vb` (both finite) within `reach`
         let near = |v: f64, vb: f64, reach: f64| if higher { v + reach >= vb } else { v - reach <= vb };
         let deciding = doubted.iter().filter(|&&(u, v, est)| {
             let accurate = monitor.bound(est) <= REPORT_TOL;
             match best {
                 Some((b, vb)) if vb.is_finite() && v.is_finite() => {
-                    let reach = monitor.bound(est) * v.abs() + DECIDE_SLACK * vb.abs();
+                    let reach = (monitor.bound(est) + RECOMPUTED_RTOL) * v.abs() + bounds[b] + DECIDE_SLACK * vb.abs();
                     if u != b {
                         near(v, vb, reach)
                     } else {
@@ -105,7 +117,7 @@ impl<C: ShardCalls + ?Sized> Sharded<'_, C> {
                             || values
                                 .iter()
                                 .enumerate()
-                                .any(|(x, vx)| x != b && vx.is_some_and(|vx| near(vx, vb, reach)))
+                                .any(|(x, vx)| x != b && vx.is_some_and(|vx| near(vx, vb, reach + bounds[x])))
                     }
                 }
                 // the cost-aware rule (values per unit cost) or no finite best: every doubted value
@@ -123,7 +135,7 @@ impl<C: ShardCalls + ?Sized> Sharded<'_, C> {
                     }
                 },
             );
-        let Some((u, est)) = worst else { return Ok(()) };
+        let Some((u, est)) = worst else { return Ok(bounds) };
         let what = if self.units.is_singletons() { "feature" } else { "group" };
         let bound = self.alpha * monitor.excess(est).max(1.0);
         let bound =

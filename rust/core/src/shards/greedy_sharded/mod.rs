@@ -105,6 +105,8 @@ struct Sharded<'c, C: ?Sized> {
     steps: usize,
     /// The best-value choice rule (a doubted value that cannot be the best decides nothing).
     best_only: bool,
+    /// The absolute rounding bound of each value of the last scan ([`accuracy`]).
+    bounds: Vec<f64>,
 }
 
 impl<'c, C: ShardCalls + ?Sized> Sharded<'c, C> {
@@ -141,6 +143,7 @@ impl<'c, C: ShardCalls + ?Sized> Sharded<'c, C> {
             model: 0.0,
             steps: 0,
             best_only,
+            bounds: Vec::new(),
         })
     }
 
@@ -263,8 +266,12 @@ impl<C: ShardCalls + ?Sized> GreedyBackend for Sharded<'_, C> {
         for ((u, _), v) in multi.iter().zip(blocks) {
             out[*u] = finish(v);
         }
-        self.certify(&out, &dens, &multi)?;
+        self.bounds = self.certify(&out, &dens, &multi)?;
         Ok(out)
+    }
+
+    fn bounds(&self) -> &[f64] {
+        &self.bounds
     }
 
     /// The unit's columns' rank-one rounds, one after the other (`c_j`, `d_j` from the dots
