@@ -19,6 +19,10 @@ const DECIDE_SLACK: f64 = 1e-9;
 /// reported values to 1e-8; the in-memory run recomputes from `1e-11`).
 const REPORT_TOL: f64 = 1e-9;
 
+/// `1 - cos^2` of the centred columns below which a refusal blames a duplicated column (before
+/// the shape).
+const DUPLICATE_COS2: f64 = 1e-6;
+
 /// `min_s parts[s]`, entry by entry; every part must have `len` entries.
 pub(super) fn min_in_order<'p>(parts: impl IntoIterator<Item = &'p [f64]>, len: usize, what: &str) -> Result<Vec<f64>> {
     let mut out = crate::alloc::try_filled(len, 1.0f64, "the shards' smallest pivots")?;
@@ -66,14 +70,16 @@ impl<C: ShardCalls + ?Sized> Sharded<'_, C> {
     /// the best-value rule it decides the step when it could be the choice, or when it is the
     /// choice and its bound exceeds [`REPORT_TOL`] or another value is within reach; with the
     /// cost-aware rule every doubted value is refused.
+    /// Returns the bounds and the deciding doubted value of the largest estimate, if any
+    /// (`(unit, est)`, refused by [`Sharded::refusal`]).
     pub(super) fn certify(
         &self,
         values: &[Option<f64>],
         dens: &[f64],
         multi: &[(usize, Vec<usize>)],
-    ) -> Result<Vec<f64>> {
+    ) -> Result<(Vec<f64>, Option<(usize, f64)>)> {
         let (Some(monitor), Some((e, _))) = (self.monitor.as_ref(), self.dots.as_ref()) else {
-            return Ok(Vec::new());
+            return Ok((Vec::new(), None));
         };
         let mut doubted: Vec<(usize, f64, f64)> = Vec::new();
         let mut bounds = vec![0.0; values.len()];
@@ -99,7 +105,7 @@ impl<C: ShardCalls + ?Sized> Sharded<'_, C> {
             }
         }
         if doubted.is_empty() {
-            return Ok(bounds);
+            return Ok((bounds, None));
         }
         let higher = self.criterion.higher_is_better();
         let best = if self.best_only { choose_best(values, &bounds, higher) } else { None };
@@ -135,17 +141,56 @@ impl<C: ShardCalls + ?Sized> Sharded<'_, C> {
                     }
                 },
             );
-        let Some((u, est)) = worst else { return Ok(bounds) };
+        Ok((bounds, worst))
+    }
+
+    /// The refusal of the value of unit `u` (estimated relative error `est`) at this step:
+    /// nearly collinear or duplicated columns when a column of the candidate is nearly
+    /// parallel to one of the model ([`DUPLICATE_COS2`]); otherwise the shape when the
+    /// candidate's model has more columns than the other queries' centred rows when the
+    /// largest query is held out (`m - n_q - (Q - 1)`, from [`ShardCalls::rows`]: wide data is
+    /// collinear by shape, whatever its columns); otherwise the columns again.
+    pub(super) fn refusal(&mut self, u: usize, est: f64) -> Error {
+        let monitor = self.monitor.as_ref().expect("a refusal follows the monitor's doubt");
         let what = if self.units.is_singletons() { "feature" } else { "group" };
         let bound = self.alpha * monitor.excess(est).max(1.0);
         let bound =
             if bound.is_finite() { format!("alpha >= {bound:.1e} (an estimate)") } else { "a larger alpha".into() };
-        Err(Error::InvalidInput(format!(
+        let head = format!(
             "at alpha={:.1e} the value of {what} {u} at step {} cannot be certified exact on query shards \
-             (estimated relative rounding error {est:.1e}: nearly collinear or duplicated columns); fit \
-             rankselect.GreedyRankRLS in memory, which recomputes such values exactly, or use {bound}",
+             (estimated relative rounding error {est:.1e}",
             self.alpha,
             self.steps + 1,
-        )))
+        );
+        let live = self.live(u);
+        let cols = self.model_columns.len() + live.len();
+        let rows = self.calls.rows().unwrap_or_default();
+        let (m, largest) = rows.iter().fold((0, 0), |(m, l), &(r, q)| (m + r, l.max(q)));
+        let spanned = m.saturating_sub(largest).saturating_sub(self.n_queries.saturating_sub(1));
+        // a column of the candidate nearly parallel to one of the model (the summed Gram matrix)
+        let g = &self.gram;
+        let duplicate = live.iter().any(|&j| {
+            self.model_columns.iter().any(|&i| g[(i, j)] * g[(i, j)] >= (1.0 - DUPLICATE_COS2) * g[(i, i)] * g[(j, j)])
+        });
+        if !rows.is_empty() && cols > spanned && !duplicate {
+            let fewer = match self.steps {
+                0 => String::new(),
+                k => format!("or select at most {k} {what}s (n_features_to_select), "),
+            };
+            let wide =
+                if self.n > m { format!("; with {} features on {m} rows, wide data", self.n) } else { String::new() };
+            return Error::InvalidInput(format!(
+                "{head}: its model has {cols} columns, more than the {spanned} centred rows of the other \
+                 queries when a query of {largest} documents is held out ({m} rows in {} queries{wide} is \
+                 collinear by shape, with or without duplicated columns, and a rank-one update there loses \
+                 digits that only an exact refit restores); fit rankselect.GreedyRankRLS in memory, which \
+                 recomputes such values exactly (the same problem, no refusal), {fewer}or use {bound}",
+                self.n_queries,
+            ));
+        }
+        Error::InvalidInput(format!(
+            "{head}: nearly collinear or duplicated columns); fit rankselect.GreedyRankRLS in memory, which \
+             recomputes such values exactly, or use {bound}"
+        ))
     }
 }

@@ -50,6 +50,9 @@ impl ShardCalls for Local<'_> {
     fn scan_units(&mut self, offsets: &[usize], columns: &[usize], k: &[f64], h: &[f64]) -> Result<Vec<Vec<f64>>> {
         self.shards.iter().map(|s| s.scan_units(offsets, columns, k, h, self.criterion)).collect()
     }
+    fn rows(&mut self) -> Result<Vec<(usize, usize)>> {
+        Ok(self.shards.iter().map(|s| s.rows()).collect())
+    }
 }
 
 fn shards(x: &Array2<f64>, y: &[f64], off: &[usize], cuts: &[usize], alpha: f64) -> Vec<GreedyShard> {
