@@ -89,8 +89,8 @@ impl Criterion for MetricCriterion {
 
 /// Relative rounding bound of a held-out score `yc_i - r_i` against the query's scale
 /// `max_i max(|yc_i|, |r_i|)`: the accuracy monitor's tolerance of a value the run trusts
-/// ([`super::monitor::TOL`]; a doubted one is recomputed exactly).
-pub const PRED_RTOL: f64 = super::monitor::TOL;
+/// (its `TOL`, the same 1e-11, `monitor_tests`; a doubted value is recomputed exactly).
+pub const PRED_RTOL: f64 = 1e-11;
 
 /// Scores within `tol` of each other are ties: sorted, each run whose consecutive gaps are at
 /// most `tol` takes the run's smallest score (exactly equal scores then rank by the metric's

@@ -19,6 +19,10 @@ const DECIDE_SLACK: f64 = 1e-9;
 /// reported values to 1e-8; the in-memory run recomputes from `1e-11`).
 const REPORT_TOL: f64 = 1e-9;
 
+/// A scan's values certified: their absolute bounds, and the doubted value that decides the
+/// step (`(unit, est)`), if any.
+pub(super) type Certified = (Vec<f64>, Option<(usize, f64)>);
+
 /// `1 - cos^2` of the centred columns below which a refusal blames a duplicated column (before
 /// the shape).
 const DUPLICATE_COS2: f64 = 1e-6;
@@ -77,7 +81,7 @@ impl<C: ShardCalls + ?Sized> Sharded<'_, C> {
         values: &[Option<f64>],
         dens: &[f64],
         multi: &[(usize, Vec<usize>)],
-    ) -> Result<(Vec<f64>, Option<(usize, f64)>)> {
+    ) -> Result<Certified> {
         let (Some(monitor), Some((e, _))) = (self.monitor.as_ref(), self.dots.as_ref()) else {
             return Ok((Vec::new(), None));
         };
