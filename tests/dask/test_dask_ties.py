@@ -68,3 +68,15 @@ def test_ranking_criterion_on_queries_that_teach_nothing_on_shards(client):
         np.testing.assert_array_equal(dis.selected_features_, mem.selected_features_, err_msg=f"seed {seed}")
         np.testing.assert_array_equal(dis.lqo_scores_, mem.lqo_scores_)
         assert np.all(mem.lqo_scores_ == mem.lqo_scores_[0])
+
+
+def test_planted_ties_of_groups(client):
+    """The same for whole groups (pairs of columns): the lowest group, in memory and on Dask."""
+    for seed in range(15):
+        X, y, qid, alpha, k = all_tied(np.random.default_rng(seed), alpha_range=(-1.5, 3.0))
+        groups = np.arange(X.shape[1]) // 2
+        k = min(k, int(groups.max()) + 1)
+        mem, dis = _both(X, y, qid, k, alpha, feature_groups=groups)
+        np.testing.assert_array_equal(mem.selected_groups_, [str(g) for g in range(k)], err_msg=f"seed {seed}")
+        np.testing.assert_array_equal(dis.selected_features_, mem.selected_features_, err_msg=f"seed {seed}")
+        np.testing.assert_allclose(dis.lqo_scores_, mem.lqo_scores_, rtol=1e-11)
