@@ -101,7 +101,7 @@ pub(crate) fn tie_within(scores: &mut [f64], tol: f64, order: &mut Vec<usize>) {
     }
     order.clear();
     order.extend(0..scores.len());
-    order.sort_by(|&a, &b| scores[a].total_cmp(&scores[b]).then(a.cmp(&b)));
+    order.sort_unstable_by(|&a, &b| scores[a].total_cmp(&scores[b]).then(a.cmp(&b)));
     let (mut run, mut last) = (scores[order[0]], scores[order[0]]);
     for &i in &order[1..] {
         let v = scores[i];
