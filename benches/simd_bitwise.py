@@ -2,7 +2,7 @@
 
 Runs, in one subprocess per level (``RANKSELECT_SIMD`` set to each level this CPU has, from
 ``rankselect._core.simd_levels()``), greedy RankRLS (selection, LQO scores, coef_path; the
-squared and an NDCG criterion), Kendall similarity (tau-b, Geng), the metrics, single-feature
+squared and an NDCG criterion; on planted exact ties too), Kendall similarity (tau-b, Geng), the metrics, single-feature
 importance, per-query centring, the pairwise squared hinge (value, gradient, Hessian products),
 RankSVM, sparse RankSVM, RankRLS, the kernel maps and the LETOR parser on a generated file,
 on synthetic data and, when ``../shared/data`` has it, MQ2008 Fold1 train. Each result's
@@ -53,6 +53,31 @@ def synthetic(seed: int = 0):
     X[:, 7] = 3.0
     y = np.clip(np.round(X[:, 0] - X[:, 3] + rng.standard_normal(m)), 0, 4)
     return X, y, qid
+
+
+def planted_ties(seed: int = 3):
+    """Exact ties (issue 46): features vary within one query only (every subset has the same
+    LQO value), and labels vary within that query only (every held-out score of a ranking
+    measure is an exact tie)."""
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 40, size=30)
+    qid = np.repeat(np.arange(sizes.size), sizes)
+    X = np.repeat(rng.standard_normal((sizes.size, 12)), sizes, axis=0)
+    y = np.repeat(rng.integers(0, 3, sizes.size), sizes).astype(float)
+    rows = qid == int(np.argmax(sizes))
+    X[rows] = rng.standard_normal((int(rows.sum()), 12))
+    y[rows] = rng.integers(0, 4, int(rows.sum()))
+    return X, y, qid
+
+
+def tie_workloads(rs) -> dict[str, str]:
+    """Greedy RankRLS on :func:`planted_ties` (the choice of exact ties, their values)."""
+    X, y, qid = planted_ties()
+    out = {}
+    for crit in ("squared", "ndcg@3"):
+        g = rs.GreedyRankRLS(n_features_to_select=5, alpha=0.5, criterion=crit).fit(X, y, qid)
+        out[f"ties/greedy[{crit}]"] = _h(g.selected_features_, g.lqo_scores_, g.coef_path_)
+    return out
 
 
 def workloads(rs, X, y, qid, tag: str) -> dict[str, str]:
@@ -114,6 +139,7 @@ def child() -> None:
 
     X, y, qid = synthetic()
     out = workloads(rs, X, y, qid, "synthetic")
+    out.update(tie_workloads(rs))
     with tempfile.TemporaryDirectory() as tmp:
         p = Path(tmp) / "gen.txt"
         parser_file(p)

@@ -614,8 +614,9 @@ def greedy_rankrls_sharded(
     """Greedy RankRLS over query shards (``options`` not floating): the core's selection loop;
     ``shards`` answers ``informative()``, ``gram()``, ``baseline()``, ``dots()``,
     ``scan(c, d, skip)``, ``cross(b)``, ``add(b, c, d, t, skip)`` (with ``groups``, also
-    ``unit_dots(offsets, columns)`` and ``scan_units(offsets, columns, k, h)``) with one entry
-    per shard, in shard order."""
+    ``unit_dots(offsets, columns)`` and ``scan_units(offsets, columns, k, h)``; optionally
+    ``rows()``, each shard's rows and largest query's) with one entry per shard, in shard
+    order."""
 
 @final
 class KendallSums:

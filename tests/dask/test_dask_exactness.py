@@ -95,3 +95,45 @@ def test_labels_constant_within_queries_are_not_refused(client):
     X, _, qid, _, k = next(_problems(3, 1, 0, 0))
     for alpha in (1e-8, 1.0):
         assert _compare(X, np.repeat(1.0, qid.size), qid, alpha, k) == "equal"
+
+
+def _wide_problem():
+    """23 rows in 5 queries (the largest of 8 documents), 112 random features: no duplicated
+    column, but a model of more than 11 columns is collinear by shape on the other queries."""
+    rng = np.random.default_rng(1)
+    nq = int(rng.integers(3, 8))
+    sizes = rng.integers(1, 9, nq)
+    qid = np.repeat(np.arange(nq), sizes)
+    m = qid.size
+    X = rng.normal(size=(m, int(rng.integers(m + 1, 4 * m + 40))))
+    y = rng.integers(0, 3, m).astype(float)
+    return X, y, qid, 10 ** rng.uniform(-1.5, 1.8)
+
+
+def test_wide_refusal_names_the_shape(client):
+    """Issue 46: a wide problem without duplicated columns refused at alpha 0.03 (costs: every
+    doubted value is refused) names the shape, not duplicated columns, and what helps; the
+    in-memory fit of the same problem is exact (no refusal)."""
+    X, y, qid, alpha = _wide_problem()
+    assert X.shape == (23, 112) and 0.03 < alpha < 0.04
+    kw = dict(alpha=alpha, feature_costs=np.linspace(0.5, 2.0, X.shape[1]))
+    Xd, yd, qd = rd.partition_by_query(X, y, qid, n_partitions=2)
+    with pytest.raises(ValueError, match=REFUSAL) as exc:
+        rd.GreedyRankRLS(26, **kw).fit(Xd, yd, qd)
+    msg = str(exc.value)
+    assert "step 14" in msg and "its model has 14 columns, more than the 11 centred rows" in msg, msg
+    assert "with 112 features on 23 rows, wide data is collinear by shape" in msg, msg
+    assert "fit rankselect.GreedyRankRLS in memory" in msg and "select at most 13 features" in msg, msg
+    assert "duplicated columns)" not in msg
+    assert len(rs.GreedyRankRLS(26, **kw).fit(X, y, qid=qid).selected_features_) == 26
+
+
+def test_duplicated_columns_keep_their_message(client):
+    """A duplicated column refused at a small alpha is blamed as such (not on the shape)."""
+    X, y, qid, alpha, k = list(_problems(0, 4, -8, -4))[3]
+    Xd, yd, qd = rd.partition_by_query(X, y, qid, n_partitions=2)
+    with pytest.raises(ValueError, match=REFUSAL) as exc:
+        rd.GreedyRankRLS(k, alpha=alpha).fit(Xd, yd, qd)
+    msg = str(exc.value)
+    assert "(estimated relative rounding error" in msg and "nearly collinear or duplicated columns);" in msg, msg
+    assert "by shape" not in msg

@@ -160,6 +160,10 @@ class ShardActors:
     def scan_units(self, offsets, columns, k, h):
         return self._call_all("scan_units", offsets, columns, k, h)
 
+    def rows(self):
+        """Per shard, its rows and its largest query's (the shape a refusal names)."""
+        return list(zip(self._shards.rows, self._shards.largest_query))
+
 
 class GreedyRankRLS(DaskEstimatorMixin, DaskPredictMixin, _GreedyRankRLS):
     """:class:`rankselect.GreedyRankRLS` on Dask arrays: the core's selection loop, with the

@@ -99,7 +99,7 @@ def _grouped(shard) -> GroupedData:
 
 def _info(shard):
     shard = _sh(shard)
-    return shard["X"].shape[0], shard["X"].shape[1], shard["ids"]
+    return shard["X"].shape[0], shard["X"].shape[1], shard["ids"], int(np.diff(shard["offsets"]).max(initial=0))
 
 
 class _Shards:
@@ -128,10 +128,12 @@ class _Shards:
         tasks = [dask.delayed(_prepare)(xs[i], ys[i], qs[i]) for i in keep]
         self.futures = client.compute(tasks)
         infos = client.gather(client.map(_info, self.futures, pure=False))
-        self.rows = [r for r, _, _ in infos]
+        self.rows = [r for r, _, _, _ in infos]
+        #: per shard, its largest query's rows
+        self.largest_query = [q for _, _, _, q in infos]
         self.n_features = infos[0][1]
-        _check_whole_queries([ids for _, _, ids in infos], [f"chunk {i}" for i in keep])
-        self.n_queries = sum(len(ids) for _, _, ids in infos)
+        _check_whole_queries([ids for _, _, ids, _ in infos], [f"chunk {i}" for i in keep])
+        self.n_queries = sum(len(ids) for _, _, ids, _ in infos)
         self._facts = None
 
     def map(self, fn, *args, **kwargs) -> list:

@@ -68,13 +68,13 @@ class GreedyRankRLS(RankerMixin, LinearPredictMixin, RankingSelector):
     """Greedy RankRLS: forward feature selection by exact leave-query-out error (Algorithm 1).
 
     At each step, the feature whose addition gives the best exact LQO criterion is added
-    (ties to the lowest feature index; selected features are never re-selected). With
-    ``criterion="squared"`` (the paper) the criterion is the sum over queries of squared
-    query-centred hold-out residuals, lower is better. One step costs O(m n) time (one pass
-    over two caches); memory is two m x n float64 arrays beside ``X`` and, with n <= m, two
-    n x n matrices (wide data, n > m: three m x n arrays and no n x n matrix), checked before
-    they are allocated (``MemoryError`` beyond the available memory or the limit set with
-    ``rankselect.set_config(max_memory=...)``).
+    (ties, values within their joint rounding bound, to the lowest feature index; selected
+    features are never re-selected). With ``criterion="squared"`` (the paper) the criterion
+    is the sum over queries of squared query-centred hold-out residuals, lower is better. One
+    step costs O(m n) time (one pass over two caches); memory is two m x n float64 arrays
+    beside ``X`` and, with n <= m, two n x n matrices (wide data, n > m: three m x n arrays
+    and no n x n matrix), checked before they are allocated (``MemoryError`` beyond the
+    available memory or the limit set with ``rankselect.set_config(max_memory=...)``).
 
     The reported LQO values, and so the choices, are those of the exact criterion to 1e-8
     relative at every ``alpha`` from 1e-8 (1e-8 to 1e4 tested): where the caches' updates may

@@ -213,7 +213,7 @@ impl NewtonLoss for PySource {
 /// entry per shard in shard order: `informative()` (bool arrays), `gram()` (`(G_s (n, n),
 /// b_s)`), `baseline()` (floats), `dots()` (`(e_s, h_s, model_s)`), `scan(c, d, skip)`
 /// (`(values_s, dens_s)`), `cross(b)`, `add(b, c, d, t, skip)` (`(den_s, next dots)`); with groups, `unit_dots(offsets, columns)` and
-/// `scan_units(offsets, columns, K, h)`.
+/// `scan_units(offsets, columns, K, h)`; optionally `rows()` (`(rows_s, largest query's rows_s)`).
 impl ShardCalls for PySource {
     fn informative(&mut self) -> Result<Vec<Vec<bool>>> {
         self.call(
@@ -292,6 +292,22 @@ impl ShardCalls for PySource {
                 vec![o, c, arr(py, k), arr(py, h)]
             },
             |v| per_shard(v, "scan_units", |a| any_vector(a, "scan_units")),
+        )
+    }
+    /// Optional: a source without `rows()` gives no shape (a refusal then names no shape).
+    fn rows(&mut self) -> Result<Vec<(usize, usize)>> {
+        if !Python::attach(|py| self.obj.bind(py).hasattr("rows").unwrap_or(false)) {
+            return Ok(Vec::new());
+        }
+        self.call(
+            "rows",
+            |_| vec![],
+            |v| {
+                per_shard(v, "rows", |p| {
+                    p.extract::<(usize, usize)>()
+                        .map_err(|_| PyValueError::new_err("rows must return (rows, largest query's rows) per shard"))
+                })
+            },
         )
     }
 }

@@ -127,16 +127,16 @@ mod tests {
         // lower is better, prev 10: gains 4 (cost 2 -> 2), 3 (cost 1 -> 3), 1 (cost 0 -> inf)
         let v = [Some(6.0), Some(7.0), Some(9.0), None];
         let c = [2.0, 1.0, 0.0, 1.0];
-        assert_eq!(choose_per_cost(&v, &c, 10.0, false, 0.0, None), Some((2, 9.0)));
+        assert_eq!(choose_per_cost(&v, &[], &c, 10.0, 0.0, false, 0.0, None), Some((2, 9.0)));
         let c = [2.0, 1.0, 5.0, 1.0];
-        assert_eq!(choose_per_cost(&v, &c, 10.0, false, 0.0, None), Some((1, 7.0)));
+        assert_eq!(choose_per_cost(&v, &[], &c, 10.0, 0.0, false, 0.0, None), Some((1, 7.0)));
         // budget: feature 0 has the best ratio (4 / 1.5) but fits only with room >= 1.5
         let (v2, c2) = ([Some(6.0), Some(9.0)], [1.5, 1.0]);
-        assert_eq!(choose_per_cost(&v2, &c2, 10.0, false, 1.0, Some(2.5)), Some((0, 6.0)));
-        assert_eq!(choose_per_cost(&v2, &c2, 10.0, false, 1.0, Some(2.2)), Some((1, 9.0)));
-        assert_eq!(choose_per_cost(&v2, &c2, 10.0, false, 1.0, Some(1.9)), None);
+        assert_eq!(choose_per_cost(&v2, &[], &c2, 10.0, 0.0, false, 1.0, Some(2.5)), Some((0, 6.0)));
+        assert_eq!(choose_per_cost(&v2, &[], &c2, 10.0, 0.0, false, 1.0, Some(2.2)), Some((1, 9.0)));
+        assert_eq!(choose_per_cost(&v2, &[], &c2, 10.0, 0.0, false, 1.0, Some(1.9)), None);
         // nothing improves: the best value, whatever the cost
-        assert_eq!(choose_per_cost(&v, &[1.0, 1.0, 0.0, 1.0], 5.0, false, 0.0, None), Some((0, 6.0)));
+        assert_eq!(choose_per_cost(&v, &[], &[1.0, 1.0, 0.0, 1.0], 5.0, 0.0, false, 0.0, None), Some((0, 6.0)));
     }
 
     #[test]

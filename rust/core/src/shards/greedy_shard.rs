@@ -177,6 +177,11 @@ impl GreedyShard {
             .unzip())
     }
 
+    /// The shard's rows and its largest query's ([`super::greedy_sharded::ShardCalls::rows`]).
+    pub fn rows(&self) -> (usize, usize) {
+        (self.m, self.offsets.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0))
+    }
+
     /// This shard's part of the current model's `||p||^2` (the accuracy monitor's scale).
     pub fn model_value(&self) -> f64 {
         dot4(&self.p, &self.p)

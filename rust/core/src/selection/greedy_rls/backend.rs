@@ -9,7 +9,7 @@ use ndarray::ArrayView2;
 use super::block::BlockCandidate;
 use super::criterion::{Criterion, CriterionScratch};
 use super::exact::ExactLqo;
-use super::monitor::Monitor;
+use super::monitor::{Monitor, RECOMPUTED_RTOL};
 use super::path::Gram;
 use super::state::GreedyState;
 use super::step::Step;
@@ -35,6 +35,12 @@ pub trait GreedyBackend {
     /// The criterion after adding each candidate unit, or after removing it for a unit in
     /// the model (`None` for the units in `skip`).
     fn scan(&mut self, skip: &[bool]) -> Result<Vec<Option<f64>>>;
+    /// The absolute rounding bound of each value of the last [`scan`](GreedyBackend::scan)
+    /// (from the accuracy monitor, [`super::monitor`]): values within their joint bound tie,
+    /// and the lowest index takes the step ([`super::choose_best`]). Empty: exact values.
+    fn bounds(&self) -> &[f64] {
+        &[]
+    }
     /// Adds unit `u` to the model (`skip` holds it and every other non-candidate). The update
     /// may be deferred to the next [`scan`](GreedyBackend::scan).
     fn add(&mut self, u: usize, skip: &[bool]) -> Result<()>;
@@ -68,6 +74,8 @@ pub struct InMemory<'a> {
     pending: Option<Step>,
     pub(super) exact: ExactLqo<'a>,
     pub(super) monitor: Monitor,
+    /// The absolute rounding bound of each value of the last pass ([`GreedyBackend::bounds`]).
+    bounds: Vec<f64>,
 }
 
 impl<'a> InMemory<'a> {
@@ -99,6 +107,7 @@ impl<'a> InMemory<'a> {
             pending: None,
             exact,
             monitor,
+            bounds: Vec::new(),
         })
     }
 
@@ -116,7 +125,8 @@ impl<'a> InMemory<'a> {
     /// One pass that applies `step` (if any) to the columns not in `col_skip`, and the
     /// values of the units not in `skip`: a unit of one live column reads its column's value,
     /// a larger one the block scan ([`GreedyState::scan_blocks`]); with the accuracy monitor's
-    /// estimates (the values it doubts are then recomputed exactly, [`super::monitor`]).
+    /// estimates (the values it doubts are then recomputed exactly, [`super::monitor`]) and
+    /// each value's rounding bound kept for the choice ([`GreedyBackend::bounds`]).
     pub(super) fn pass_units(&mut self, step: Option<&Step>, skip: &[bool]) -> Result<Vec<Option<f64>>> {
         let (values, est) = self.fast_values(step, skip)?;
         self.refine(values, est, skip)
@@ -167,10 +177,18 @@ impl<'a> InMemory<'a> {
     }
 
     /// The values whose estimated relative error exceeds the monitor's tolerance,
-    /// recomputed by the exact criterion ([`ExactLqo`]) of the unit's model.
+    /// recomputed by the exact criterion ([`ExactLqo`]) of the unit's model; the bounds of
+    /// the values (the monitor's for the others, [`RECOMPUTED_RTOL`] for the recomputed ones).
     fn refine(&mut self, mut values: Vec<Option<f64>>, est: Vec<f64>, skip: &[bool]) -> Result<Vec<Option<f64>>> {
         let doubtful: Vec<usize> =
             (0..values.len()).filter(|&u| !skip[u] && values[u].is_some() && self.monitor.doubts(est[u])).collect();
+        self.bounds.clear();
+        self.bounds.extend(
+            values
+                .iter()
+                .zip(&est)
+                .map(|(v, &e)| v.filter(|v| v.is_finite()).map_or(0.0, |v| self.monitor.bound(e) * v.abs())),
+        );
         if doubtful.is_empty() {
             return Ok(values);
         }
@@ -187,6 +205,7 @@ impl<'a> InMemory<'a> {
         let exact = self.exact.values(&sets)?;
         for (u, v) in doubtful.into_iter().zip(exact) {
             values[u] = Some(v);
+            self.bounds[u] = if v.is_finite() { RECOMPUTED_RTOL * v.abs() } else { 0.0 };
         }
         Ok(values)
     }
@@ -275,6 +294,10 @@ impl GreedyBackend for InMemory<'_> {
     fn scan(&mut self, skip: &[bool]) -> Result<Vec<Option<f64>>> {
         let step = self.pending.take();
         self.pass_units(step.as_ref(), skip)
+    }
+
+    fn bounds(&self) -> &[f64] {
+        &self.bounds
     }
 
     fn add(&mut self, u: usize, skip: &[bool]) -> Result<()> {

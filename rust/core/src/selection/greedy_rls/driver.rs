@@ -5,7 +5,7 @@ use ndarray::ArrayView2;
 use rayon::prelude::*;
 
 use super::backend::{GreedyBackend, InMemory};
-use super::choice::{choose_best, choose_per_cost, Choice};
+use super::choice::{Choice, Chooser};
 use super::criterion::Criterion;
 use super::path::{GreedyPath, PrimalPath, Stop};
 use super::stable::stabilize_weights;
@@ -243,11 +243,7 @@ pub fn select<B: GreedyBackend + ?Sized>(
     let n = backend.units().n_columns();
     let k = opts.n_features_to_select;
     let higher = backend.higher_is_better();
-    // The criterion of the current model: the empty model's first (the cost-aware rule).
-    let mut prev = match choice {
-        Choice::PerCost { .. } => backend.baseline()?,
-        Choice::Best => f64::NAN,
-    };
+    let mut rule = Chooser::new(*choice, higher, || backend.baseline())?;
     // Selected units and units that cannot change the model are never candidates.
     let mut skip: Vec<bool> = backend.informative()?.iter().map(|v| !v).collect();
     let mut selected: Vec<usize> = Vec::with_capacity(k);
@@ -255,32 +251,17 @@ pub fn select<B: GreedyBackend + ?Sized>(
     let mut lqo_scores: Vec<f64> = Vec::with_capacity(k);
     let mut coef_rows: Vec<Vec<f64>> = Vec::with_capacity(k);
     let mut primal = PrimalPath::new(n, backend.units().largest_total(k));
-    let mut spent = 0.0;
     let mut stop = None;
-    // Shared group costs: the groups paid for so far (their first member paid).
-    let mut paid: Vec<bool> = match choice {
-        Choice::PerCost { shared: Some(sh), .. } => vec![false; sh.group_costs.len()],
-        _ => Vec::new(),
-    };
     interrupt.check()?;
     let mut values = backend.scan(&skip)?;
     for step in 0..k {
-        let picked = match *choice {
-            Choice::Best => choose_best(&values, higher),
-            Choice::PerCost { feature_costs, budget, shared: None } => {
-                choose_per_cost(&values, feature_costs, prev, higher, spent, budget)
-            }
-            Choice::PerCost { feature_costs, budget, shared: Some(sh) } => {
-                // the current marginal costs: each step's kernel sees the groups paid so far
-                choose_per_cost(&values, &sh.marginal(feature_costs, &paid), prev, higher, spent, budget)
-            }
-        };
+        let picked = rule.pick(&values, backend.bounds());
         let Some((b, value)) = picked else {
             if values.iter().all(|v| v.is_none()) {
                 stop = Some(Stop::Uninformative);
                 break;
             }
-            if matches!(choice, Choice::PerCost { .. }) && values.iter().any(|v| v.is_some_and(|v| v.is_finite())) {
+            if rule.is_per_cost() && values.iter().any(|v| v.is_some_and(|v| v.is_finite())) {
                 stop = Some(Stop::Budget); // nothing affordable is left
                 break;
             }
@@ -300,17 +281,7 @@ pub fn select<B: GreedyBackend + ?Sized>(
         selected.push(b);
         lqo_scores.push(value);
         skip[b] = true;
-        if let Choice::PerCost { feature_costs, shared, .. } = *choice {
-            spent += feature_costs[b];
-            if let Some(sh) = shared {
-                let g = sh.feature_group[b];
-                if !paid[g] {
-                    spent += sh.group_costs[g];
-                    paid[g] = true;
-                }
-            }
-        }
-        prev = value;
+        rule.take(b, value, backend.bounds().get(b).copied().unwrap_or(0.0));
         progress(step, b, value)?;
         if step + 1 < k {
             interrupt.check()?;

@@ -125,6 +125,7 @@ pub use self::driver::{check_options, greedy_rankrls, greedy_rankrls_units, sele
 pub use self::floating::{greedy_rankrls_floating, select_floating, FloatingBackend, FloatingPath, REL_TIE};
 #[cfg(test)]
 pub(crate) use self::fused::fused_update;
+pub use self::monitor::RECOMPUTED_RTOL;
 pub(crate) use self::monitor::{relative_change, rho as monitor_rho, Monitor};
 pub use self::path::{Gram, GreedyPath, Stop};
 pub use self::stable::COND_QR;

@@ -29,6 +29,11 @@ use super::step::Step;
 
 /// Relative error above which a value is recomputed exactly.
 pub const TOL: f64 = 1e-11;
+/// The relative rounding bound of a recomputed value: the exact criterion's own rounding
+/// (up to a few 1e-9 at `alpha = 1e-6`, where a held-out query's system is ill-conditioned;
+/// the accuracy the reported values are tested to, and floating search's tie,
+/// [`super::REL_TIE`]).
+pub const RECOMPUTED_RTOL: f64 = 1e-8;
 /// Slack of the estimate (measured: the largest ratio of the actual error to the estimate on
 /// random problems with the hard cases was below 1/SAFETY).
 const SAFETY: f64 = 64.0;

@@ -196,3 +196,8 @@ fn mq2008_doubts() {
         println!("MQ2008 alpha {alpha:e}: doubted {d} of {t}, worst trusted {w:.2e} x TOL");
     }
 }
+
+#[test]
+fn the_scores_tie_bound_is_the_monitors_tolerance() {
+    assert_eq!(super::criterion::PRED_RTOL, TOL);
+}

@@ -153,3 +153,26 @@ fn bad_input() {
     let opts = GreedyOptions { n_features_to_select: 2, alpha: 1e-8, min_improvement: None, max_memory: None };
     assert!(greedy_rankrls(x.view(), &y, &qo(&off), &opts, &Squared, &NoInterrupt, &mut noop).is_ok());
 }
+
+/// Issue 46: a singleton query and one query of 8: the singleton's centred row is zero, so
+/// the model without the query of 8 is zero and every subset scores exactly `||yc||^2`.
+/// Every step is an exact tie: the lowest index, whatever rounding favours, at every alpha.
+#[test]
+fn exact_ties_go_to_the_lowest_index() {
+    for seed in 1..40u64 {
+        let (x, mut y, off) = problem(seed, &[1, 8], 6);
+        let mut r = crate::testing::Rng(seed + 1000);
+        y.iter_mut().for_each(|v| *v = (r.next() * 2.0 + 2.0).floor());
+        let alpha = 10f64.powf(3.0 * r.next());
+        let yc: Vec<f64> = {
+            let mean = y[1..].iter().sum::<f64>() / 8.0;
+            y[1..].iter().map(|v| v - mean).collect()
+        };
+        let exact: f64 = yc.iter().map(|v| v * v).sum();
+        let path = run(&x, &y, &off, 3, alpha);
+        assert_eq!(path.selected, [0, 1, 2], "seed {seed}, alpha {alpha}");
+        for v in &path.lqo_scores {
+            assert!((v - exact).abs() <= 1e-12 * exact, "{v} vs {exact}");
+        }
+    }
+}

@@ -10,7 +10,7 @@
 
 use super::{ShardCalls, Sharded};
 use crate::error::{Error, Result};
-use crate::selection::greedy_rls::{choose_best, monitor_rho, relative_change, Monitor};
+use crate::selection::greedy_rls::{choose_best, monitor_rho, relative_change, Monitor, RECOMPUTED_RTOL};
 
 /// Relative distance to the best value within which a doubted value could still decide the
 /// step (the trusted best value itself carries rounding of about `1e-11` relative).
@@ -18,6 +18,14 @@ const DECIDE_SLACK: f64 = 1e-9;
 /// The relative error bound up to which a doubted value may be reported (the issue asks the
 /// reported values to 1e-8; the in-memory run recomputes from `1e-11`).
 const REPORT_TOL: f64 = 1e-9;
+
+/// A scan's values certified: their absolute bounds, and the doubted value that decides the
+/// step (`(unit, est)`), if any.
+pub(super) type Certified = (Vec<f64>, Option<(usize, f64)>);
+
+/// `1 - cos^2` of the centred columns below which a refusal blames a duplicated column (before
+/// the shape).
+const DUPLICATE_COS2: f64 = 1e-6;
 
 /// `min_s parts[s]`, entry by entry; every part must have `len` entries.
 pub(super) fn min_in_order<'p>(parts: impl IntoIterator<Item = &'p [f64]>, len: usize, what: &str) -> Result<Vec<f64>> {
@@ -55,19 +63,30 @@ impl<C: ShardCalls + ?Sized> Sharded<'_, C> {
         self.model = model;
     }
 
-    /// Refuses the scan's `values` when a value the monitor doubts could decide the step
-    /// (`dens`: per column; `multi`: the units of several live columns; a unit of several
-    /// columns uses its members' largest `rho` and smallest `den`). A doubted value `v` is
-    /// within `reach = SAFETY est |v| + DECIDE_SLACK |v_best|` of its exact value (the
-    /// monitor's bound, and the rounding of the trusted values it is compared with). With the
-    /// best-value rule it decides the step when it is the best or within reach of the best
-    /// (and, being the best, when its bound exceeds [`REPORT_TOL`] or a runner-up is within
-    /// reach); with the cost-aware rule every doubted value is refused.
-    pub(super) fn certify(&self, values: &[Option<f64>], dens: &[f64], multi: &[(usize, Vec<usize>)]) -> Result<()> {
+    /// The absolute rounding bound of each of the scan's `values` ([`GreedyBackend::bounds`],
+    /// what the choice's ties are decided by), or an error when a value the monitor doubts
+    /// could decide the step (`dens`: per column; `multi`: the units of several live
+    /// columns; a unit of several columns uses its members' largest `rho` and smallest `den`).
+    /// A doubted value `v` is within `SAFETY est |v|` of its exact value (the monitor's bound)
+    /// and, recomputed in memory, would carry [`RECOMPUTED_RTOL`]: it could be the choice when
+    /// it is within `reach` (the sum of the two, and [`DECIDE_SLACK`] of the chosen value: the
+    /// rounding of the trusted values it is compared with) of the chosen value or better. With
+    /// the best-value rule it decides the step when it could be the choice, or when it is the
+    /// choice and its bound exceeds [`REPORT_TOL`] or another value is within reach; with the
+    /// cost-aware rule every doubted value is refused.
+    /// Returns the bounds and the deciding doubted value of the largest estimate, if any
+    /// (`(unit, est)`, refused by [`Sharded::refusal`]).
+    pub(super) fn certify(
+        &self,
+        values: &[Option<f64>],
+        dens: &[f64],
+        multi: &[(usize, Vec<usize>)],
+    ) -> Result<Certified> {
         let (Some(monitor), Some((e, _))) = (self.monitor.as_ref(), self.dots.as_ref()) else {
-            return Ok(());
+            return Ok((Vec::new(), None));
         };
         let mut doubted: Vec<(usize, f64, f64)> = Vec::new();
+        let mut bounds = vec![0.0; values.len()];
         for (u, v) in values.iter().enumerate() {
             let Some(v) = *v else { continue };
             let live = match multi.iter().find(|(m, _)| *m == u) {
@@ -84,20 +103,23 @@ impl<C: ShardCalls + ?Sized> Sharded<'_, C> {
             let exact_zero = self.model == 0.0 && v == 0.0;
             if monitor.doubts(est) && !exact_zero {
                 doubted.push((u, v, est));
+                bounds[u] = if v.is_finite() { RECOMPUTED_RTOL * v.abs() } else { 0.0 };
+            } else if v.is_finite() && !exact_zero {
+                bounds[u] = monitor.bound(est) * v.abs();
             }
         }
         if doubted.is_empty() {
-            return Ok(());
+            return Ok((bounds, None));
         }
         let higher = self.criterion.higher_is_better();
-        let best = if self.best_only { choose_best(values, higher) } else { None };
+        let best = if self.best_only { choose_best(values, &bounds, higher) } else { None };
         // `v` could be as good as `vb` (both finite) within `reach`
         let near = |v: f64, vb: f64, reach: f64| if higher { v + reach >= vb } else { v - reach <= vb };
         let deciding = doubted.iter().filter(|&&(u, v, est)| {
             let accurate = monitor.bound(est) <= REPORT_TOL;
             match best {
                 Some((b, vb)) if vb.is_finite() && v.is_finite() => {
-                    let reach = monitor.bound(est) * v.abs() + DECIDE_SLACK * vb.abs();
+                    let reach = (monitor.bound(est) + RECOMPUTED_RTOL) * v.abs() + bounds[b] + DECIDE_SLACK * vb.abs();
                     if u != b {
                         near(v, vb, reach)
                     } else {
@@ -105,7 +127,7 @@ impl<C: ShardCalls + ?Sized> Sharded<'_, C> {
                             || values
                                 .iter()
                                 .enumerate()
-                                .any(|(x, vx)| x != b && vx.is_some_and(|vx| near(vx, vb, reach)))
+                                .any(|(x, vx)| x != b && vx.is_some_and(|vx| near(vx, vb, reach + bounds[x])))
                     }
                 }
                 // the cost-aware rule (values per unit cost) or no finite best: every doubted value
@@ -123,17 +145,56 @@ impl<C: ShardCalls + ?Sized> Sharded<'_, C> {
                     }
                 },
             );
-        let Some((u, est)) = worst else { return Ok(()) };
+        Ok((bounds, worst))
+    }
+
+    /// The refusal of the value of unit `u` (estimated relative error `est`) at this step:
+    /// nearly collinear or duplicated columns when a column of the candidate is nearly
+    /// parallel to one of the model ([`DUPLICATE_COS2`]); otherwise the shape when the
+    /// candidate's model has more columns than the other queries' centred rows when the
+    /// largest query is held out (`m - n_q - (Q - 1)`, from [`ShardCalls::rows`]: wide data is
+    /// collinear by shape, whatever its columns); otherwise the columns again.
+    pub(super) fn refusal(&mut self, u: usize, est: f64) -> Error {
+        let monitor = self.monitor.as_ref().expect("a refusal follows the monitor's doubt");
         let what = if self.units.is_singletons() { "feature" } else { "group" };
         let bound = self.alpha * monitor.excess(est).max(1.0);
         let bound =
             if bound.is_finite() { format!("alpha >= {bound:.1e} (an estimate)") } else { "a larger alpha".into() };
-        Err(Error::InvalidInput(format!(
+        let head = format!(
             "at alpha={:.1e} the value of {what} {u} at step {} cannot be certified exact on query shards \
-             (estimated relative rounding error {est:.1e}: nearly collinear or duplicated columns); fit \
-             rankselect.GreedyRankRLS in memory, which recomputes such values exactly, or use {bound}",
+             (estimated relative rounding error {est:.1e}",
             self.alpha,
             self.steps + 1,
-        )))
+        );
+        let live = self.live(u);
+        let cols = self.model_columns.len() + live.len();
+        let rows = self.calls.rows().unwrap_or_default();
+        let (m, largest) = rows.iter().fold((0, 0), |(m, l), &(r, q)| (m + r, l.max(q)));
+        let spanned = m.saturating_sub(largest).saturating_sub(self.n_queries.saturating_sub(1));
+        // a column of the candidate nearly parallel to one of the model (the summed Gram matrix)
+        let g = &self.gram;
+        let duplicate = live.iter().any(|&j| {
+            self.model_columns.iter().any(|&i| g[(i, j)] * g[(i, j)] >= (1.0 - DUPLICATE_COS2) * g[(i, i)] * g[(j, j)])
+        });
+        if !rows.is_empty() && cols > spanned && !duplicate {
+            let fewer = match self.steps {
+                0 => String::new(),
+                k => format!("or select at most {k} {what}s (n_features_to_select), "),
+            };
+            let wide =
+                if self.n > m { format!("; with {} features on {m} rows, wide data", self.n) } else { String::new() };
+            return Error::InvalidInput(format!(
+                "{head}: its model has {cols} columns, more than the {spanned} centred rows of the other \
+                 queries when a query of {largest} documents is held out ({m} rows in {} queries{wide} is \
+                 collinear by shape, with or without duplicated columns, and a rank-one update there loses \
+                 digits that only an exact refit restores); fit rankselect.GreedyRankRLS in memory, which \
+                 recomputes such values exactly (the same problem, no refusal), {fewer}or use {bound}",
+                self.n_queries,
+            ));
+        }
+        Error::InvalidInput(format!(
+            "{head}: nearly collinear or duplicated columns); fit rankselect.GreedyRankRLS in memory, which \
+             recomputes such values exactly, or use {bound}"
+        ))
     }
 }

@@ -49,6 +49,11 @@ pub trait ShardCalls {
     fn scan_units(&mut self, _offsets: &[usize], _columns: &[usize], _k: &[f64], _h: &[f64]) -> Result<Vec<Vec<f64>>> {
         Err(Error::InvalidInput("these query shards have no group rounds (scan_units)".into()))
     }
+    /// Per shard: its rows and its largest query's (the shape a refusal names,
+    /// [`accuracy`]); empty when unknown.
+    fn rows(&mut self) -> Result<Vec<(usize, usize)>> {
+        Ok(Vec::new())
+    }
 }
 
 /// `sum_s parts[s]`, added in shard order; every part must have `len` entries.
@@ -101,10 +106,13 @@ struct Sharded<'c, C: ?Sized> {
     monitor: Option<Monitor>,
     /// The current model's `||p||^2` (summed over the shards).
     model: f64,
-    /// The units added so far (the step a refusal names).
+    /// The units added so far (the step a refusal names) and their live columns.
     steps: usize,
+    model_columns: Vec<usize>,
     /// The best-value choice rule (a doubted value that cannot be the best decides nothing).
     best_only: bool,
+    /// The absolute rounding bound of each value of the last scan ([`accuracy`]).
+    bounds: Vec<f64>,
 }
 
 impl<'c, C: ShardCalls + ?Sized> Sharded<'c, C> {
@@ -140,7 +148,9 @@ impl<'c, C: ShardCalls + ?Sized> Sharded<'c, C> {
             monitor: None,
             model: 0.0,
             steps: 0,
+            model_columns: Vec::new(),
             best_only,
+            bounds: Vec::new(),
         })
     }
 
@@ -263,8 +273,16 @@ impl<C: ShardCalls + ?Sized> GreedyBackend for Sharded<'_, C> {
         for ((u, _), v) in multi.iter().zip(blocks) {
             out[*u] = finish(v);
         }
-        self.certify(&out, &dens, &multi)?;
+        let (bounds, refused) = self.certify(&out, &dens, &multi)?;
+        if let Some((u, est)) = refused {
+            return Err(self.refusal(u, est));
+        }
+        self.bounds = bounds;
         Ok(out)
+    }
+
+    fn bounds(&self) -> &[f64] {
+        &self.bounds
     }
 
     /// The unit's columns' rank-one rounds, one after the other (`c_j`, `d_j` from the dots
@@ -292,6 +310,7 @@ impl<C: ShardCalls + ?Sized> GreedyBackend for Sharded<'_, C> {
             self.dots = Some((e, h));
         }
         self.steps += 1;
+        self.model_columns.extend_from_slice(&live);
         Ok(())
     }
 }

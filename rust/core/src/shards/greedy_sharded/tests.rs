@@ -50,6 +50,9 @@ impl ShardCalls for Local<'_> {
     fn scan_units(&mut self, offsets: &[usize], columns: &[usize], k: &[f64], h: &[f64]) -> Result<Vec<Vec<f64>>> {
         self.shards.iter().map(|s| s.scan_units(offsets, columns, k, h, self.criterion)).collect()
     }
+    fn rows(&mut self) -> Result<Vec<(usize, usize)>> {
+        Ok(self.shards.iter().map(|s| s.rows()).collect())
+    }
 }
 
 fn shards(x: &Array2<f64>, y: &[f64], off: &[usize], cuts: &[usize], alpha: f64) -> Vec<GreedyShard> {
@@ -238,4 +241,42 @@ fn doubtful_values_are_refused_or_harmless() {
         }
     }
     assert!(refused > 0);
+}
+
+/// Issue 46: features varying within one query only (every subset has the same exact LQO
+/// value): the lowest indices over shards as in memory, for any cut of the queries.
+#[test]
+fn exact_ties_go_to_the_lowest_index_over_shards() {
+    let sizes = [1, 8, 3, 2];
+    for seed in 1..20u64 {
+        let (mut x, y, off) = problem(seed, &sizes, 6);
+        // rows constant within every query but the second
+        for q in [0, 2, 3] {
+            for r in off[q] + 1..off[q + 1] {
+                for j in 0..6 {
+                    x[(r, j)] = x[(off[q], j)];
+                }
+            }
+        }
+        let qo = QueryOffsets::new(off.clone()).unwrap();
+        let alpha = [0.1, 1.0, 30.0][seed as usize % 3];
+        let opts = GreedyOptions { n_features_to_select: 3, alpha, min_improvement: None, max_memory: None };
+        let mem = greedy_rankrls(x.view(), &y, &qo, &opts, &Squared, &NoInterrupt, &mut |_, _, _| Ok(())).unwrap();
+        assert_eq!(mem.selected, [0, 1, 2], "seed {seed}");
+        for cuts in [vec![0, 2, 4], vec![0, 1, 2, 3, 4]] {
+            let mut local = Local { shards: shards(&x, &y, &off, &cuts, alpha), criterion: &Squared };
+            let got = greedy_rankrls_sharded(
+                &mut local,
+                &Units::singletons(6),
+                sizes.len(),
+                &opts,
+                &Choice::Best,
+                &Squared,
+                &NoInterrupt,
+                &mut |_, _, _| Ok(()),
+            )
+            .unwrap();
+            assert_eq!(got.selected, [0, 1, 2], "seed {seed}, cuts {cuts:?}");
+        }
+    }
 }
