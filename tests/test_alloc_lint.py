@@ -33,7 +33,9 @@ ALLOWED = {
                                     "path start)"),
     "selection/greedy_rls/backend.rs": (1, "a unit's right-hand side (length b, the unit's size)"),
     "selection/greedy_rls/block.rs": (2, "a unit's b-vectors (b: the unit's size)"),
-    "selection/greedy_rls/driver.rs": (1, "one flag per feature group (the groups paid for)"),
+    "selection/greedy_rls/choice.rs": (2, "one flag per feature group (the groups paid for) and one value per "
+                                          "unit beside the units' values the caller holds"),
+    "shards/greedy_sharded/accuracy.rs": (1, "one rounding bound per unit beside the units' values"),
     "solvers/penalty/group.rs": (1, "the member lists of the feature groups (length n_groups <= n features)"),
     "models/ranksvm/mod.rs": (4, "length-n coefficients and length-m scores beside the m x n data"),
     "models/rankrls/blocked.rs": (4, "length-n block sums of the blocked product and the n x 1 right-hand "
