@@ -37,7 +37,7 @@ from .model_files import read_json_text
 from .subset import Subset, subset_of, templates_for
 from .vespa import _function, _linear_expression, identifier
 
-__all__ = ["CascadeRead", "read_cascade", "cascade_files"]
+__all__ = ["read_cascade"]  # and, for export_engine, cascade_files
 
 
 @dataclass(frozen=True)
@@ -83,7 +83,10 @@ def read_cascade(selection) -> Optional[CascadeRead]:
                 text = Path(selection).read_text(encoding="utf-8")
             except OSError:
                 return None  # not a file: the selection reader says why
-        data = read_json_text(text, f"{str(selection)[:80]}: not JSON")
+        try:
+            data = read_json_text(text, "not JSON")
+        except ValueError:
+            return None  # the selection reader says why
     if not _is_cascade_json(data):
         return None
     c = data["cascade"]
