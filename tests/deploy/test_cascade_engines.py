@@ -139,3 +139,19 @@ def test_mq2008_fold1_vespa_orders_every_test_query_as_predict():
     if cs is None or len(cs.phases_) != 2:
         pytest.skip("no budget made a two-phase cascade on MQ2008 Fold1")
     _check_vespa(cs, te.X, te.qid)
+
+
+def test_ohsumed_fold1_published_costs_vespa_orders_every_test_query_as_predict():
+    from rankselect.data.datasets import feature_costs
+
+    fold = shared_path("OHSUMED-LETOR2", "Fold1")
+    tr = rs.load_letor(fold / "train.txt")
+    va = rs.load_letor(fold / "vali.txt", n_features=tr.X.shape[1])
+    te = rs.load_letor(fold / "test.txt", n_features=tr.X.shape[1])
+    c = feature_costs("ohsumed-letor2")
+    n_q = np.unique(va.qid, return_counts=True)[1].mean()
+    cs = rs.CascadeSelection(feature_costs=c, budget=0.05 * c.sum() * n_q, rule="best").fit(
+        tr.X, tr.y, qid=tr.qid, eval_set=(va.X, va.y, va.qid))
+    if len(cs.phases_) != 2:
+        pytest.skip("the 5 % budget made one phase on OHSUMED Fold1")
+    _check_vespa(cs, te.X, te.qid)
