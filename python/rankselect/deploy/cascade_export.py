@@ -18,7 +18,9 @@ order (``CascadeSelection.predict``). Per engine:
 - OpenSearch / the o19s LTR plugin and Elasticsearch: refused for now. The ``query`` rescorer
   (``QueryRescorer.combine``) multiplies the score of every hit beyond a window by
   ``query_weight`` and then sorts all hits by score, so phase 2's window lies above the rest only
-  when its scores exceed theirs: linear scores of either sign give no such guarantee; and
+  when its scores exceed theirs: linear scores of either sign give no such guarantee (an offset
+  or a positive transform in the rescore query cannot give one either: no order-preserving map
+  sends every float32 score one-to-one above the others, there are not enough float32s); and
   Elasticsearch's ``learning_to_rank`` runs tree ensembles only.
 - A single-phase cascade ("one phase") is exported as one subset with its linear model.
 """
