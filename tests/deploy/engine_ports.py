@@ -28,7 +28,9 @@ Sources read (repository, path, commit):
   model-integration/src/main/java/ai/vespa/rankingexpression/importer/lightgbm/LightGBMParser.java
   (``if (x < t, l, r)``, ``!(x >= t)`` when default_left; t = Double.parseDouble(threshold text); leaves
   double; sigmoid/exp for some objectives), eval/src/vespa/eval/eval/gbdt.cpp (Optimize::select_best) and
-  vm_forest.cpp (float thresholds and leaves when selected).
+  vm_forest.cpp (float thresholds and leaves when selected); searchlib/src/vespa/searchlib/queryeval/
+  first_phase_rescorer.cpp (the first-phase scores of the hits outside rerank-count, rescaled below the
+  second-phase scores).
 - RankLib: codelibs/ranklib @ 0cc17c81574469ef7d2d7df0e0e387038a55b969,
   src/main/java/ciir/umass/edu/learning/CoorAscent.java (``score += weight[i] * x[features[i]]`` in double).
 """
@@ -310,13 +312,15 @@ def _vespa_test(x, a):
     return go_left
 
 
-def vespa_scores(files: dict[str, str], X: np.ndarray) -> np.ndarray:
-    """X: one column per ``function`` of the profile that the model reads (float64 features)."""
+def vespa_scores(files: dict[str, str], X: np.ndarray, phase: str = "last") -> np.ndarray:
+    """X: one column per ``function`` of the profile that the model reads (float64 features).
+    ``phase``: ``"first"``, ``"second"`` or ``"last"`` (the second-phase expression when there
+    is one: a re-ranked hit's score)."""
     profile = next(v for k, v in files.items() if k.endswith(".profile"))
     funcs = dict(re.findall(r"function (\w+)\(\) \{\s*expression: ([^\n]+)\n", profile))
-    # a re-ranked hit's score is the second-phase expression when there is one (rerank-count hits)
     second = re.search(r"second-phase \{\s*(?:rerank-count: \d+\s*)?expression: ([^\n]+)\n", profile)
-    first = second.group(1) if second else re.search(r"first-phase \{\s*expression: ([^\n]+)\n", profile).group(1)
+    first_phase = re.search(r"first-phase \{\s*expression: ([^\n]+)\n", profile)
+    first = first_phase.group(1) if phase == "first" or (phase == "last" and not second) else second.group(1)
     feature_funcs = [f for f, e in funcs.items() if not e.startswith("lightgbm(")]
     columns = {f: i for i, f in enumerate(feature_funcs)}
     x = np.asarray(X, dtype=np.float64)
@@ -341,6 +345,30 @@ def vespa_scores(files: dict[str, str], X: np.ndarray) -> np.ndarray:
         v = -v if sign.strip() == "-" else v
         total = v if total is None else total + v
     return total
+
+
+def vespa_cascade_scores(files: dict[str, str], X: np.ndarray, qid: np.ndarray) -> np.ndarray:
+    """The final scores of a profile with ``second-phase { rerank-count: N }``, one content node:
+    per query the N best hits by first-phase score (ties: lower row, as a lower docid) get the
+    second-phase score; if the lowest first-phase score among them exceeds their lowest
+    second-phase score, every other hit's first-phase score becomes ``score * scale - adjust``
+    (``FirstPhaseRescorer``, searchlib/src/vespa/searchlib/queryeval/first_phase_rescorer.cpp:
+    ranges clamped to at least 1, ``scale = second range / first range``, ``adjust = first.low *
+    scale - second.low``)."""
+    profile = next(v for k, v in files.items() if k.endswith(".profile"))
+    n = int(re.search(r"rerank-count: (\d+)", profile).group(1))
+    s1, s2 = vespa_scores(files, X, "first"), vespa_scores(files, X, "second")
+    out = s1.astype(np.float64).copy()
+    for q in np.unique(qid):
+        rows = np.flatnonzero(qid == q)
+        order = rows[np.argsort(-s1[rows], kind="stable")]
+        top, rest = order[:n], order[n:]
+        out[top] = s2[top]
+        f_lo, f_hi, s_lo, s_hi = s1[top].min(), s1[top].max(), s2[top].min(), s2[top].max()
+        if f_lo > s_lo and rest.size:
+            scale = max(s_hi - s_lo, 1.0) / max(f_hi - f_lo, 1.0)
+            out[rest] = s1[rest] * scale - (f_lo * scale - s_lo)
+    return out
 
 
 # --------------------------------------------------------------------------------- RankLib

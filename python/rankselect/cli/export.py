@@ -26,6 +26,9 @@ model, its thresholds written so that the engine scores
 each document as the ranker does. ``opensearch`` also serves the o19s Elasticsearch LTR
 plugin; ``elasticsearch`` is its native learning to rank (8.12+); ``ranklib`` renumbers the
 subset 1..k (``--letor FILE``, repeatable: write FILE's selected columns so numbered under DIR).
+SELECTION may also be the JSON of ``rankselect cascade --json``: its phases and their linear
+models are exported (two phases: Vespa's ``first-phase`` and ``second-phase``; one phase: the
+single subset), without ``--model`` / ``--linear``.
 
 ``--non-match zero|missing``: where a feature whose query does not match goes at each split
 of a tree model (``export_engine(non_match=...)``). ``--names FILE``: one feature name per
@@ -58,7 +61,8 @@ def add_parser(sub) -> None:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("selection", metavar="SELECTION", help="JSON from 'rankselect select --json' ('-': stdin)")
+    p.add_argument("selection", metavar="SELECTION",
+                   help="JSON from 'rankselect select --json' or 'rankselect cascade --json' ('-': stdin)")
     what = p.add_mutually_exclusive_group(required=True)
     what.add_argument("--format", choices=FORMATS, help="output format of a column list")
     what.add_argument("--engine", choices=ENGINES, help="the search engine's files, written under --out DIR")
@@ -89,6 +93,8 @@ def _read_selection(path: str) -> dict:
     with reading("SELECTION", path):
         text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
     data = read_json_text(text, f"{path}: not the JSON of 'rankselect select --json'")
+    if isinstance(data, dict) and isinstance(data.get("cascade"), dict):
+        return data  # 'rankselect cascade --json': export_engine reads its phases
     if not isinstance(data, dict) or not isinstance(data.get("selected_features"), list):
         raise ValueError(f"{path}: no 'selected_features' list (expected the output of 'rankselect select --json')")
     feats = data["selected_features"]
@@ -187,7 +193,13 @@ def run(args: argparse.Namespace) -> int:
     data = _read_selection(args.selection)
     names = _names(args.names)
     if args.engine:
+        if "cascade" in data and (args.letor or args.model or args.linear):
+            raise ValueError(f"{'--letor' if args.letor else '--model' if args.model else '--linear'} applies to a "
+                             "selection: a cascade carries its phases' linear models")
         return _engine(args, data, names)
+    if "cascade" in data:
+        raise ValueError(f"{args.selection} is a cascade ('rankselect cascade --json'): export it with --engine "
+                         "(its phases become the engine's phases)")
     _engine_only(args)
     columns = [j - 1 for j in data["selected_features"]]
     extra = {k: data[k] for k in ("method", "train") if k in data} if args.format == "json" else None

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional, Union
 
+from .cascade_export import cascade_files, read_cascade
 from .engines import ENGINES, REGISTRY
 from .finite import check_files
 from .handoff import NON_MATCH, Handoff
@@ -129,7 +130,11 @@ def export_engine(engine: str, selection, model=None, *, templates: Optional[Map
     selection : fitted selector, dict, str or sequence of int
         A rankselect selector (``selected_features_``, ``feature_names_in_``), the JSON that
         ``rankselect select --json`` prints (a dict, its text, or a path to it), or 0-based
-        columns in selection order.
+        columns in selection order. A fitted ``CascadeSelection`` (or the JSON of ``rankselect
+        cascade --json``) exports its phases with their linear models (``model`` None): one
+        phase as one subset; two phases as Vespa's ``first-phase`` and ``second-phase {
+        rerank-count: N }`` (other engines: a ValueError that says why; see
+        :mod:`rankselect.deploy.cascade_export`).
     model : optional
         None (the feature set alone); a fitted LightGBM ``LGBMRanker`` / ``Booster``, XGBoost
         ``XGBRanker`` / ``Booster`` or CatBoost ``CatBoostRanker`` / ``CatBoost`` trained on
@@ -183,6 +188,23 @@ def export_engine(engine: str, selection, model=None, *, templates: Optional[Map
     check_set_name(name)
     if non_match not in NON_MATCH:
         raise ValueError(f"non_match must be one of {', '.join(map(repr, NON_MATCH))}, got {non_match!r}")
+    cascade = read_cascade(selection)
+    if cascade is not None:
+        if model is not None:
+            raise ValueError("a cascade carries its phases' linear models: pass model=None (no --model / --linear)")
+        if feature_names is None:
+            feature_names = cascade.names
+        if n_features is None:
+            n_features = cascade.n_features
+        if len(cascade.phases) == 2:
+            subset, (files, notes) = cascade_files(engine, cascade, templates, feature_names, name, n_features)
+            h = Handoff(engine, name, subset, templates_for(engine, templates, subset), None, non_match)
+            files = dict(files)
+            check_files(files)
+            files["README.md"] = _readme(h, files, notes, "a linear cascade of two phases (the profile's "
+                                         "first-phase and second-phase)")
+            return EngineExport(engine, name, subset.names, dict(sorted(files.items())), list(notes))
+        selection, model = cascade.phases[0][0], cascade.phases[0][1]  # one phase: a subset and its weights
     subset = subset_of(selection, feature_names, n_features)
     h = Handoff(engine, name, subset, templates_for(engine, templates, subset), ranker_of(model, subset), non_match)
     files, notes = REGISTRY[engine].write(h)
