@@ -271,3 +271,12 @@ def test_names_lightgbm_stores_differently_map_back_by_position():
     assert "function true_feature()" in vespa.files["rankselect.profile"]
     assert "function true()" not in vespa.files["rankselect.profile"]
     assert any("true -> true_feature" in n for n in vespa.notes)
+
+
+def test_the_opensearch_readme_says_the_window_must_cover_the_hits():
+    """Hits beyond the rescore window score query_weight (0) x their first score and are sorted
+    with the re-ranked ones: the README of an OpenSearch export says to keep from + size within
+    the window; Elasticsearch's native rescorer is not the query rescorer."""
+    readme = export_engine("opensearch", [0, 1, 2], np.array([0.5, -1.0, 2.0])).files["README.md"]
+    assert "Keep `from + size` at most `window_size`" in readme
+    assert "from + size" not in export_engine("vespa", [0, 1, 2], np.array([0.5, -1.0, 2.0])).files["README.md"]

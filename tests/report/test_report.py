@@ -257,3 +257,16 @@ def test_missing_extra_message(tmp_path):
     assert r.returncode != 0
     assert f"ModuleNotFoundError: {MISSING_EXTRA}" in r.stderr
     assert 'pip install "rankselect[report]"' in MISSING_EXTRA
+
+
+def test_settings_show_numpy_scalars_as_numbers():
+    """A budget given as a NumPy scalar reads as its number in the settings table, not as
+    ``np.float64(...)`` (NumPy 2's repr)."""
+    import numpy as np
+
+    from rankselect.report._features import short
+
+    assert short(np.float64(1848.0)) == "1848.0"
+    assert short(np.int64(7)) == "7"
+    assert short(np.bool_(True)) == "True"
+    assert short(0.5) == "0.5"

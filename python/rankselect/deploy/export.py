@@ -104,6 +104,9 @@ def _readme(h: Handoff, files: Mapping[str, str], notes: list[str], model: str) 
     if "search.json" in files:
         lines += ["", "`search.json`: replace its first query (`<field>`, `<keywords>`: a placeholder) by the query "
                   "that finds your candidates; the model re-ranks its top `window_size`."]
+        if h.engine == "opensearch":
+            lines[-1] += (" Keep `from + size` at most `window_size`: the query rescorer gives a hit beyond the "
+                          "window its first score times `query_weight` (0) and sorts it with the re-ranked ones.")
     if h.templates is None:
         lines += ["", "The feature set is a skeleton: give each feature's query in a JSON file, by name or 1-based "
                   "number, and pass it as `rankselect export ... --templates templates.json` "

@@ -142,7 +142,10 @@ def importance_of(subset, train, test, measure: str, random_state, *, ranker=Non
 
 
 def short(value: Any) -> str:
-    """A parameter's value for the settings table: arrays and long sequences summarised."""
+    """A parameter's value for the settings table: arrays and long sequences summarised, NumPy
+    scalars as the Python number they hold (``1848.0``, not ``np.float64(1848.0)``)."""
+    if isinstance(value, np.generic):
+        value = value.item()
     if isinstance(value, FeatureGroups):
         return repr(value)
     if isinstance(value, (tuple, list)) and any(hasattr(v, "shape") for v in value):
