@@ -1,10 +1,11 @@
 """Wording shared by the subcommands of the ``rankselect`` command line."""
 
+import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-__all__ = ["add_convention_argument", "conventions_of", "plural", "ranges", "reading"]
+__all__ = ["add_convention_argument", "conventions_of", "plural", "ranges", "reading", "refuse_existing"]
 
 
 @contextmanager
@@ -30,6 +31,28 @@ def reading(option: str, path) -> Iterator[None]:
     except UnicodeDecodeError as exc:
         raise ValueError(f"{option} {path}: not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset "
                          f"{exc.start})") from None
+
+
+def refuse_existing(option: str, path, force: bool) -> None:
+    """Before any work: a file we would write over is refused unless ``--force`` (``-`` is
+    standard output, ``None`` no file); a folder is never replaced.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from rankselect.cli.common import refuse_existing
+    >>> with tempfile.NamedTemporaryFile() as f:
+    ...     refuse_existing("--out", f.name, force=False)
+    Traceback (most recent call last):
+    ...
+    ValueError: --out ... exists; pass --force to replace it
+    """
+    if path is None or path == "-":
+        return
+    if os.path.isdir(path):
+        raise ValueError(f"{option} {path} is a folder: give a file's path")
+    if os.path.lexists(path) and not force:
+        raise ValueError(f"{option} {path} exists; pass --force to replace it")
 
 
 def plural(n: int, word: str, words: str = "") -> str:

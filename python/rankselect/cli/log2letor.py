@@ -14,13 +14,12 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 
 import numpy as np
 
 from ..data import UNJUDGED, read_engine_log, save_letor
 from ..data.engine_responses import ENGINE_LOGS
-from .common import plural, reading
+from .common import plural, reading, refuse_existing
 
 
 def add_parser(sub) -> None:
@@ -48,9 +47,8 @@ def add_parser(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    for path in (args.out, args.names_out):
-        if path and os.path.exists(path) and not args.force:
-            raise ValueError(f"{path} exists; pass --force to replace it")
+    refuse_existing("--out", args.out, args.force)
+    refuse_existing("--names-out", args.names_out, args.force)
     names = None
     if args.feature_names:
         with reading("--feature-names", args.feature_names), open(args.feature_names, encoding="utf-8") as f:

@@ -17,6 +17,7 @@ from pathlib import Path
 from .. import plotting
 from ..analysis.redundancy import redundancy_report
 from ..data import load_letor
+from .common import refuse_existing
 
 
 def add_parser(sub) -> None:
@@ -37,10 +38,12 @@ def add_parser(sub) -> None:
                    help="measure choosing each cluster's representative (default ndcg@10)")
     p.add_argument("--plot", metavar="OUT.png", help="save a dendrogram and clustered heat map (needs matplotlib)")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.add_argument("--force", action="store_true", help="replace --plot if it exists")
     p.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    refuse_existing("--plot", args.plot, args.force)
     if args.plot:
         try:
             plotting.require_matplotlib()

@@ -16,6 +16,7 @@ import numpy as np
 from .. import plotting
 from ..data import constant_columns, load_letor
 from ..selection.similarity import kendall_similarity
+from .common import refuse_existing
 
 
 def add_parser(sub) -> None:
@@ -32,10 +33,18 @@ def add_parser(sub) -> None:
     p.add_argument("--absolute", action="store_true",
                    help="compare each feature with the other or its negation, whichever is closer")
     p.add_argument("--plot", metavar="SIM.png", help="also save a heat map (needs matplotlib)")
+    p.add_argument("--force", action="store_true", help="replace --out / --plot if they exist")
     p.set_defaults(handler=run)
 
 
+def _npy_path(path: str) -> str:
+    """The file ``np.save`` writes: ``path``, with ``.npy`` appended when it lacks it."""
+    return path if path.endswith(".npy") else path + ".npy"
+
+
 def run(args: argparse.Namespace) -> int:
+    refuse_existing("--out", _npy_path(args.out), args.force)
+    refuse_existing("--plot", args.plot, args.force)
     if args.plot:
         # Fail before the computation when the optional extra is missing.
         try:
@@ -45,8 +54,8 @@ def run(args: argparse.Namespace) -> int:
             return 2
     data = load_letor(args.train)
     sim = kendall_similarity(data.X, data.qid, variant=args.variant, absolute=args.absolute)
-    np.save(args.out, sim)
-    print(f"saved {sim.shape[0]} x {sim.shape[1]} {args.variant} similarity to {args.out}")
+    np.save(_npy_path(args.out), sim)
+    print(f"saved {sim.shape[0]} x {sim.shape[1]} {args.variant} similarity to {_npy_path(args.out)}")
     if args.plot:
         constant = np.flatnonzero(constant_columns(data.X))
         title = f"{Path(args.train).name}: Kendall similarity ({args.variant}{', absolute' if args.absolute else ''})"

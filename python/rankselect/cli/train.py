@@ -40,7 +40,7 @@ from ..data import load_letor
 from ..methods import METHODS
 from ..metrics.checks import CURRENT_CONVENTIONS
 from . import train_ranker
-from .common import add_convention_argument, conventions_of, plural
+from .common import add_convention_argument, conventions_of, plural, refuse_existing
 
 _REPORTED = ["NDCG@1", "NDCG@3", "NDCG@5", "NDCG@10", "P@1", "P@3", "P@5", "P@10", "MAP", "MeanNDCG"]
 #: the models ``train`` offers (registry names)
@@ -111,8 +111,8 @@ def _ranker_checks(args: argparse.Namespace) -> None:
         if args.model or given:
             extra = (["--model"] if args.model else []) + given
             raise ValueError(f"--ranker {args.ranker} trains a tree ranker: drop {', '.join(extra)}")
-    elif args.save_model or args.names or args.force:
-        flag = "--save-model" if args.save_model else "--names" if args.names else "--force"
+    elif args.save_model or args.names:
+        flag = "--save-model" if args.save_model else "--names"
         raise ValueError(f"{flag} needs --ranker lightgbm|xgboost|catboost")
 
 
@@ -178,6 +178,7 @@ def compute(args: argparse.Namespace) -> TrainResult:
 
 def run(args: argparse.Namespace) -> int:
     _ranker_checks(args)
+    refuse_existing("--out", args.out, args.force)
     if args.ranker:  # a tree ranker on the subset (rankselect.cli.train_ranker)
         return train_ranker.run(args, conventions_of(args.convention, "rankselect train"), _write_scores)
     result = compute(args)

@@ -40,7 +40,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="--ranker: write the model (LightGBM model text, XGBoost JSON, CatBoost binary) for "
                         "'rankselect export --model'")
     p.add_argument("--names", metavar="FILE", help="--ranker: the data's feature names, one per line in column order")
-    p.add_argument("--force", action="store_true", help="--save-model: replace FILE if it exists")
+    p.add_argument("--force", action="store_true", help="replace --save-model FILE / --out SCORES if they exist")
     p.add_argument("--n-estimators", type=int, default=100, help="--ranker: number of trees (default 100)")
     p.add_argument("--learning-rate", type=float, default=0.1, help="--ranker: shrinkage (default 0.1)")
     p.add_argument("--ranker-seed", type=int, default=0, help="--ranker: random seed (default 0, so that runs repeat)")
@@ -84,8 +84,6 @@ def _check_save_path(path: Optional[str], force: bool) -> None:
     """Refuse, before the fit, a --save-model that is a folder, in no folder, or an existing
     file without --force."""
     if path is None:
-        if force:
-            raise ValueError("--force applies to --save-model")
         return
     p = Path(path)
     if p.is_dir():
