@@ -91,7 +91,7 @@ def test_one_phase_is_the_single_subset(example):
                                p.score(Xv.astype(np.float32).astype(np.float64)), rtol=1e-5, atol=1e-5)
 
 
-@pytest.mark.parametrize("engine, words", [("solr", "one re-rank query"), ("opensearch", "QueryRescorer"),
+@pytest.mark.parametrize("engine, words", [("solr", "one re-rank query"), ("opensearch", "refuses negative scores"),
                                            ("elasticsearch", "tree ensembles only"), ("ranklib", "one model")])
 def test_engines_without_two_phases_refuse_in_one_line(example, engine, words):
     X, y, qid, Xv, yv, qv = example

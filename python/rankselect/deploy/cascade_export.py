@@ -15,13 +15,15 @@ order (``CascadeSelection.predict``). Per engine:
   group).
 - Solr: refused. ``rq`` takes one re-rank query (``ReRankQParserPlugin``: one ``reRankQuery``
   over ``reRankDocs``), and an LTR model is that one query: two phases cannot be nested.
-- OpenSearch / the o19s LTR plugin and Elasticsearch: refused for now. The ``query`` rescorer
+- OpenSearch / the o19s LTR plugin (``cascade_opensearch``): phase 1 in the main query (every
+  candidate), phase 2 in one rescore window of N; the order is ``predict``'s top N on one shard
+  when ``from + size <= N``. Lucene refuses negative main-query scores, so a phase 1 with a
+  negative weight is refused. Two rescore windows would not do: the ``query`` rescorer
   (``QueryRescorer.combine``) multiplies the score of every hit beyond a window by
-  ``query_weight`` and then sorts all hits by score, so phase 2's window lies above the rest only
-  when its scores exceed theirs: linear scores of either sign give no such guarantee (an offset
-  or a positive transform in the rescore query cannot give one either: no order-preserving map
-  sends every float32 score one-to-one above the others, there are not enough float32s); and
-  Elasticsearch's ``learning_to_rank`` runs tree ensembles only.
+  ``query_weight`` and sorts all hits by score, so a window stays above the rest only when its
+  scores exceed theirs, which linear scores of either sign do not guarantee (and no
+  order-preserving map sends every float32 score one-to-one above the others).
+- Elasticsearch's native ``learning_to_rank``: refused, it runs tree ensembles only.
 - A single-phase cascade ("one phase") is exported as one subset with its linear model.
 """
 from __future__ import annotations
@@ -34,6 +36,7 @@ from typing import Any, Optional
 
 import numpy as np
 
+from . import cascade_opensearch
 from .handoff import EngineFiles, Handoff
 from .model_files import read_json_text
 from .subset import Subset, subset_of, templates_for
@@ -167,9 +170,6 @@ def _vespa(h: Handoff, c: CascadeRead) -> EngineFiles:
 _REFUSED = {
     "solr": "Solr cannot run a two-phase cascade: its rq parameter takes one re-rank query (an LTR model over "
             "reRankDocs) and re-rank queries do not nest; export phase 1 or phase 2 alone, or use vespa",
-    "opensearch": "a two-phase cascade is not exported to OpenSearch LTR yet: its query rescorer sorts every hit "
-                  "after each window (QueryRescorer.combine), so phase 2's window stays above the rest only if its "
-                  "scores exceed theirs, which linear scores of either sign do not guarantee; use vespa",
     "elasticsearch": "Elasticsearch's learning_to_rank runs tree ensembles only: the cascade's linear phases "
                      "cannot be exported to it; use vespa",
     "ranklib": "RankLib trains and scores one model: a two-phase cascade cannot be exported to it",
@@ -184,5 +184,7 @@ def cascade_files(engine: str, c: CascadeRead, templates: Optional[Mapping[Any, 
         raise ValueError(_REFUSED[engine])
     subset = cascade_subset(c, feature_names, n_features)
     h = Handoff(engine, name, subset, templates_for(engine, templates, subset), None)
+    if engine == "opensearch":
+        return subset, cascade_opensearch.files(h, [(cols, coef) for cols, coef, _ in c.phases], int(c.phases[1][2]))
     return subset, _vespa(h, c)
 

@@ -204,8 +204,8 @@ def export_engine(engine: str, selection, model=None, *, templates: Optional[Map
             h = Handoff(engine, name, subset, templates_for(engine, templates, subset), None, non_match)
             files = dict(files)
             check_files(files)
-            files["README.md"] = _readme(h, files, notes, "a linear cascade of two phases (the profile's "
-                                         "first-phase and second-phase)")
+            files["README.md"] = _readme(h, files, notes, "a linear cascade of two phases (phase 1 on "
+                                         "every candidate, phase 2 on its top N)")
             return EngineExport(engine, name, subset.names, dict(sorted(files.items())), list(notes))
         selection, model = cascade.phases[0][0], cascade.phases[0][1]  # one phase: a subset and its weights
     subset = subset_of(selection, feature_names, n_features)
