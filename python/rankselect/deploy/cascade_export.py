@@ -185,6 +185,8 @@ def cascade_files(engine: str, c: CascadeRead, templates: Optional[Mapping[Any, 
     subset = cascade_subset(c, feature_names, n_features)
     h = Handoff(engine, name, subset, templates_for(engine, templates, subset), None)
     if engine == "opensearch":
-        return subset, cascade_opensearch.files(h, [(cols, coef) for cols, coef, _ in c.phases], int(c.phases[1][2]))
+        window = c.phases[1][2]
+        assert window is not None  # read_cascade: phase 2 has one
+        return subset, cascade_opensearch.files(h, [(cols, coef) for cols, coef, _ in c.phases], window)
     return subset, _vespa(h, c)
 
