@@ -247,3 +247,19 @@ def test_the_exported_elasticsearch_logging_query_names_each_feature(tmp_path):
     assert [c["bool"]["must"] for c in should] == [templates[s] for s in NAMES]
     model = json.loads(out.files["model.json"])
     assert model["input"]["field_names"] == NAMES  # the feature_names to give read_engine_log
+
+
+def test_solr_names_with_commas_read_back_and_the_export_refuses_the_ambiguous_ones(tmp_path):
+    """Solr logs ``name=value,name=value``: a name holding commas (no ``=`` before its last
+    comma) reads back whole; a name that could not is refused by the Solr export."""
+    from rankselect.data.engine_responses import documents
+
+    names = ["tf(title,body)", ",lead", "bm25", "a b,c"]
+    text = ",".join(f"{s}={float(i) + 0.5!r}" for i, s in enumerate(names))
+    (doc, values), = documents("solr", {"response": {"docs": [{"id": "d1", "[features]": text}]}})
+    assert doc == "d1" and values == {s: i + 0.5 for i, s in enumerate(names)}
+    out = rs.export_engine("solr", [0, 1], [1.0, 2.0], feature_names=["tf(title,body)", "x"])
+    assert json.loads(out.files["features.json"])[0]["name"] == "tf(title,body)"
+    with pytest.raises(ValueError, match=r"Solr feature name 'a=b,c'.*cannot be read back") as e:
+        rs.export_engine("solr", [0, 1], [1.0, 2.0], feature_names=["a=b,c", "x"])
+    assert "\n" not in str(e.value)

@@ -119,6 +119,29 @@ def _opensearch(response: Any, log_name: Optional[str], id_field: str) -> list[D
     return out
 
 
+def solr_pairs(text: str) -> list[str]:
+    """The ``name=value`` parts of Solr's ``[features]`` text (``a=1.0,b=2.0``): split at the
+    commas, a piece without ``=`` joined to the next, so that a name holding commas (with no
+    ``=`` before its last comma: what the Solr export lets through) reads back whole.
+
+    Examples
+    --------
+    >>> from rankselect.data.engine_responses import solr_pairs
+    >>> solr_pairs("tf(title,body)=2.0,bm25=1.5")
+    ['tf(title,body)=2.0', 'bm25=1.5']
+    """
+    out: list[str] = []
+    pending: Optional[str] = None
+    for piece in text.split(",") if text else []:
+        pending = piece if pending is None else f"{pending},{piece}"
+        if "=" in piece:
+            out.append(pending)
+            pending = None
+    if pending is not None:
+        out.append(pending)  # no "=": the caller says it is not name=value
+    return out
+
+
 def _solr(response: Any, id_field: str) -> list[Doc]:
     out = []
     for i, d in enumerate(_list(response, "response.docs")):
@@ -128,7 +151,7 @@ def _solr(response: Any, id_field: str) -> list[Doc]:
         if not isinstance(text, str):
             raise LogError(f"{what}: no [features] string (was fl=...,[features ...] asked for?)")
         values: dict[str, Optional[float]] = {}
-        for part in text.split(",") if text else []:
+        for part in solr_pairs(text):
             name, sep, value = part.rpartition("=")
             if not sep or not name:
                 raise LogError(f"{what}: [features] part {part!r} is not name=value")

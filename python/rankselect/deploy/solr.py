@@ -172,8 +172,19 @@ def _linear_model(h: Handoff) -> dict[str, Any]:
             "params": {"weights": {s: float(v) for s, v in zip(h.subset.names, w)}}}
 
 
+def check_log_names(names) -> None:
+    """Solr logs ``[features]`` as ``name=value,name=value``: a name reads back whole
+    (:func:`rankselect.data.engine_responses.solr_pairs`) unless a ``=`` comes before one of
+    its commas; such a name is refused."""
+    for s in names:
+        if any("=" in piece for piece in s.split(",")[:-1]):
+            raise ValueError(f"Solr feature name {s!r}: Solr logs features as name=value,name=value, and a '=' "
+                             "before a ',' in a name cannot be read back from that log; rename the feature")
+
+
 def files(h: Handoff) -> EngineFiles:
     notes: list[str] = []
+    check_log_names(h.subset.names)
     feats = [_feature(h, i, s) for i, s in enumerate(h.subset.names)]
     out = {"features.json": to_json(feats)}
     if h.templates is None:
