@@ -129,8 +129,8 @@ def read_cascade(selection) -> Optional[CascadeRead]:
             raise ValueError(f"{what}: phase {i} has no 'features' list of 1-based feature numbers")
         ranker = p.get("ranker", "linear")
         if ranker not in ("linear", "lightgbm") or (ranker == "lightgbm" and i == 1):
-            raise ValueError(f"{what}: phase {i}'s 'ranker' must be 'linear'{' or ' + repr('lightgbm') if i == 2 else ''}, "
-                             f"got {ranker!r}")
+            allowed = "'linear' or 'lightgbm'" if i == 2 else "'linear'"
+            raise ValueError(f"{what}: phase {i}'s 'ranker' must be {allowed}, got {ranker!r}")
         if ranker == "lightgbm":
             if not isinstance(p.get("model"), str):
                 raise ValueError(f"{what}: phase 2's 'model' must be the LightGBM model text")

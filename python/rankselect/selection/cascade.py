@@ -275,7 +275,8 @@ class CascadeSelection(RankerMixin, RankingEstimator):
             for i, a in enumerate(cands.sizes1)]
         records += [{"cost": cascade_cost(costs, sizes, path[:a], path[:b], n, reuse=bool(self.reuse)),
                      "score": float(cascade[:, j].mean()), "n_phases": 2, "phase1_size": a, "window": n,
-                     "phase2_size": b, "phase2_ranker": "linear", "_col": j} for j, (a, n, b) in enumerate(cands.cascades)]
+                     "phase2_size": b, "phase2_ranker": "linear", "_col": j}
+                    for j, (a, n, b) in enumerate(cands.cascades)]
         cheapest = min(r["cost"] for r in records if r["n_phases"] == 1)
         if budget is not None and not fits_budget(cheapest, budget):
             raise ValueError(f"budget={budget} is below the cheapest phase's mean cost per validation query "
@@ -317,7 +318,8 @@ class CascadeSelection(RankerMixin, RankingEstimator):
                         "cascade": None if best2 is None else _public(best2),
                         "mean_difference": diff, "standard_error": se, "n_queries": int(len(sizes)),
                         "phase2_ranker": str(self.phase2_ranker), "phase2_linear_score": linear2,
-                        "phase2_lightgbm_score": trees2, "phase2_kept": None if best2 is None else best2["phase2_ranker"]}
+                        "phase2_lightgbm_score": trees2,
+                        "phase2_kept": None if best2 is None else best2["phase2_ranker"]}
         self.path_ = path
         return self
 
@@ -330,7 +332,8 @@ class CascadeSelection(RankerMixin, RankingEstimator):
         booster = fit_phase2_trees(Xp[:, :b], g.y, g.offsets, Xp[:, :a] @ cands.weights1[a], n, self.phase2_params)
         s1 = Xpv[:, :a] @ cands.weights1[a]
         s2 = np.asarray(booster.predict(np.ascontiguousarray(Xpv[:, :b]), num_threads=1), dtype=float)
-        qid = np.repeat(np.arange(len(val.offsets) - 1), np.diff(np.asarray(val.offsets, dtype=np.int64)))
+        sizes = np.diff(np.asarray(val.offsets, dtype=np.int64)).astype(np.int64)
+        qid = np.repeat(np.arange(len(sizes)), sizes)
         values = compute(str(self.scoring), val.y, compose(s1, s2, n, val.offsets), qid,
                          convention=str(self.convention), per_query=True)
         return booster, np.asarray(values, dtype=float)

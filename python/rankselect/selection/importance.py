@@ -20,7 +20,7 @@ Measures
 """
 from __future__ import annotations
 
-from typing import NamedTuple, Optional
+from typing import Any, NamedTuple, Optional
 
 import numpy as np
 
@@ -257,8 +257,8 @@ def lambdarank_ranker(labels, what: str, **params):
         import lightgbm
     except ImportError:
         raise ImportError(f"{what} needs LightGBM: pip install lightgbm") from None
-    settings = dict(objective="lambdarank", deterministic=True, force_row_wise=True, n_jobs=1, random_state=0,
-                    verbose=-1)
+    settings: dict[str, Any] = dict(objective="lambdarank", deterministic=True, force_row_wise=True, n_jobs=1,
+                                    random_state=0, verbose=-1)
     gain = lightgbm_label_gain(labels)
     if gain is not None:
         settings["label_gain"] = gain
