@@ -51,7 +51,7 @@ def test_export_a_cascade_refusals(tmp_path, capsys):
     path = tmp_path / "cascade.json"
     path.write_text(json.dumps(result_json(cs, c)))
     for args, words in ((["--engine", "solr", "--out", str(tmp_path / "s")], "one re-rank query"),
-                        (["--engine", "vespa", "--linear", "--out", str(tmp_path / "v")], "linear models"),
+                        (["--engine", "vespa", "--linear", "--out", str(tmp_path / "v")], "its phases' models"),
                         (["--format", "ranklib"], "export it with --engine")):
         assert main(["export", str(path)] + args) != 0
         err = capsys.readouterr().err

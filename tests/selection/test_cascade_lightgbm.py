@@ -119,7 +119,8 @@ def test_one_phase_without_a_cascade_has_no_trees():
 
 
 @pytest.mark.parametrize("kw, match", [(dict(phase2_ranker="xgboost"), "phase2_ranker"),
-                                       (dict(phase2_params=[1]), "phase2_params")])
+                                       (dict(phase2_params=[1]), "phase2_params"),
+                                       (dict(phase2_params={"num_leaves": 7}), "need phase2_ranker='lightgbm'")])
 def test_bad_options(interaction, kw, match):
     train, vali, _ = interaction
     with pytest.raises(ValueError, match=match):

@@ -194,7 +194,7 @@ def export_engine(engine: str, selection, model=None, *, templates: Optional[Map
     cascade = read_cascade(selection)
     if cascade is not None:
         if model is not None:
-            raise ValueError("a cascade carries its phases' linear models: pass model=None (no --model / --linear)")
+            raise ValueError("a cascade carries its phases' models: pass model=None (no --model / --linear)")
         if feature_names is None:
             feature_names = cascade.names
         if n_features is None:

@@ -245,6 +245,8 @@ class CascadeSelection(RankerMixin, RankingEstimator):
             raise ValueError(f"windows must be a non-empty sequence of integers >= 1, got {self.windows!r}")
         if (windows < 1).any():
             raise ValueError(f"windows must be >= 1, got {windows.tolist()}")
+        if self.phase2_params is not None and self.phase2_ranker != "lightgbm":
+            raise ValueError("phase2_params are LightGBM's: they need phase2_ranker='lightgbm'")
         return costs, check_budget(self.budget), sorted({int(w) for w in windows.tolist()})
 
     def _path(self, train: TrainingData, costs: ExtractionCosts) -> tuple[np.ndarray, float]:
