@@ -3,6 +3,7 @@ JSON, the published layouts' costs and one clear error per bad option."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -64,3 +65,34 @@ def test_cascade_on_ohsumed_with_the_published_costs(capsys):
     cas = json.loads(capsys.readouterr().out)["cascade"]
     assert cas["feature_costs"] == feature_costs("ohsumed-letor2").tolist()
     assert cas["decision"] in ("cascade", "one phase") and 1 <= len(cas["phases"]) <= 2
+
+
+def test_cascade_report(tmp_path, capsys):
+    """``--report FILE``: the decision report of the fit, its "Ranking phases" panel; the page
+    names the data by its folders, escaped; an existing page is kept without --force."""
+    pytest.importorskip("bokeh")
+    pytest.importorskip("jinja2")
+    hostile = tmp_path / "<script>alert(1)"  # a folder name: the page's title
+    hostile.mkdir()
+    train = hostile / "train.txt"
+    train.write_bytes(example_path("train").read_bytes())
+    costs = tmp_path / "costs.txt"
+    costs.write_text("".join(f"{v}\n" for v in np.arange(1, 23)))
+    page = tmp_path / "cascade.html"
+    args = ["cascade", str(train), "--vali", str(example_path("vali")), "--costs", str(costs), "--budget", "40%",
+            "--windows", "5", "10", "--report", str(page)]
+    assert main(args) == 0
+    assert "wrote" in capsys.readouterr().err
+    html = page.read_text(encoding="utf-8")
+    assert 'id="panel-cascade"' in html and "Ranking phases" in html
+    assert "<script>alert(1)" not in html and "&lt;script&gt;alert(1)" in html
+    assert ("One phase (rule 1se)" in html) or ("Cascade (rule 1se)" in html)
+    # the settings table names the selector once (its `selector` parameter apart), as shown
+    keys = [k.strip() for k in re.findall(r"<tr><td>([^<]*)</td>", html[html.index('id="panel-settings"'):])]
+    assert keys.count("selector") == 1 and "selector (parameter)" in keys
+    # never replaced without --force (checked before the fit), replaced with it
+    page.write_text("mine", encoding="utf-8")
+    assert main(args) != 0
+    assert "--report" in capsys.readouterr().err and page.read_text(encoding="utf-8") == "mine"
+    assert main(args + ["--force"]) == 0
+    assert 'id="panel-cascade"' in page.read_text(encoding="utf-8")

@@ -155,3 +155,113 @@ def test_ohsumed_fold1_published_costs_vespa_orders_every_test_query_as_predict(
     if len(cs.phases_) != 2:
         pytest.skip("the 5 % budget made one phase on OHSUMED Fold1")
     _check_vespa(cs, te.X, te.qid)
+
+
+# ------------------------------------------------------------------ a LightGBM phase 2 (phase2_ranker)
+
+
+def _with_lightgbm_phase2(cs, X, y, qid, **params):
+    """``cs`` with its phase 2 refit as LightGBM on the training documents phase 1 keeps, as
+    ``phase2_ranker="lightgbm"`` refits it. On these LETOR folds the estimator keeps the linear
+    phase 2 (the trees score lower on validation: tests/selection/test_cascade_lightgbm.py), so
+    the export of the trees is proved on the phase built here."""
+    from rankselect.selection import Phase
+    from rankselect.selection.cascade_trees import fit_phase2_trees
+
+    pytest.importorskip("lightgbm")
+    p1, p2 = cs.phases_
+    order = np.argsort(qid, kind="stable")
+    Xs, ys, qs = X[order], y[order], qid[order]
+    offsets = np.r_[0, np.flatnonzero(np.diff(qs)) + 1, len(qs)]
+    booster = fit_phase2_trees(Xs[:, p2.features], ys, offsets, p1.score(Xs), p2.window, params or None)
+    cs.phases_[1] = Phase(p2.features, None, p2.window, booster)
+    return cs
+
+
+def _check_vespa_trees(cs, X, qid) -> None:
+    """Vespa's second-phase (the port of its lightgbm() import) scores as the trees, and its
+    composed order is predict's up to documents whose final scores tie (Vespa breaks such ties
+    its own way): along predict's order the final scores never increase, but by a rounding (a
+    document that ties the window's lowest phase-1 score just outside it is rescaled to the
+    lowest second-phase score, FirstPhaseRescorer's ``score * scale - adjust`` rounded)."""
+    out = export_engine("vespa", cs)
+    p1, p2 = cs.phases_
+    cols = [int(j) for j in p2.features]
+    assert out.feature_names == [f"feature_{j + 1}" for j in cols]
+    assert 'lightgbm("rankselect.json")' in out.files["rankselect.profile"] and "models/rankselect.json" in out.files
+    Xf = X[:, cols]
+    np.testing.assert_allclose(ports.vespa_scores(out.files, Xf, "first"), p1.score(X), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(ports.vespa_scores(out.files, Xf, "second"), p2.score(X), rtol=1e-12, atol=1e-12)
+    final, pred = ports.vespa_cascade_scores(out.files, Xf, qid), cs.predict(X, qid=qid)
+    for q in np.unique(qid):
+        rows = np.flatnonzero(qid == q)
+        along = final[rows[np.argsort(-pred[rows], kind="stable")]]
+        slack = 1e-12 * np.maximum(1.0, np.abs(along[1:]))
+        assert np.all(np.diff(along) <= slack), f"query {q}: Vespa orders the documents differently from predict"
+
+
+def test_vespa_lightgbm_phase2_orders_as_predict(example):
+    X, y, qid, Xv, yv, qv = example
+    cs = _with_lightgbm_phase2(_fit(X, y, qid, Xv, yv, qv, 0.5), X, y, qid, min_child_samples=5)
+    _check_vespa_trees(cs, Xv, qv)
+    _check_vespa_trees(cs, X, qid)
+
+
+def test_a_kept_lightgbm_phase2_exports_from_the_estimator_and_its_json(tmp_path):
+    from rankselect.cli.cascade import result_json
+
+    pytest.importorskip("lightgbm")
+    rng = np.random.default_rng(0)
+
+    def data(n_q, m=40):
+        X = rng.normal(size=(n_q * m, 5))
+        inter = X[:, 1] * X[:, 2]
+        X[:, 0] = inter + rng.normal(scale=2.0, size=n_q * m)
+        return X, (inter > 0.8).astype(float) + (inter > 2.0), np.repeat(np.arange(n_q), m)
+
+    (X, y, qid), vali, test = data(60), data(30), data(30)
+    costs = np.array([1.0, 10.0, 10.0, 1.0, 1.0])
+    cs = rs.CascadeSelection(feature_costs=costs, windows=(10,), phase2_ranker="lightgbm").fit(
+        X, y, qid=qid, eval_set=vali)
+    assert [p.ranker for p in cs.phases_] == ["linear", "lightgbm"]
+    _check_vespa_trees(cs, test[0], test[2])
+    data_json = json.loads(json.dumps(result_json(cs, costs)))
+    assert data_json["cascade"]["phases"][1]["ranker"] == "lightgbm"
+    assert export_engine("vespa", data_json).files == export_engine("vespa", cs).files
+    for engine in ("solr", "opensearch", "elasticsearch", "ranklib"):
+        with pytest.raises(ValueError):
+            export_engine(engine, data_json)
+    bad = json.loads(json.dumps(data_json))
+    bad["cascade"]["phases"][1]["model"] = None
+    with pytest.raises(ValueError, match="phase 2's 'model' must be the LightGBM model text"):
+        export_engine("vespa", bad)
+    bad["cascade"]["phases"][0]["ranker"] = "lightgbm"
+    with pytest.raises(ValueError, match="phase 1's 'ranker' must be 'linear'"):
+        export_engine("vespa", bad)
+
+
+def test_mq2008_fold1_vespa_lightgbm_phase2_orders_every_test_query_as_predict():
+    fold = shared_path("MQ2008", "Fold1")
+    tr = rs.load_letor(fold / "train.txt")
+    va = rs.load_letor(fold / "vali.txt", n_features=tr.X.shape[1])
+    te = rs.load_letor(fold / "test.txt", n_features=tr.X.shape[1])
+    cs = _fit(tr.X, tr.y, tr.qid, va.X, va.y, va.qid, 0.5, windows=(5, 10))
+    if len(cs.phases_) != 2:
+        pytest.skip("the budget made one phase on MQ2008 Fold1")
+    _check_vespa_trees(_with_lightgbm_phase2(cs, tr.X, tr.y, tr.qid), te.X, te.qid)
+
+
+def test_ohsumed_fold1_vespa_lightgbm_phase2_orders_every_test_query_as_predict():
+    from rankselect.data.datasets import feature_costs
+
+    fold = shared_path("OHSUMED-LETOR2", "Fold1")
+    tr = rs.load_letor(fold / "train.txt")
+    va = rs.load_letor(fold / "vali.txt", n_features=tr.X.shape[1])
+    te = rs.load_letor(fold / "test.txt", n_features=tr.X.shape[1])
+    c = feature_costs("ohsumed-letor2")
+    n_q = np.unique(va.qid, return_counts=True)[1].mean()
+    cs = rs.CascadeSelection(feature_costs=c, budget=0.05 * c.sum() * n_q, rule="best").fit(
+        tr.X, tr.y, qid=tr.qid, eval_set=(va.X, va.y, va.qid))
+    if len(cs.phases_) != 2:
+        pytest.skip("the 5 % budget made one phase on OHSUMED Fold1")
+    _check_vespa_trees(_with_lightgbm_phase2(cs, tr.X, tr.y, tr.qid), te.X, te.qid)

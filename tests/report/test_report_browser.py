@@ -77,7 +77,9 @@ def driver():
     d.quit()
 
 
-def _open(driver, path):
+def _open(driver, path, notes=()):
+    """Open the page and wait until every plot panel is drawn (``notes``: panels that show a
+    note instead, e.g. "panel-stability" without refits)."""
     from selenium.webdriver.support.ui import WebDriverWait
 
     driver.get(path.resolve().as_uri())
@@ -87,7 +89,8 @@ def _open(driver, path):
         "Bokeh.index !== undefined && Object.keys(Bokeh.index).length >= arguments[0]", n))
     # drawing is asynchronous: wait until every plot panel has a drawn canvas
     WebDriverWait(driver, 30).until(lambda d: all(
-        v["drawn"] > 0 or v["cells"] for k, v in d.execute_script(PANEL_STATE).items() if k != "panel-settings"))
+        v["drawn"] > 0 or v["cells"] for k, v in d.execute_script(PANEL_STATE).items()
+        if k != "panel-settings" and k not in notes))
 
 
 def test_every_panel_drawn_without_console_error(driver, experiment_report):
@@ -256,4 +259,39 @@ def test_engine_menu_and_slider_choose_the_feature_set_to_copy(driver, tmp_path)
     width, client = driver.execute_script(
         "return [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
     assert width <= client, (width, client)
+    assert not [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+
+
+def test_cascade_page_drawn_and_hostile_names_run_nothing(driver, tmp_path):
+    """The report of a CascadeSelection (#48, a LightGBM phase 2 where it is kept): the
+    "Ranking phases" panel is drawn with the others, its verdict says the decision; hostile
+    feature names and title are shown as text, never run."""
+    pytest.importorskip("lightgbm")
+    rng = np.random.default_rng(0)
+
+    def data(n_q, m=40):
+        X = rng.normal(size=(n_q * m, 5))
+        inter = X[:, 1] * X[:, 2]
+        X[:, 0] = inter + rng.normal(scale=2.0, size=n_q * m)
+        return X, (inter > 0.8).astype(float) + (inter > 2.0), np.repeat(np.arange(n_q), m)
+
+    train, vali = data(60), data(30)
+    names = [f"{HOSTILE[j]} {j}" for j in range(5)]
+    cs = rs.CascadeSelection(feature_costs=np.array([1.0, 10.0, 10.0, 1.0, 1.0]), windows=(10,),
+                             phase2_ranker="lightgbm").fit(*train, eval_set=vali)
+    assert cs.choice_["decision"] == "cascade" and cs.phases_[1].ranker == "lightgbm"
+    page = write_report(cs, tmp_path / "cascade.html", train=train, vali=vali, feature_names=names, n_resamples=0,
+                        progress=False, title=HOSTILE[2])
+    _open(driver, page, notes=("panel-stability",))  # no refits (n_resamples=0): a note
+    state = driver.execute_script(PANEL_STATE)
+    assert "panel-cascade" in state and state["panel-cascade"]["drawn"] >= 1
+    assert all(v["drawn"] >= 1 or v["cells"] for k, v in state.items()
+               if k not in ("panel-settings", "panel-stability")), state
+    verdict = driver.find_element("id", "panel-cascade").text
+    assert "Cascade (rule 1se)" in verdict and "LightGBM" in verdict
+    assert driver.execute_script("return window.__pwned") is None
+    assert driver.execute_script(INJECTED) == 0
+    assert HOSTILE[2] in driver.find_element("tag name", "h1").text
+    decision = json.loads(driver.execute_script("return document.getElementById('rankselect-decision').textContent"))
+    assert [p["ranker"] for p in decision["cascade"]["phases"]] == ["linear", "lightgbm"]
     assert not [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]

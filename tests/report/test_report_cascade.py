@@ -50,3 +50,25 @@ def test_no_cascade_panel_for_another_selector(splits):
     sel = rs.GreedyRankRLS(n_features_to_select=4).fit(*train)
     d = build_report(sel, train=train, vali=vali, n_resamples=0, progress=False)
     assert not PANELS["cascade"].shown(d) and "cascade" not in decision(d)
+
+
+def test_the_settings_name_the_selector_once(splits):
+    train, vali, _ = splits
+    cs = _fit(train, vali, windows=(5,), budget=1300.0)
+    d = build_report(cs, train=train, vali=vali, n_resamples=0, progress=False)
+    keys = [k.strip() for k in d.settings]
+    assert keys.count("selector") == 1 and "selector (parameter)" in keys
+
+
+def test_a_lightgbm_phase2_is_named_on_the_page(splits, tmp_path):
+    pytest.importorskip("lightgbm")
+    train, vali, test = splits
+    cs = _fit(train, vali, windows=(5, 10), budget=1900.0, rule="best", phase2_ranker="lightgbm")
+    assert cs.choice_["phase2_lightgbm_score"] is not None
+    d = build_report(cs, train=train, vali=vali, test=test, n_resamples=0, progress=False)
+    rec = decision(d)["cascade"]
+    assert rec["phase2_ranker"] == "lightgbm" and rec["phase2_kept"] == cs.choice_["phase2_kept"]
+    assert [p["ranker"] for p in rec["phases"]] == [p.ranker for p in cs.phases_]
+    html = write_report(d, tmp_path / "r.html").read_text()
+    kept = "(kept)" if cs.choice_["phase2_kept"] == "lightgbm" else "(not kept: below the linear one)"
+    assert "phase 2 refit as LightGBM scores" in html and kept in html

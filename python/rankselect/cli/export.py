@@ -26,9 +26,9 @@ model, its thresholds written so that the engine scores
 each document as the ranker does. ``opensearch`` also serves the o19s Elasticsearch LTR
 plugin; ``elasticsearch`` is its native learning to rank (8.12+); ``ranklib`` renumbers the
 subset 1..k (``--letor FILE``, repeatable: write FILE's selected columns so numbered under DIR).
-SELECTION may also be the JSON of ``rankselect cascade --json``: its phases and their linear
-models are exported (two phases: Vespa's ``first-phase`` and ``second-phase``; one phase: the
-single subset), without ``--model`` / ``--linear``.
+SELECTION may also be the JSON of ``rankselect cascade --json``: its phases and their models
+(linear, or a LightGBM phase 2) are exported (two phases: Vespa's ``first-phase`` and
+``second-phase``; one phase: the single subset), without ``--model`` / ``--linear``.
 
 ``--non-match zero|missing``: where a feature whose query does not match goes at each split
 of a tree model (``export_engine(non_match=...)``). ``--names FILE``: one feature name per
@@ -195,7 +195,7 @@ def run(args: argparse.Namespace) -> int:
     if args.engine:
         if "cascade" in data and (args.letor or args.model or args.linear):
             raise ValueError(f"{'--letor' if args.letor else '--model' if args.model else '--linear'} applies to a "
-                             "selection: a cascade carries its phases' linear models")
+                             "selection: a cascade carries its phases' models")
         return _engine(args, data, names)
     if "cascade" in data:
         raise ValueError(f"{args.selection} is a cascade ('rankselect cascade --json'): export it with --engine "

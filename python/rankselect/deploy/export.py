@@ -134,9 +134,9 @@ def export_engine(engine: str, selection, model=None, *, templates: Optional[Map
         A rankselect selector (``selected_features_``, ``feature_names_in_``), the JSON that
         ``rankselect select --json`` prints (a dict, its text, or a path to it), or 0-based
         columns in selection order. A fitted ``CascadeSelection`` (or the JSON of ``rankselect
-        cascade --json``) exports its phases with their linear models (``model`` None): one
-        phase as one subset; two phases as Vespa's ``first-phase`` and ``second-phase {
-        rerank-count: N }`` (other engines: a ValueError that says why; see
+        cascade --json``) exports its phases with their models (``model`` None: linear, or a
+        LightGBM phase 2): one phase as one subset; two phases as Vespa's ``first-phase`` and
+        ``second-phase { rerank-count: N }`` (other engines: a ValueError that says why; see
         :mod:`rankselect.deploy.cascade_export`).
     model : optional
         None (the feature set alone); a fitted LightGBM ``LGBMRanker`` / ``Booster``, XGBoost
@@ -194,18 +194,21 @@ def export_engine(engine: str, selection, model=None, *, templates: Optional[Map
     cascade = read_cascade(selection)
     if cascade is not None:
         if model is not None:
-            raise ValueError("a cascade carries its phases' linear models: pass model=None (no --model / --linear)")
+            raise ValueError("a cascade carries its phases' models: pass model=None (no --model / --linear)")
         if feature_names is None:
             feature_names = cascade.names
         if n_features is None:
             n_features = cascade.n_features
         if len(cascade.phases) == 2:
-            subset, (files, notes) = cascade_files(engine, cascade, templates, feature_names, name, n_features)
+            subset, (files, notes) = cascade_files(engine, cascade, templates, feature_names, name, n_features,
+                                                   non_match)
             h = Handoff(engine, name, subset, templates_for(engine, templates, subset), None, non_match)
             files = dict(files)
             check_files(files)
-            files["README.md"] = _readme(h, files, notes, "a linear cascade of two phases (phase 1 on "
-                                         "every candidate, phase 2 on its top N)")
+            files["README.md"] = _readme(h, files, notes, "a linear cascade of two phases (phase 1 on every "
+                                         "candidate, phase 2 on its top N)" if cascade.trees is None else "a "
+                                         "cascade of two phases: a linear first-phase and LightGBM trees in "
+                                         "second-phase (models/)")
             return EngineExport(engine, name, subset.names, dict(sorted(files.items())), list(notes))
         selection, model = cascade.phases[0][0], cascade.phases[0][1]  # one phase: a subset and its weights
     subset = subset_of(selection, feature_names, n_features)

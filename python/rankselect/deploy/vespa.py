@@ -137,6 +137,30 @@ def _linear_expression(weights: np.ndarray, names: list[str]) -> str:
     return " ".join(parts)
 
 
+def tree_expression(h: Handoff, profile: str, names: list[str], lines: list[str], out: dict[str, str],
+                    notes: list[str]) -> str:
+    """The ranking expression of ``h``'s trees (and base score): their model files go in ``out``
+    (``models/``), a function per file in ``lines`` when they are split (module docstring)."""
+    assert h.trees is not None
+    groups = chunks(h)
+    terms = []
+    for g, trees in enumerate(groups):
+        file = f"{profile}.json" if len(groups) == 1 else f"{profile}_{g}.json"
+        out[f"models/{file}"] = to_json(_model_json(h, trees, names), compact=True)
+        if len(groups) == 1:
+            terms.append(f'lightgbm("{file}")')
+        else:
+            fn = f"{profile}_trees_{g}"
+            lines += [f"    function {fn}() {{", f'        expression: lightgbm("{file}")', "    }", ""]
+            terms.append(fn)
+    if len(groups) > 1:
+        notes.append(f"the trees are split over {len(groups)} model files, one function each: Vespa evaluates "
+                     "a larger forest with float32 thresholds and leaves (VMForest)")
+    base = h.trees.forest.base_score
+    return " + ".join(terms) + (f" + {exact_text(base)}" if base > 0 else
+                                f" - {exact_text(-base)}" if base < 0 else "")
+
+
 def files(h: Handoff) -> EngineFiles:
     notes: list[str] = []
     names = [identifier(s) for s in h.subset.names]
@@ -155,23 +179,7 @@ def files(h: Handoff) -> EngineFiles:
         lines += [f"    function {s}() {{", f"        expression: {_function(h, i)}", "    }", ""]
     model = None
     if h.trees is not None:
-        groups = chunks(h)
-        terms = []
-        for g, trees in enumerate(groups):
-            file = f"{profile}.json" if len(groups) == 1 else f"{profile}_{g}.json"
-            out[f"models/{file}"] = to_json(_model_json(h, trees, names), compact=True)
-            if len(groups) == 1:
-                terms.append(f'lightgbm("{file}")')
-            else:
-                fn = f"{profile}_trees_{g}"
-                lines += [f"    function {fn}() {{", f'        expression: lightgbm("{file}")', "    }", ""]
-                terms.append(fn)
-        if len(groups) > 1:
-            notes.append(f"the trees are split over {len(groups)} model files, one function each: Vespa evaluates "
-                         "a larger forest with float32 thresholds and leaves (VMForest)")
-        base = h.trees.forest.base_score
-        model = " + ".join(terms) + (f" + {exact_text(base)}" if base > 0 else
-                                     f" - {exact_text(-base)}" if base < 0 else "")
+        model = tree_expression(h, profile, names, lines, out, notes)
     elif h.linear is not None:
         model = _linear_expression(h.linear.weights, names)
     if model is not None:

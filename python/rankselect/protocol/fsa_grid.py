@@ -35,6 +35,7 @@ from ..methods import POW2
 from ..metrics import ndcg
 from ..models import RankRLS
 from ..selection import GAS, HCAS, NGAS, XGAS, FeatureImportance, GreedyRankRLS, SparseRankSVM
+from ..selection.importance import lambdarank_ranker
 from .runner import load_folds
 
 try:  # the optional downstream ranker
@@ -127,8 +128,8 @@ def _sizes_of(qid) -> np.ndarray:
 
 def _lightgbm(fold, sub) -> float:
     tr, va, te = fold.train, fold.vali, fold.test
-    model = lightgbm.LGBMRanker(objective="lambdarank", n_estimators=300, learning_rate=0.05, num_leaves=31,
-                                deterministic=True, force_row_wise=True, n_jobs=1, random_state=0, verbose=-1)
+    model = lambdarank_ranker(tr.y, "the FSA grid's lightgbm ranker", n_estimators=300, learning_rate=0.05,
+                              num_leaves=31)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)  # eval_set is renamed in LightGBM >= 4.7
         warnings.simplefilter("ignore", DeprecationWarning)

@@ -33,7 +33,7 @@ def cascade_record(selector) -> dict[str, Any]:
     diff, se = c["mean_difference"], c["standard_error"]
     c["interval"] = [diff - Z95 * se, diff + Z95 * se]
     phases = [{"features": [int(j) for j in p.features], "selected_features": [int(j) + 1 for j in p.features],
-               "window": p.window} for p in selector.phases_]
+               "window": p.window, "ranker": getattr(p, "ranker", "linear")} for p in selector.phases_]
     return {"phases": phases, "cost_per_query": float(selector.cost_per_query_), **c,
             "front": list(selector.front_), "single_front": list(selector.single_front_)}
 
@@ -62,9 +62,15 @@ def _verdict(r: dict[str, Any]) -> str:
         f"affordable single phase on {r['n_queries']} validation queries (95 % paired interval "
         f"[{lo:+.4f}, {hi:+.4f}], standard error {r['standard_error']:.4f}).")
     phases = "; ".join(
-        f"phase {i} ({'every document' if p['window'] is None else 'top ' + str(p['window'])}): features "
+        f"phase {i} ({'every document' if p['window'] is None else 'top ' + str(p['window'])}"
+        f"{', LightGBM' if p.get('ranker') == 'lightgbm' else ''}): features "
         f"{', '.join(map(str, p['selected_features']))}" for i, p in enumerate(r["phases"], 1))
-    return f"{head} Chosen: {phases}; cost per query {r['cost_per_query']:.6g}."
+    trees = ""
+    if r.get("phase2_lightgbm_score") is not None:
+        kept = "kept" if r.get("phase2_kept") == "lightgbm" else "not kept: below the linear one"
+        trees = (f" The best affordable cascade's phase 2 refit as LightGBM scores {r['phase2_lightgbm_score']:.4f} "
+                 f"on validation against {r['phase2_linear_score']:.4f} linear ({kept}).")
+    return f"{head}{trees} Chosen: {phases}; cost per query {r['cost_per_query']:.6g}."
 
 
 def cascade(d: ReportData):
@@ -77,7 +83,8 @@ def cascade(d: ReportData):
         src = ColumnDataSource({"cost": [x["cost"] for x in pts], "score": [x["score"] for x in pts],
                                 "phases": [x["n_phases"] for x in pts], "a": [x["phase1_size"] for x in pts],
                                 "n": ["" if x["window"] is None else str(x["window"]) for x in pts],
-                                "b": ["" if x["phase2_size"] is None else str(x["phase2_size"]) for x in pts]})
+                                "b": ["" if x["phase2_size"] is None else str(x["phase2_size"]) + (
+                                    " (LightGBM)" if x.get("phase2_ranker") == "lightgbm" else "") for x in pts]})
         line = p.step("cost", "score", source=src, mode="after", color=col, line_width=1.5)
         dots = p.scatter("cost", "score", source=src, color=col, size=7)
         items.append(LegendItem(label=label, renderers=[line, dots]))

@@ -150,7 +150,8 @@ def from_selector(selector, *, train, vali, test=None, ranker=None, scoring: str
                         split=split, ranker=ranker, measure=scoring, random_state=random_state, progress=progress,
                         selector=selector, n_resamples=int(n_resamples))
     d.settings = {"selector": type(selector).__name__,
-                  **{f"  {key}": short(v) for key, v in params.items()
+                  **{"  selector (parameter)" if key == "selector" else f"  {key}": short(v)
+                     for key, v in params.items()
                      if key not in ("feature_names", "feature_groups", "group_costs", "feature_costs")},
                   "ranker (curves, reference, importance)": short(ranker), "scoring": f"{scoring} ({convention})",
                   "feature groups": repr(inputs.groups) if inputs.groups is not None else "none",

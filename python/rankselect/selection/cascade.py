@@ -19,6 +19,7 @@ from ..data.feature_groups import ExtractionCosts, check_extraction_costs
 from ..data.grouping import GroupedData, QueryGroups, TrainingData
 from ..metrics.checks import CONVENTIONS
 from .cascade_search import _top_window_order, candidates, cascade_cost, grid_values
+from .cascade_trees import PHASE2_RANKERS, fit_phase2_trees
 from .greedy_rankrls import GreedyRankRLS
 
 __all__ = ["CascadeSelection", "Phase", "RULES", "compose"]
@@ -32,7 +33,8 @@ RULES = {"1se": 1.0, "2se": 2.0, "best": 0.0}
 @dataclass(frozen=True)
 class Phase:
     """One ranking phase: a linear ranker on ``features`` (0-based columns of the full feature
-    matrix) with weights ``coef``; ``window`` is None for phase 1 and the rerank count ``N``
+    matrix) with weights ``coef``, or a LightGBM ``model`` (a ``Booster`` on those columns in
+    that order; ``coef`` None); ``window`` is None for phase 1 and the rerank count ``N``
     (phase 1's top documents it re-ranks) for phase 2.
 
     Examples
@@ -45,12 +47,21 @@ class Phase:
     """
 
     features: np.ndarray
-    coef: np.ndarray
+    coef: Optional[np.ndarray]
     window: Optional[int] = None
+    model: Any = None
+
+    @property
+    def ranker(self) -> str:
+        """``"linear"`` or ``"lightgbm"``."""
+        return "linear" if self.model is None else "lightgbm"
 
     def score(self, X) -> np.ndarray:
         """This phase's scores of the rows of the full feature matrix ``X`` (m, n_features)."""
         X = np.asarray(X, dtype=float)
+        if self.model is not None:
+            return np.asarray(self.model.predict(np.ascontiguousarray(X[:, self.features]), num_threads=1),
+                              dtype=float)
         return X[:, self.features] @ self.coef
 
 
@@ -116,6 +127,18 @@ class CascadeSelection(RankerMixin, RankingEstimator):
         OpenSearch / Elasticsearch rescore windows).
     rule : {"1se", "2se", "best"}, default="1se"
         When a cascade is taken over one phase (above).
+    phase2_ranker : {"linear", "lightgbm"}, default="linear"
+        Phase 2's ranker. ``"lightgbm"`` (needs LightGBM): the search runs with linear phases,
+        then the best affordable cascade's phase 2 is refit as a LightGBM ``lambdarank`` model
+        on the same features, trained on the training documents phase 1 keeps
+        (:mod:`rankselect.selection.cascade_trees`: one thread, ``deterministic=True``, seed
+        0); it is kept only where its validation value is at least the linear phase 2's, and
+        the rule then compares that cascade with the best affordable single phase. Its cost
+        per query is the linear one's (the same features).
+    phase2_params : dict or None, default=None
+        LightGBM parameters of a ``"lightgbm"`` phase 2 over
+        :data:`~rankselect.selection.cascade_trees.PHASE2_PARAMS` (100 trees, learning rate
+        0.1, 31 leaves).
     scoring : str, default="ndcg@10"
         The validation measure (:mod:`rankselect.metrics`).
     convention : str, default="exponential"
@@ -130,12 +153,17 @@ class CascadeSelection(RankerMixin, RankingEstimator):
     front_ : list of dict
         The cost-quality Pareto front of every configuration (single phases and cascades):
         ``cost``, ``score``, ``n_phases``, ``phase1_size``, ``window``, ``phase2_size``,
-        sorted by cost.
+        ``phase2_ranker`` (None for one phase; a LightGBM phase 2 is one more configuration,
+        kept or not), sorted by cost.
     single_front_ : list of dict
         The same front over single phases only.
     choice_ : dict
         ``decision`` (``"cascade"`` or ``"one phase"``), ``rule``, the best affordable single
-        phase's and cascade's records, the paired mean difference and its standard error.
+        phase's and cascade's records, the paired mean difference and its standard error;
+        ``phase2_ranker`` (the one asked), ``phase2_linear_score`` and
+        ``phase2_lightgbm_score`` (the best affordable cascade's validation value with each
+        phase 2; None where not fitted) and ``phase2_kept`` (the ranker of that cascade's
+        phase 2).
     path_ : ndarray
         The selection path (0-based columns) whose prefixes are the phases.
 
@@ -169,13 +197,16 @@ class CascadeSelection(RankerMixin, RankingEstimator):
         "windows": ["array-like"],
         "reuse": ["boolean"],
         "rule": [StrOptions(set(RULES))],
+        "phase2_ranker": [StrOptions(set(PHASE2_RANKERS))],
+        "phase2_params": [dict, None],
         "scoring": [str],
         "convention": [StrOptions(set(CONVENTIONS))],
     }
 
     def __init__(self, selector=None, feature_costs=None, budget: Optional[float] = None,
                  windows=(10, 20, 50, 100), reuse: bool = True, rule: str = "1se", scoring: str = "ndcg@10",
-                 convention: str = "exponential") -> None:
+                 convention: str = "exponential", phase2_ranker: str = "linear",
+                 phase2_params: Optional[dict] = None) -> None:
         self.selector = selector
         self.feature_costs = feature_costs
         self.budget = budget
@@ -184,6 +215,8 @@ class CascadeSelection(RankerMixin, RankingEstimator):
         self.rule = rule
         self.scoring = scoring
         self.convention = convention
+        self.phase2_ranker = phase2_ranker
+        self.phase2_params = phase2_params
 
     def fit(self, X, y, qid=None, eval_set=None):
         """Search on ``(X, y, qid)``; choose on ``eval_set=(X_val, y_val, qid_val)`` (required)."""
@@ -212,6 +245,8 @@ class CascadeSelection(RankerMixin, RankingEstimator):
             raise ValueError(f"windows must be a non-empty sequence of integers >= 1, got {self.windows!r}")
         if (windows < 1).any():
             raise ValueError(f"windows must be >= 1, got {windows.tolist()}")
+        if self.phase2_params is not None and self.phase2_ranker != "lightgbm":
+            raise ValueError("phase2_params are LightGBM's: they need phase2_ranker='lightgbm'")
         return costs, check_budget(self.budget), sorted({int(w) for w in windows.tolist()})
 
     def _path(self, train: TrainingData, costs: ExtractionCosts) -> tuple[np.ndarray, float]:
@@ -231,16 +266,19 @@ class CascadeSelection(RankerMixin, RankingEstimator):
         if len(path) == 0:
             raise ValueError("the selection path is empty: no feature varies within a query of the training data")
         g = train.grouped
-        cands = candidates(np.ascontiguousarray(g.X[:, path]), g.y, g.offsets, alpha, windows)
+        Xp, Xpv = np.ascontiguousarray(g.X[:, path]), np.ascontiguousarray(val.X[:, path])
+        cands = candidates(Xp, g.y, g.offsets, alpha, windows)
         spec = (str(self.scoring), str(self.convention), "stable")
-        single, cascade = grid_values(cands, np.ascontiguousarray(val.X[:, path]), val.y, val.offsets, spec)
+        single, cascade = grid_values(cands, Xpv, val.y, val.offsets, spec)
         sizes = np.diff(val.offsets)
         records: list[dict[str, Any]] = [
             {"cost": cascade_cost(costs, sizes, path[:a]), "score": float(single[:, i].mean()), "n_phases": 1,
-             "phase1_size": a, "window": None, "phase2_size": None, "_col": i} for i, a in enumerate(cands.sizes1)]
+             "phase1_size": a, "window": None, "phase2_size": None, "phase2_ranker": None, "_col": i}
+            for i, a in enumerate(cands.sizes1)]
         records += [{"cost": cascade_cost(costs, sizes, path[:a], path[:b], n, reuse=bool(self.reuse)),
                      "score": float(cascade[:, j].mean()), "n_phases": 2, "phase1_size": a, "window": n,
-                     "phase2_size": b, "_col": j} for j, (a, n, b) in enumerate(cands.cascades)]
+                     "phase2_size": b, "phase2_ranker": "linear", "_col": j}
+                    for j, (a, n, b) in enumerate(cands.cascades)]
         cheapest = min(r["cost"] for r in records if r["n_phases"] == 1)
         if budget is not None and not fits_budget(cheapest, budget):
             raise ValueError(f"budget={budget} is below the cheapest phase's mean cost per validation query "
@@ -249,9 +287,18 @@ class CascadeSelection(RankerMixin, RankingEstimator):
         best1 = max((r for r in ok if r["n_phases"] == 1), key=lambda r: (r["score"], -r["cost"]))
         two = [r for r in ok if r["n_phases"] == 2]
         best2 = max(two, key=lambda r: (r["score"], -r["cost"])) if two else None
+        v2 = None if best2 is None else cascade[:, best2["_col"]]
+        linear2, booster, trees2 = None if best2 is None else best2["score"], None, None
+        if best2 is not None and self.phase2_ranker == "lightgbm":
+            booster, v_trees = self._trees(best2, cands, Xp, Xpv, g, val)
+            tree = {**best2, "score": float(v_trees.mean()), "phase2_ranker": "lightgbm", "_col": None}
+            records.append(tree)
+            trees2 = tree["score"]
+            if trees2 >= best2["score"]:  # kept only where it is at least the linear phase 2
+                best2, v2 = tree, v_trees
         diff, se, take = 0.0, 0.0, False
-        if best2 is not None:
-            d = cascade[:, best2["_col"]] - single[:, best1["_col"]]
+        if best2 is not None and v2 is not None:
+            d = v2 - single[:, best1["_col"]]
             diff = float(d.mean())
             se = float(d.std(ddof=1) / np.sqrt(len(d))) if len(d) > 1 else float("inf")
             take = diff > 0 and diff > RULES[str(self.rule)] * se
@@ -260,7 +307,10 @@ class CascadeSelection(RankerMixin, RankingEstimator):
         self.phases_ = [Phase(path[:a].copy(), cands.weights1[a].copy())]
         if chosen["n_phases"] == 2:
             key = (a, chosen["window"], chosen["phase2_size"])
-            self.phases_.append(Phase(path[:key[2]].copy(), cands.weights2[key].copy(), int(key[1])))
+            if chosen["phase2_ranker"] == "lightgbm":
+                self.phases_.append(Phase(path[:key[2]].copy(), None, int(key[1]), booster))
+            else:
+                self.phases_.append(Phase(path[:key[2]].copy(), cands.weights2[key].copy(), int(key[1])))
         self.cost_per_query_ = float(chosen["cost"])
         public = [_public(r) for r in records]
         self.front_ = _pareto(public)
@@ -268,9 +318,27 @@ class CascadeSelection(RankerMixin, RankingEstimator):
         self.choice_ = {"decision": "cascade" if chosen["n_phases"] == 2 else "one phase", "rule": str(self.rule),
                         "budget": budget, "reuse": bool(self.reuse), "single": _public(best1),
                         "cascade": None if best2 is None else _public(best2),
-                        "mean_difference": diff, "standard_error": se, "n_queries": int(len(sizes))}
+                        "mean_difference": diff, "standard_error": se, "n_queries": int(len(sizes)),
+                        "phase2_ranker": str(self.phase2_ranker), "phase2_linear_score": linear2,
+                        "phase2_lightgbm_score": trees2,
+                        "phase2_kept": None if best2 is None else best2["phase2_ranker"]}
         self.path_ = path
         return self
+
+    def _trees(self, rec: dict, cands, Xp: np.ndarray, Xpv: np.ndarray, g, val: GroupedData):
+        """The LightGBM phase 2 of the cascade ``rec`` (trained on the documents its phase 1 keeps)
+        and its per-query validation values (the composed ranking)."""
+        from ..metrics.measures import compute
+
+        a, n, b = rec["phase1_size"], rec["window"], rec["phase2_size"]
+        booster = fit_phase2_trees(Xp[:, :b], g.y, g.offsets, Xp[:, :a] @ cands.weights1[a], n, self.phase2_params)
+        s1 = Xpv[:, :a] @ cands.weights1[a]
+        s2 = np.asarray(booster.predict(np.ascontiguousarray(Xpv[:, :b]), num_threads=1), dtype=float)
+        sizes = np.diff(np.asarray(val.offsets, dtype=np.int64)).astype(np.int64)
+        qid = np.repeat(np.arange(len(sizes)), sizes)
+        values = compute(str(self.scoring), val.y, compose(s1, s2, n, val.offsets), qid,
+                         convention=str(self.convention), per_query=True)
+        return booster, np.asarray(values, dtype=float)
 
     def predict(self, X, qid=None) -> np.ndarray:
         """Scores of the rows of ``X`` whose descending order within each query is the

@@ -20,7 +20,7 @@ Measures
 """
 from __future__ import annotations
 
-from typing import NamedTuple, Optional
+from typing import Any, NamedTuple, Optional
 
 import numpy as np
 
@@ -30,7 +30,7 @@ from ..data.grouping import GroupedData
 from ..metrics.checks import check_convention
 
 __all__ = ["FeatureImportance", "feature_importance", "pairwise_accuracy", "parse_measure", "pick_directions",
-           "single_ranker_importance", "SINGLE_RANKER"]
+           "single_ranker_importance", "SINGLE_RANKER", "lambdarank_ranker"]
 
 #: the importance name of FSA's single-ranker relevance (:func:`single_ranker_importance`)
 SINGLE_RANKER = "lambdamart"
@@ -238,29 +238,50 @@ def lightgbm_label_gain(labels) -> Optional[list[float]]:
     return None if top <= 30 else [2.0**level - 1.0 for level in range(top + 1)]
 
 
-def _single_ranker_grouped(data: GroupedData, n_estimators: int = 100, convention: str = "exponential"
-                           ) -> FeatureImportance:
-    """:func:`single_ranker_importance` on data validated and grouped by the caller."""
+def lambdarank_ranker(labels, what: str, **params):
+    """An unfitted LightGBM ``LGBMRanker`` (``lambdarank``) as rankselect builds one itself:
+    one thread, ``deterministic=True``, ``force_row_wise=True``, seed 0, silent, and the
+    exponential ``label_gain`` for labels above 30 (:func:`lightgbm_label_gain` of ``labels``),
+    so that the same data gives the same model; ``params`` are LightGBM's (e.g.
+    ``n_estimators``, ``num_leaves``) and may override any of these. ``what`` names the
+    option that needs LightGBM in the ImportError when it is not installed.
+
+    Examples
+    --------
+    >>> from rankselect.selection.importance import lambdarank_ranker
+    >>> model = lambdarank_ranker([0, 1, 2], "an example", n_estimators=5)
+    >>> model.get_params()["deterministic"], model.get_params()["n_jobs"]
+    (True, 1)
+    """
     try:
         import lightgbm
     except ImportError:
-        raise ImportError("importance='lambdamart' (FSA's single-ranker relevance) needs LightGBM: "
-                          "pip install lightgbm") from None
+        raise ImportError(f"{what} needs LightGBM: pip install lightgbm") from None
+    settings: dict[str, Any] = dict(objective="lambdarank", deterministic=True, force_row_wise=True, n_jobs=1,
+                                    random_state=0, verbose=-1)
+    gain = lightgbm_label_gain(labels)
+    if gain is not None:
+        settings["label_gain"] = gain
+    settings.update(params)
+    return lightgbm.LGBMRanker(**settings)
+
+
+def _single_ranker_grouped(data: GroupedData, n_estimators: int = 100, convention: str = "exponential"
+                           ) -> FeatureImportance:
+    """:func:`single_ranker_importance` on data validated and grouped by the caller."""
     convention = check_convention(convention)
     m, n = data.X.shape
     sizes = np.diff(data.offsets).astype(np.int64)
     labels = np.rint(data.y).astype(np.int64)
-    gain = lightgbm_label_gain(labels)  # labels above 30 (rankselect takes up to 959)
+    lambdarank_ranker(labels, "importance='lambdamart' (FSA's single-ranker relevance)")  # LightGBM installed?
     scores = np.zeros((m, n))
     for j in range(n):
         column = data.X[:, j:j + 1]
         if np.ptp(column) == 0:
             continue  # no split possible: every score ties
-        model = lightgbm.LGBMRanker(objective="lambdarank", n_estimators=n_estimators, learning_rate=0.1,
-                                    num_leaves=4, min_child_samples=1, deterministic=True, force_row_wise=True,
-                                    n_jobs=1, random_state=0, verbose=-1)
-        if gain is not None:
-            model.set_params(label_gain=gain)
+        # labels above 30 (rankselect takes up to 959): the exponential label_gain
+        model = lambdarank_ranker(labels, "importance='lambdamart'", n_estimators=n_estimators, learning_rate=0.1,
+                                  num_leaves=4, min_child_samples=1)
         model.fit(column, labels, group=sizes)
         scores[:, j] = model.predict(column)
     ascending, _ = _core.metric_importance(np.ascontiguousarray(scores), data.y, data.offsets, "ndcg@10",
