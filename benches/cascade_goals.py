@@ -9,7 +9,8 @@ single phase.
    the validation queries; the test queries of the 5 folds are pooled and the chosen
    configuration's NDCG@10 is compared with the best affordable single phase's (the
    highest-scoring affordable prefix on validation): mean paired difference and a 95 % paired
-   bootstrap interval over queries (10000 resamples). Goal: >= +0.01.
+   bootstrap interval over queries (10000 resamples). Goal: >= +0.01. MQ2008 (19 documents per
+   query, ``feature_costs("letor4")``) the same way: no gain expected ("one phase").
 2. Synthetic (``make_ranking``, an unseen seed): long lists (100-300 documents), rare
    relevance (labels from the latent score: the top 2 % of each query 2, the next 4 % 1),
    expensive informative features (cost 100) with cheap noisy copies (cost 1) and noise
@@ -31,6 +32,7 @@ from rankselect.selection.cascade_search import cascade_cost
 
 ROOT = Path(__file__).resolve().parents[1]
 OHSUMED = ROOT.parent / "shared" / "data" / "OHSUMED-LETOR2"
+MQ2008 = ROOT.parent / "shared" / "data" / "MQ2008"
 
 
 def per_query(y, scores, qid):
@@ -58,12 +60,12 @@ def bootstrap(d, n=10000, seed=0):
     return float(np.quantile(means, 0.025)), float(np.quantile(means, 0.975))
 
 
-def ohsumed(rules):
-    costs = rs.data.datasets.feature_costs("ohsumed-letor2")
+def letor(name, root, layout, rules):
+    costs = rs.data.datasets.feature_costs(layout)
     out = {r: ([], []) for r in rules}
     decisions: dict = {r: [] for r in rules}
     for fold in range(1, 6):
-        d = OHSUMED / f"Fold{fold}"
+        d = root / f"Fold{fold}"
         tr, va, te = (rs.load_letor(d / f"{s}.txt") for s in ("train", "vali", "test"))
         n_q = np.unique(va.qid, return_counts=True)[1].mean()
         budget = 0.05 * costs.sum() * n_q
@@ -74,13 +76,14 @@ def ohsumed(rules):
             out[rule][0].append(per_query(te.y, cs.predict(te.X, qid=te.qid), te.qid))
             out[rule][1].append(per_query(te.y, single_scores(cs, tr.X, tr.y, tr.qid, te.X), te.qid))
             c = cs.choice_
-            decisions[rule].append(f"{c['decision']} (val diff {c['mean_difference']:+.3f}, SE "
+            how = "" if len(cs.phases_) == 1 else f", phase 2: {cs.choice_['cascade']['phase2_search']}"
+            decisions[rule].append(f"{c['decision']}{how} (val diff {c['mean_difference']:+.3f}, SE "
                                    f"{c['standard_error']:.3f}, cost {cs.cost_per_query_ / (costs.sum() * n_q):.1%})")
     for rule in rules:
         chosen, single = np.concatenate(out[rule][0]), np.concatenate(out[rule][1])
         d = chosen - single
         lo, hi = bootstrap(d)
-        print(f"OHSUMED-LETOR2 rule={rule}: pooled test NDCG@10 chosen {chosen.mean():.4f} vs best affordable "
+        print(f"{name} rule={rule}: pooled test NDCG@10 chosen {chosen.mean():.4f} vs best affordable "
               f"single phase {single.mean():.4f}: {d.mean():+.4f} [{lo:+.4f}, {hi:+.4f}] over {len(d)} queries")
         for f, text in enumerate(decisions[rule], 1):
             print(f"    fold {f}: {text}")
@@ -119,10 +122,11 @@ def main(argv=None):
     ap.add_argument("--rules", nargs="+", default=["1se", "2se", "best"])
     ap.add_argument("--seed", type=int, default=2027)
     args = ap.parse_args(argv)
-    if OHSUMED.is_dir():
-        ohsumed(args.rules)
-    else:
-        print(f"OHSUMED-LETOR2 not found at {OHSUMED}: skipped")
+    for name, root, layout in (("OHSUMED-LETOR2", OHSUMED, "ohsumed-letor2"), ("MQ2008", MQ2008, "letor4")):
+        if root.is_dir():
+            letor(name, root, layout, args.rules)
+        else:
+            print(f"{name} not found at {root}: skipped")
     synthetic(args.seed, args.rules)
 
 

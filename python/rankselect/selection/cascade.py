@@ -18,7 +18,8 @@ from .._validation import check_budget, check_qid, fits_budget
 from ..data.feature_groups import ExtractionCosts, check_extraction_costs
 from ..data.grouping import GroupedData, QueryGroups, TrainingData
 from ..metrics.checks import CONVENTIONS
-from .cascade_search import _top_window_order, candidates, cascade_cost, grid_values
+from .cascade_search import (_top_window_order, candidates, cascade_cost, grid_values, reselected,
+                             reselected_values)
 from .greedy_rankrls import GreedyRankRLS
 
 __all__ = ["CascadeSelection", "Phase", "RULES", "compose"]
@@ -27,6 +28,10 @@ __all__ = ["CascadeSelection", "Phase", "RULES", "compose"]
 #: over the best affordable single phase exceeds 1 (``"1se"``, the default) or 2 (``"2se"``)
 #: standard errors of the paired per-query differences, or whenever it is higher (``"best"``)
 RULES = {"1se": 1.0, "2se": 2.0, "best": 0.0}
+
+#: which phase-2 searches the grid holds (both by default): ``"prefix"`` (a longer prefix of
+#: the path) and ``"kept rows"`` (the greedy path re-run on the training rows phase 1 keeps)
+PHASE2_SEARCHES = {"prefix, kept rows": True, "prefix, all rows": True, "greedy, kept rows": True}
 
 
 @dataclass(frozen=True)
@@ -231,16 +236,43 @@ class CascadeSelection(RankerMixin, RankingEstimator):
         if len(path) == 0:
             raise ValueError("the selection path is empty: no feature varies within a query of the training data")
         g = train.grouped
-        cands = candidates(np.ascontiguousarray(g.X[:, path]), g.y, g.offsets, alpha, windows)
+        Xt = np.ascontiguousarray(g.X[:, path])
         spec = (str(self.scoring), str(self.convention), "stable")
-        single, cascade = grid_values(cands, np.ascontiguousarray(val.X[:, path]), val.y, val.offsets, spec)
+        Xv = np.ascontiguousarray(val.X[:, path])
         sizes = np.diff(val.offsets)
+        reuse = bool(self.reuse)
+        # phase 2 of every cascade: (its columns as positions in the path, its weights, its window, its search),
+        # its phase 1's size, and the per-query validation values of every cascade, search after search
+        phase2: list = []
+        firsts: list = []
+        values: list = []
+        single = None
+        for rows in ("kept", "all"):
+            if not PHASE2_SEARCHES[f"prefix, {rows} rows"]:
+                continue
+            cands = candidates(Xt, g.y, g.offsets, alpha, windows, phase2_rows=rows)
+            single, v = grid_values(cands, Xv, val.y, val.offsets, spec)
+            values.append(v)
+            phase2 += [(np.arange(b), cands.weights2[(a, n, b)], n, f"prefix, {rows} rows") for a, n, b in cands.cascades]
+            firsts += [a for a, _, _ in cands.cascades]
+        if single is None:
+            cands = candidates(Xt, g.y, g.offsets, alpha, windows, phase2_rows="all")
+            single = grid_values(cands, Xv, val.y, val.offsets, spec)[0]
+        if PHASE2_SEARCHES["greedy, kept rows"]:
+            for r in reselected(GreedyRankRLS() if self.selector is None else self.selector, Xt, g.y, g.offsets,
+                                windows, costs, path, cands.weights1, _room(costs, path, sizes, budget), reuse=reuse):
+                values.append(reselected_values(cands, r, Xv, val.y, val.offsets, spec))
+                phase2 += [(r.order[:b], r.weights[b], r.window, "greedy, kept rows") for b in r.weights]
+                firsts += [r.a] * len(r.weights)
+        cascade = np.hstack(values) if values else np.zeros((len(sizes), 0))
         records: list[dict[str, Any]] = [
             {"cost": cascade_cost(costs, sizes, path[:a]), "score": float(single[:, i].mean()), "n_phases": 1,
-             "phase1_size": a, "window": None, "phase2_size": None, "_col": i} for i, a in enumerate(cands.sizes1)]
-        records += [{"cost": cascade_cost(costs, sizes, path[:a], path[:b], n, reuse=bool(self.reuse)),
+             "phase1_size": a, "window": None, "phase2_size": None, "phase2_features": None, "phase2_search": None,
+             "_col": i} for i, a in enumerate(cands.sizes1)]
+        records += [{"cost": cascade_cost(costs, sizes, path[:a], path[cols], n, reuse=reuse),
                      "score": float(cascade[:, j].mean()), "n_phases": 2, "phase1_size": a, "window": n,
-                     "phase2_size": b, "_col": j} for j, (a, n, b) in enumerate(cands.cascades)]
+                     "phase2_size": len(cols), "phase2_features": [int(c) for c in path[cols]], "phase2_search": how,
+                     "_col": j} for j, (a, (cols, _, n, how)) in enumerate(zip(firsts, phase2))]
         cheapest = min(r["cost"] for r in records if r["n_phases"] == 1)
         if budget is not None and not fits_budget(cheapest, budget):
             raise ValueError(f"budget={budget} is below the cheapest phase's mean cost per validation query "
@@ -259,8 +291,8 @@ class CascadeSelection(RankerMixin, RankingEstimator):
         a = chosen["phase1_size"]
         self.phases_ = [Phase(path[:a].copy(), cands.weights1[a].copy())]
         if chosen["n_phases"] == 2:
-            key = (a, chosen["window"], chosen["phase2_size"])
-            self.phases_.append(Phase(path[:key[2]].copy(), cands.weights2[key].copy(), int(key[1])))
+            cols, w, n, _ = phase2[chosen["_col"]]
+            self.phases_.append(Phase(path[cols].copy(), np.array(w, dtype=float), int(n)))
         self.cost_per_query_ = float(chosen["cost"])
         public = [_public(r) for r in records]
         self.front_ = _pareto(public)
@@ -304,6 +336,20 @@ class CascadeSelection(RankerMixin, RankingEstimator):
         """Every column some phase computes (phase 2's prefix contains phase 1's)."""
         check_is_fitted(self, "phases_")
         return np.asarray(self.phases_[-1].features)
+
+
+def _room(costs: ExtractionCosts, path: np.ndarray, sizes: np.ndarray, budget: Optional[float]):
+    """``room(a, N)``: the cost per document that phase 2 on the top ``N`` may add to phase 1 =
+    the path's first ``a`` columns within ``budget`` (mean cost per validation query of
+    ``sizes`` documents); None without a budget, below 0 when phase 1 alone does not fit."""
+    n = np.asarray(sizes, dtype=float)
+
+    def room(a: int, window: int) -> Optional[float]:
+        if budget is None:
+            return None
+        return float((budget - costs.total(path[:a]) * n.mean()) / np.minimum(float(window), n).mean())
+
+    return room
 
 
 def _public(record: dict) -> dict:

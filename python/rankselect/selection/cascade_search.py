@@ -16,16 +16,19 @@ Solr) ``c(S1) n_q + c(S2 \\ S1) min(N, n_q)``, where ``c(S2 \\ S1) = c(S2) - c(S
 """
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
-from typing import Optional
+from typing import Callable, Optional
 
 import numpy as np
+from sklearn.base import clone
 
 from .. import _core
 from .._config import memory_limit
 from ..data.feature_groups import ExtractionCosts
+from ..exceptions import DegenerateDataWarning
 
-__all__ = ["candidates", "grid_values", "cascade_cost"]
+__all__ = ["candidates", "grid_values", "cascade_cost", "reselected", "reselected_values"]
 
 #: score columns of one call of the core's grid (rows x columns), beyond which it is split
 GRID_CHUNK = 1 << 24
@@ -89,7 +92,8 @@ def cascade_cost(costs: ExtractionCosts, sizes: np.ndarray, s1, s2=None, window:
     n = np.asarray(sizes, dtype=float)
     if s2 is None:
         return float(np.mean(c1 * n))
-    c2 = costs.total(s2) - c1 if reuse else costs.total(s2)
+    both = list(dict.fromkeys([int(j) for j in s1] + [int(j) for j in s2]))
+    c2 = costs.total(both) - c1 if reuse else costs.total(s2)
     return float(np.mean(c1 * n + c2 * np.minimum(float(window or 0), n)))
 
 
@@ -104,10 +108,12 @@ class Candidates:
     weights2: dict[tuple[int, int, int], np.ndarray]
 
 
-def candidates(Xp: np.ndarray, y: np.ndarray, offsets: np.ndarray, alpha: float, windows) -> Candidates:
+def candidates(Xp: np.ndarray, y: np.ndarray, offsets: np.ndarray, alpha: float, windows, *,
+               phase2_rows: str = "kept") -> Candidates:
     """Every single phase and cascade on the path's columns ``Xp`` (grouped training rows, the
     path's columns in path order): phase 1 = a prefix, phase 2 = a longer prefix trained on the
-    training rows that phase 1 keeps, for every window.
+    training rows that phase 1 keeps (``phase2_rows="kept"``) or on every training row
+    (``"all"``: the single phase of that prefix), for every window.
 
     Examples
     --------
@@ -123,7 +129,12 @@ def candidates(Xp: np.ndarray, y: np.ndarray, offsets: np.ndarray, alpha: float,
     G, r = _centred_system(Xp, y, offsets)
     sizes = list(range(1, k + 1))
     w1 = _prefix_weights(G, r, alpha, sizes)
+    if phase2_rows not in ("kept", "all"):
+        raise ValueError(f"phase2_rows must be 'kept' or 'all', got {phase2_rows!r}")
     cascades, w2 = [], {}
+    if phase2_rows == "all":
+        keys = [(a, int(n), b) for a in range(1, k) for n in windows for b in range(a + 1, k + 1)]
+        return Candidates(sizes, w1, keys, {key: w1[key[2]] for key in keys})
     for a in range(1, k):
         s1 = Xp[:, :a] @ w1[a]
         for n in windows:
@@ -171,3 +182,79 @@ def grid_values(cands: Candidates, Xp: np.ndarray, y: np.ndarray, offsets: np.nd
         single, c = _core.cascade_grid_per_query(spec, y, offs, S1, S2, phase1, wins, max_memory=limit)
         cascade[:, lo:lo + len(chunk)] = c
     return single, cascade
+
+
+@dataclass
+class Reselected:
+    """Phase 2 selected on the training rows phase 1 keeps, for phase 1 = the path's first ``a``
+    columns and the window ``window``: ``order`` (positions in the path) is the cost-aware
+    greedy path run on the kept rows, ``weights[b]`` the RankRLS weights on ``order[:b]``
+    trained on those rows."""
+
+    a: int
+    window: int
+    order: np.ndarray
+    weights: dict[int, np.ndarray]
+
+
+def _phase2_costs(costs: ExtractionCosts, path: np.ndarray, a: int, reuse: bool) -> dict:
+    """The greedy's cost parameters for phase 2 on the path's columns: what each column adds to
+    phase 2's cost per document. With ``reuse`` phase 1's features and the groups they touch
+    are free (phase 2 reads their values), so the greedy's total cost is ``c(S1 + S2) - c(S1)``;
+    without, every column costs what it costs (the total is ``c(S2)``)."""
+    fc = np.array(costs.feature_costs, dtype=float)[path]
+    if reuse:
+        fc[:a] = 0.0
+    if costs.groups is None or costs.group_costs is None:
+        return {"feature_costs": fc}
+    names = [costs.groups.names[g] for g in costs.groups.index[path]]
+    gc = {costs.groups.names[g]: float(costs.group_costs[g]) for g in set(costs.groups.index[path].tolist())}
+    if reuse:
+        for name in names[:a]:
+            gc[name] = 0.0
+    return {"feature_costs": fc, "feature_groups": names, "group_costs": gc, "select_groups": False}
+
+
+def reselected(selector, Xp: np.ndarray, y: np.ndarray, offsets: np.ndarray, windows, costs: ExtractionCosts,
+               path: np.ndarray, weights1: dict[int, np.ndarray], room: Callable[[int, int], Optional[float]], *,
+               reuse: bool = True) -> list[Reselected]:
+    """Phase 2 selected on the training documents phase 1 keeps: for every phase-1 prefix
+    ``a`` and window ``N``, the cost-aware greedy path (``selector``, cloned, with phase 2's
+    costs: :func:`_phase2_costs`) run on the training rows phase 1 keeps (each query's top
+    ``N`` by the prefix's ranker ``weights1[a]``), capped at ``room(a, N)`` (the cost per
+    document phase 2 may add within the budget; None: no cap; below 0: phase 1 alone does not
+    fit, no run). ``Xp``: the grouped training rows on the path's columns (``path``: their
+    columns in the full matrix, for the costs)."""
+    k = Xp.shape[1]
+    out = []
+    for a in range(1, k + 1):
+        s1 = Xp[:, :a] @ weights1[a]
+        for n in windows:
+            cap = room(a, int(n))
+            if cap is not None and cap < 0:
+                continue
+            rows, off = _kept_rows(s1, offsets, int(n))
+            qid = np.repeat(np.arange(len(off) - 1), np.diff(off).astype(np.intp))
+            sel = clone(selector).set_params(n_features_to_select=k, budget=cap,
+                                             **_phase2_costs(costs, path, a, reuse))
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DegenerateDataWarning)
+                sel.fit(Xp[rows], y[rows], qid=qid)
+            order = np.asarray(sel.selected_features_, dtype=np.intp)
+            weights = {b: np.asarray(sel.coef_path_[b - 1])[order[:b]] for b in range(1, len(order) + 1)}
+            if weights:
+                out.append(Reselected(a, int(n), order, weights))
+    return out
+
+
+def reselected_values(cands: Candidates, r: Reselected, Xp: np.ndarray, y: np.ndarray, offsets: np.ndarray,
+                      spec: tuple[str, str, str]) -> np.ndarray:
+    """Per-query validation values ``(n_q, len(r.order))`` of the cascades ``(r.a, r.window,
+    r.order[:b])`` on the grouped validation rows ``Xp`` (the path's columns), by
+    :func:`grid_values` on phase 1's columns followed by phase 2's path."""
+    a = r.a
+    Xg = np.ascontiguousarray(np.hstack([Xp[:, :a], Xp[:, r.order]]))
+    keys = [(a, r.window, a + b) for b in range(1, len(r.order) + 1)]
+    c = Candidates(list(range(1, a + 1)), {s: cands.weights1[s] for s in range(1, a + 1)}, keys,
+                   {key: np.concatenate([np.zeros(a), r.weights[key[2] - a]]) for key in keys})
+    return grid_values(c, Xg, y, offsets, spec)[1]
