@@ -18,8 +18,7 @@ from .._validation import check_budget, check_qid, fits_budget
 from ..data.feature_groups import ExtractionCosts, check_extraction_costs
 from ..data.grouping import GroupedData, QueryGroups, TrainingData
 from ..metrics.checks import CONVENTIONS
-from .cascade_search import (_top_window_order, candidates, cascade_cost, grid_values, reselected,
-                             reselected_values)
+from .cascade_search import _top_window_order, candidates, cascade_cost, grid_values, reselected, reselected_values
 from .greedy_rankrls import GreedyRankRLS
 
 __all__ = ["CascadeSelection", "Phase", "RULES", "compose"]
@@ -29,8 +28,9 @@ __all__ = ["CascadeSelection", "Phase", "RULES", "compose"]
 #: standard errors of the paired per-query differences, or whenever it is higher (``"best"``)
 RULES = {"1se": 1.0, "2se": 2.0, "best": 0.0}
 
-#: which phase-2 searches the grid holds (both by default): ``"prefix"`` (a longer prefix of
-#: the path) and ``"kept rows"`` (the greedy path re-run on the training rows phase 1 keeps)
+#: the phase-2 searches of the grid (all by default): a longer prefix of the path with its ranker
+#: trained on the training rows phase 1 keeps or on all of them, and the greedy path re-run on
+#: the kept rows
 PHASE2_SEARCHES = {"prefix, kept rows": True, "prefix, all rows": True, "greedy, kept rows": True}
 
 
@@ -89,10 +89,14 @@ class CascadeSelection(RankerMixin, RankingEstimator):
     cascade does not pay.
 
     The search: the cost-aware greedy RankRLS path (``selector``, fitted on the training data
-    with ``feature_costs``) gives nested prefixes; phase 1 is a prefix, phase 2 a longer prefix
-    whose RankRLS ranker is trained on the training documents phase 1 keeps (its top ``N``),
-    for every ``N`` in ``windows``. Every single phase and cascade is scored on the
-    ``eval_set``'s queries (the grid evaluated by the Rust core, one pass per query for all
+    with ``feature_costs``) gives nested prefixes; phase 1 is a prefix and, for every ``N`` in
+    ``windows``, phase 2 is (1) a longer prefix whose RankRLS ranker is trained on the training
+    documents phase 1 keeps (its top ``N``), (2) a longer prefix with its ranker trained on every
+    training document (the single phase of that prefix), or (3) a prefix of the cost-aware greedy
+    path re-run on the training documents phase 1 keeps, phase 1's features (and the groups
+    they pay for) free with ``reuse``, capped by what the budget leaves phase 2
+    (:data:`PHASE2_SEARCHES`; ``front_``'s ``phase2_search`` says which). Every single phase and
+    cascade is scored on the ``eval_set``'s queries (the grid evaluated by the Rust core, one pass per query for all
     windows) and priced per query (:mod:`rankselect.selection.cascade_search`).
 
     The choice (``rule``): the best affordable single phase (highest validation value whose
@@ -135,7 +139,8 @@ class CascadeSelection(RankerMixin, RankingEstimator):
     front_ : list of dict
         The cost-quality Pareto front of every configuration (single phases and cascades):
         ``cost``, ``score``, ``n_phases``, ``phase1_size``, ``window``, ``phase2_size``,
-        sorted by cost.
+        ``phase2_features`` (0-based columns) and ``phase2_search`` (``"prefix, kept rows"``,
+        ``"prefix, all rows"`` or ``"greedy, kept rows"``; None for one phase), sorted by cost.
     single_front_ : list of dict
         The same front over single phases only.
     choice_ : dict
@@ -253,7 +258,8 @@ class CascadeSelection(RankerMixin, RankingEstimator):
             cands = candidates(Xt, g.y, g.offsets, alpha, windows, phase2_rows=rows)
             single, v = grid_values(cands, Xv, val.y, val.offsets, spec)
             values.append(v)
-            phase2 += [(np.arange(b), cands.weights2[(a, n, b)], n, f"prefix, {rows} rows") for a, n, b in cands.cascades]
+            phase2 += [(np.arange(b), cands.weights2[(a, n, b)], n, f"prefix, {rows} rows")
+                       for a, n, b in cands.cascades]
             firsts += [a for a, _, _ in cands.cascades]
         if single is None:
             cands = candidates(Xt, g.y, g.offsets, alpha, windows, phase2_rows="all")
@@ -262,7 +268,7 @@ class CascadeSelection(RankerMixin, RankingEstimator):
             for r in reselected(GreedyRankRLS() if self.selector is None else self.selector, Xt, g.y, g.offsets,
                                 windows, costs, path, cands.weights1, _room(costs, path, sizes, budget), reuse=reuse):
                 values.append(reselected_values(cands, r, Xv, val.y, val.offsets, spec))
-                phase2 += [(r.order[:b], r.weights[b], r.window, "greedy, kept rows") for b in r.weights]
+                phase2 += [(r.order[:b], r.weights[b], r.window, "greedy, kept rows") for b in sorted(r.weights)]
                 firsts += [r.a] * len(r.weights)
         cascade = np.hstack(values) if values else np.zeros((len(sizes), 0))
         records: list[dict[str, Any]] = [

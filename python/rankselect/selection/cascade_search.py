@@ -187,9 +187,9 @@ def grid_values(cands: Candidates, Xp: np.ndarray, y: np.ndarray, offsets: np.nd
 @dataclass
 class Reselected:
     """Phase 2 selected on the training rows phase 1 keeps, for phase 1 = the path's first ``a``
-    columns and the window ``window``: ``order`` (positions in the path) is the cost-aware
-    greedy path run on the kept rows, ``weights[b]`` the RankRLS weights on ``order[:b]``
-    trained on those rows."""
+    columns and the window ``window``: ``order`` (positions in the path) is phase 1's columns
+    followed by the cost-aware greedy path continued from them on the kept rows, ``weights[b]``
+    the RankRLS weights on ``order[:b]`` (``b > a``) trained on those rows."""
 
     a: int
     window: int
@@ -197,64 +197,77 @@ class Reselected:
     weights: dict[int, np.ndarray]
 
 
-def _phase2_costs(costs: ExtractionCosts, path: np.ndarray, a: int, reuse: bool) -> dict:
-    """The greedy's cost parameters for phase 2 on the path's columns: what each column adds to
-    phase 2's cost per document. With ``reuse`` phase 1's features and the groups they touch
-    are free (phase 2 reads their values), so the greedy's total cost is ``c(S1 + S2) - c(S1)``;
-    without, every column costs what it costs (the total is ``c(S2)``)."""
+def _continuation(costs: ExtractionCosts, path: np.ndarray, a: int) -> dict:
+    """The greedy's parameters that continue from phase 1 = the path's first ``a`` columns:
+    units (``feature_groups``) phase 1 as one free unit, then each other column of the path; a
+    column's cost is what it adds to phase 2's cost per document beyond phase 1's features, its
+    own cost plus its group's when phase 1 touches none of the group (a group shared by several
+    added columns is counted for each: the greedy's order, the costs of the grid are exact)."""
     fc = np.array(costs.feature_costs, dtype=float)[path]
-    if reuse:
-        fc[:a] = 0.0
-    if costs.groups is None or costs.group_costs is None:
-        return {"feature_costs": fc}
-    names = [costs.groups.names[g] for g in costs.groups.index[path]]
-    gc = {costs.groups.names[g]: float(costs.group_costs[g]) for g in set(costs.groups.index[path].tolist())}
-    if reuse:
-        for name in names[:a]:
-            gc[name] = 0.0
-    return {"feature_costs": fc, "feature_groups": names, "group_costs": gc, "select_groups": False}
+    fc[:a] = 0.0
+    units = ["phase 1"] * a + [f"column {j}" for j in range(a, len(path))]
+    gc = {"phase 1": 0.0}
+    groups, shared = costs.groups, costs.group_costs
+    paid = set() if groups is None else set(groups.index[path[:a]].tolist())
+    for j in range(a, len(path)):
+        g = None if groups is None or shared is None else int(groups.index[path[j]])
+        gc[units[j]] = 0.0 if g is None or shared is None or g in paid else float(shared[g])
+    return {"feature_costs": fc, "feature_groups": units, "group_costs": gc, "select_groups": True}
 
 
 def reselected(selector, Xp: np.ndarray, y: np.ndarray, offsets: np.ndarray, windows, costs: ExtractionCosts,
                path: np.ndarray, weights1: dict[int, np.ndarray], room: Callable[[int, int], Optional[float]], *,
                reuse: bool = True) -> list[Reselected]:
     """Phase 2 selected on the training documents phase 1 keeps: for every phase-1 prefix
-    ``a`` and window ``N``, the cost-aware greedy path (``selector``, cloned, with phase 2's
-    costs: :func:`_phase2_costs`) run on the training rows phase 1 keeps (each query's top
-    ``N`` by the prefix's ranker ``weights1[a]``), capped at ``room(a, N)`` (the cost per
-    document phase 2 may add within the budget; None: no cap; below 0: phase 1 alone does not
-    fit, no run). ``Xp``: the grouped training rows on the path's columns (``path``: their
-    columns in the full matrix, for the costs)."""
+    ``a`` and window ``N``, the cost-aware greedy path (``selector``, cloned) continued from
+    phase 1's features (one free unit, taken first: :func:`_continuation`) on the training rows
+    phase 1 keeps (each query's top ``N`` by the prefix's ranker ``weights1[a]``). The path is
+    the uncapped one (the same rule as the path on all rows: with a window that keeps every
+    document it continues that path), run for as many steps as could fit what the budget leaves
+    phase 2 per document, ``room(a, N)`` (None: no cap; below 0: phase 1 alone does not fit, no
+    run), less phase 1's features without ``reuse`` (phase 2 pays them again). ``Xp``: the
+    grouped training rows on the path's columns (``path``: their columns in the full matrix,
+    for the costs). A run whose first step is not phase 1 (phase 1 does not
+    improve the kept rows' criterion) gives no cascade."""
     k = Xp.shape[1]
     out = []
-    for a in range(1, k + 1):
+    for a in range(1, k):
         s1 = Xp[:, :a] @ weights1[a]
         for n in windows:
             cap = room(a, int(n))
+            if cap is not None and not reuse:
+                cap -= costs.total(path[:a])
             if cap is not None and cap < 0:
+                continue
+            params = _continuation(costs, path, a)
+            steps = k - a
+            if cap is not None:  # the path's steps that can fit: the cheapest columns' costs add up to the cap
+                unit = np.sort(params["feature_costs"][a:] + [params["group_costs"][u] for u in
+                                                              params["feature_groups"][a:]])
+                steps = int(np.searchsorted(np.cumsum(unit), cap * (1 + 1e-9), side="right"))
+            if steps == 0:
                 continue
             rows, off = _kept_rows(s1, offsets, int(n))
             qid = np.repeat(np.arange(len(off) - 1), np.diff(off).astype(np.intp))
-            sel = clone(selector).set_params(n_features_to_select=k, budget=cap,
-                                             **_phase2_costs(costs, path, a, reuse))
+            sel = clone(selector).set_params(n_features_to_select=steps + 1, budget=None, **params)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", DegenerateDataWarning)
                 sel.fit(Xp[rows], y[rows], qid=qid)
             order = np.asarray(sel.selected_features_, dtype=np.intp)
-            weights = {b: np.asarray(sel.coef_path_[b - 1])[order[:b]] for b in range(1, len(order) + 1)}
-            if weights:
-                out.append(Reselected(a, int(n), order, weights))
+            if len(order) <= a or order[:a].tolist() != list(range(a)):
+                continue
+            weights = {a + j: np.asarray(sel.coef_path_[j])[order[:a + j]] for j in range(1, len(order) - a + 1)}
+            out.append(Reselected(a, int(n), order, weights))
     return out
 
 
 def reselected_values(cands: Candidates, r: Reselected, Xp: np.ndarray, y: np.ndarray, offsets: np.ndarray,
                       spec: tuple[str, str, str]) -> np.ndarray:
-    """Per-query validation values ``(n_q, len(r.order))`` of the cascades ``(r.a, r.window,
+    """Per-query validation values ``(n_q, len(r.weights))`` of the cascades ``(r.a, r.window,
     r.order[:b])`` on the grouped validation rows ``Xp`` (the path's columns), by
-    :func:`grid_values` on phase 1's columns followed by phase 2's path."""
-    a = r.a
-    Xg = np.ascontiguousarray(np.hstack([Xp[:, :a], Xp[:, r.order]]))
-    keys = [(a, r.window, a + b) for b in range(1, len(r.order) + 1)]
-    c = Candidates(list(range(1, a + 1)), {s: cands.weights1[s] for s in range(1, a + 1)}, keys,
-                   {key: np.concatenate([np.zeros(a), r.weights[key[2] - a]]) for key in keys})
+    :func:`grid_values` on the columns of ``r.order`` (phase 1's first)."""
+    Xg = np.ascontiguousarray(Xp[:, r.order])
+    keys = [(r.a, r.window, b) for b in sorted(r.weights)]
+    c = Candidates(list(range(1, r.a + 1)), {s: cands.weights1[s] for s in range(1, r.a + 1)}, keys,
+                   {key: r.weights[key[2]] for key in keys})
     return grid_values(c, Xg, y, offsets, spec)[1]
