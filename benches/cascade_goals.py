@@ -1,7 +1,7 @@
 """The goals of issue 48, measured outside the suite: CascadeSelection vs the best affordable
 single phase.
 
-    python benches/cascade_goals.py [--rules 1se 2se best] [--seed 2027]
+    python benches/cascade_goals.py [--rules 1se 2se best] [--seed 2027] [--searches ...] [--only ...]
 
 1. OHSUMED-LETOR2 (``../shared/data/OHSUMED-LETOR2``), 5 folds, costs
    ``feature_costs("ohsumed-letor2")`` (the WSDM 2019 MSLR tiers), budget 5 % of all
@@ -17,6 +17,8 @@ single phase.
    features (cost 10); budget 25 % of all features on every document. Goal: test NDCG@10
    within 0.01 of RankRLS on all features.
 The cost each fit reports is checked against a recomputation from its ``phases_``.
+``--searches`` keeps only some of phase 2's searches (``PHASE2_SEARCHES``: the ablation of
+benches/RESULTS.md); ``--only`` some of the data sets.
 """
 from __future__ import annotations
 
@@ -28,6 +30,7 @@ import numpy as np
 import rankselect as rs
 from rankselect.data import ExtractionCosts
 from rankselect.metrics import ndcg
+from rankselect.selection import cascade as cascade_module
 from rankselect.selection.cascade_search import cascade_cost
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -84,7 +87,8 @@ def letor(name, root, layout, rules):
         d = chosen - single
         lo, hi = bootstrap(d)
         print(f"{name} rule={rule}: pooled test NDCG@10 chosen {chosen.mean():.4f} vs best affordable "
-              f"single phase {single.mean():.4f}: {d.mean():+.4f} [{lo:+.4f}, {hi:+.4f}] over {len(d)} queries")
+              f"single phase {single.mean():.4f}: {d.mean():+.4f} [{lo:+.4f}, {hi:+.4f}] over {len(d)} queries"
+              f"{' (significantly worse)' if hi < 0 else ' (significantly better)' if lo > 0 else ''}")
         for f, text in enumerate(decisions[rule], 1):
             print(f"    fold {f}: {text}")
 
@@ -121,13 +125,22 @@ def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--rules", nargs="+", default=["1se", "2se", "best"])
     ap.add_argument("--seed", type=int, default=2027)
+    ap.add_argument("--searches", nargs="+", choices=list(cascade_module.PHASE2_SEARCHES))
+    ap.add_argument("--only", nargs="+", choices=["OHSUMED-LETOR2", "MQ2008", "synthetic"])
     args = ap.parse_args(argv)
+    if args.searches:
+        for k in cascade_module.PHASE2_SEARCHES:
+            cascade_module.PHASE2_SEARCHES[k] = k in args.searches
+        print("phase-2 searches:", ", ".join(args.searches))
     for name, root, layout in (("OHSUMED-LETOR2", OHSUMED, "ohsumed-letor2"), ("MQ2008", MQ2008, "letor4")):
+        if args.only and name not in args.only:
+            continue
         if root.is_dir():
             letor(name, root, layout, args.rules)
         else:
             print(f"{name} not found at {root}: skipped")
-    synthetic(args.seed, args.rules)
+    if not args.only or "synthetic" in args.only:
+        synthetic(args.seed, args.rules)
 
 
 if __name__ == "__main__":

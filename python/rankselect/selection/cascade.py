@@ -92,11 +92,12 @@ class CascadeSelection(RankerMixin, RankingEstimator):
     with ``feature_costs``) gives nested prefixes; phase 1 is a prefix and, for every ``N`` in
     ``windows``, phase 2 is (1) a longer prefix whose RankRLS ranker is trained on the training
     documents phase 1 keeps (its top ``N``), (2) a longer prefix with its ranker trained on every
-    training document (the single phase of that prefix), or (3) a prefix of the cost-aware greedy
-    path re-run on the training documents phase 1 keeps, phase 1's features (and the groups
-    they pay for) free with ``reuse``, capped by what the budget leaves phase 2
-    (:data:`PHASE2_SEARCHES`; ``front_``'s ``phase2_search`` says which). Every single phase and
-    cascade is scored on the ``eval_set``'s queries (the grid evaluated by the Rust core, one pass per query for all
+    training document (the single phase of that prefix), or (3) phase 1's features followed by
+    the cost-aware greedy path continued from them on the training documents phase 1 keeps (phase
+    1's features and the groups they pay for free), for as many steps as the budget could leave
+    phase 2 (:data:`PHASE2_SEARCHES`; ``front_``'s ``phase2_search`` says which). Phase 2 always
+    holds phase 1's features first. Every single phase and cascade is scored on the
+    ``eval_set``'s queries (the grid evaluated by the Rust core, one pass per query for all
     windows) and priced per query (:mod:`rankselect.selection.cascade_search`).
 
     The choice (``rule``): the best affordable single phase (highest validation value whose
@@ -159,7 +160,7 @@ class CascadeSelection(RankerMixin, RankingEstimator):
     >>> cs = rs.CascadeSelection(feature_costs=costs, budget=1500.0, windows=(5,)).fit(
     ...     X, y, qid=qid, eval_set=(Xv, yv, qv))
     >>> cs.choice_["decision"], len(cs.phases_)
-    ('one phase', 1)
+    ('cascade', 2)
     >>> bool(cs.cost_per_query_ <= 1500.0)
     True
     """

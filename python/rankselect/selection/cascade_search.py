@@ -1,18 +1,21 @@
 """The search of :class:`~rankselect.selection.cascade.CascadeSelection`: nested prefixes of a
-selection path as the phases of two-phase cascades, their rankers, their costs per query and
-the grid of their validation values (evaluated by the Rust core, ``_core.cascade_grid_per_query``).
+selection path as the phases of two-phase cascades, phase 2 also selected on the training rows
+phase 1 keeps, their rankers, their costs per query and the grid of their validation values
+(evaluated by the Rust core, ``_core.cascade_grid_per_query``).
 
 A candidate cascade is ``(a, N, b)``: phase 1 ranks every document of a query with the first
-``a`` features of the path, phase 2 re-ranks phase 1's top ``N`` with the first ``b > a``
-features (RankRLS trained on the training documents that phase 1 keeps). A single phase is
+``a`` features of the path, phase 2 re-ranks phase 1's top ``N`` with ``b > a`` features,
+phase 1's first: a longer prefix of the path (RankRLS trained on the training documents that
+phase 1 keeps, or on all of them: :func:`candidates`), or phase 1's features followed by the
+cost-aware greedy path continued on the kept documents (:func:`reselected`). A single phase is
 ``(a, None, None)``.
 
 Cost per query (``c(S)`` the cost of a subset per document, :class:`~rankselect.data.ExtractionCosts`
 with groups: a group's extraction cost once per phase that first uses it; ``n_q`` the query's
 documents): one phase ``c(S1) n_q``; with ``reuse`` (phase 2 reads phase 1's values: Vespa,
-Solr) ``c(S1) n_q + c(S2 \\ S1) min(N, n_q)``, where ``c(S2 \\ S1) = c(S2) - c(S1)``; without
-(each window computes its own set: OpenSearch / Elasticsearch rescore windows)
-``c(S1) n_q + c(S2) min(N, n_q)``.
+Solr) ``c(S1) n_q + c(S2 \\ S1) min(N, n_q)``, where ``c(S2 \\ S1) = c(S1 + S2) - c(S1)``
+(``S1 + S2`` the union); without (each window computes its own set: OpenSearch /
+Elasticsearch rescore windows) ``c(S1) n_q + c(S2) min(N, n_q)``.
 """
 from __future__ import annotations
 
@@ -228,7 +231,23 @@ def reselected(selector, Xp: np.ndarray, y: np.ndarray, offsets: np.ndarray, win
     run), less phase 1's features without ``reuse`` (phase 2 pays them again). ``Xp``: the
     grouped training rows on the path's columns (``path``: their columns in the full matrix,
     for the costs). A run whose first step is not phase 1 (phase 1 does not
-    improve the kept rows' criterion) gives no cascade."""
+    improve the kept rows' criterion) gives no cascade.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rankselect import GreedyRankRLS
+    >>> from rankselect.data import ExtractionCosts
+    >>> from rankselect.selection.cascade_search import candidates, reselected
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 3))
+    >>> y, offsets = np.digitize(X @ [1.0, 0.5, 0.3], [0.0, 1.0]).astype(float), np.array([0, 20, 40])
+    >>> c = candidates(X, y, offsets, 1.0, windows=[8])
+    >>> runs = reselected(GreedyRankRLS(), X, y, offsets, [8], ExtractionCosts(np.array([1.0, 5.0, 2.0])),
+    ...                   np.arange(3), c.weights1, lambda a, n: None)
+    >>> [(r.a, r.window, r.order.tolist(), sorted(r.weights)) for r in runs]  # phase 2 sizes b > a
+    [(1, 8, [0, 1, 2], [2, 3]), (2, 8, [0, 1, 2], [3])]
+    """
     k = Xp.shape[1]
     out = []
     for a in range(1, k):
@@ -265,7 +284,23 @@ def reselected_values(cands: Candidates, r: Reselected, Xp: np.ndarray, y: np.nd
                       spec: tuple[str, str, str]) -> np.ndarray:
     """Per-query validation values ``(n_q, len(r.weights))`` of the cascades ``(r.a, r.window,
     r.order[:b])`` on the grouped validation rows ``Xp`` (the path's columns), by
-    :func:`grid_values` on the columns of ``r.order`` (phase 1's first)."""
+    :func:`grid_values` on the columns of ``r.order`` (phase 1's first).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rankselect import GreedyRankRLS
+    >>> from rankselect.data import ExtractionCosts
+    >>> from rankselect.selection.cascade_search import candidates, reselected, reselected_values
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 3))
+    >>> y, offsets = np.digitize(X @ [1.0, 0.5, 0.3], [0.0, 1.0]).astype(float), np.array([0, 20, 40])
+    >>> c = candidates(X, y, offsets, 1.0, windows=[8])
+    >>> r = reselected(GreedyRankRLS(), X, y, offsets, [8], ExtractionCosts(np.ones(3)), np.arange(3),
+    ...                c.weights1, lambda a, n: None)[0]
+    >>> reselected_values(c, r, X, y, offsets, ("ndcg@3", "exponential", "stable")).shape  # (queries, cascades)
+    (2, 2)
+    """
     Xg = np.ascontiguousarray(Xp[:, r.order])
     keys = [(r.a, r.window, b) for b in sorted(r.weights)]
     c = Candidates(list(range(1, r.a + 1)), {s: cands.weights1[s] for s in range(1, r.a + 1)}, keys,
