@@ -63,6 +63,24 @@ def bootstrap(d, n=10000, seed=0):
     return float(np.quantile(means, 0.025)), float(np.quantile(means, 0.975))
 
 
+def sign_flip_p(d, exact_up_to=16, flips=1 << 16, seed=0):
+    """One-sided p-value of the paired sign-flip (randomization) test of a positive mean of
+    ``d``: exact over the nonzero differences' 2^m sign patterns up to ``exact_up_to`` of them,
+    else over ``flips`` random patterns (seeded). A diagnostic here, not the estimator's rule."""
+    d = np.asarray(d, dtype=float)
+    d = d[d != 0]
+    m = len(d)
+    if m == 0:
+        return 1.0
+    obs = d.sum() - 1e-12 * np.abs(d).sum()
+    if m <= exact_up_to:
+        signs = 1 - 2 * ((np.arange(1 << m)[:, None] >> np.arange(m)) & 1)
+        return float(np.mean(signs @ d >= obs))
+    rng = np.random.default_rng(seed)
+    hits = sum(int(np.sum(rng.choice([-1.0, 1.0], size=(4096, m)) @ d >= obs)) for _ in range(flips // 4096))
+    return hits / flips
+
+
 def letor(name, root, layout, rules):
     costs = rs.data.datasets.feature_costs(layout)
     out = {r: ([], []) for r in rules}
@@ -80,6 +98,10 @@ def letor(name, root, layout, rules):
             out[rule][1].append(per_query(te.y, single_scores(cs, tr.X, tr.y, tr.qid, te.X), te.qid))
             c = cs.choice_
             how = "" if len(cs.phases_) == 1 else f", phase 2: {cs.choice_['cascade']['phase2_search']}"
+            if len(cs.phases_) == 2:  # the validation differences of the taken cascade: the exact test's p
+                dv = per_query(va.y, cs.predict(va.X, qid=va.qid), va.qid) - per_query(
+                    va.y, single_scores(cs, tr.X, tr.y, tr.qid, va.X), va.qid)
+                how += f", sign-flip p {sign_flip_p(dv):.3f} over {int(np.sum(dv != 0))} differing queries"
             decisions[rule].append(f"{c['decision']}{how} (val diff {c['mean_difference']:+.3f}, SE "
                                    f"{c['standard_error']:.3f}, cost {cs.cost_per_query_ / (costs.sum() * n_q):.1%})")
     for rule in rules:
