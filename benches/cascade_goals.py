@@ -36,6 +36,8 @@ from rankselect.selection.cascade_search import cascade_cost
 ROOT = Path(__file__).resolve().parents[1]
 OHSUMED = ROOT.parent / "shared" / "data" / "OHSUMED-LETOR2"
 MQ2008 = ROOT.parent / "shared" / "data" / "MQ2008"
+#: the one-sided level that one standard error nominally has (1 - Phi(1))
+GRID_LEVEL = 0.1587
 
 
 def per_query(y, scores, qid):
@@ -85,6 +87,7 @@ def letor(name, root, layout, rules):
     costs = rs.data.datasets.feature_costs(layout)
     out = {r: ([], []) for r in rules}
     decisions: dict = {r: [] for r in rules}
+    grid: tuple = ([], [])
     for fold in range(1, 6):
         d = root / f"Fold{fold}"
         tr, va, te = (rs.load_letor(d / f"{s}.txt") for s in ("train", "vali", "test"))
@@ -102,6 +105,10 @@ def letor(name, root, layout, rules):
                 dv = per_query(va.y, cs.predict(va.X, qid=va.qid), va.qid) - per_query(
                     va.y, single_scores(cs, tr.X, tr.y, tr.qid, va.X), va.qid)
                 how += f", sign-flip p {sign_flip_p(dv):.3f} over {int(np.sum(dv != 0))} differing queries"
+            how += f", grid p {c['grid_p_value']:.3f}"
+            if rule == "best":  # the max-statistic test at the 1 SE level, a diagnostic: its folds' differences
+                grid[0].append(out[rule][0][-1] if c["grid_p_value"] < GRID_LEVEL else out[rule][1][-1])
+                grid[1].append(out[rule][1][-1])
             decisions[rule].append(f"{c['decision']}{how} (val diff {c['mean_difference']:+.3f}, SE "
                                    f"{c['standard_error']:.3f}, cost {cs.cost_per_query_ / (costs.sum() * n_q):.1%})")
     for rule in rules:
@@ -113,6 +120,11 @@ def letor(name, root, layout, rules):
               f"{' (significantly worse)' if hi < 0 else ' (significantly better)' if lo > 0 else ''}")
         for f, text in enumerate(decisions[rule], 1):
             print(f"    fold {f}: {text}")
+    if grid[0]:
+        d = np.concatenate(grid[0]) - np.concatenate(grid[1])
+        lo, hi = bootstrap(d)
+        print(f"{name} max-statistic sign-flip test at {GRID_LEVEL:.1%} (diagnostic, from rule=best's fits): "
+              f"{d.mean():+.4f} [{lo:+.4f}, {hi:+.4f}]")
 
 
 def synthetic(seed, rules):

@@ -18,7 +18,15 @@ from .._validation import check_budget, check_qid, fits_budget
 from ..data.feature_groups import ExtractionCosts, check_extraction_costs
 from ..data.grouping import GroupedData, QueryGroups, TrainingData
 from ..metrics.checks import CONVENTIONS
-from .cascade_search import _top_window_order, candidates, cascade_cost, grid_values, reselected, reselected_values
+from .cascade_search import (
+    _grid_p_value,
+    _top_window_order,
+    candidates,
+    cascade_cost,
+    grid_values,
+    reselected,
+    reselected_values,
+)
 from .greedy_rankrls import GreedyRankRLS
 
 __all__ = ["CascadeSelection", "Phase", "RULES", "compose"]
@@ -146,7 +154,11 @@ class CascadeSelection(RankerMixin, RankingEstimator):
         The same front over single phases only.
     choice_ : dict
         ``decision`` (``"cascade"`` or ``"one phase"``), ``rule``, the best affordable single
-        phase's and cascade's records, the paired mean difference and its standard error.
+        phase's and cascade's records, the paired mean difference and its standard error, and
+        ``grid_p_value``: the one-sided p-value of the best affordable cascade's advantage under
+        the paired sign-flip null applied jointly to every affordable cascade (a max-statistic
+        permutation test, 1000 seeded flips; a diagnostic that accounts for taking the best of
+        the grid, not used by the rules).
     path_ : ndarray
         The selection path (0-based columns) whose prefixes are the phases.
 
@@ -294,6 +306,7 @@ class CascadeSelection(RankerMixin, RankingEstimator):
             diff = float(d.mean())
             se = float(d.std(ddof=1) / np.sqrt(len(d))) if len(d) > 1 else float("inf")
             take = diff > 0 and diff > RULES[str(self.rule)] * se
+        grid_p = _grid_p_value(cascade[:, [r["_col"] for r in two]] - single[:, [best1["_col"]]]) if two else 1.0
         chosen = best2 if take and best2 is not None else best1
         a = chosen["phase1_size"]
         self.phases_ = [Phase(path[:a].copy(), cands.weights1[a].copy())]
@@ -307,7 +320,8 @@ class CascadeSelection(RankerMixin, RankingEstimator):
         self.choice_ = {"decision": "cascade" if chosen["n_phases"] == 2 else "one phase", "rule": str(self.rule),
                         "budget": budget, "reuse": bool(self.reuse), "single": _public(best1),
                         "cascade": None if best2 is None else _public(best2),
-                        "mean_difference": diff, "standard_error": se, "n_queries": int(len(sizes))}
+                        "mean_difference": diff, "standard_error": se, "grid_p_value": grid_p,
+                        "n_queries": int(len(sizes))}
         self.path_ = path
         return self
 
