@@ -211,3 +211,17 @@ def test_extraction_costs_and_no_reuse():
             a, n, s2 = r["phase1_size"], r["window"], r["phase2_features"]
             assert r["cost"] == pytest.approx(cascade_cost(costs, sizes, cs.path_[:a], s2, n, reuse=False))
             assert r["cost"] >= cascade_cost(costs, sizes, cs.path_[:a], s2, n, reuse=True) - 1e-9
+
+
+def test_grid_p_value_accounts_for_the_best_of_the_grid():
+    from rankselect.selection.cascade_search import _grid_p_value
+
+    rng = np.random.default_rng(3)
+    noise = rng.normal(size=(30, 200))  # 200 cascades, no real advantage
+    best = noise.mean(axis=0).argmax()
+    d = noise[:, best]
+    one = _grid_p_value(d[:, None])  # the best column alone looks significant ...
+    assert one < 0.01
+    assert _grid_p_value(noise) > 0.1  # ... but not as the best of 200
+    assert _grid_p_value(np.abs(noise[:, :5]) + 0.1) < 0.01  # a real advantage everywhere
+    assert _grid_p_value(noise) == _grid_p_value(noise)  # seeded: the same every time
