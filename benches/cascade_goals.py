@@ -1,7 +1,7 @@
 """The goals of issue 48, measured outside the suite: CascadeSelection vs the best affordable
 single phase.
 
-    python benches/cascade_goals.py [--rules 1se 2se best] [--seed 2027]
+    python benches/cascade_goals.py [--rules 1se 2se best] [--seed 2027] [--searches ...] [--only ...]
 
 1. OHSUMED-LETOR2 (``../shared/data/OHSUMED-LETOR2``), 5 folds, costs
    ``feature_costs("ohsumed-letor2")`` (the WSDM 2019 MSLR tiers), budget 5 % of all
@@ -9,13 +9,16 @@ single phase.
    the validation queries; the test queries of the 5 folds are pooled and the chosen
    configuration's NDCG@10 is compared with the best affordable single phase's (the
    highest-scoring affordable prefix on validation): mean paired difference and a 95 % paired
-   bootstrap interval over queries (10000 resamples). Goal: >= +0.01.
+   bootstrap interval over queries (10000 resamples). Goal: >= +0.01. MQ2008 (19 documents per
+   query, ``feature_costs("letor4")``) the same way: no gain expected ("one phase").
 2. Synthetic (``make_ranking``, an unseen seed): long lists (100-300 documents), rare
    relevance (labels from the latent score: the top 2 % of each query 2, the next 4 % 1),
    expensive informative features (cost 100) with cheap noisy copies (cost 1) and noise
    features (cost 10); budget 25 % of all features on every document. Goal: test NDCG@10
    within 0.01 of RankRLS on all features.
 The cost each fit reports is checked against a recomputation from its ``phases_``.
+``--searches`` keeps only some of phase 2's searches (``PHASE2_SEARCHES``: the ablation of
+benches/RESULTS.md); ``--only`` some of the data sets.
 """
 from __future__ import annotations
 
@@ -27,10 +30,14 @@ import numpy as np
 import rankselect as rs
 from rankselect.data import ExtractionCosts
 from rankselect.metrics import ndcg
+from rankselect.selection import cascade as cascade_module
 from rankselect.selection.cascade_search import cascade_cost
 
 ROOT = Path(__file__).resolve().parents[1]
 OHSUMED = ROOT.parent / "shared" / "data" / "OHSUMED-LETOR2"
+MQ2008 = ROOT.parent / "shared" / "data" / "MQ2008"
+#: the one-sided level that one standard error nominally has (1 - Phi(1))
+GRID_LEVEL = 0.1587
 
 
 def per_query(y, scores, qid):
@@ -58,12 +65,31 @@ def bootstrap(d, n=10000, seed=0):
     return float(np.quantile(means, 0.025)), float(np.quantile(means, 0.975))
 
 
-def ohsumed(rules):
-    costs = rs.data.datasets.feature_costs("ohsumed-letor2")
+def sign_flip_p(d, exact_up_to=16, flips=1 << 16, seed=0):
+    """One-sided p-value of the paired sign-flip (randomization) test of a positive mean of
+    ``d``: exact over the nonzero differences' 2^m sign patterns up to ``exact_up_to`` of them,
+    else over ``flips`` random patterns (seeded). A diagnostic here, not the estimator's rule."""
+    d = np.asarray(d, dtype=float)
+    d = d[d != 0]
+    m = len(d)
+    if m == 0:
+        return 1.0
+    obs = d.sum() - 1e-12 * np.abs(d).sum()
+    if m <= exact_up_to:
+        signs = 1 - 2 * ((np.arange(1 << m)[:, None] >> np.arange(m)) & 1)
+        return float(np.mean(signs @ d >= obs))
+    rng = np.random.default_rng(seed)
+    hits = sum(int(np.sum(rng.choice([-1.0, 1.0], size=(4096, m)) @ d >= obs)) for _ in range(flips // 4096))
+    return hits / flips
+
+
+def letor(name, root, layout, rules):
+    costs = rs.data.datasets.feature_costs(layout)
     out = {r: ([], []) for r in rules}
     decisions: dict = {r: [] for r in rules}
+    grid: tuple = ([], [])
     for fold in range(1, 6):
-        d = OHSUMED / f"Fold{fold}"
+        d = root / f"Fold{fold}"
         tr, va, te = (rs.load_letor(d / f"{s}.txt") for s in ("train", "vali", "test"))
         n_q = np.unique(va.qid, return_counts=True)[1].mean()
         budget = 0.05 * costs.sum() * n_q
@@ -74,16 +100,31 @@ def ohsumed(rules):
             out[rule][0].append(per_query(te.y, cs.predict(te.X, qid=te.qid), te.qid))
             out[rule][1].append(per_query(te.y, single_scores(cs, tr.X, tr.y, tr.qid, te.X), te.qid))
             c = cs.choice_
-            decisions[rule].append(f"{c['decision']} (val diff {c['mean_difference']:+.3f}, SE "
+            how = "" if len(cs.phases_) == 1 else f", phase 2: {cs.choice_['cascade']['phase2_search']}"
+            if len(cs.phases_) == 2:  # the validation differences of the taken cascade: the exact test's p
+                dv = per_query(va.y, cs.predict(va.X, qid=va.qid), va.qid) - per_query(
+                    va.y, single_scores(cs, tr.X, tr.y, tr.qid, va.X), va.qid)
+                how += f", sign-flip p {sign_flip_p(dv):.3f} over {int(np.sum(dv != 0))} differing queries"
+            how += f", grid p {c['grid_p_value']:.3f}"
+            if rule == "best":  # the max-statistic test at the 1 SE level, a diagnostic: its folds' differences
+                grid[0].append(out[rule][0][-1] if c["grid_p_value"] < GRID_LEVEL else out[rule][1][-1])
+                grid[1].append(out[rule][1][-1])
+            decisions[rule].append(f"{c['decision']}{how} (val diff {c['mean_difference']:+.3f}, SE "
                                    f"{c['standard_error']:.3f}, cost {cs.cost_per_query_ / (costs.sum() * n_q):.1%})")
     for rule in rules:
         chosen, single = np.concatenate(out[rule][0]), np.concatenate(out[rule][1])
         d = chosen - single
         lo, hi = bootstrap(d)
-        print(f"OHSUMED-LETOR2 rule={rule}: pooled test NDCG@10 chosen {chosen.mean():.4f} vs best affordable "
-              f"single phase {single.mean():.4f}: {d.mean():+.4f} [{lo:+.4f}, {hi:+.4f}] over {len(d)} queries")
+        print(f"{name} rule={rule}: pooled test NDCG@10 chosen {chosen.mean():.4f} vs best affordable "
+              f"single phase {single.mean():.4f}: {d.mean():+.4f} [{lo:+.4f}, {hi:+.4f}] over {len(d)} queries"
+              f"{' (significantly worse)' if hi < 0 else ' (significantly better)' if lo > 0 else ''}")
         for f, text in enumerate(decisions[rule], 1):
             print(f"    fold {f}: {text}")
+    if grid[0]:
+        d = np.concatenate(grid[0]) - np.concatenate(grid[1])
+        lo, hi = bootstrap(d)
+        print(f"{name} max-statistic sign-flip test at {GRID_LEVEL:.1%} (diagnostic, from rule=best's fits): "
+              f"{d.mean():+.4f} [{lo:+.4f}, {hi:+.4f}]")
 
 
 def synthetic(seed, rules):
@@ -118,12 +159,22 @@ def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--rules", nargs="+", default=["1se", "2se", "best"])
     ap.add_argument("--seed", type=int, default=2027)
+    ap.add_argument("--searches", nargs="+", choices=list(cascade_module.PHASE2_SEARCHES))
+    ap.add_argument("--only", nargs="+", choices=["OHSUMED-LETOR2", "MQ2008", "synthetic"])
     args = ap.parse_args(argv)
-    if OHSUMED.is_dir():
-        ohsumed(args.rules)
-    else:
-        print(f"OHSUMED-LETOR2 not found at {OHSUMED}: skipped")
-    synthetic(args.seed, args.rules)
+    if args.searches:
+        for k in cascade_module.PHASE2_SEARCHES:
+            cascade_module.PHASE2_SEARCHES[k] = k in args.searches
+        print("phase-2 searches:", ", ".join(args.searches))
+    for name, root, layout in (("OHSUMED-LETOR2", OHSUMED, "ohsumed-letor2"), ("MQ2008", MQ2008, "letor4")):
+        if args.only and name not in args.only:
+            continue
+        if root.is_dir():
+            letor(name, root, layout, args.rules)
+        else:
+            print(f"{name} not found at {root}: skipped")
+    if not args.only or "synthetic" in args.only:
+        synthetic(args.seed, args.rules)
 
 
 if __name__ == "__main__":

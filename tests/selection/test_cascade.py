@@ -57,7 +57,8 @@ def test_a_cascade_on_long_lists_with_cheap_copies(data):
     assert cs.choice_["decision"] == "cascade" and len(cs.phases_) == 2
     p1, p2 = cs.phases_
     assert p2.window in (10, 20, 50, 100)
-    assert list(p2.features[:len(p1.features)]) == list(p1.features)  # nested prefixes
+    if cs.choice_["cascade"]["phase2_search"].startswith("prefix"):
+        assert list(p2.features[:len(p1.features)]) == list(p1.features)  # nested prefixes
 
 
 def test_predict_is_the_composition_of_the_phases(data):
@@ -81,15 +82,53 @@ def test_the_phases_are_rankrls_on_their_prefixes(data):
     p1, p2 = cs.phases_
     ref = rs.RankRLS(alpha=1.0).fit(X[tr][:, p1.features], y[tr], qid=qid[tr])
     np.testing.assert_allclose(p1.coef, ref.coef_, rtol=1e-7, atol=1e-10)
-    # phase 2: trained on the training documents phase 1 keeps (its top window of each query)
+    # phase 2: trained on the training documents phase 1 keeps (its top window of each query), or on
+    # all of them (the single phase of the longer prefix), as its search says
     Xtr, ytr, qtr = X[tr], y[tr], qid[tr]
     keep = np.zeros(len(ytr), bool)
     s1 = p1.score(Xtr)
     for q in np.unique(qtr):
         rows = np.flatnonzero(qtr == q)
         keep[rows[np.argsort(-s1[rows], kind="stable")[:p2.window]]] = True
+    if cs.choice_["cascade"]["phase2_search"] == "prefix, all rows":
+        keep[:] = True
     ref2 = rs.RankRLS(alpha=1.0).fit(Xtr[keep][:, p2.features], ytr[keep], qid=qtr[keep])
     np.testing.assert_allclose(p2.coef, ref2.coef_, rtol=1e-7, atol=1e-10)
+
+
+@pytest.mark.parametrize("search", ["prefix, kept rows", "prefix, all rows", "greedy, kept rows"])
+def test_each_phase2_search_gives_rankrls_phases_at_their_cost(data, search, monkeypatch):
+    from rankselect.selection import cascade as module
+
+    monkeypatch.setattr(module, "PHASE2_SEARCHES", {k: k == search for k in module.PHASE2_SEARCHES})
+    X, y, qid, tr, va, te, costs = data
+    sizes = np.unique(qid[va], return_counts=True)[1]
+    cs = _fit(data, budget=0.25 * costs.sum() * sizes.mean(), rule="best")
+    assert cs.choice_["decision"] == "cascade" and cs.choice_["cascade"]["phase2_search"] == search
+    p1, p2 = cs.phases_
+    assert cs.cost_per_query_ == pytest.approx(cascade_cost(ExtractionCosts(costs), sizes, p1.features, p2.features,
+                                                            p2.window))
+    assert cs.cost_per_query_ <= cs.budget * (1 + 1e-9)
+    Xtr, ytr, qtr = X[tr], y[tr], qid[tr]
+    keep = np.ones(len(ytr), bool)
+    if search.endswith("kept rows"):
+        keep[:] = False
+        s1 = p1.score(Xtr)
+        for q in np.unique(qtr):
+            rows = np.flatnonzero(qtr == q)
+            keep[rows[np.argsort(-s1[rows], kind="stable")[:p2.window]]] = True
+    ref = rs.RankRLS(alpha=1.0).fit(Xtr[keep][:, p2.features], ytr[keep], qid=qtr[keep])
+    np.testing.assert_allclose(p2.coef, ref.coef_, rtol=1e-7, atol=1e-10)
+    assert list(p2.features[:len(p1.features)]) == list(p1.features)  # phase 2 holds phase 1's features first
+    if search == "greedy, kept rows":
+        # the cost-aware greedy path on the kept rows continued from phase 1's features (one free unit)
+        a, rest = len(p1.features), [j for j in cs.path_ if j not in set(p1.features.tolist())]
+        cols = list(p1.features) + rest
+        free = np.concatenate([np.zeros(a), costs[rest]])
+        g = rs.GreedyRankRLS(n_features_to_select=len(p2.features) - a + 1, feature_costs=free,
+                             feature_groups=["p1"] * a + [str(j) for j in rest]).fit(
+            Xtr[keep][:, cols], ytr[keep], qid=qtr[keep])
+        np.testing.assert_array_equal(np.asarray(cols)[g.selected_features_], p2.features)
 
 
 def test_one_phase_when_the_cascade_does_not_pay():
@@ -122,6 +161,9 @@ def test_group_costs_are_paid_once_per_phase():
     assert cascade_cost(costs, sizes, [0], [0, 1], 5) == pytest.approx(11 * 20 + 1 * 5)
     assert cascade_cost(costs, sizes, [0], [0, 1], 5, reuse=False) == pytest.approx(11 * 20 + 12 * 5)
     assert cascade_cost(costs, sizes, [0], [0, 2], 20) == pytest.approx(11 * 20 + 6 * 15)
+    # a phase 2 that does not contain phase 1 (selected on the kept rows) pays what phase 1 did not
+    assert cascade_cost(costs, sizes, [0], [2], 5) == pytest.approx(11 * 20 + 6 * 5)
+    assert cascade_cost(costs, sizes, [0], [2], 5, reuse=False) == pytest.approx(11 * 20 + 6 * 5)
 
 
 def test_compose_orders_the_top_window_by_phase_two():
@@ -166,5 +208,20 @@ def test_extraction_costs_and_no_reuse():
     # without reuse a cascade pays its phase-2 set in full: never cheaper than with reuse
     for r in cs.front_:
         if r["n_phases"] == 2:
-            a, n, b = r["phase1_size"], r["window"], r["phase2_size"]
-            assert r["cost"] >= cascade_cost(costs, sizes, cs.path_[:a], cs.path_[:b], n, reuse=True) - 1e-9
+            a, n, s2 = r["phase1_size"], r["window"], r["phase2_features"]
+            assert r["cost"] == pytest.approx(cascade_cost(costs, sizes, cs.path_[:a], s2, n, reuse=False))
+            assert r["cost"] >= cascade_cost(costs, sizes, cs.path_[:a], s2, n, reuse=True) - 1e-9
+
+
+def test_grid_p_value_accounts_for_the_best_of_the_grid():
+    from rankselect.selection.cascade_search import _grid_p_value
+
+    rng = np.random.default_rng(3)
+    noise = rng.normal(size=(30, 200))  # 200 cascades, no real advantage
+    best = noise.mean(axis=0).argmax()
+    d = noise[:, best]
+    one = _grid_p_value(d[:, None])  # the best column alone looks significant ...
+    assert one < 0.01
+    assert _grid_p_value(noise) > 0.1  # ... but not as the best of 200
+    assert _grid_p_value(np.abs(noise[:, :5]) + 0.1) < 0.01  # a real advantage everywhere
+    assert _grid_p_value(noise) == _grid_p_value(noise)  # seeded: the same every time

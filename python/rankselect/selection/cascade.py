@@ -18,8 +18,9 @@ from .._validation import check_budget, check_qid, fits_budget
 from ..data.feature_groups import ExtractionCosts, check_extraction_costs
 from ..data.grouping import GroupedData, QueryGroups, TrainingData
 from ..metrics.checks import CONVENTIONS
-from .cascade_search import _top_window_order, candidates, cascade_cost, grid_values
-from .cascade_trees import PHASE2_RANKERS, fit_phase2_trees
+from .cascade_grid import room, search_grid
+from .cascade_search import _grid_p_value, cascade_cost, compose
+from .cascade_trees import PHASE2_RANKERS, phase2_trees
 from .greedy_rankrls import GreedyRankRLS
 
 __all__ = ["CascadeSelection", "Phase", "RULES", "compose"]
@@ -28,6 +29,11 @@ __all__ = ["CascadeSelection", "Phase", "RULES", "compose"]
 #: over the best affordable single phase exceeds 1 (``"1se"``, the default) or 2 (``"2se"``)
 #: standard errors of the paired per-query differences, or whenever it is higher (``"best"``)
 RULES = {"1se": 1.0, "2se": 2.0, "best": 0.0}
+
+#: the phase-2 searches of the grid (all by default): a longer prefix of the path with its ranker
+#: trained on the training rows phase 1 keeps or on all of them, and the greedy path re-run on
+#: the kept rows
+PHASE2_SEARCHES = {"prefix, kept rows": True, "prefix, all rows": True, "greedy, kept rows": True}
 
 
 @dataclass(frozen=True)
@@ -65,39 +71,20 @@ class Phase:
         return X[:, self.features] @ self.coef
 
 
-def compose(s1: np.ndarray, s2: Optional[np.ndarray], window: Optional[int], offsets: np.ndarray) -> np.ndarray:
-    """Scores (grouped rows) whose descending order is the cascade's: each query's top
-    ``min(window, n_q)`` rows by ``s1`` (ties in row order) ordered by ``s2`` (ties in phase-1
-    order) above the rest in phase-1 order; ``s1`` itself without phase 2.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from rankselect.selection.cascade import compose
-    >>> compose(np.array([3.0, 2.0, 1.0]), np.array([0.0, 5.0, 9.0]), 2, np.array([0, 3]))
-    array([2., 3., 1.])
-    """
-    if s2 is None or window is None:
-        return np.asarray(s1, dtype=float)
-    out = np.empty(len(s1))
-    for q in range(len(offsets) - 1):
-        lo, hi = int(offsets[q]), int(offsets[q + 1])
-        order = _top_window_order(s1, lo, hi)
-        top = order[:window]
-        order[:len(top)] = top[np.argsort(-s2[top], kind="stable")]
-        out[order] = np.arange(hi - lo, 0, -1, dtype=float)
-    return out
-
-
 class CascadeSelection(RankerMixin, RankingEstimator):
     """Two-phase cascades under a cost budget per query: a cheap feature subset scores every
     candidate document, a richer one re-ranks phase 1's top ``N``, or one phase when the
     cascade does not pay.
 
     The search: the cost-aware greedy RankRLS path (``selector``, fitted on the training data
-    with ``feature_costs``) gives nested prefixes; phase 1 is a prefix, phase 2 a longer prefix
-    whose RankRLS ranker is trained on the training documents phase 1 keeps (its top ``N``),
-    for every ``N`` in ``windows``. Every single phase and cascade is scored on the
+    with ``feature_costs``) gives nested prefixes; phase 1 is a prefix and, for every ``N`` in
+    ``windows``, phase 2 is (1) a longer prefix whose RankRLS ranker is trained on the training
+    documents phase 1 keeps (its top ``N``), (2) a longer prefix with its ranker trained on every
+    training document (the single phase of that prefix), or (3) phase 1's features followed by
+    the cost-aware greedy path continued from them on the training documents phase 1 keeps (phase
+    1's features and the groups they pay for free), for as many steps as the budget could leave
+    phase 2 (:data:`PHASE2_SEARCHES`; ``front_``'s ``phase2_search`` says which). Phase 2 always
+    holds phase 1's features first. Every single phase and cascade is scored on the
     ``eval_set``'s queries (the grid evaluated by the Rust core, one pass per query for all
     windows) and priced per query (:mod:`rankselect.selection.cascade_search`).
 
@@ -153,17 +140,21 @@ class CascadeSelection(RankerMixin, RankingEstimator):
     front_ : list of dict
         The cost-quality Pareto front of every configuration (single phases and cascades):
         ``cost``, ``score``, ``n_phases``, ``phase1_size``, ``window``, ``phase2_size``,
-        ``phase2_ranker`` (None for one phase; a LightGBM phase 2 is one more configuration,
-        kept or not), sorted by cost.
+        ``phase2_features`` (0-based columns), ``phase2_search`` (``"prefix, kept rows"``,
+        ``"prefix, all rows"`` or ``"greedy, kept rows"``) and ``phase2_ranker`` (None for one
+        phase; a LightGBM phase 2 is one more configuration, kept or not), sorted by cost.
     single_front_ : list of dict
         The same front over single phases only.
     choice_ : dict
         ``decision`` (``"cascade"`` or ``"one phase"``), ``rule``, the best affordable single
         phase's and cascade's records, the paired mean difference and its standard error;
-        ``phase2_ranker`` (the one asked), ``phase2_linear_score`` and
-        ``phase2_lightgbm_score`` (the best affordable cascade's validation value with each
-        phase 2; None where not fitted) and ``phase2_kept`` (the ranker of that cascade's
-        phase 2).
+        ``grid_p_value``: the one-sided p-value of the best affordable cascade's advantage under
+        the paired sign-flip null applied jointly to every affordable cascade (a max-statistic
+        permutation test, 1000 seeded flips; a diagnostic that accounts for taking the best of
+        the grid, not used by the rules); ``phase2_ranker`` (the one asked),
+        ``phase2_linear_score`` and ``phase2_lightgbm_score`` (the best affordable cascade's
+        validation value with each phase 2; None where not fitted) and ``phase2_kept`` (the
+        ranker of that cascade's phase 2).
     path_ : ndarray
         The selection path (0-based columns) whose prefixes are the phases.
 
@@ -177,7 +168,7 @@ class CascadeSelection(RankerMixin, RankingEstimator):
     >>> cs = rs.CascadeSelection(feature_costs=costs, budget=1500.0, windows=(5,)).fit(
     ...     X, y, qid=qid, eval_set=(Xv, yv, qv))
     >>> cs.choice_["decision"], len(cs.phases_)
-    ('one phase', 1)
+    ('cascade', 2)
     >>> bool(cs.cost_per_query_ <= 1500.0)
     True
     """
@@ -266,19 +257,23 @@ class CascadeSelection(RankerMixin, RankingEstimator):
         if len(path) == 0:
             raise ValueError("the selection path is empty: no feature varies within a query of the training data")
         g = train.grouped
-        Xp, Xpv = np.ascontiguousarray(g.X[:, path]), np.ascontiguousarray(val.X[:, path])
-        cands = candidates(Xp, g.y, g.offsets, alpha, windows)
+        Xt = np.ascontiguousarray(g.X[:, path])
         spec = (str(self.scoring), str(self.convention), "stable")
-        single, cascade = grid_values(cands, Xpv, val.y, val.offsets, spec)
+        Xv = np.ascontiguousarray(val.X[:, path])
         sizes = np.diff(val.offsets)
+        reuse = bool(self.reuse)
+        grid = search_grid(Xt, g, Xv, val, alpha, windows, spec, self.selector, costs, path,
+                           room(costs, path, sizes, budget), reuse, PHASE2_SEARCHES)
+        cands, single, cascade, phase2, firsts = grid.cands, grid.single, grid.cascade, grid.phase2, grid.firsts
         records: list[dict[str, Any]] = [
             {"cost": cascade_cost(costs, sizes, path[:a]), "score": float(single[:, i].mean()), "n_phases": 1,
-             "phase1_size": a, "window": None, "phase2_size": None, "phase2_ranker": None, "_col": i}
-            for i, a in enumerate(cands.sizes1)]
-        records += [{"cost": cascade_cost(costs, sizes, path[:a], path[:b], n, reuse=bool(self.reuse)),
+             "phase1_size": a, "window": None, "phase2_size": None, "phase2_features": None, "phase2_search": None,
+             "phase2_ranker": None, "_col": i} for i, a in enumerate(cands.sizes1)]
+        records += [{"cost": cascade_cost(costs, sizes, path[:a], path[cols], n, reuse=reuse),
                      "score": float(cascade[:, j].mean()), "n_phases": 2, "phase1_size": a, "window": n,
-                     "phase2_size": b, "phase2_ranker": "linear", "_col": j}
-                    for j, (a, n, b) in enumerate(cands.cascades)]
+                     "phase2_size": len(cols), "phase2_features": [int(c) for c in path[cols]], "phase2_search": how,
+                     "phase2_ranker": "linear", "_col": j}
+                    for j, (a, (cols, _, n, how)) in enumerate(zip(firsts, phase2))]
         cheapest = min(r["cost"] for r in records if r["n_phases"] == 1)
         if budget is not None and not fits_budget(cheapest, budget):
             raise ValueError(f"budget={budget} is below the cheapest phase's mean cost per validation query "
@@ -288,9 +283,14 @@ class CascadeSelection(RankerMixin, RankingEstimator):
         two = [r for r in ok if r["n_phases"] == 2]
         best2 = max(two, key=lambda r: (r["score"], -r["cost"])) if two else None
         v2 = None if best2 is None else cascade[:, best2["_col"]]
+        best2_linear_col = None if best2 is None else best2["_col"]
         linear2, booster, trees2 = None if best2 is None else best2["score"], None, None
-        if best2 is not None and self.phase2_ranker == "lightgbm":
-            booster, v_trees = self._trees(best2, cands, Xp, Xpv, g, val)
+        if best2 is not None and self.phase2_ranker == "lightgbm":  # the same features, refit as trees
+            cols = phase2[best2["_col"]][0]
+            a2, n2 = best2["phase1_size"], best2["window"]
+            booster, v_trees = phase2_trees(Xt[:, :a2] @ cands.weights1[a2], Xt[:, cols], g, Xv[:, :a2] @
+                                            cands.weights1[a2], Xv[:, cols], val, n2, self.phase2_params,
+                                            (str(self.scoring), str(self.convention)))
             tree = {**best2, "score": float(v_trees.mean()), "phase2_ranker": "lightgbm", "_col": None}
             records.append(tree)
             trees2 = tree["score"]
@@ -302,15 +302,19 @@ class CascadeSelection(RankerMixin, RankingEstimator):
             diff = float(d.mean())
             se = float(d.std(ddof=1) / np.sqrt(len(d))) if len(d) > 1 else float("inf")
             take = diff > 0 and diff > RULES[str(self.rule)] * se
+        linear_two = [r["_col"] for r in two if r["_col"] is not None]
+        grid_p = _grid_p_value(cascade[:, linear_two] - single[:, [best1["_col"]]]) if linear_two else 1.0
         chosen = best2 if take and best2 is not None else best1
         a = chosen["phase1_size"]
         self.phases_ = [Phase(path[:a].copy(), cands.weights1[a].copy())]
         if chosen["n_phases"] == 2:
-            key = (a, chosen["window"], chosen["phase2_size"])
             if chosen["phase2_ranker"] == "lightgbm":
-                self.phases_.append(Phase(path[:key[2]].copy(), None, int(key[1]), booster))
+                assert best2_linear_col is not None  # the trees refit that cascade's phase 2
+                cols = phase2[best2_linear_col][0]
+                self.phases_.append(Phase(path[cols].copy(), None, int(chosen["window"]), booster))
             else:
-                self.phases_.append(Phase(path[:key[2]].copy(), cands.weights2[key].copy(), int(key[1])))
+                cols, w, n, _ = phase2[chosen["_col"]]
+                self.phases_.append(Phase(path[cols].copy(), np.array(w, dtype=float), int(n)))
         self.cost_per_query_ = float(chosen["cost"])
         public = [_public(r) for r in records]
         self.front_ = _pareto(public)
@@ -318,27 +322,13 @@ class CascadeSelection(RankerMixin, RankingEstimator):
         self.choice_ = {"decision": "cascade" if chosen["n_phases"] == 2 else "one phase", "rule": str(self.rule),
                         "budget": budget, "reuse": bool(self.reuse), "single": _public(best1),
                         "cascade": None if best2 is None else _public(best2),
-                        "mean_difference": diff, "standard_error": se, "n_queries": int(len(sizes)),
+                        "mean_difference": diff, "standard_error": se, "grid_p_value": grid_p,
+                        "n_queries": int(len(sizes)),
                         "phase2_ranker": str(self.phase2_ranker), "phase2_linear_score": linear2,
                         "phase2_lightgbm_score": trees2,
                         "phase2_kept": None if best2 is None else best2["phase2_ranker"]}
         self.path_ = path
         return self
-
-    def _trees(self, rec: dict, cands, Xp: np.ndarray, Xpv: np.ndarray, g, val: GroupedData):
-        """The LightGBM phase 2 of the cascade ``rec`` (trained on the documents its phase 1 keeps)
-        and its per-query validation values (the composed ranking)."""
-        from ..metrics.measures import compute
-
-        a, n, b = rec["phase1_size"], rec["window"], rec["phase2_size"]
-        booster = fit_phase2_trees(Xp[:, :b], g.y, g.offsets, Xp[:, :a] @ cands.weights1[a], n, self.phase2_params)
-        s1 = Xpv[:, :a] @ cands.weights1[a]
-        s2 = np.asarray(booster.predict(np.ascontiguousarray(Xpv[:, :b]), num_threads=1), dtype=float)
-        sizes = np.diff(np.asarray(val.offsets, dtype=np.int64)).astype(np.int64)
-        qid = np.repeat(np.arange(len(sizes)), sizes)
-        values = compute(str(self.scoring), val.y, compose(s1, s2, n, val.offsets), qid,
-                         convention=str(self.convention), per_query=True)
-        return booster, np.asarray(values, dtype=float)
 
     def predict(self, X, qid=None) -> np.ndarray:
         """Scores of the rows of ``X`` whose descending order within each query is the

@@ -13,7 +13,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from .cascade_search import _kept_rows
+from .cascade_search import _kept_rows, compose
 from .importance import lambdarank_ranker
 
 __all__ = ["PHASE2_RANKERS", "PHASE2_PARAMS", "fit_phase2_trees"]
@@ -54,3 +54,19 @@ def fit_phase2_trees(X2: np.ndarray, y: np.ndarray, offsets: np.ndarray, s1: np.
     model = lambdarank_ranker(kept, "phase2_ranker='lightgbm'", **{**PHASE2_PARAMS, **(params or {})})
     model.fit(np.ascontiguousarray(X2[rows], dtype=np.float64), kept, group=np.diff(off).astype(np.int64))
     return model.booster_
+
+
+def phase2_trees(s1: np.ndarray, X2: np.ndarray, train, s1_val: np.ndarray, X2_val: np.ndarray, val, window: int,
+                 params: Optional[dict], measure: tuple[str, str]) -> tuple[Any, np.ndarray]:
+    """A LightGBM phase 2 (:func:`fit_phase2_trees` on the grouped training rows ``train``, phase
+    1's scores ``s1``, phase 2's columns ``X2``) and its per-query validation values, ``measure``
+    (name, convention) of the composed ranking on the grouped validation rows ``val``."""
+    from ..metrics.measures import compute
+
+    booster = fit_phase2_trees(X2, train.y, train.offsets, s1, window, params)
+    s2 = np.asarray(booster.predict(np.ascontiguousarray(X2_val), num_threads=1), dtype=float)
+    sizes = np.diff(np.asarray(val.offsets, dtype=np.int64)).astype(np.int64)
+    qid = np.repeat(np.arange(len(sizes)), sizes)
+    values = compute(measure[0], val.y, compose(s1_val, s2, window, val.offsets), qid, convention=measure[1],
+                     per_query=True)
+    return booster, np.asarray(values, dtype=float)
