@@ -33,7 +33,17 @@ class Grid:
 def room(costs: ExtractionCosts, path: np.ndarray, sizes: np.ndarray, budget: Optional[float]):
     """``room(a, N)``: the cost per document that phase 2 on the top ``N`` may add to phase 1 =
     the path's first ``a`` columns within ``budget`` (mean cost per validation query of
-    ``sizes`` documents); None without a budget, below 0 when phase 1 alone does not fit."""
+    ``sizes`` documents); None without a budget, below 0 when phase 1 alone does not fit.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rankselect.data import ExtractionCosts
+    >>> from rankselect.selection.cascade_grid import room
+    >>> r = room(ExtractionCosts(np.array([1.0, 10.0])), np.array([0, 1]), np.array([100, 40]), 270.0)
+    >>> r(1, 20)  # (270 - 1 * 70) / 20 per re-ranked document
+    10.0
+    """
     n = np.asarray(sizes, dtype=float)
 
     def room(a: int, window: int) -> Optional[float]:
@@ -48,7 +58,23 @@ def room(costs: ExtractionCosts, path: np.ndarray, sizes: np.ndarray, budget: Op
 def search_grid(Xt: np.ndarray, g, Xv: np.ndarray, val, alpha: float, windows, spec, selector,
                 costs: ExtractionCosts, path: np.ndarray, room_of, reuse: bool, searches: dict[str, bool]) -> Grid:
     """The grid on the path's columns of the grouped training rows ``g`` (``Xt``) and of the
-    grouped validation rows ``val`` (``Xv``), search after search (module docstring)."""
+    grouped validation rows ``val`` (``Xv``), search after search (module docstring).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from types import SimpleNamespace
+    >>> from rankselect.data import ExtractionCosts
+    >>> from rankselect.selection.cascade_grid import search_grid
+    >>> rng = np.random.default_rng(0)
+    >>> X, y = rng.normal(size=(24, 3)), rng.integers(0, 3, 24).astype(float)
+    >>> rows = SimpleNamespace(y=y, offsets=np.array([0, 8, 16, 24]))
+    >>> searches = {"prefix, kept rows": True, "prefix, all rows": False, "greedy, kept rows": False}
+    >>> grid = search_grid(X, rows, X, rows, 1.0, [4], ("ndcg@3", "exponential", "stable"), None,
+    ...                    ExtractionCosts(np.ones(3)), np.arange(3), None, True, searches)
+    >>> grid.single.shape, grid.cascade.shape, grid.firsts  # 3 single phases, 3 cascades (a, N=4, b)
+    ((3, 3), (3, 3), [1, 1, 2])
+    """
     phase2: list[Any] = []
     firsts: list[int] = []
     values: list[np.ndarray] = []
