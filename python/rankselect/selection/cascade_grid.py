@@ -21,7 +21,16 @@ __all__ = ["Grid", "room", "search_grid"]
 class Grid:
     """``single`` (queries x single phases) and ``cascade`` (queries x cascades) validation
     values; per cascade its phase 2 ``(columns as positions in the path, weights, window,
-    search)`` and its phase 1's size (``firsts``); ``cands`` the prefixes' rankers."""
+    search)`` and its phase 1's size (``firsts``); ``cands`` the prefixes' rankers.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rankselect.selection.cascade_grid import Grid
+    >>> g = Grid(None, np.zeros((2, 1)), np.zeros((2, 0)), [], [])  # one single phase, no cascade
+    >>> g.single.shape, g.cascade.shape
+    ((2, 1), (2, 0))
+    """
 
     cands: Candidates
     single: np.ndarray
