@@ -63,6 +63,9 @@ pub struct CascadeValues {
 /// Queries per interrupt check.
 const CHUNK_QUERIES: usize = 256;
 
+/// The largest NDCG cut-off whose discounted gains are tabled per query and rank.
+const TABLE_K: usize = 32;
+
 /// Rows a tile of queries aims at (its phase-2 segments, `8 x` that many bytes each, stay in
 /// the core's cache while its queries read them).
 const TILE_ROWS: usize = 2048;
@@ -75,9 +78,20 @@ struct Scratch {
     ranked: Vec<f64>,
     /// Each query's labels sorted descending, concatenated.
     ideal: Vec<f64>,
-    /// NDCG@k: each row's gain, and each query's ideal DCG@k.
+    /// NDCG@k: each row's gain, each query's ideal DCG@k and discounted gains ([`Dcg`]).
     gains: Vec<f64>,
     best: Vec<f64>,
+    table: Vec<f64>,
+    table_at: Vec<usize>,
+}
+
+impl Scratch {
+    /// Query `j` of the tile (rows `lo..hi` of it)'s discounted gains.
+    #[inline(always)]
+    fn dcg<'a>(&'a self, sh: &Shared<'a>, j: usize, (lo, hi): (usize, usize)) -> Dcg<'a> {
+        let table = self.table_at.get(j).map(|&at| (&self.table[..], at));
+        Dcg { conv: sh.spec.convention, gains: &self.gains[lo..hi], table, den: sh.den, n: hi - lo }
+    }
 }
 
 /// What every tile shares.
@@ -88,6 +102,8 @@ struct Shared<'a> {
     den: &'a [f64],
     /// Rows per tile of queries.
     tile: usize,
+    /// Each phase-1 ranker's longest window.
+    longest: Vec<usize>,
 }
 
 /// The denominators of the discounts at ranks `1..=k` (`den[i - 1]`): `log2(i + 1)`, or LETOR's
@@ -112,27 +128,48 @@ fn discount(convention: Convention, g: f64, i: usize, den: &[f64]) -> f64 {
 }
 
 /// NDCG@k of one query, the same arithmetic as the metrics' (`query::ndcg_ranked`: the
-/// gains discounted in rank order, summed from 0, over the ideal DCG), from gains in rank
-/// order: `n` documents, `best` the ideal DCG@min(k, n).
+/// gains discounted in rank order, summed from 0, over the ideal DCG), from the documents in
+/// rank order (rows within the query) and `dcg(i, d)`, document `d`'s gain discounted at rank
+/// `i + 1`: `n` documents, `best` the ideal DCG@min(k, n).
 #[inline(always)]
 fn ndcg_of(
     convention: Convention,
     k: usize,
     n: usize,
-    ranked_gains: impl Iterator<Item = f64>,
+    ranked: impl Iterator<Item = u32>,
+    dcg: impl Fn(usize, usize) -> f64,
     best: f64,
-    den: &[f64],
 ) -> f64 {
     if n == 0 || k == 0 || (convention == Convention::Letor && n < k) {
         return 0.0;
     }
     if best != 0.0 {
         let kk = k.min(n);
-        ranked_gains.take(kk).enumerate().fold(0.0, |acc, (i, g)| acc + discount(convention, g, i + 1, den)) / best
+        ranked.take(kk).enumerate().fold(0.0, |acc, (i, d)| acc + dcg(i, d as usize)) / best
     } else if convention == Convention::Lightgbm {
         1.0
     } else {
         0.0
+    }
+}
+
+/// Each query's discounted gains: `table[at + i * n + d]` is `discount(gain(d), i + 1)` for
+/// ranks `i < min(k, n)` (NDCG@k with `k <=` [`TABLE_K`]), else `gains[d]` discounted on use.
+struct Dcg<'a> {
+    conv: Convention,
+    gains: &'a [f64],
+    table: Option<(&'a [f64], usize)>,
+    den: &'a [f64],
+    n: usize,
+}
+
+impl Dcg<'_> {
+    #[inline(always)]
+    fn at(&self, i: usize, d: usize) -> f64 {
+        match self.table {
+            Some((t, at)) => t[at + i * self.n + d],
+            None => discount(self.conv, self.gains[d], i + 1, self.den),
+        }
     }
 }
 
@@ -249,6 +286,17 @@ impl CascadeGrid<'_> {
                 );
             }
         }
+        s.table.clear();
+        s.table_at.clear();
+        if let Some(k) = ndcg_k.filter(|&k| k <= TABLE_K) {
+            for q in q0..q1 {
+                let (lo, hi) = span(q);
+                s.table_at.push(s.table.len());
+                for i in 0..k.min(hi - lo) {
+                    s.table.extend(s.gains[lo..hi].iter().map(|&g| discount(conv, g, i + 1, sh.den)));
+                }
+            }
+        }
         s.order.clear();
         s.order.resize(rows.len(), 0);
         let n1 = self.n1;
@@ -258,12 +306,15 @@ impl CascadeGrid<'_> {
             for q in q0..q1 {
                 let (lo, hi) = span(q);
                 let labels = &self.labels[base + lo..base + hi];
-                phase1_order(ties, &s1[lo..hi], labels, &mut s.rank, &mut s.order[lo..hi]);
+                // NDCG@k reads phase 1's order as far as rank k and the longest window
+                let need = ndcg_k.map_or(hi - lo, |k| k.max(sh.longest[a]));
+                phase1_order(ties, &s1[lo..hi], labels, need, &mut s.rank, &mut s.order[lo..hi]);
                 let order = &s.order[lo..hi];
                 let j = q - q0;
                 single[j * n1 + a] = match ndcg_k {
                     Some(k) => {
-                        ndcg_of(conv, k, hi - lo, order.iter().map(|&i| s.gains[lo + i as usize]), s.best[j], sh.den)
+                        let dcg = s.dcg(sh, j, (lo, hi));
+                        ndcg_of(conv, k, hi - lo, order.iter().copied(), |i, d| dcg.at(i, d), s.best[j])
                     }
                     None => {
                         s.ranked.clear();
@@ -329,10 +380,9 @@ impl CascadeGrid<'_> {
                 let j = q - q0;
                 cascade[j * n2 + c] = match ndcg_k {
                     Some(k) => {
-                        let g = &s.gains[lo..hi];
-                        let top = head.iter().map(|&p| g[order[p as usize] as usize]);
-                        let below = rest.iter().map(|&i| g[i as usize]);
-                        ndcg_of(conv, k, n, top.chain(below), s.best[j], sh.den)
+                        let dcg = s.dcg(sh, j, (lo, hi));
+                        let top = head.iter().map(|&p| order[p as usize]);
+                        ndcg_of(conv, k, n, top.chain(rest.iter().copied()), |i, d| dcg.at(i, d), s.best[j])
                     }
                     None => {
                         s.ranked.clear();
@@ -403,7 +453,8 @@ pub fn cascade_grid(
     let per_query = grid.labels.len() / n_q.max(1);
     let spread = n_q.div_ceil(4 * rayon::current_num_threads());
     let tile = (TILE_ROWS / per_query.max(1)).clamp(1, spread.max(1));
-    let sh = Shared { spec, by_phase1: &by_phase1, grade, den: &den, tile };
+    let longest = by_phase1.iter().map(|c| c.iter().map(|&c| grid.windows[c]).max().unwrap_or(0)).collect();
+    let sh = Shared { spec, by_phase1: &by_phase1, grade, den: &den, tile, longest };
     let finite = AtomicBool::new(true);
     let mut q0 = 0;
     while q0 < n_q {

@@ -53,13 +53,22 @@ pub(super) struct RankScratch {
 }
 
 /// Phase 1's order of a query (`scores`, `labels`: its rows) into `order` (rows within the
-/// query, `order.len() == scores.len() < 2^32`).
-pub(super) fn phase1_order(ties: Ties, scores: &[f64], labels: &[f64], s: &mut RankScratch, order: &mut [u32]) {
+/// query, `order.len() == scores.len() < 2^32`), exact as far as rank `need` (the rest in
+/// some order).
+pub(super) fn phase1_order(
+    ties: Ties,
+    scores: &[f64],
+    labels: &[f64],
+    need: usize,
+    s: &mut RankScratch,
+    order: &mut [u32],
+) {
+    let need = need.min(scores.len());
     match ties {
         Ties::Stable => {
             s.keys.clear();
             s.keys.extend(scores.iter().zip(0u32..).map(|(&x, i)| (desc_key(x) as u128) << 32 | i as u128));
-            s.keys.sort_unstable();
+            sort_prefix(&mut s.keys, need);
             for (o, &k) in order.iter_mut().zip(&s.keys) {
                 *o = k as u32;
             }
@@ -67,11 +76,24 @@ pub(super) fn phase1_order(ties: Ties, scores: &[f64], labels: &[f64], s: &mut R
         Ties::Pessimistic => {
             s.keys3.clear();
             s.keys3.extend(scores.iter().zip(labels).zip(0u32..).map(|((&x, &r), i)| (desc_key(x), asc_key(r), i)));
-            s.keys3.sort_unstable();
+            sort_prefix(&mut s.keys3, need);
             for (o, k) in order.iter_mut().zip(&s.keys3) {
                 *o = k.2;
             }
         }
+    }
+}
+
+/// Sorts `v`'s `need` smallest into `v[..need]` (the rest after them, in some order).
+fn sort_prefix<T: Ord>(v: &mut [T], need: usize) {
+    if need < v.len() {
+        if need == 0 {
+            return;
+        }
+        v.select_nth_unstable(need - 1);
+        v[..need - 1].sort_unstable();
+    } else {
+        v.sort_unstable();
     }
 }
 
@@ -89,50 +111,60 @@ pub(super) fn window_head(
     s: &mut RankScratch,
 ) {
     let r = reads.min(keep);
+    let window = &order[..keep];
     s.head.clear();
-    s.head.resize(r + 1, 0); // the last slot takes the ranks from `r` on
-    s.kv.clear();
-    s.kp.clear();
     if r == 0 {
-        s.head.clear();
         return;
     }
-    if r < keep {
-        let t = gather_bound(&order[..keep], scores, r, &mut s.v);
-        keep_at_least(t, &s.v, 0..keep as u32, &mut s.kv, &mut s.kp);
+    s.head.resize(r + 1, 0); // the last slot takes the ranks from `r` on
+    let room = keep.div_ceil(LANES) * LANES;
+    for b in [&mut s.v, &mut s.kv] {
+        b.clear();
+        b.resize(room, f64::NEG_INFINITY);
+    }
+    for b in [&mut s.vp, &mut s.kp] {
+        b.clear();
+        b.resize(room, 0);
+    }
+    let kept = if r < keep {
+        let t = gather_bound(window, scores, r, &mut s.v[..keep]);
+        let mut kept = keep_at_least(t, &s.v[..keep], None, &mut s.kv, &mut s.kp);
         // the kept documents' own bound is as valid and tighter: keep again while it pays
         for _ in 0..2 {
-            if s.kv.len() <= r + 8 {
+            if kept <= r + 8 {
                 break;
             }
-            let t = lower_bound(&s.kv, r);
+            let t = lower_bound(&s.kv[..kept], r);
             std::mem::swap(&mut s.kv, &mut s.v);
             std::mem::swap(&mut s.kp, &mut s.vp);
-            keep_at_least_from(t, &s.v, &s.vp, &mut s.kv, &mut s.kp);
+            kept = keep_at_least(t, &s.v[..kept], Some(&s.vp[..kept]), &mut s.kv, &mut s.kp);
         }
+        kept
     } else {
-        s.kv.extend(order[..keep].iter().map(|&i| scores[i as usize]));
-        s.kp.extend(0..keep as u32);
-    }
-    let exact = s.kv.len() <= RANK_MAX && rank_by_count(&mut s.kv, &s.kp, &mut s.head);
+        for ((x, p), (&i, j)) in s.kv.iter_mut().zip(s.kp.iter_mut()).zip(window.iter().zip(0u32..)) {
+            *x = scores[i as usize];
+            *p = j;
+        }
+        keep
+    };
+    let exact =
+        kept <= RANK_MAX && rank_by_count(&mut s.kv[..kept.div_ceil(LANES) * LANES], &s.kp[..kept], &mut s.head);
     s.head.truncate(r);
     if exact {
         return;
     }
     // ties among the first ranks, or too many kept: sort the kept by the total order
-    let n = s.kp.len();
+    let (kv, kp) = (&s.kv[..kept], &s.kp[..kept]);
     if ties == Ties::Pessimistic {
         s.keys3.clear();
-        s.keys3.extend(
-            s.kv[..n].iter().zip(&s.kp).map(|(&x, &p)| (desc_key(x), asc_key(labels[order[p as usize] as usize]), p)),
-        );
+        s.keys3.extend(kv.iter().zip(kp).map(|(&x, &p)| (desc_key(x), asc_key(labels[order[p as usize] as usize]), p)));
         s.keys3.sort_unstable();
         for (h, k) in s.head.iter_mut().zip(&s.keys3) {
             *h = k.2;
         }
     } else {
         s.keys.clear();
-        s.keys.extend(s.kv[..n].iter().zip(&s.kp).map(|(&x, &p)| (desc_key(x) as u128) << 32 | p as u128));
+        s.keys.extend(kv.iter().zip(kp).map(|(&x, &p)| (desc_key(x) as u128) << 32 | p as u128));
         s.keys.sort_unstable();
         for (h, &k) in s.head.iter_mut().zip(&s.keys) {
             *h = k as u32;
@@ -140,21 +172,24 @@ pub(super) fn window_head(
     }
 }
 
+/// `r` disjoint blocks covering `0..n` (`1 <= r <= n`): their ends.
+#[inline(always)]
+fn blocks(n: usize, r: usize) -> impl Iterator<Item = (usize, usize)> {
+    let (size, extra) = (n / r, n % r);
+    (0..r).map(move |b| (b * size + b.min(extra), (b + 1) * size + (b + 1).min(extra)))
+}
+
 /// The window's scores (`scores` at `window`'s rows) into `v`, and a lower bound of their
 /// `r`-th largest (`1 <= r < window.len()`): the smallest of the maxima of `r` disjoint
 /// blocks (`r` documents score at least that much).
 #[inline(always)]
-fn gather_bound(window: &[u32], scores: &[f64], r: usize, v: &mut Vec<f64>) -> f64 {
-    let n = window.len();
-    v.clear();
+fn gather_bound(window: &[u32], scores: &[f64], r: usize, v: &mut [f64]) -> f64 {
     let mut t = f64::INFINITY;
-    for b in 0..r {
-        let block = &window[b * n / r..(b + 1) * n / r];
+    for (lo, hi) in blocks(window.len(), r) {
         let mut top = f64::NEG_INFINITY;
-        for &i in block {
-            let x = scores[i as usize];
-            v.push(x);
-            top = if x > top { x } else { top };
+        for (x, &i) in v[lo..hi].iter_mut().zip(&window[lo..hi]) {
+            *x = scores[i as usize];
+            top = if *x > top { *x } else { top };
         }
         t = if top < t { top } else { t };
     }
@@ -164,11 +199,10 @@ fn gather_bound(window: &[u32], scores: &[f64], r: usize, v: &mut Vec<f64>) -> f
 /// As [`gather_bound`], of `v` itself.
 #[inline(always)]
 fn lower_bound(v: &[f64], r: usize) -> f64 {
-    let n = v.len();
     let mut t = f64::INFINITY;
-    for b in 0..r {
+    for (lo, hi) in blocks(v.len(), r) {
         let mut top = f64::NEG_INFINITY;
-        for &x in &v[b * n / r..(b + 1) * n / r] {
+        for &x in &v[lo..hi] {
             top = if x > top { x } else { top };
         }
         t = if top < t { top } else { t };
@@ -176,59 +210,51 @@ fn lower_bound(v: &[f64], r: usize) -> f64 {
     t
 }
 
-/// The documents scoring at least `t` (`v`: scores, positions `0..`) into `kv`, `kp`, in order.
+/// The documents scoring at least `t` (`v`: scores; their positions `p`, or `0..`) into the
+/// front of `kv`, `kp` (as long as `v`), in order; how many.
 #[inline(always)]
-fn keep_at_least(t: f64, v: &[f64], positions: std::ops::Range<u32>, kv: &mut Vec<f64>, kp: &mut Vec<u32>) {
+fn keep_at_least(t: f64, v: &[f64], p: Option<&[u32]>, kv: &mut [f64], kp: &mut [u32]) -> usize {
     let n = v.len();
-    kv.clear();
-    kp.clear();
-    kv.resize(n, 0.0);
-    kp.resize(n, 0);
+    let (kv, kp) = (&mut kv[..n], &mut kp[..n]);
     let mut j = 0;
-    for (x, p) in v.iter().zip(positions) {
-        kv[j] = *x;
-        kp[j] = p;
-        j += (*x >= t) as usize;
+    match p {
+        Some(p) => {
+            for (&x, &q) in v.iter().zip(&p[..n]) {
+                kv[j] = x;
+                kp[j] = q;
+                j += (x >= t) as usize;
+            }
+        }
+        None => {
+            for (&x, q) in v.iter().zip(0u32..) {
+                kv[j] = x;
+                kp[j] = q;
+                j += (x >= t) as usize;
+            }
+        }
     }
-    kv.truncate(j);
-    kp.truncate(j);
-}
-
-/// As [`keep_at_least`], with the documents' positions `p`.
-#[inline(always)]
-fn keep_at_least_from(t: f64, v: &[f64], p: &[u32], kv: &mut Vec<f64>, kp: &mut Vec<u32>) {
-    let n = v.len();
-    kv.clear();
-    kp.clear();
-    kv.resize(n, 0.0);
-    kp.resize(n, 0);
-    let mut j = 0;
-    for (x, &q) in v.iter().zip(p) {
-        kv[j] = *x;
-        kp[j] = q;
-        j += (*x >= t) as usize;
-    }
-    kv.truncate(j);
-    kp.truncate(j);
+    j
 }
 
 /// Lanes of the counting loop.
 const LANES: usize = 8;
 
-/// Ranks each kept document (`kv`, `kp`: at most 64) by the number of the others scoring at
-/// least as much, and places those below `head.len() - 1` there; whether that was the exact
-/// order. It is when each of those ranks went to one document: every count is at least the
-/// document's rank in the total order (all before it score at least as much), so `r` counts
-/// below `r`, all different, are the `r` first ranks, each its own document's. `kv` is padded
-/// with `-inf` to whole lanes (left so).
+/// Ranks each kept document (`kv` (padded with `-inf` to whole lanes), `kp`: at most 64) by
+/// the number of the others scoring at least as much, and places those below
+/// `head.len() - 1` there; whether that was the exact order. It is when each of those ranks
+/// went to one document: every count is at least the document's rank in the total order (all
+/// before it score at least as much), so `r` counts below `r`, all different, are the `r`
+/// first ranks, each its own document's.
 #[inline(always)]
-fn rank_by_count(kv: &mut Vec<f64>, kp: &[u32], head: &mut [u32]) -> bool {
+fn rank_by_count(kv: &mut [f64], kp: &[u32], head: &mut [u32]) -> bool {
     let n = kp.len();
     let r = head.len() - 1;
-    kv.resize(n.div_ceil(LANES) * LANES, f64::NEG_INFINITY);
+    for x in &mut kv[n..] {
+        *x = f64::NEG_INFINITY;
+    }
+    let kv = &*kv;
     let (mut filled, mut writes) = (0u64, 0usize);
-    for i in 0..n {
-        let x = kv[i];
+    for (&x, &p) in kv.iter().zip(kp) {
         let mut acc = [0u32; LANES];
         for ch in kv.chunks_exact(LANES) {
             for l in 0..LANES {
@@ -237,7 +263,7 @@ fn rank_by_count(kv: &mut Vec<f64>, kp: &[u32], head: &mut [u32]) -> bool {
         }
         let c = (acc.iter().sum::<u32>() as usize).saturating_sub(1);
         let below = c < r;
-        head[c.min(r)] = kp[i];
+        head[c.min(r)] = p;
         writes += below as usize;
         filled |= (below as u64) << c.min(63);
     }
