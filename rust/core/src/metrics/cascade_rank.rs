@@ -240,7 +240,7 @@ fn keep_at_least(t: f64, v: &[f64], p: Option<&[u32]>, kv: &mut [f64], kp: &mut 
 const LANES: usize = 8;
 
 /// Ranks each kept document (`kv` (padded with `-inf` to whole lanes), `kp`: at most 64) by
-/// the number of the others scoring at least as much, and places those below
+/// the number of the others scoring at least as much (a lane per document), and places those below
 /// `head.len() - 1` there; whether that was the exact order. It is when each of those ranks
 /// went to one document: every count is at least the document's rank in the total order (all
 /// before it score at least as much), so `r` counts below `r`, all different, are the `r`
@@ -254,18 +254,22 @@ fn rank_by_count(kv: &mut [f64], kp: &[u32], head: &mut [u32]) -> bool {
     }
     let kv = &*kv;
     let (mut filled, mut writes) = (0u64, 0usize);
-    for (&x, &p) in kv.iter().zip(kp) {
+    // a lane per document `i`, the others `y` broadcast: one comparison per pair
+    for (chunk, xs) in kv.chunks_exact(LANES).enumerate() {
         let mut acc = [0u32; LANES];
-        for ch in kv.chunks_exact(LANES) {
+        for &y in &kv[..n] {
             for l in 0..LANES {
-                acc[l] += (ch[l] >= x) as u32;
+                acc[l] += (y >= xs[l]) as u32;
             }
         }
-        let c = (acc.iter().sum::<u32>() as usize).saturating_sub(1);
-        let below = c < r;
-        head[c.min(r)] = p;
-        writes += below as usize;
-        filled |= (below as u64) << c.min(63);
+        let first = chunk * LANES;
+        for (&count, &p) in acc.iter().zip(&kp[first..]) {
+            let c = (count as usize).saturating_sub(1);
+            let below = c < r;
+            head[c.min(r)] = p;
+            writes += below as usize;
+            filled |= (below as u64) << c.min(63);
+        }
     }
     writes == r && filled == (u64::MAX >> (64 - r))
 }
