@@ -10,23 +10,26 @@
 //!
 //! [`cascade_grid`] takes `n1` phase-1 rankers' scores and `n2` candidates, each a phase-2
 //! ranker's scores with the index of its phase-1 ranker and its window, and returns, for
-//! every query, the measure of each phase-1 ranker alone and of each candidate cascade. Per
-//! query each phase-1 ranker's order is sorted once and serves all of its candidates (every
-//! window); a measure with a cut-off `k` (NDCG@k, P@k, ERR@k) orders only the window's first
-//! `k` (a partial selection by a total order: the stable sort's prefix).
-//! Parallel over queries (rayon), each value depending on its query only, so the result is
-//! the same for any number of threads; the calling thread asks `interrupt` between chunks of
-//! queries.
+//! every query, the measure of each phase-1 ranker alone and of each candidate cascade.
+//! Queries go in tiles (about [`TILE_ROWS`] rows): per tile the labels' gains, ideal DCG and
+//! discounted gains are computed once per query; per phase-1 ranker each query's order is
+//! sorted once, as far as it is read ([`cascade_rank`](super::cascade_rank)), and serves all of
+//! its candidates (every window); each candidate's scores of the tile are read as one
+//! contiguous segment (checked finite there, the next candidate's prefetched meanwhile), and
+//! a measure with a cut-off `k` (NDCG@k, P@k, ERR@k) orders only the window's first `k` (the
+//! stable sort's prefix, found by a bound, a branch-free filter and counting, compiled at
+//! the active SIMD level). Parallel over tiles (rayon), each value depending on its query
+//! only, so the result is the same for any number of threads and any tiling; the calling
+//! thread asks `interrupt` between chunks of queries.
 
-use std::cmp::Ordering;
-use std::f64::consts::LN_2;
 use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 
 use rayon::prelude::*;
 
+use super::cascade_measure::{all_finite, cmp_f64, cutoff, denominators, discount, ndcg_of, prefetch, Dcg, TABLE_K};
 use super::cascade_rank::{phase1_order, window_head, RankScratch};
 use super::query::{from_ranked, max_label};
-use super::spec::{check_gain_labels, Convention, Measure, MetricSpec};
+use super::spec::{check_gain_labels, Measure, MetricSpec};
 use crate::alloc::try_zeroed_vec;
 use crate::data::groups::QueryOffsets;
 use crate::error::{check_memory, Result};
@@ -62,9 +65,6 @@ pub struct CascadeValues {
 
 /// Queries per interrupt check.
 const CHUNK_QUERIES: usize = 256;
-
-/// The largest NDCG cut-off whose discounted gains are tabled per query and rank.
-const TABLE_K: usize = 32;
 
 /// Rows a tile of queries aims at (its phase-2 segments, `8 x` that many bytes each, stay in
 /// the core's cache while its queries read them).
@@ -104,91 +104,6 @@ struct Shared<'a> {
     tile: usize,
     /// Each phase-1 ranker's longest window.
     longest: Vec<usize>,
-}
-
-/// The denominators of the discounts at ranks `1..=k` (`den[i - 1]`): `log2(i + 1)`, or LETOR's
-/// `ln i` (unused at ranks 1 and 2), so that [`discount`] is `query::discounted`, bit for bit.
-fn denominators(convention: Convention, k: usize) -> Vec<f64> {
-    (1..=k)
-        .map(|i| match convention {
-            Convention::Letor => (i as f64).ln(),
-            _ => ((i + 1) as f64).log2(),
-        })
-        .collect()
-}
-
-/// `query::discounted(convention, g, i)` with its denominator from the table.
-#[inline(always)]
-fn discount(convention: Convention, g: f64, i: usize, den: &[f64]) -> f64 {
-    match convention {
-        Convention::Letor if i <= 2 => g,
-        Convention::Letor => g * LN_2 / den[i - 1],
-        _ => g / den[i - 1],
-    }
-}
-
-/// NDCG@k of one query, the same arithmetic as the metrics' (`query::ndcg_ranked`: the
-/// gains discounted in rank order, summed from 0, over the ideal DCG), from the documents in
-/// rank order (rows within the query) and `dcg(i, d)`, document `d`'s gain discounted at rank
-/// `i + 1`: `n` documents, `best` the ideal DCG@min(k, n).
-#[inline(always)]
-fn ndcg_of(
-    convention: Convention,
-    k: usize,
-    n: usize,
-    ranked: impl Iterator<Item = u32>,
-    dcg: impl Fn(usize, usize) -> f64,
-    best: f64,
-) -> f64 {
-    if n == 0 || k == 0 || (convention == Convention::Letor && n < k) {
-        return 0.0;
-    }
-    if best != 0.0 {
-        let kk = k.min(n);
-        ranked.take(kk).enumerate().fold(0.0, |acc, (i, d)| acc + dcg(i, d as usize)) / best
-    } else if convention == Convention::Lightgbm {
-        1.0
-    } else {
-        0.0
-    }
-}
-
-/// Each query's discounted gains: `table[at + i * n + d]` is `discount(gain(d), i + 1)` for
-/// ranks `i < min(k, n)` (NDCG@k with `k <=` [`TABLE_K`]), else `gains[d]` discounted on use.
-struct Dcg<'a> {
-    conv: Convention,
-    gains: &'a [f64],
-    table: Option<(&'a [f64], usize)>,
-    den: &'a [f64],
-    n: usize,
-}
-
-impl Dcg<'_> {
-    #[inline(always)]
-    fn at(&self, i: usize, d: usize) -> f64 {
-        match self.table {
-            Some((t, at)) => t[at + i * self.n + d],
-            None => discount(self.conv, self.gains[d], i + 1, self.den),
-        }
-    }
-}
-
-/// `-0.0 == 0.0`, otherwise IEEE total order (as the metrics' ranking).
-#[inline]
-fn cmp_f64(a: f64, b: f64) -> Ordering {
-    let a = if a == 0.0 { 0.0 } else { a };
-    let b = if b == 0.0 { 0.0 } else { b };
-    a.total_cmp(&b)
-}
-
-/// The first ranks a measure reads (`None`: the whole ranking): NDCG@k, P@k, ERR@k read the
-/// first `k` labels (and the query's length).
-fn cutoff(spec: &MetricSpec) -> Option<usize> {
-    match spec.measure {
-        Measure::Ndcg(k) | Measure::Err(k) => k,
-        Measure::Precision(k) => Some(k),
-        Measure::AveragePrecision | Measure::MeanNdcg => None,
-    }
 }
 
 impl CascadeGrid<'_> {
@@ -395,25 +310,6 @@ impl CascadeGrid<'_> {
         }
         finite
     }
-}
-
-/// Asks the cache for `x`'s lines (a hint: no effect on any value).
-#[inline(always)]
-fn prefetch(x: &[f64]) {
-    #[cfg(target_arch = "x86_64")]
-    for line in x.chunks(8) {
-        // SAFETY: a prefetch reads nothing into the program and faults on no address; this
-        // one is inside `x`.
-        unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(line.as_ptr().cast()) };
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = x;
-}
-
-/// Whether every entry is finite (branch-free, so that it vectorises).
-#[inline(always)]
-fn all_finite(x: &[f64]) -> bool {
-    x.iter().fold(0u64, |bad, v| bad | (v.abs() <= f64::MAX) as u64 ^ 1) == 0
 }
 
 /// The measure `spec` of every phase-1 ranker and every candidate cascade of `grid`, per
