@@ -2,9 +2,9 @@
 
 Runs, in one subprocess per level (``RANKSELECT_SIMD`` set to each level this CPU has, from
 ``rankselect._core.simd_levels()``), greedy RankRLS (selection, LQO scores, coef_path; the
-squared and an NDCG criterion; on planted exact ties too), Kendall similarity (tau-b, Geng), the metrics, single-feature
-importance, per-query centring, the pairwise squared hinge (value, gradient, Hessian products),
-RankSVM, sparse RankSVM, RankRLS, the kernel maps and the LETOR parser on a generated file,
+squared and an NDCG criterion; on planted exact ties too), Kendall similarity (tau-b, Geng), the metrics,
+the cascade grid, single-feature importance, per-query centring, the pairwise squared hinge (value,
+gradient, Hessian products), RankSVM, sparse RankSVM, RankRLS, the kernel maps and the LETOR parser on a generated file,
 on synthetic data and, when ``../shared/data`` has it, MQ2008 Fold1 train. Each result's
 SHA-256 is compared across levels; the exit status is 1 on any difference::
 
@@ -82,6 +82,8 @@ def tie_workloads(rs) -> dict[str, str]:
 
 def workloads(rs, X, y, qid, tag: str) -> dict[str, str]:
     """Hashes of every kernel's results on one data set."""
+    from rankselect import _core
+
     out: dict[str, str] = {}
     n = X.shape[1]
     k = min(8, n)
@@ -99,6 +101,17 @@ def workloads(rs, X, y, qid, tag: str) -> dict[str, str]:
     s = X @ np.linspace(-1, 1, n)
     out[f"{tag}/metrics"] = _h(*(rs.metrics.compute(name, y, s, qid, per_query=True)
                                    for name in ("ndcg@10", "ndcg", "p@5", "map", "err@10")))
+    # the cascade grid: two phase-1 rankers (rounded: ties), the features as phase 2, windows
+    # 1 to 1000
+    starts = np.unique(np.asarray(qid), return_index=True)[1]
+    off = np.append(np.sort(starts), len(y)).astype(np.uintp)
+    s1 = np.round(np.stack([s, X @ np.linspace(1, -1, n)]), 1)
+    s2 = np.ascontiguousarray(np.asarray(X, dtype=float).T)
+    p1, wins = (np.arange(n) % 2).astype(np.uintp), np.resize([1, 10, 50, 1000], n).astype(np.uintp)
+    specs = (("ndcg@10", "exponential", "stable"), ("ndcg@10", "letor", "pessimistic"), ("err@10", "trec", "stable"))
+    for spec in specs:
+        out[f"{tag}/cascade_grid[{spec[0]}, {spec[2]}]"] = _h(*_core.cascade_grid_per_query(
+            spec, np.asarray(y, dtype=float), off, s1, s2, p1, wins))
     imp = rs.feature_importance(X, y, qid, measure="ndcg@10")
     out[f"{tag}/importance"] = _h(imp.importance, imp.directions)
     out[f"{tag}/pairwise_accuracy"] = _h(*rs.selection.importance.pairwise_accuracy(X, y, qid))

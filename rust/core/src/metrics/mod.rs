@@ -49,6 +49,8 @@
 //! (the measure of every two-phase cascade of a grid, one pass per query).
 
 mod cascade;
+mod cascade_measure;
+mod cascade_rank;
 mod drivers;
 mod query;
 mod spec;

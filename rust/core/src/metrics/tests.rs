@@ -257,4 +257,109 @@ mod cascade {
         assert!(cascade_grid(&spec, &ok, 8, &NoInterrupt).is_err());
         assert!(cascade_grid(&spec, &ok, u64::MAX, &|| true).is_err());
     }
+
+    /// Queries long enough for every path of the window ranking (the bound, its second pass,
+    /// more than 64 kept, ties among the first ranks, cut-offs beyond the tabled ones) against
+    /// the composed ranking measured by `per_query`, bit for bit.
+    #[test]
+    fn long_queries_with_ties_equal_the_composed_ranking() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 33) as f64 / (1u64 << 31) as f64
+        };
+        let sizes = [1usize, 7, 30, 150, 301, 90];
+        let mut off = vec![0usize];
+        for n in sizes {
+            off.push(off.last().unwrap() + n);
+        }
+        let m = *off.last().unwrap();
+        let labels: Vec<f64> = (0..m).map(|_| (next() * 5.0).floor().min(4.0) * (next() < 0.3) as u8 as f64).collect();
+        // phase 1 with ties; phase 2: continuous, coarse (many ties) and constant rows
+        let s1: Vec<f64> = (0..2 * m).map(|_| (next() * 40.0).round()).collect();
+        let mut s2 = Vec::new();
+        let (mut phase1, mut windows) = (Vec::new(), Vec::new());
+        for (c, w) in [1usize, 5, 10, 64, 100, 1000].into_iter().enumerate() {
+            for kind in 0..3 {
+                s2.extend((0..m).map(|_| match kind {
+                    0 => next() - 0.5,
+                    1 => (next() * 4.0).round() - 2.0,
+                    _ => -0.0,
+                }));
+                phase1.push(c % 2);
+                windows.push(w);
+            }
+        }
+        let n2 = windows.len();
+        let off = QueryOffsets::new(off).unwrap();
+        let measures = [
+            Measure::Ndcg(Some(10)),
+            Measure::Ndcg(Some(50)),
+            Measure::Ndcg(None),
+            Measure::Precision(5),
+            Measure::Err(Some(10)),
+            Measure::AveragePrecision,
+        ];
+        for measure in measures {
+            for ties in [Ties::Stable, Ties::Pessimistic] {
+                for convention in [Convention::Standard, Convention::Letor, Convention::Lightgbm] {
+                    let spec = MetricSpec { measure, convention, ties };
+                    let grid = CascadeGrid {
+                        labels: &labels,
+                        offsets: &off,
+                        scores1: &s1,
+                        n1: 2,
+                        scores2: &s2,
+                        n2,
+                        phase1: &phase1,
+                        windows: &windows,
+                    };
+                    let v = cascade_grid(&spec, &grid, u64::MAX, &NoInterrupt).unwrap();
+                    for c in 0..n2 {
+                        let a = phase1[c];
+                        let composed = composed_scores(
+                            &off,
+                            &labels,
+                            &s1[a * m..(a + 1) * m],
+                            &s2[c * m..(c + 1) * m],
+                            windows[c],
+                            ties,
+                        );
+                        let want = per_query(&spec, &labels, &composed, &off).unwrap();
+                        let got: Vec<f64> = (0..sizes.len()).map(|q| v.cascade[q * n2 + c]).collect();
+                        assert_eq!(got, want, "{measure:?} {ties:?} {convention:?} candidate {c}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// Scores whose order is the cascade's: phase 1's stable order (ties per `ties`), its top
+    /// `window` re-ordered stably by phase 2.
+    fn composed_scores(
+        off: &QueryOffsets,
+        labels: &[f64],
+        s1: &[f64],
+        s2: &[f64],
+        window: usize,
+        ties: Ties,
+    ) -> Vec<f64> {
+        let mut out = vec![0.0; labels.len()];
+        for w in off.windows(2) {
+            let rows: Vec<usize> = (w[0]..w[1]).collect();
+            let by = |s: &[f64], x: usize, y: usize| {
+                let t =
+                    if ties == Ties::Pessimistic { labels[x].total_cmp(&labels[y]) } else { std::cmp::Ordering::Equal };
+                (s[y] + 0.0).total_cmp(&(s[x] + 0.0)).then(t)
+            };
+            let mut order = rows.clone();
+            order.sort_by(|&x, &y| by(s1, x, y));
+            let keep = window.min(order.len());
+            order[..keep].sort_by(|&x, &y| by(s2, x, y));
+            for (rank, &i) in order.iter().enumerate() {
+                out[i] = -(rank as f64);
+            }
+        }
+        out
+    }
 }
