@@ -51,6 +51,60 @@ def dask_client(processes: bool = False):
         yield client
 
 
+class _SharedCluster:
+    """One in-process Dask cluster (2 workers of one thread), started on first use and closed at
+    the end of the session (with pytest-xdist: per worker process)."""
+
+    def __init__(self):
+        self.cluster = None
+
+    def get(self):
+        if self.cluster is None:
+            distributed = pytest.importorskip("distributed")
+            self.cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                                    dashboard_address=None, silence_logs=50)
+        return self.cluster
+
+    def is_clean(self, wait: float = 5.0) -> bool:
+        """Whether the cluster runs its 2 workers and the scheduler has forgotten every task
+        (results, actors) of the client just closed; released tasks may take a moment to go."""
+        import time
+
+        deadline = time.monotonic() + wait
+        while self.cluster.scheduler.tasks:
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.02)
+        return self.cluster.status.name == "running" and len(self.cluster.scheduler.workers) == 2
+
+    def close(self):
+        if self.cluster is not None:
+            self.cluster.close()
+        self.cluster = None
+
+
+@pytest.fixture(scope="session")
+def _dask_session_cluster():
+    shared = _SharedCluster()
+    yield shared
+    shared.close()
+
+
+@pytest.fixture(scope="module")
+def shared_dask_client(_dask_session_cluster):
+    """A Dask client, the default one for the module's tests, on the session's in-process
+    cluster (2 workers of one thread): the cluster starts once per session instead of once per
+    module. The client is the module's, closed at its end as before (a test without the
+    fixture sees no client); a module that leaves tasks or actors behind gets a fresh cluster
+    for the next one, so no result depends on the reuse. Tests that kill workers start their
+    own cluster (:func:`dask_client`)."""
+    distributed = pytest.importorskip("distributed")
+    with distributed.Client(_dask_session_cluster.get()) as client:
+        yield client
+    if not _dask_session_cluster.is_clean():
+        _dask_session_cluster.close()
+
+
 # ------------------------------------------------------------ Ctrl-C latency, on a loaded machine too
 
 #: seconds from SIGINT to the KeyboardInterrupt in the child, measured inside it: generous (the

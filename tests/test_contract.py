@@ -331,12 +331,9 @@ BAD_PARAMS = [("GAS", dict(c=-1)), ("SparseRankSVM", dict(C=-1)), ("SparseRankSV
 
 
 @pytest.fixture(scope="module")
-def dask_client():
+def dask_client(shared_dask_client):
     pytest.importorskip("dask.array")
-    from conftest import dask_client as start
-
-    with start(processes=False) as client:
-        yield client
+    return shared_dask_client  # the session's in-process cluster (tests/conftest.py)
 
 
 def _dask(X, y, qid, parts=2):

@@ -3,6 +3,7 @@
 subprocess (``python -m rankselect``) where the process itself matters."""
 from __future__ import annotations
 
+import io
 import json
 import os
 import signal
@@ -30,10 +31,6 @@ def rankselect_cmd(*args):
     return [sys.executable, "-m", "rankselect", *map(str, args)]
 
 
-def run_cli(*args, **kw):
-    return subprocess.run(rankselect_cmd(*args), capture_output=True, text=True, env=_env(), timeout=300, **kw)
-
-
 # --- item 4: train --out, evaluate reads it (and RankLib's format) -------------------------
 
 
@@ -57,16 +54,17 @@ def test_train_out_then_evaluate(tmp_path, capsys):
     np.testing.assert_allclose([float(s) for s in lines], expected, rtol=1e-12, atol=1e-12)
 
 
-def test_train_out_to_stdout_pipes_into_evaluate(capsys):
-    # `rankselect train ... --out - | rankselect evaluate TEST --scores -`: train through main()
-    # (the scores on stdout, the report on stderr), evaluate as a process reading the pipe
+def test_train_out_to_stdout_pipes_into_evaluate(capsys, monkeypatch):
+    # `rankselect train ... --out - | rankselect evaluate TEST --scores -`, both through main()
+    # (the function the console script runs): train's scores on stdout, its report on stderr;
+    # evaluate reads them from standard input (a real pipe into a process: the tests below)
     train, test = DATA / "example_train.txt", DATA / "example_test.txt"
     assert main(["train", str(train), "--test", str(test), "--out", "-"]) == 0
     scores, report = capsys.readouterr()
     assert "MAP" in report  # the report goes to stderr when the scores take stdout
-    r2 = run_cli("evaluate", test, "--scores", "-", "--json", input=scores)
-    assert r2.returncode == 0, r2.stderr
-    letor = json.loads(r2.stdout)["letor"]["MAP"]
+    monkeypatch.setattr(sys, "stdin", io.StringIO(scores))
+    assert main(["evaluate", str(test), "--scores", "-", "--json"]) == 0
+    letor = json.loads(capsys.readouterr().out)["letor"]["MAP"]
     map_line = next(ln for ln in report.splitlines() if ln.startswith("MAP"))
     assert float(map_line.split()[2]) == pytest.approx(letor, abs=1e-4)
 

@@ -16,13 +16,12 @@ from hypothesis import strategies as st  # noqa: E402
 
 import rankselect as rs  # noqa: E402
 import rankselect.dask as rd  # noqa: E402
-from conftest import ROOT, dask_client, shared_path  # noqa: E402
+from conftest import ROOT, shared_path  # noqa: E402
 
 
 @pytest.fixture(scope="module")
-def client():
-    with dask_client(processes=False) as c:
-        yield c
+def client(shared_dask_client):
+    return shared_dask_client  # the session's in-process cluster (tests/conftest.py)
 
 
 def close(a, b, tol=1e-10):
@@ -336,17 +335,19 @@ def test_readme_example_runs(tmp_path):
     assert "[" in out.stdout
 
 
-def test_clear_import_error_without_dask():
-    import subprocess
+def test_clear_import_error_without_dask(monkeypatch):
+    # in this process, without a new interpreter: dask and distributed hidden, rankselect.dask
+    # imported afresh (it fails at its first line); monkeypatch puts the modules back
+    import importlib
     import sys
-    from pathlib import Path
 
-    code = ("import sys\nsys.modules['dask'] = None\nsys.modules['distributed'] = None\n"
-            "try:\n    import rankselect.dask\nexcept ImportError as e:\n    print(e)\n")
-    here = str(Path(rs.__file__).resolve().parents[1])
-    env = dict(os.environ, PYTHONPATH=here + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
-    assert "pip install 'rankselect[dask]'" in out.stdout, out.stdout + out.stderr
+    for name in [m for m in sys.modules if m == "rankselect.dask" or m.startswith("rankselect.dask.")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.delattr(rs, "dask", raising=False)
+    monkeypatch.setitem(sys.modules, "dask", None)
+    monkeypatch.setitem(sys.modules, "distributed", None)
+    with pytest.raises(ImportError, match=r"pip install 'rankselect\[dask\]'"):
+        importlib.import_module("rankselect.dask")
 
 
 

@@ -10,16 +10,14 @@ pytest.importorskip("distributed")
 
 import rankselect as rs  # noqa: E402
 import rankselect.dask as rd  # noqa: E402
-from conftest import dask_client  # noqa: E402
 from rankselect import _core  # noqa: E402
 from rankselect.dask import shards as shards_module  # noqa: E402
 from rankselect.dask.greedy_rankrls import ShardActors  # noqa: E402
 
 
 @pytest.fixture(scope="module")
-def client():
-    with dask_client(processes=False) as c:
-        yield c
+def client(shared_dask_client):
+    return shared_dask_client  # the session's in-process cluster (tests/conftest.py)
 
 
 def make_data(seed=0, sizes=(6, 4, 7, 5, 6, 3, 5), n=6):

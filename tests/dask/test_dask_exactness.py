@@ -14,16 +14,14 @@ pytest.importorskip("distributed")
 
 import rankselect as rs  # noqa: E402
 import rankselect.dask as rd  # noqa: E402
-from conftest import dask_client  # noqa: E402
 
 REFUSAL = (r"^rankselect\.dask\.GreedyRankRLS: at alpha=\S+ the value of (feature|group) \d+ at step \d+ "
            r"cannot be certified exact on query shards")
 
 
 @pytest.fixture(scope="module")
-def client():
-    with dask_client(processes=False) as c:
-        yield c
+def client(shared_dask_client):
+    return shared_dask_client  # the session's in-process cluster (tests/conftest.py)
 
 
 def _problems(seed, n_problems, lo, hi):

@@ -14,15 +14,13 @@ distributed = pytest.importorskip("distributed")
 
 import rankselect as rs  # noqa: E402
 import rankselect.dask as rd  # noqa: E402
-from conftest import dask_client  # noqa: E402
 from rankselect.dask.greedy_rankrls import ShardActors, _GreedyShardActor  # noqa: E402
 from rankselect.dask.shards import is_lost_worker  # noqa: E402
 
 
 @pytest.fixture(scope="module")
-def client():
-    with dask_client(processes=False) as c:
-        yield c
+def client(shared_dask_client):
+    return shared_dask_client  # the session's in-process cluster (tests/conftest.py)
 
 
 @pytest.fixture(scope="module")
@@ -94,7 +92,7 @@ def test_pickling_drops_the_client(client, data):
     assert type(back) is rd.GreedyRankRLS
     np.testing.assert_array_equal(back.selected_features_, est.selected_features_)
     np.testing.assert_array_equal(back.predict(X), est.predict(X))
-    # unpickled, it uses the default client (the one started by this module's fixture)
+    # unpickled, it uses the current client (the session's, current through the module's fixture)
     refit = back.fit(Xd, yd, qd)
     np.testing.assert_array_equal(refit.selected_features_, est.selected_features_)
     assert pickle.loads(pickle.dumps(rd.GAS(2))).client is None

@@ -15,13 +15,11 @@ pytest.importorskip("distributed")
 import rankselect as rs  # noqa: E402
 import rankselect.dask as rd  # noqa: E402
 from _planted_ties import all_tied, constant_labels, reproducer  # noqa: E402
-from conftest import dask_client  # noqa: E402
 
 
 @pytest.fixture(scope="module")
-def client():
-    with dask_client(processes=False) as c:
-        yield c
+def client(shared_dask_client):
+    return shared_dask_client  # the session's in-process cluster (tests/conftest.py)
 
 
 def _both(X, y, qid, k, alpha, **kw):

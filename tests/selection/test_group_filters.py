@@ -97,13 +97,11 @@ def test_select_groups_false_selects_features():
     assert list(sel.selected_groups_) == list(dict.fromkeys(labels[j] for j in plain.selected_features_))
 
 
-def test_dask_gas_over_groups_as_in_memory():
+def test_dask_gas_over_groups_as_in_memory(shared_dask_client):
     pytest.importorskip("dask.array")
-    distributed = pytest.importorskip("distributed")  # noqa: F841
     import dask.array as da
 
     import rankselect.dask as rd
-    from conftest import dask_client
 
     X, y, qid = random_problem(3)
     g = rs.QueryGroups.from_qid(qid)
@@ -111,9 +109,8 @@ def test_dask_gas_over_groups_as_in_memory():
     Xd = da.from_array(g.gather(X), chunks=(rows, X.shape[1]))
     yd, qd = da.from_array(g.gather(y), chunks=(rows,)), da.from_array(g.gather(qid), chunks=(rows,))
     labels = ["a", "a", "b", "c", "c", "c", "d"]
-    with dask_client(processes=False):
-        for kw in ({}, dict(feature_costs=np.arange(7) + 1.0, budget=9.0)):
-            mem = rs.GAS(3, c=0.2, feature_groups=labels, **kw).fit(X, y, qid=qid)
-            dis = rd.GAS(3, c=0.2, feature_groups=labels, **kw).fit(Xd, yd, qd)
-            assert list(dis.selected_groups_) == list(mem.selected_groups_)
-            np.testing.assert_array_equal(dis.selected_features_, mem.selected_features_)
+    for kw in ({}, dict(feature_costs=np.arange(7) + 1.0, budget=9.0)):
+        mem = rs.GAS(3, c=0.2, feature_groups=labels, **kw).fit(X, y, qid=qid)
+        dis = rd.GAS(3, c=0.2, feature_groups=labels, **kw).fit(Xd, yd, qd)
+        assert list(dis.selected_groups_) == list(mem.selected_groups_)
+        np.testing.assert_array_equal(dis.selected_features_, mem.selected_features_)
