@@ -243,15 +243,15 @@ impl SweepTask<'_> {
                                 &cc[four[3]][r],
                             ],
                         );
-                        for (&i, dz) in four.iter().zip(dz) {
-                            update_column(
-                                &mut cc[i][a..e],
-                                &mut uu[i][a..e],
-                                ub,
-                                zb,
-                                g.t[i],
-                                f * (dz - g.t[i] * s1) - g.t[i],
-                            );
+                        let t4 = four.map(|i| g.t[i]);
+                        let h4: [f64; 4] = std::array::from_fn(|o| f * (dz[o] - t4[o] * s1) - t4[o]);
+                        // four distinct columns (increasing indices): `get_disjoint_mut` succeeds
+                        if let (Ok(c4), Ok(u4)) = (cc.get_disjoint_mut(four), uu.get_disjoint_mut(four)) {
+                            update_columns4(c4.map(|c| &mut c[a..e]), u4.map(|u| &mut u[a..e]), ub, zb, t4, h4);
+                        } else {
+                            for (o, &i) in four.iter().enumerate() {
+                                update_column(&mut cc[i][a..e], &mut uu[i][a..e], ub, zb, t4[o], h4[o]);
+                            }
                         }
                         held = 0;
                     }
@@ -263,6 +263,29 @@ impl SweepTask<'_> {
             }
         }
         TaskOut { dens, norms }
+    }
+}
+
+/// [`update_column`] on four columns at once (each element's operations unchanged: the same
+/// bits), loading `ub` and `zb` once for the four.
+#[inline(always)]
+fn update_columns4(c: [&mut [f64]; 4], u: [&mut [f64]; 4], ub: &[f64], zb: &[f64], t: [f64; 4], h: [f64; 4]) {
+    let len = ub.len();
+    let [c0, c1, c2, c3] = c;
+    let [u0, u1, u2, u3] = u;
+    let (c0, c1, c2, c3) = (&mut c0[..len], &mut c1[..len], &mut c2[..len], &mut c3[..len]);
+    let (u0, u1, u2, u3) = (&mut u0[..len], &mut u1[..len], &mut u2[..len], &mut u3[..len]);
+    let zb = &zb[..len];
+    for r in 0..len {
+        let (x, z) = (ub[r], zb[r]);
+        c0[r] -= t[0] * x;
+        c1[r] -= t[1] * x;
+        c2[r] -= t[2] * x;
+        c3[r] -= t[3] * x;
+        u0[r] += h[0] * z;
+        u1[r] += h[1] * z;
+        u2[r] += h[2] * z;
+        u3[r] += h[3] * z;
     }
 }
 
