@@ -78,7 +78,7 @@ pub(super) fn solve_spd_lanes(a: &mut [[f64; LANES]], b: usize, rhs: &mut [[f64;
         let d = a[i * b + i];
         let mut xi = rhs[i];
         for l in 0..LANES {
-            xi[l] = xi[l] / d[l];
+            xi[l] /= d[l];
         }
         rhs[i] = xi;
         for t in 0..i {
