@@ -13,11 +13,13 @@ write.
     PYTHONPATH=python python benches/group_greedy_bench.py --rounds 3 [--data /work/shared/data]
 
 Prints one line per layout: medians [minima] of ``--rounds`` interleaved runs, and their
-ratios (anchors = the refits). ``k`` is every group that can change the model (LETOR's
-stream layout: 5 of 6, the sixth holds features constant within every query). BLAS runs on
-one thread (threadpoolctl): the refit's d x d systems (d <= 46) gain nothing from more, and
-BLAS threads that spin after a refit would take the cores from the group greedy run that
-follows it.
+ratios (anchors = the refits); then the median CPU time of the process (every thread's, so
+group greedy's two threads count twice) of group greedy and of the ``RankRLS.path`` refits,
+which other processes on a shared machine move less than the wall clock. ``k`` is every
+group that can change the model (LETOR's stream layout: 5 of 6, the sixth holds features
+constant within every query). BLAS runs on one thread (threadpoolctl): the refit's d x d
+systems (d <= 46) gain nothing from more, and BLAS threads that spin after a refit would take
+the cores from the group greedy run that follows it.
 """
 from __future__ import annotations
 
@@ -103,16 +105,19 @@ def main() -> None:
     for by, k in (("stream", 5), ("measure", 8)):
         groups = rs.data.datasets.feature_layout("letor4", by=by)
         t_fast, t_ref, t_path = [], [], []
+        c_fast, c_path = [], []  # CPU seconds of the process (every thread): less moved by other processes
         for _ in range(args.rounds):
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             sel = rs.GreedyRankRLS(n_features_to_select=k, alpha=args.alpha, feature_groups=groups).fit(X, y, qid=qid)
             t_fast.append(time.perf_counter() - t0)
+            c_fast.append(time.process_time() - c0)
             t0 = time.perf_counter()
             chosen, errs = refit_forward(X, y, qid, groups, k, args.alpha)
             t_ref.append(time.perf_counter() - t0)
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             chosen_p, errs_p = path_forward(X, y, qid, groups, k, args.alpha)
             t_path.append(time.perf_counter() - t0)
+            c_path.append(time.process_time() - c0)
         same = [groups.group_id(g) for g in sel.selected_groups_] == chosen == chosen_p
         close = bool(np.allclose(sel.lqo_scores_, errs, rtol=1e-8) and np.allclose(sel.lqo_scores_, errs_p, rtol=1e-8))
         f, r, p = (float(np.median(t)) for t in (t_fast, t_ref, t_path))
@@ -121,6 +126,9 @@ def main() -> None:
               f"refitting {r * 1e3:.1f} ms [{rm * 1e3:.1f}] = {r / f:.1f}x [{rm / fm:.1f}x], "
               f"RankRLS.path refits {p * 1e3:.1f} ms [{pm * 1e3:.1f}] = {p / f:.1f}x [{pm / fm:.1f}x]; "
               f"same order {same}, criteria 1e-8 {close}")
+        cf, cp = float(np.median(c_fast)), float(np.median(c_path))
+        print(f"  CPU time (all threads), medians: group greedy {cf * 1e3:.1f} ms, RankRLS.path refits "
+              f"{cp * 1e3:.1f} ms = {cp / cf:.1f}x")
 
 
 if __name__ == "__main__":

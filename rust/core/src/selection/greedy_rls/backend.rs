@@ -145,7 +145,17 @@ impl<'a> InMemory<'a> {
                 }
             }
         }
-        let (cols, dens) = self.state.pass(step, self.y, self.criterion, &col_skip);
+        let (cols, dens) = if step.is_none() && col_skip.iter().all(|&s| s) {
+            // nothing to apply and no column to score (every candidate a unit of several
+            // columns): what the pass would return, without a pass over the caches
+            let n = col_skip.len();
+            (
+                crate::alloc::try_filled(n, None, "the columns' values")?,
+                crate::alloc::try_filled(n, 1.0, "the columns' pivots")?,
+            )
+        } else {
+            self.state.pass(step, self.y, self.criterion, &col_skip)
+        };
         let col_est = self.monitor.singleton_estimates(&self.state, &cols, &dens);
         if self.units.is_singletons() {
             return Ok((cols, col_est));

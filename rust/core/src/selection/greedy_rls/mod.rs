@@ -78,7 +78,8 @@
 //! Modules: `units`, `criterion` (how candidates compare), `chunks` (the query-aligned row
 //! chunks), `state` (the caches and the fused update-and-scan pass, `fused`, `fused_avx2`),
 //! `step` and `update` (a rank-one step: adding or removing a column), `block` (a unit's block
-//! scan), `monitor` and `exact` (exactness), `path` (the selected prefix's weights and the
+//! scan: one query's step; `block_scan` the scan over the caches, `lanes` four queries' systems solved
+//! side by side), `monitor` and `exact` (exactness), `path` (the selected prefix's weights and the
 //! result), `stable` (an ill-conditioned prefix's weights by QR on the data), `store` (`M` in full or by unit blocks), `choice` (the best candidate, or the best per unit cost), `backend` (where the
 //! candidates' values come from: the in-memory caches, or query shards in
 //! [`crate::shards::greedy_sharded`]), `driver` (options, checks and the selection loop, once
@@ -87,6 +88,7 @@
 
 mod backend;
 mod block;
+mod block_scan;
 mod choice;
 mod chunks;
 mod criterion;
@@ -102,6 +104,7 @@ mod fused;
 pub(crate) mod fused_avx2;
 #[cfg(test)]
 mod group_tests;
+mod lanes;
 mod monitor;
 #[cfg(test)]
 mod monitor_tests;

@@ -152,12 +152,7 @@ impl GreedyState {
                     let (ub, ut) = std::mem::take(&mut ug).split_at_mut(n * len);
                     cg = ct;
                     ug = ut;
-                    for r in 0..len {
-                        let row = x.row(r0 + r);
-                        for (i, v) in row.iter().enumerate() {
-                            ub[i * len + r] = *v;
-                        }
-                    }
+                    transpose_rows(x, r0, len, ub);
                     let local: Vec<(usize, usize)> = (chunks_ref.queries[k]..chunks_ref.queries[k + 1])
                         .map(|q| (offsets[q] - r0, offsets[q + 1] - r0))
                         .collect();
@@ -320,6 +315,36 @@ impl GreedyState {
         (values, dens)
     }
 }
+
+/// Rows `r0..r0 + len` of `x` into `out` feature-major (column `i` at `out[i * len..]`): for
+/// row-major `x`, [`TRANSPOSE_ROWS`] rows at a time, so that each column's cache line is
+/// written by consecutive rows instead of one value per row.
+fn transpose_rows(x: ArrayView2<f64>, r0: usize, len: usize, out: &mut [f64]) {
+    let n = x.ncols();
+    let block = x.slice(ndarray::s![r0..r0 + len, ..]);
+    match block.as_slice() {
+        Some(v) => {
+            let mut r = 0;
+            while r < len {
+                let e = (r + TRANSPOSE_ROWS).min(len);
+                for i in 0..n {
+                    for (o, rr) in out[i * len + r..i * len + e].iter_mut().zip(r..e) {
+                        *o = v[rr * n + i];
+                    }
+                }
+                r = e;
+            }
+        }
+        None => {
+            for r in 0..len {
+                block.row(r).iter().enumerate().for_each(|(i, v)| out[i * len + r] = *v);
+            }
+        }
+    }
+}
+
+/// Rows per block of [`transpose_rows`] (one cache line of a column).
+const TRANSPOSE_ROWS: usize = 8;
 
 /// Offset of row `r0`'s chunk block in a chunk-major cache.
 fn n_off(n: usize, r0: usize) -> usize {

@@ -9,8 +9,13 @@
 //! the `b` steps to a query while its rows are in cache, instead of one pass over the caches
 //! per step; every value is computed by the operations of [`super::update_residuals`] and of
 //! the pass ([`super::fused`]) in their order, so the caches are those of the step-by-step
-//! passes, bit for bit. The accuracy monitor's `den` and the residuals' norms (its `change`)
-//! are gathered per chunk and combined in chunk order: the same for any number of threads.
+//! passes, bit for bit. The work is shared out in runs of whole queries of about [`TASK_ROWS`]
+//! rows (a chunk's share per task would leave one of two threads idle on MQ2008's five
+//! chunks); the accuracy monitor's `den` (a minimum) and the residuals' norms per query (its
+//! `change`) are summed per chunk in query order and then in chunk order, as one task per
+//! chunk would: the same bits for any number of threads.
+
+use std::ops::Range;
 
 use rayon::prelude::*;
 
@@ -20,6 +25,11 @@ use super::state::GreedyState;
 use super::step::Step;
 use super::store::MStore;
 use crate::linalg::{axpy, dot4, dot4_many};
+
+/// Rows (whole queries) per task of a sweep: a chunk is shared out in runs of queries of
+/// about this many rows, so that two threads stay busy on a few chunks; the per-query values
+/// are then summed per chunk in query order, as one task per chunk would.
+const TASK_ROWS: usize = 512;
 
 /// The global part of one rank-one step of a sweep (module docs).
 struct Global {
@@ -56,78 +66,159 @@ impl GreedyState {
         }
         let before = self.model_value();
         let n = self.n;
-        let (chunks, offsets) = (&self.chunks, &self.offsets);
-        let cs = chunks.split(&mut self.c, n);
-        let us = chunks.split(&mut self.u, n);
-        let ps = chunks.split(&mut self.p, 1);
+        let (chunks, offsets) = (&self.chunks, &self.offsets[..]);
+        let tasks = Tasks::new(chunks, offsets);
+        // each task's rows of every column of `C` and `U`, and of `p`
+        let (mut cs, mut us, mut ps) = (Vec::new(), Vec::new(), Vec::new());
+        for ((cc, uu), pp) in
+            chunks.split(&mut self.c, n).into_iter().zip(chunks.split(&mut self.u, n)).zip(chunks.split(&mut self.p, 1))
+        {
+            let k = cs.len();
+            let len = chunks.rows[k + 1] - chunks.rows[k];
+            cs.push(tasks.cut(k, cc, len, n));
+            us.push(tasks.cut(k, uu, len, n));
+            ps.push(tasks.cut(k, pp, len, 1));
+        }
+        let (cs, us, ps): (Vec<_>, Vec<_>, Vec<_>) = (
+            cs.into_iter().flatten().collect(),
+            us.into_iter().flatten().collect(),
+            ps.into_iter().flatten().collect(),
+        );
         let glob = &glob;
-        let parts: Vec<(Vec<f64>, Vec<f64>)> = cs
+        let steps = cols.len();
+        let parts: Vec<TaskOut> = cs
             .into_par_iter()
             .zip(us)
             .zip(ps)
             .enumerate()
             .map_init(
                 || (Vec::new(), Vec::new()),
-                |(ub, zb), (k, ((cc, uu), pp))| {
-                    let chunk = SweepChunk { chunks, offsets, glob, update, n };
+                |(ub, zb), (t, ((mut cc, mut uu), mut pp))| {
+                    let (qs, r0) = (tasks.queries[t].clone(), tasks.rows[t]);
+                    let task = SweepTask { offsets, glob, update, n, r0 };
                     crate::simd::dispatch(
                         #[inline(always)]
-                        || chunk.run(k, cc, uu, pp, ub, zb),
+                        || task.run(qs, &mut cc, &mut uu, pp[0], ub, zb),
                     )
                 },
             )
             .collect();
+        // per chunk, the tasks' per-query norms summed in query order (as one task per chunk)
+        let mut chunk_norms = vec_of(chunks.len() * steps, 0.0);
+        let mut dens = vec_of(steps, 1.0f64);
+        for (t, part) in parts.iter().enumerate() {
+            let (k, nqt) = (tasks.chunk[t], tasks.queries[t].len());
+            for j in 0..steps {
+                dens[j] = dens[j].min(part.dens[j]);
+                for q in 0..nqt {
+                    chunk_norms[k * steps + j] += part.norms[q * steps + j];
+                }
+            }
+        }
         let mut prev = before;
-        (0..cols.len())
+        (0..steps)
             .map(|j| {
-                let den = parts.iter().map(|p| p.0[j]).fold(1.0f64, f64::min);
-                let after = parts.iter().map(|p| p.1[j]).fold(0.0, |a, b| a + b);
+                let after = (0..chunks.len()).map(|k| chunk_norms[k * steps + j]).fold(0.0, |a, b| a + b);
                 let change = relative_change(prev, after);
                 prev = after;
                 let none = Vec::new;
-                Step { t: none(), s1: none(), f: none(), ub: none(), zb: none(), rho: rhos[j], den, change }
+                Step { t: none(), s1: none(), f: none(), ub: none(), zb: none(), rho: rhos[j], den: dens[j], change }
             })
             .collect()
     }
 }
 
-/// What one chunk's share of a sweep reads.
-struct SweepChunk<'a> {
-    chunks: &'a Chunks,
+/// `len` copies of `v` (small: per chunk and step or unit).
+fn vec_of(len: usize, v: f64) -> Vec<f64> {
+    (0..len).map(|_| v).collect()
+}
+
+/// The tasks of a sweep: runs of whole queries of about [`TASK_ROWS`] rows within a chunk.
+struct Tasks {
+    /// Each task's chunk, first row and queries.
+    chunk: Vec<usize>,
+    rows: Vec<usize>,
+    queries: Vec<Range<usize>>,
+}
+
+impl Tasks {
+    fn new(chunks: &Chunks, offsets: &[usize]) -> Self {
+        let (mut chunk, mut rows, mut queries) = (Vec::new(), Vec::new(), Vec::new());
+        for k in 0..chunks.len() {
+            let mut start = chunks.queries[k];
+            for q in chunks.queries[k]..chunks.queries[k + 1] {
+                if offsets[q + 1] - offsets[start] >= TASK_ROWS || q + 1 == chunks.queries[k + 1] {
+                    chunk.push(k);
+                    rows.push(offsets[start]);
+                    queries.push(start..q + 1);
+                    start = q + 1;
+                }
+            }
+        }
+        Tasks { chunk, rows, queries }
+    }
+
+    /// Chunk `k`'s block `v` (`w` columns of `len` rows, feature-major) cut into its tasks'
+    /// rows of every column.
+    fn cut<'a>(&self, k: usize, v: &'a mut [f64], len: usize, w: usize) -> Vec<Vec<&'a mut [f64]>> {
+        let mine: Vec<usize> = (0..self.chunk.len()).filter(|&t| self.chunk[t] == k).collect();
+        let mut out: Vec<Vec<&'a mut [f64]>> = mine.iter().map(|_| Vec::with_capacity(w)).collect();
+        let r0 = mine.first().map_or(0, |&t| self.rows[t]);
+        for mut column in v.chunks_exact_mut(len.max(1)).take(w) {
+            for (o, &t) in mine.iter().enumerate() {
+                let end = mine.get(o + 1).map_or(len, |&next| self.rows[next] - r0);
+                let (head, tail) = std::mem::take(&mut column).split_at_mut(end - (self.rows[t] - r0));
+                out[o].push(head);
+                column = tail;
+            }
+        }
+        out
+    }
+}
+
+/// What one task of a sweep returns: per step its smallest `1 - c s1_q`; per query and step
+/// `||p_q||^2` after the step (`norms[q * steps + j]`).
+struct TaskOut {
+    dens: Vec<f64>,
+    norms: Vec<f64>,
+}
+
+/// What one task's share of a sweep reads.
+struct SweepTask<'a> {
     offsets: &'a [usize],
     glob: &'a [Global],
     update: &'a [Vec<bool>],
     n: usize,
+    /// The task's first row.
+    r0: usize,
 }
 
-impl SweepChunk<'_> {
-    /// Chunk `k` (its blocks `cc` of `C`, `uu` of `U` and `pp` of `p`): every step applied to
-    /// each query in turn; returns per step the smallest `1 - c s1_q` and the chunk's share
-    /// of `||p||^2` after the step. `ub`, `zb`: buffers for the entering column's query rows.
+impl SweepTask<'_> {
+    /// The task's queries `qs` (its rows of each column `cc[i]` of `C`, `uu[i]` of `U`, and of
+    /// `p`): every step applied to each query in turn. `ub`, `zb`: buffers for the entering
+    /// column's query rows.
     #[inline(always)]
     fn run(
         &self,
-        k: usize,
-        cc: &mut [f64],
-        uu: &mut [f64],
+        qs: Range<usize>,
+        cc: &mut [&mut [f64]],
+        uu: &mut [&mut [f64]],
         pp: &mut [f64],
         ub: &mut Vec<f64>,
         zb: &mut Vec<f64>,
-    ) -> (Vec<f64>, Vec<f64>) {
-        let r0 = self.chunks.rows[k];
-        let len = self.chunks.rows[k + 1] - r0;
+    ) -> TaskOut {
         let steps = self.glob.len();
-        let mut dens: Vec<f64> = (0..steps).map(|_| 1.0).collect();
-        let mut norms: Vec<f64> = (0..steps).map(|_| 0.0).collect();
-        for q in self.chunks.queries[k]..self.chunks.queries[k + 1] {
-            let (a, e) = (self.offsets[q] - r0, self.offsets[q + 1] - r0);
+        let mut dens = vec_of(steps, 1.0);
+        let mut norms = Vec::with_capacity(qs.len() * steps);
+        for q in qs {
+            let (a, e) = (self.offsets[q] - self.r0, self.offsets[q + 1] - self.r0);
             let pq = &mut pp[a..e];
             for (j, g) in self.glob.iter().enumerate() {
                 // the entering column's rows before its step (a removal may update it too)
                 ub.clear();
-                ub.extend_from_slice(&cc[g.b * len + a..g.b * len + e]);
+                ub.extend_from_slice(&cc[g.b][a..e]);
                 zb.clear();
-                zb.extend_from_slice(&uu[g.b * len + a..g.b * len + e]);
+                zb.extend_from_slice(&uu[g.b][a..e]);
                 // the residuals (update_residuals_body)
                 let s1 = dot4(ub, zb);
                 let s2 = dot4(ub, pq);
@@ -135,35 +226,72 @@ impl SweepChunk<'_> {
                 let h0 = f * (s2 - g.d * s1) - g.d;
                 axpy(h0, zb, pq);
                 dens[j] = dens[j].min(1.0 - g.c * s1);
-                norms[j] += dot4(pq, pq);
+                norms.push(dot4(pq, pq));
                 // the columns (the pass's update, fused::fused_update), four dots side by side
                 let (mut four, mut held) = ([0usize; 4], 0);
                 for i in (0..self.n).filter(|&i| self.update[j][i]) {
                     four[held] = i;
                     held += 1;
                     if held == 4 {
-                        let r = |i: usize| i * len + a..i * len + e;
-                        let dz = dot4_many(zb, [&cc[r(four[0])], &cc[r(four[1])], &cc[r(four[2])], &cc[r(four[3])]]);
-                        for (&i, dz) in four.iter().zip(dz) {
-                            update_column(cc, uu, r(i), ub, zb, g.t[i], f * (dz - g.t[i] * s1) - g.t[i]);
+                        let r = a..e;
+                        let dz = dot4_many(
+                            zb,
+                            [
+                                &cc[four[0]][r.clone()],
+                                &cc[four[1]][r.clone()],
+                                &cc[four[2]][r.clone()],
+                                &cc[four[3]][r],
+                            ],
+                        );
+                        let t4 = four.map(|i| g.t[i]);
+                        let h4: [f64; 4] = std::array::from_fn(|o| f * (dz[o] - t4[o] * s1) - t4[o]);
+                        // four distinct columns (increasing indices): `get_disjoint_mut` succeeds
+                        if let (Ok(c4), Ok(u4)) = (cc.get_disjoint_mut(four), uu.get_disjoint_mut(four)) {
+                            update_columns4(c4.map(|c| &mut c[a..e]), u4.map(|u| &mut u[a..e]), ub, zb, t4, h4);
+                        } else {
+                            for (o, &i) in four.iter().enumerate() {
+                                update_column(&mut cc[i][a..e], &mut uu[i][a..e], ub, zb, t4[o], h4[o]);
+                            }
                         }
                         held = 0;
                     }
                 }
                 for &i in &four[..held] {
-                    let r = i * len + a..i * len + e;
-                    let h = f * (dot4(zb, &cc[r.clone()]) - g.t[i] * s1) - g.t[i];
-                    update_column(cc, uu, r, ub, zb, g.t[i], h);
+                    let h = f * (dot4(zb, &cc[i][a..e]) - g.t[i] * s1) - g.t[i];
+                    update_column(&mut cc[i][a..e], &mut uu[i][a..e], ub, zb, g.t[i], h);
                 }
             }
         }
-        (dens, norms)
+        TaskOut { dens, norms }
     }
 }
 
-/// `C_qi -= t ub_q`, `U_qi += h zb_q` on the rows `r` of column `i`'s block.
+/// [`update_column`] on four columns at once (each element's operations unchanged: the same
+/// bits), loading `ub` and `zb` once for the four.
 #[inline(always)]
-fn update_column(cc: &mut [f64], uu: &mut [f64], r: std::ops::Range<usize>, ub: &[f64], zb: &[f64], t: f64, h: f64) {
-    cc[r.clone()].iter_mut().zip(ub).for_each(|(cv, u)| *cv -= t * u);
-    uu[r].iter_mut().zip(zb).for_each(|(uv, z)| *uv += h * z);
+fn update_columns4(c: [&mut [f64]; 4], u: [&mut [f64]; 4], ub: &[f64], zb: &[f64], t: [f64; 4], h: [f64; 4]) {
+    let len = ub.len();
+    let [c0, c1, c2, c3] = c;
+    let [u0, u1, u2, u3] = u;
+    let (c0, c1, c2, c3) = (&mut c0[..len], &mut c1[..len], &mut c2[..len], &mut c3[..len]);
+    let (u0, u1, u2, u3) = (&mut u0[..len], &mut u1[..len], &mut u2[..len], &mut u3[..len]);
+    let zb = &zb[..len];
+    for r in 0..len {
+        let (x, z) = (ub[r], zb[r]);
+        c0[r] -= t[0] * x;
+        c1[r] -= t[1] * x;
+        c2[r] -= t[2] * x;
+        c3[r] -= t[3] * x;
+        u0[r] += h[0] * z;
+        u1[r] += h[1] * z;
+        u2[r] += h[2] * z;
+        u3[r] += h[3] * z;
+    }
+}
+
+/// `C_qi -= t ub_q`, `U_qi += h zb_q` on one query's rows of column `i`.
+#[inline(always)]
+fn update_column(cq: &mut [f64], uq: &mut [f64], ub: &[f64], zb: &[f64], t: f64, h: f64) {
+    cq.iter_mut().zip(ub).for_each(|(cv, u)| *cv -= t * u);
+    uq.iter_mut().zip(zb).for_each(|(uv, z)| *uv += h * z);
 }
