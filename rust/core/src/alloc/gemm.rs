@@ -87,6 +87,10 @@ pub fn reserve_gemm_workspace() -> Result<()> {
             ),
             bytes: (bytes + margin) as u128,
         })?;
+        // An allocation nothing reads may be removed by the optimiser (an unused
+        // allocation-and-free pair is not observable to LLVM): the probe must be seen, or no
+        // space is ever asked for and the first product aborts under a memory limit.
+        std::hint::black_box(probe.as_ptr());
         drop(probe);
         first_product();
     }
