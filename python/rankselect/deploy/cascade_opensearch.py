@@ -33,9 +33,9 @@ import numpy as np
 
 from .handoff import CANDIDATES, EngineFiles, Handoff, skeleton_note, to_json
 from .names import check_set_name
-from .opensearch import feature_specs, model_definition
+from .opensearch import feature_specs, logging_set, model_definition
 from .ranker import LinearRanker
-from .scripts import curl, script_header
+from .scripts import curl
 from .subset import Subset
 
 __all__: list[str] = []  # a writer of export_engine's cascades: see cascade_export.cascade_files
@@ -69,18 +69,7 @@ def files(h: Handoff, phases: Sequence[tuple[Sequence[int], np.ndarray]], window
     features, ``phases`` each phase's columns and weights, ``window`` phase 2's N."""
     h1, h2 = (_phase(h, cols, coef, k) for k, (cols, coef) in enumerate(phases, 1))
     check_phase1(h1)
-    union = feature_specs(h)
-    params: list[str] = []
-    for s in union:
-        params += [p for p in s["params"] if p not in params]
-    example = {p: f"<{p}>" for p in params}
-    out = {"featureset.json": to_json({"featureset": {"name": h.name, "features": union}})}
-    load = script_header("Load the cascade's feature sets and its two models into OpenSearch LTR (or the o19s "
-                         "Elasticsearch LTR plugin).", "OPENSEARCH", "http://localhost:9200")
-    load += ["# the default feature store, unless it exists",
-             f"if ! $CURL \"$OPENSEARCH\"/_ltr | grep -q '\"_default_\"'; then "
-             f"{curl('PUT', 'OPENSEARCH', ['_ltr'])}; fi",
-             curl("POST", "OPENSEARCH", ["_ltr", "_featureset", h.name], "featureset.json")]
+    out, example, load = logging_set(h, "the cascade's feature sets and its two models")
     for k, hk in ((1, h1), (2, h2)):
         out[f"featureset_phase{k}.json"] = to_json({"featureset": {"name": hk.name, "features": feature_specs(hk)}})
         kind, definition = model_definition(hk)
@@ -91,11 +80,6 @@ def files(h: Handoff, phases: Sequence[tuple[Sequence[int], np.ndarray]], window
         load += [curl("POST", "OPENSEARCH", ["_ltr", "_featureset", hk.name], f"featureset_phase{k}.json"),
                  curl("POST", "OPENSEARCH", ["_ltr", "_featureset", hk.name, "_createmodel"],
                       f"createmodel_phase{k}.json")]
-    out["logging_query.json"] = to_json({
-        "query": {"bool": {"filter": [{"terms": {"_id": ["<doc id>", "<doc id>"]}}],
-                           "should": [{"sltr": {"_name": "logged_featureset", "featureset": h.name,
-                                                "params": example}}]}},
-        "ext": {"ltr_log": {"log_specs": {"name": "log_entry", "named_query": "logged_featureset"}}}})
     out["search.json"] = to_json({
         "query": {"bool": {"filter": [CANDIDATES], "must": [{"sltr": {"params": example, "model": h1.name}}]}},
         "from": 0, "size": min(10, window),

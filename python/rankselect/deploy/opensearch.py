@@ -110,16 +110,18 @@ def model_definition(h: Handoff) -> tuple[str, Any]:
     return "model/xgboost+json", xgboost_json_trees(h)
 
 
-def files(h: Handoff) -> EngineFiles:
-    notes: list[str] = []
+def logging_set(h: Handoff, what: str) -> tuple[dict[str, str], dict[str, str], list[str]]:
+    """The feature set of ``h`` that logs the training data: its files (``featureset.json``,
+    ``logging_query.json``), the search templates' example ``params`` and the first lines of
+    ``load.sh`` (loading ``what``: the default store, then the set)."""
     specs = feature_specs(h)
-    params = []
+    params: list[str] = []
     for s in specs:
         params += [p for p in s["params"] if p not in params]
     example = {p: f"<{p}>" for p in params}
     out = {"featureset.json": to_json({"featureset": {"name": h.name, "features": specs}})}
-    load = script_header("Load the feature set (and the model) into OpenSearch LTR (or the o19s Elasticsearch LTR "
-                         "plugin).", "OPENSEARCH", "http://localhost:9200")
+    load = script_header(f"Load {what} into OpenSearch LTR (or the o19s Elasticsearch LTR plugin).", "OPENSEARCH",
+                         "http://localhost:9200")
     load += ["# the default feature store, unless it exists",
              f"if ! $CURL \"$OPENSEARCH\"/_ltr | grep -q '\"_default_\"'; then "
              f"{curl('PUT', 'OPENSEARCH', ['_ltr'])}; fi",
@@ -129,6 +131,12 @@ def files(h: Handoff) -> EngineFiles:
                            "should": [{"sltr": {"_name": "logged_featureset", "featureset": h.name,
                                                 "params": example}}]}},
         "ext": {"ltr_log": {"log_specs": {"name": "log_entry", "named_query": "logged_featureset"}}}})
+    return out, example, load
+
+
+def files(h: Handoff) -> EngineFiles:
+    notes: list[str] = []
+    out, example, load = logging_set(h, "the feature set (and the model)")
     if h.templates is None:
         notes.append(skeleton_note("OpenSearch"))
     if h.ranker is not None:
