@@ -142,7 +142,10 @@ def test_mq2008_fold1_vespa_orders_every_test_query_as_predict():
     _check_vespa(cs, te.X, te.qid)
 
 
-def test_ohsumed_fold1_published_costs_vespa_orders_every_test_query_as_predict():
+@pytest.fixture(scope="module")
+def ohsumed_fold1():
+    """OHSUMED-LETOR2 Fold1's train and test sets and its cascade at 5 % of the published costs
+    (fitted once for the module's tests)."""
     from rankselect.data.datasets import feature_costs
 
     fold = shared_path("OHSUMED-LETOR2", "Fold1")
@@ -155,6 +158,11 @@ def test_ohsumed_fold1_published_costs_vespa_orders_every_test_query_as_predict(
         tr.X, tr.y, qid=tr.qid, eval_set=(va.X, va.y, va.qid))
     if len(cs.phases_) != 2:
         pytest.skip("the 5 % budget made one phase on OHSUMED Fold1")
+    return tr, te, cs
+
+
+def test_ohsumed_fold1_published_costs_vespa_orders_every_test_query_as_predict(ohsumed_fold1):
+    tr, te, cs = ohsumed_fold1
     _check_vespa(cs, te.X, te.qid)
 
 
@@ -252,17 +260,6 @@ def test_mq2008_fold1_vespa_lightgbm_phase2_orders_every_test_query_as_predict()
     _check_vespa_trees(_with_lightgbm_phase2(cs, tr.X, tr.y, tr.qid), te.X, te.qid)
 
 
-def test_ohsumed_fold1_vespa_lightgbm_phase2_orders_every_test_query_as_predict():
-    from rankselect.data.datasets import feature_costs
-
-    fold = shared_path("OHSUMED-LETOR2", "Fold1")
-    tr = rs.load_letor(fold / "train.txt")
-    va = rs.load_letor(fold / "vali.txt", n_features=tr.X.shape[1])
-    te = rs.load_letor(fold / "test.txt", n_features=tr.X.shape[1])
-    c = feature_costs("ohsumed-letor2")
-    n_q = np.unique(va.qid, return_counts=True)[1].mean()
-    cs = rs.CascadeSelection(feature_costs=c, budget=0.05 * c.sum() * n_q, rule="best").fit(
-        tr.X, tr.y, qid=tr.qid, eval_set=(va.X, va.y, va.qid))
-    if len(cs.phases_) != 2:
-        pytest.skip("the 5 % budget made one phase on OHSUMED Fold1")
+def test_ohsumed_fold1_vespa_lightgbm_phase2_orders_every_test_query_as_predict(ohsumed_fold1):
+    tr, te, cs = ohsumed_fold1
     _check_vespa_trees(_with_lightgbm_phase2(cs, tr.X, tr.y, tr.qid), te.X, te.qid)
