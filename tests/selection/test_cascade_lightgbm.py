@@ -92,6 +92,21 @@ def test_deterministic(interaction):
     assert a.front_ == b.front_
 
 
+@pytest.mark.parametrize("n_jobs", [2, 4])
+def test_the_same_trees_whatever_the_number_of_threads(interaction, n_jobs):
+    """``phase2_params`` may set LightGBM's threads: with the settings rankselect trains under
+    (``deterministic=True``, ``force_row_wise=True``) the trees, and so the cascade, are those
+    of one thread."""
+    train, vali, _ = interaction
+    one = _fit(train, vali, phase2_ranker="lightgbm")
+    many = _fit(train, vali, phase2_ranker="lightgbm", phase2_params={"n_jobs": n_jobs})
+    def trees(cs):  # the model text without its parameters (which name the threads)
+        return cs.phases_[1].model.model_to_string().split("\nparameters:")[0]
+
+    assert "Tree=0" in trees(one) and trees(many) == trees(one)
+    assert many.front_ == one.front_ and many.choice_ == one.choice_
+
+
 def test_a_worse_lightgbm_phase_two_is_not_kept():
     train, vali = rs.data.datasets.load_example("train"), rs.data.datasets.load_example("test")
     c = np.ones(22)
