@@ -86,6 +86,11 @@ impl GreedyState {
         );
         let glob = &glob;
         let steps = cols.len();
+        // the four-column kernel's AVX2 form at the AVX2 and AVX-512 levels (the same bits)
+        let avx2 = crate::simd::level() >= crate::simd::SimdLevel::Avx2;
+        // the columns each step updates
+        let lists: Vec<Vec<usize>> = update.iter().map(|f| (0..n).filter(|&i| f[i]).collect()).collect();
+        let lists = &lists[..];
         let parts: Vec<TaskOut> = cs
             .into_par_iter()
             .zip(us)
@@ -95,7 +100,7 @@ impl GreedyState {
                 || (Vec::new(), Vec::new()),
                 |(ub, zb), (t, ((mut cc, mut uu), mut pp))| {
                     let (qs, r0) = (tasks.queries[t].clone(), tasks.rows[t]);
-                    let task = SweepTask { offsets, glob, update, n, r0 };
+                    let task = SweepTask { offsets, glob, lists, r0, avx2 };
                     crate::simd::dispatch(
                         #[inline(always)]
                         || task.run(qs, &mut cc, &mut uu, pp[0], ub, zb),
@@ -187,10 +192,12 @@ struct TaskOut {
 struct SweepTask<'a> {
     offsets: &'a [usize],
     glob: &'a [Global],
-    update: &'a [Vec<bool>],
-    n: usize,
+    /// The columns each step updates, in order.
+    lists: &'a [Vec<usize>],
     /// The task's first row.
     r0: usize,
+    /// Whether [`columns4_avx2`] runs (the active level is AVX2 or wider).
+    avx2: bool,
 }
 
 impl SweepTask<'_> {
@@ -228,37 +235,36 @@ impl SweepTask<'_> {
                 dens[j] = dens[j].min(1.0 - g.c * s1);
                 norms.push(dot4(pq, pq));
                 // the columns (the pass's update, fused::fused_update), four dots side by side
-                let (mut four, mut held) = ([0usize; 4], 0);
-                for i in (0..self.n).filter(|&i| self.update[j][i]) {
-                    four[held] = i;
-                    held += 1;
-                    if held == 4 {
-                        let r = a..e;
-                        let dz = dot4_many(
-                            zb,
-                            [
-                                &cc[four[0]][r.clone()],
-                                &cc[four[1]][r.clone()],
-                                &cc[four[2]][r.clone()],
-                                &cc[four[3]][r],
-                            ],
-                        );
+                for cols in self.lists[j].chunks(4) {
+                    if let &[i0, i1, i2, i3] = cols {
+                        let four = [i0, i1, i2, i3];
                         let t4 = four.map(|i| g.t[i]);
-                        let h4: [f64; 4] = std::array::from_fn(|o| f * (dz[o] - t4[o] * s1) - t4[o]);
                         // four distinct columns (increasing indices): `get_disjoint_mut` succeeds
                         if let (Ok(c4), Ok(u4)) = (cc.get_disjoint_mut(four), uu.get_disjoint_mut(four)) {
-                            update_columns4(c4.map(|c| &mut c[a..e]), u4.map(|u| &mut u[a..e]), ub, zb, t4, h4);
-                        } else {
-                            for (o, &i) in four.iter().enumerate() {
-                                update_column(&mut cc[i][a..e], &mut uu[i][a..e], ub, zb, t4[o], h4[o]);
+                            let (c4, u4) = (c4.map(|c| &mut c[a..e]), u4.map(|u| &mut u[a..e]));
+                            #[cfg(target_arch = "x86_64")]
+                            if self.avx2 {
+                                // SAFETY: the active level is AVX2 or wider, so the CPU has AVX2.
+                                unsafe { columns_avx2(c4, u4, ub, zb, t4, f, s1) };
+                                continue;
                             }
+                            let dz = dot4_many(zb, [&*c4[0], &*c4[1], &*c4[2], &*c4[3]]);
+                            let h4: [f64; 4] = std::array::from_fn(|o| f * (dz[o] - t4[o] * s1) - t4[o]);
+                            update_columns4(c4, u4, ub, zb, t4, h4);
+                            continue;
                         }
-                        held = 0;
                     }
-                }
-                for &i in &four[..held] {
-                    let h = f * (dot4(zb, &cc[i][a..e]) - g.t[i] * s1) - g.t[i];
-                    update_column(&mut cc[i][a..e], &mut uu[i][a..e], ub, zb, g.t[i], h);
+                    for &i in cols {
+                        let (cq, uq) = (&mut cc[i][a..e], &mut uu[i][a..e]);
+                        #[cfg(target_arch = "x86_64")]
+                        if self.avx2 {
+                            // SAFETY: as above.
+                            unsafe { columns_avx2([cq], [uq], ub, zb, [g.t[i]], f, s1) };
+                            continue;
+                        }
+                        let h = f * (dot4(zb, cq) - g.t[i] * s1) - g.t[i];
+                        update_column(cq, uq, ub, zb, g.t[i], h);
+                    }
                 }
             }
         }
@@ -286,6 +292,62 @@ fn update_columns4(c: [&mut [f64]; 4], u: [&mut [f64]; 4], ub: &[f64], zb: &[f64
         u1[r] += h[1] * z;
         u2[r] += h[2] * z;
         u3[r] += h[3] * z;
+    }
+}
+
+/// `K` columns' step with AVX2, one query: `dz = dot4(zb, c)` per column, `h = f (dz - t s1) - t`
+/// and [`update_column`], four rows per instruction: the same operations in the same order as
+/// the portable code (the lanes of [`dot4`], each element's update), so the same bits.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn columns_avx2<const K: usize>(
+    c: [&mut [f64]; K],
+    u: [&mut [f64]; K],
+    ub: &[f64],
+    zb: &[f64],
+    t: [f64; K],
+    f: f64,
+    s1: f64,
+) {
+    use std::arch::x86_64::*;
+    let len = ub.len();
+    assert!(zb.len() == len && c.iter().chain(u.iter()).all(|v| v.len() == len), "one query's rows");
+    let n4 = len - len % 4;
+    // SAFETY (loads and stores): the pointer is that of a slice of four values.
+    let load = |v: &[f64], r: usize| unsafe { _mm256_loadu_pd(v[r..r + 4].as_ptr()) };
+    let store = |v: &mut [f64], x: __m256d| unsafe { _mm256_storeu_pd(v[..4].as_mut_ptr(), x) };
+    let mut acc = [_mm256_setzero_pd(); K];
+    for r in (0..n4).step_by(4) {
+        let z = load(zb, r);
+        for o in 0..K {
+            acc[o] = _mm256_add_pd(acc[o], _mm256_mul_pd(z, load(&c[o], r)));
+        }
+    }
+    let h: [f64; K] = std::array::from_fn(|o| {
+        let mut l = [0.0f64; 4];
+        store(&mut l, acc[o]);
+        let mut dz = (l[0] + l[1]) + (l[2] + l[3]);
+        for r in n4..len {
+            dz += zb[r] * c[o][r];
+        }
+        f * (dz - t[o] * s1) - t[o]
+    });
+    let (tv, hv) = (t.map(|v| _mm256_set1_pd(v)), h.map(|v| _mm256_set1_pd(v)));
+    let (c, u) = (c, u);
+    for r in (0..n4).step_by(4) {
+        let (x, z) = (load(ub, r), load(zb, r));
+        for o in 0..K {
+            let cv = _mm256_sub_pd(load(c[o], r), _mm256_mul_pd(tv[o], x));
+            store(&mut c[o][r..r + 4], cv);
+            let uv = _mm256_add_pd(load(u[o], r), _mm256_mul_pd(hv[o], z));
+            store(&mut u[o][r..r + 4], uv);
+        }
+    }
+    for r in n4..len {
+        for o in 0..K {
+            c[o][r] -= t[o] * ub[r];
+            u[o][r] += h[o] * zb[r];
+        }
     }
 }
 
