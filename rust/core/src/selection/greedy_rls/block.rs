@@ -45,6 +45,8 @@ pub(super) struct Prepared {
 pub(crate) struct BlockScratch {
     pub(super) s: Vec<f64>,
     rhs: Vec<f64>,
+    /// `Cg_q^T p_q` ([`super::block_tiles::query_dots`]).
+    pub(super) cp: Vec<f64>,
     pub(super) w: Vec<f64>,
     wq: Vec<f64>,
     /// The query's new residuals `p'_q`.

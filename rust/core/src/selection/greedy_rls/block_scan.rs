@@ -9,11 +9,12 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 
-use super::block::{query_residuals, query_system, solve_sym, BlockCandidate, BlockScratch, Prepared};
+use super::block::{query_residuals, solve_sym, BlockCandidate, BlockScratch, Prepared};
+use super::block_tiles::query_dots;
 use super::criterion::Criterion;
 use super::lanes::{solve_spd_lanes, LANES};
 use super::state::GreedyState;
-use crate::linalg::solve_spd_small;
+use crate::linalg::{solve_spd_small, sq_norm_axpy4};
 
 impl GreedyState {
     /// Each unit's constants (`K`, `h`, `K`'s Cholesky factor) and its starting pivot (1, or
@@ -122,24 +123,49 @@ pub(super) fn block_queries<'a>(
 ) -> f64 {
     let (offsets, r0) = (data.offsets, data.r0);
     let b = pr.h.len();
+    let bb = b * b;
+    let (k, h, sign) = (&pr.k[..bb], &pr.h[..b], pr.sign);
     let kl = pr.kl.as_deref();
+    let squared = criterion.is_squared();
     let mut low = f64::INFINITY;
+    sc.s.resize(bb, 0.0);
+    sc.cp.resize(b, 0.0);
+    for (wq, rhs) in sc.lanes.iter_mut() {
+        wq.resize(bb, 0.0);
+        rhs.resize(b, 0.0);
+    }
+    let (am, r) = &mut sc.packed;
+    am.resize(bb, [0.0; LANES]);
+    r.resize(b, [0.0; LANES]);
     let mut q = qs.start;
     while q < qs.end {
         let nl = LANES.min(qs.end - q);
-        for (l, (wq, rhs)) in sc.lanes.iter_mut().enumerate().take(nl) {
+        for (l, (wq, rhs)) in sc.lanes.iter_mut().enumerate() {
+            if l >= nl {
+                // unused lanes: the identity (a system that solves)
+                (0..bb).for_each(|t| am[t][l] = if t / b == t % b { 1.0 } else { 0.0 });
+                r.iter_mut().for_each(|v| v[l] = 0.0);
+                continue;
+            }
             let (a, e) = (offsets[q + l] - r0, offsets[q + l + 1] - r0);
             let (cq, zq) = (|j| cg(j, a, e), |j| zg(j, a, e));
-            query_system(b, &cq, &data.p[a..e], &zq, &pr.k, &pr.h, pr.sign, &mut sc.s, rhs, wq);
+            // the system of `query_system`: S_q and Cg_q^T p_q by tiles (the same bits)
+            query_dots(b, &cq, &zq, &data.p[a..e], &mut sc.s, &mut sc.cp);
+            let s = &sc.s[..bb];
+            for j in 0..b {
+                let mut sh = -0.0; // as `Iterator::sum`
+                for (sv, hl) in s[j * b..(j + 1) * b].iter().zip(h) {
+                    sh += sv * hl;
+                }
+                let v = sc.cp[j] - sign * sh;
+                rhs[j] = v;
+                r[j][l] = v;
+            }
+            for (t, (w, (kv, sv))) in wq.iter_mut().zip(k.iter().zip(s)).enumerate() {
+                *w = kv - sign * sv;
+                am[t][l] = *w;
+            }
         }
-        let (am, r) = &mut sc.packed;
-        let lanes = &sc.lanes;
-        // unused lanes: the identity (a system that solves)
-        let eye = |t: usize| if t / b == t % b { 1.0 } else { 0.0 };
-        am.clear();
-        am.extend((0..b * b).map(|t| std::array::from_fn(|l| if l < nl { lanes[l].0[t] } else { eye(t) })));
-        r.clear();
-        r.extend((0..b).map(|i| std::array::from_fn(|l| if l < nl { lanes[l].1[i] } else { 0.0 })));
         let ok = solve_spd_lanes(am, b, r);
         for (l, (wq, rhs)) in sc.lanes.iter_mut().enumerate().take(nl) {
             let (a, e) = (offsets[q + l] - r0, offsets[q + l + 1] - r0);
@@ -151,10 +177,15 @@ pub(super) fn block_queries<'a>(
             }
             let zq = |j| zg(j, a, e);
             let pq = &data.p[a..e];
-            let piv = query_residuals(b, zq, pq, &pr.k, &pr.h, pr.sign, kl, wq, rhs, &mut sc.w, &mut sc.pn);
+            let piv = query_residuals(b, zq, pq, k, h, sign, kl, wq, rhs, &mut sc.w, &mut sc.pn);
             low = low.min(piv);
             let (s, t) = (a + r0, e + r0);
-            emit(criterion.query_term(&sc.pn, 0.0, &sc.pn, &data.yc[s..t], &data.y[s..t], &mut sc.crit));
+            // Squared's term inlined (compiled at the SIMD level; the same bits)
+            emit(if squared {
+                sq_norm_axpy4(&sc.pn, 0.0, &sc.pn)
+            } else {
+                criterion.query_term(&sc.pn, 0.0, &sc.pn, &data.yc[s..t], &data.y[s..t], &mut sc.crit)
+            });
         }
         q += nl;
     }

@@ -89,6 +89,7 @@
 mod backend;
 mod block;
 mod block_scan;
+mod block_tiles;
 mod choice;
 mod chunks;
 mod criterion;
