@@ -115,6 +115,8 @@ mod state;
 mod step;
 mod store;
 mod sweep;
+#[cfg(all(test, target_arch = "x86_64"))]
+mod sweep_tests;
 #[cfg(test)]
 mod tests;
 mod units;

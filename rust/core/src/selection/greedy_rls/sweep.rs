@@ -275,7 +275,14 @@ impl SweepTask<'_> {
 /// [`update_column`] on four columns at once (each element's operations unchanged: the same
 /// bits), loading `ub` and `zb` once for the four.
 #[inline(always)]
-fn update_columns4(c: [&mut [f64]; 4], u: [&mut [f64]; 4], ub: &[f64], zb: &[f64], t: [f64; 4], h: [f64; 4]) {
+pub(super) fn update_columns4(
+    c: [&mut [f64]; 4],
+    u: [&mut [f64]; 4],
+    ub: &[f64],
+    zb: &[f64],
+    t: [f64; 4],
+    h: [f64; 4],
+) {
     let len = ub.len();
     let [c0, c1, c2, c3] = c;
     let [u0, u1, u2, u3] = u;
@@ -300,7 +307,7 @@ fn update_columns4(c: [&mut [f64]; 4], u: [&mut [f64]; 4], ub: &[f64], zb: &[f64
 /// the portable code (the lanes of [`dot4`], each element's update), so the same bits.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn columns_avx2<const K: usize>(
+pub(super) fn columns_avx2<const K: usize>(
     c: [&mut [f64]; K],
     u: [&mut [f64]; K],
     ub: &[f64],
@@ -353,7 +360,7 @@ fn columns_avx2<const K: usize>(
 
 /// `C_qi -= t ub_q`, `U_qi += h zb_q` on one query's rows of column `i`.
 #[inline(always)]
-fn update_column(cq: &mut [f64], uq: &mut [f64], ub: &[f64], zb: &[f64], t: f64, h: f64) {
+pub(super) fn update_column(cq: &mut [f64], uq: &mut [f64], ub: &[f64], zb: &[f64], t: f64, h: f64) {
     cq.iter_mut().zip(ub).for_each(|(cv, u)| *cv -= t * u);
     uq.iter_mut().zip(zb).for_each(|(uv, z)| *uv += h * z);
 }
