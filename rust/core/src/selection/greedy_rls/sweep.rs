@@ -327,7 +327,7 @@ pub(super) fn columns_avx2<const K: usize>(
     for r in (0..n4).step_by(4) {
         let z = load(zb, r);
         for o in 0..K {
-            acc[o] = _mm256_add_pd(acc[o], _mm256_mul_pd(z, load(&c[o], r)));
+            acc[o] = _mm256_add_pd(acc[o], _mm256_mul_pd(z, load(c[o], r)));
         }
     }
     let h: [f64; K] = std::array::from_fn(|o| {
