@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import rankselect as rs
+from _cascade_data import interaction
 from conftest import shared_path
 from rankselect.deploy import export_engine
 
@@ -222,11 +223,8 @@ def test_a_kept_lightgbm_phase2_exports_from_the_estimator_and_its_json(tmp_path
     pytest.importorskip("lightgbm")
     rng = np.random.default_rng(0)
 
-    def data(n_q, m=40):
-        X = rng.normal(size=(n_q * m, 5))
-        inter = X[:, 1] * X[:, 2]
-        X[:, 0] = inter + rng.normal(scale=2.0, size=n_q * m)
-        return X, (inter > 0.8).astype(float) + (inter > 2.0), np.repeat(np.arange(n_q), m)
+    def data(n_q):
+        return interaction(rng, n_q)
 
     (X, y, qid), vali, test = data(60), data(30), data(30)
     costs = np.array([1.0, 10.0, 10.0, 1.0, 1.0])

@@ -24,6 +24,7 @@ import _report_fixtures as shared  # noqa: E402 (after the skips)
 import numpy as np  # noqa: E402
 
 import rankselect as rs  # noqa: E402
+from _cascade_data import interaction  # noqa: E402
 from rankselect.report import PANELS, build_report, write_report  # noqa: E402 (after the skips)
 
 
@@ -269,11 +270,8 @@ def test_cascade_page_drawn_and_hostile_names_run_nothing(driver, tmp_path):
     pytest.importorskip("lightgbm")
     rng = np.random.default_rng(0)
 
-    def data(n_q, m=40):
-        X = rng.normal(size=(n_q * m, 5))
-        inter = X[:, 1] * X[:, 2]
-        X[:, 0] = inter + rng.normal(scale=2.0, size=n_q * m)
-        return X, (inter > 0.8).astype(float) + (inter > 2.0), np.repeat(np.arange(n_q), m)
+    def data(n_q):
+        return interaction(rng, n_q)
 
     train, vali = data(60), data(30)
     names = [f"{HOSTILE[j]} {j}" for j in range(5)]

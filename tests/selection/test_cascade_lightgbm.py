@@ -10,6 +10,7 @@ import pytest
 lightgbm = pytest.importorskip("lightgbm")
 
 import rankselect as rs  # noqa: E402
+from _cascade_data import interaction as interaction_data  # noqa: E402
 from rankselect.metrics import ndcg  # noqa: E402
 from rankselect.selection.cascade import compose  # noqa: E402
 from rankselect.selection.cascade_trees import PHASE2_PARAMS, fit_phase2_trees  # noqa: E402
@@ -20,12 +21,7 @@ COSTS = np.array([1.0, 10.0, 10.0, 1.0, 1.0])
 def _interaction(seed: int, n_queries: int, m: int = 40):
     """Relevance from the product of two expensive features (which no linear ranker orders),
     feature 0 a cheap noisy copy of it, features 3 and 4 cheap noise."""
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n_queries * m, 5))
-    inter = X[:, 1] * X[:, 2]
-    y = (inter > 0.8).astype(float) + (inter > 2.0)
-    X[:, 0] = inter + rng.normal(scale=2.0, size=n_queries * m)
-    return X, y, np.repeat(np.arange(n_queries), m)
+    return interaction_data(np.random.default_rng(seed), n_queries, m)
 
 
 @pytest.fixture(scope="module")

@@ -123,17 +123,13 @@ pub(super) fn query_dots<'a>(
 mod tests {
     use super::*;
     use crate::linalg::dot4;
+    use crate::testing::Rng;
 
     /// Every entry has the bits of its own `dot4`, for every size and length.
     #[test]
     fn tiles_equal_dot4() {
-        let mut state = 0x9E3779B97F4A7C15u64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state >> 11) as f64 / (1u64 << 53) as f64 - 0.5
-        };
+        let mut rng = Rng(0x9E3779B97F4A7C15);
+        let mut next = move || rng.next() / 2.0;
         for b in 1..=13 {
             for len in [1usize, 3, 4, 5, 8, 11, 20, 37] {
                 let cols_c: Vec<Vec<f64>> = (0..b).map(|_| (0..len).map(|_| next() * 1e3).collect()).collect();

@@ -2,18 +2,12 @@
 
 use super::sweep::{columns_avx2, update_column, update_columns4};
 use crate::linalg::{dot4, dot4_many};
+use crate::testing::Rng;
 
-/// Rows of a pseudo-random column (xorshift), of mixed scales.
+/// Rows of a pseudo-random column, of mixed scales.
 fn column(seed: u64, len: usize) -> Vec<f64> {
-    let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..len)
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            ((s >> 11) as f64 / (1u64 << 53) as f64 - 0.5) * 10f64.powi((s % 7) as i32 - 3)
-        })
-        .collect()
+    let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    (0..len).map(|r| rng.next() * 10f64.powi((r % 7) as i32 - 3)).collect()
 }
 
 #[test]
