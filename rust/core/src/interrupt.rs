@@ -50,7 +50,9 @@ where
 {
     use std::sync::mpsc;
     interrupt.check()?;
-    let (tx, rx) = mpsc::sync_channel::<Result<std::thread::Result<T>>>(1);
+    // `None`: the helper thread could not reserve the workspace (its error is built here: a
+    // fresh thread under a memory limit may lack room even for the message)
+    let (tx, rx) = mpsc::sync_channel::<Option<std::thread::Result<T>>>(1);
     // The closure sits in a shared slot so that it can still run inline when the thread
     // cannot be spawned.
     let slot = std::sync::Arc::new(std::sync::Mutex::new(Some(work)));
@@ -58,8 +60,8 @@ where
     let spawned = std::thread::Builder::new().name(format!("rankselect-{what}")).spawn(move || {
         let f = slot2.lock().ok().and_then(|mut s| s.take());
         if let Some(f) = f {
-            let out = crate::alloc::reserve_gemm_workspace()
-                .map(|()| std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)));
+            let out = crate::alloc::try_reserve_gemm_workspace()
+                .then(|| std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)));
             let _ = tx.send(out);
         }
     });
@@ -83,7 +85,7 @@ where
     }
     loop {
         match rx.recv_timeout(POLL_INTERVAL) {
-            Ok(r) => return r?.map_err(panicked),
+            Ok(r) => return r.ok_or_else(crate::alloc::gemm_workspace_error)?.map_err(panicked),
             Err(mpsc::RecvTimeoutError::Timeout) => interrupt.check()?,
             Err(mpsc::RecvTimeoutError::Disconnected) => {
                 return Err(Error::InvalidInput(format!("{what}: the helper thread stopped without a result")))

@@ -71,22 +71,34 @@ fn uses_private_gemm() -> bool {
 
 /// Makes sure the calling thread's private-gemm workspace exists, fallibly (module docs).
 pub fn reserve_gemm_workspace() -> Result<()> {
+    reserve_here().map_err(|()| gemm_workspace_error())
+}
+
+/// [`reserve_gemm_workspace`] for a fresh thread under a memory limit, which may lack room even
+/// for an error's message: `false` (nothing allocated) when the space is not there; the
+/// thread's caller then reports [`gemm_workspace_error`].
+pub fn try_reserve_gemm_workspace() -> bool {
+    reserve_here().is_ok()
+}
+
+/// The space asked for per thread: the workspace, and a margin for what other threads
+/// allocate between the release and the product.
+fn reservation_bytes() -> usize {
+    let bytes = gemm_workspace_bytes();
+    bytes + (bytes / 4).max(8 << 20)
+}
+
+/// [`reserve_gemm_workspace`] without its message: `Err(())` allocates nothing, so that a fresh
+/// thread under a memory limit, which may lack room even for a message, reports the failure
+/// instead of aborting; the caller builds the error ([`gemm_workspace_error`]).
+fn reserve_here() -> std::result::Result<(), ()> {
     if READY.with(Cell::get) {
         return Ok(());
     }
-    let bytes = gemm_workspace_bytes();
-    if bytes > 0 {
+    if gemm_workspace_bytes() > 0 {
         let _one_at_a_time = RESERVING.lock().unwrap_or_else(|p| p.into_inner());
-        // the margin covers what other threads allocate between the release and the product
-        let margin = (bytes / 4).max(8 << 20);
-        let probe = super::try_with_capacity::<u8>(bytes + margin, "").map_err(|_| Error::OutOfMemory {
-            what: format!(
-                "a thread's matrix-product workspace (faer's private-gemm, {} per thread, and a margin; \
-                 fewer threads need less: set RAYON_NUM_THREADS, e.g. to 1, before the first fit)",
-                crate::error::fmt_bytes(bytes as u128)
-            ),
-            bytes: (bytes + margin) as u128,
-        })?;
+        let mut probe: Vec<u8> = Vec::new();
+        probe.try_reserve_exact(reservation_bytes()).map_err(|_| ())?;
         // An allocation nothing reads may be removed by the optimiser (an unused
         // allocation-and-free pair is not observable to LLVM): the probe must be seen, or no
         // space is ever asked for and the first product aborts under a memory limit.
@@ -96,6 +108,18 @@ pub fn reserve_gemm_workspace() -> Result<()> {
     }
     READY.with(|r| r.set(true));
     Ok(())
+}
+
+/// The error of a failed reservation (`MemoryError` in Python).
+pub fn gemm_workspace_error() -> Error {
+    Error::OutOfMemory {
+        what: format!(
+            "a thread's matrix-product workspace (faer's private-gemm, {} per thread, and a margin; \
+             fewer threads need less: set RAYON_NUM_THREADS, e.g. to 1, before the first fit)",
+            crate::error::fmt_bytes(gemm_workspace_bytes() as u128)
+        ),
+        bytes: reservation_bytes() as u128,
+    }
 }
 
 /// One product of 17³ > 16³ (below that faer calls nano-gemm, which allocates nothing): the
@@ -113,7 +137,12 @@ pub fn reserve_gemm_workspaces() -> Result<()> {
     if gemm_workspace_bytes() == 0 {
         return Ok(());
     }
-    rayon::broadcast(|_| reserve_gemm_workspace()).into_iter().collect()
+    // the workers say only whether they have it (a message is built here, on the caller)
+    if rayon::broadcast(|_| reserve_here().is_ok()).into_iter().all(|ok| ok) {
+        Ok(())
+    } else {
+        Err(gemm_workspace_error())
+    }
 }
 
 #[cfg(test)]

@@ -13,7 +13,10 @@
 
 mod gemm;
 
-pub use gemm::{gemm_workspace_bytes, reserve_gemm_workspace, reserve_gemm_workspaces};
+pub use gemm::{
+    gemm_workspace_bytes, gemm_workspace_error, reserve_gemm_workspace, reserve_gemm_workspaces,
+    try_reserve_gemm_workspace,
+};
 
 use faer::dyn_stack::{MemBuffer, StackReq};
 use faer::Mat;
