@@ -51,8 +51,8 @@ ALLOWED = {
     "selection/importance.rs": (2, "length-n (features) error counts"),
     "selection/fsmrank.rs": (1, "the 2n starting point"),
     "selection/kendall/merge.rs": (1, "a query's ranks (length n_q)"),
-    "selection/greedy_rls/state.rs": (1, "one chunk's length-n criterion sums in the pass (chunk count x n is "
-                                         "part of state_bytes)"),
+    "selection/greedy_rls/state.rs": (2, "one chunk's length-n criterion sums in the pass (chunk count x n is "
+                                         "part of state_bytes); the reset's length-n flags per chunk"),
     "selection/greedy_rls/path.rs": (5, "the c x c Cholesky factor of the c selected columns (allocated for the "
                                         "columns k units can hold, grown by doubling past them) and n-vectors"),
     "shards/greedy_sharded/mod.rs": (7, "length-n sums and flags, the unit of every column, the units' values "

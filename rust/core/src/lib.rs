@@ -17,6 +17,7 @@
 //! - [`shards`]: per-shard pieces of the kernels for query shards (Dask);
 //! - [`linalg`]: `dot`, `axpy`, `X v`, `Xᵀ c` and the like, each with its reduction order;
 //! - [`simd`]: run-time SIMD dispatch, the same results at every level;
+//! - [`par`]: parallel maps in which the calling thread takes tasks too;
 //! - [`error`], [`interrupt`]: the error type and cooperative cancellation;
 //! - [`alloc`]: the one fallible path for data-sized allocations.
 
@@ -28,6 +29,7 @@ pub mod linalg;
 pub mod metrics;
 pub mod models;
 pub mod pairwise;
+pub mod par;
 pub mod selection;
 pub mod shards;
 pub mod simd;

@@ -6,7 +6,6 @@ use faer::dyn_stack::MemStack;
 use faer::prelude::ReborrowMut;
 use faer::{Accum, Mat, MatMut, MatRef, Par};
 use ndarray::{Array2, ArrayView2};
-use rayon::prelude::*;
 
 use crate::data::groups::{center_rows, center_vec};
 use crate::error::{Error, Result};
@@ -60,16 +59,14 @@ pub(super) fn gram_waves(xc: &Array2<f64>, blocks_per_wave: usize, interrupt: &d
     let mut g = crate::alloc::try_mat_zeros(n, n, "the Gram matrix X^T X (features x features)")?;
     for wave in starts.chunks(blocks_per_wave.max(1)) {
         interrupt.check()?;
-        let parts: Vec<Result<Mat<f64>>> = wave
-            .par_iter()
-            .map(|&s| {
-                let e = (s + BLOCK).min(m);
-                let b = x.subrows(s, e - s);
-                let mut g = crate::alloc::try_mat_zeros(n, n, "a block's part of the Gram matrix")?;
-                faer::linalg::matmul::matmul(g.as_mut(), Accum::Replace, b.transpose(), b, 1.0, Par::Seq);
-                Ok(g)
-            })
-            .collect();
+        let parts: Vec<Result<Mat<f64>>> = crate::par::map_range(wave.len(), |i| {
+            let s = wave[i];
+            let e = (s + BLOCK).min(m);
+            let b = x.subrows(s, e - s);
+            let mut g = crate::alloc::try_mat_zeros(n, n, "a block's part of the Gram matrix")?;
+            faer::linalg::matmul::matmul(g.as_mut(), Accum::Replace, b.transpose(), b, 1.0, Par::Seq);
+            Ok(g)
+        });
         let parts = parts.into_iter().collect::<Result<Vec<_>>>()?;
         for p in &parts {
             g += p;
@@ -83,19 +80,17 @@ pub(super) fn xt_vec(xc: &Array2<f64>, v: &[f64]) -> Vec<f64> {
     let (m, n) = xc.dim();
     let s = xc.as_slice().expect("standard layout");
     let starts: Vec<usize> = (0..m).step_by(BLOCK).collect();
-    let parts: Vec<Vec<f64>> = starts
-        .par_iter()
-        .map(|&st| {
-            let mut acc = vec![0.0; n];
-            for r in st..(st + BLOCK).min(m) {
-                let vr = v[r];
-                for (a, &xv) in acc.iter_mut().zip(&s[r * n..(r + 1) * n]) {
-                    *a += xv * vr;
-                }
+    let parts: Vec<Vec<f64>> = crate::par::map_range(starts.len(), |b| {
+        let st = starts[b];
+        let mut acc = vec![0.0; n];
+        for r in st..(st + BLOCK).min(m) {
+            let vr = v[r];
+            for (a, &xv) in acc.iter_mut().zip(&s[r * n..(r + 1) * n]) {
+                *a += xv * vr;
             }
-            acc
-        })
-        .collect();
+        }
+        acc
+    });
     let mut out = vec![0.0; n];
     for p in &parts {
         out.iter_mut().zip(p).for_each(|(o, v)| *o += v);
@@ -128,12 +123,17 @@ pub(super) fn rows_times_waves(
     }
     for (ow, xw) in os.chunks_mut(wave_rows * p).zip(xs.chunks(wave_rows * n)) {
         interrupt.check()?;
-        ow.par_chunks_mut(BLOCK * p).zip(xw.par_chunks(BLOCK * n)).for_each(|(o, xb)| {
-            let r = xb.len() / n;
-            let dst = MatMut::from_row_major_slice_mut(o, r, p);
-            let lhs = MatRef::from_row_major_slice(xb, r, n);
-            faer::linalg::matmul::matmul(dst, Accum::Replace, lhs, b, 1.0, Par::Seq);
-        });
+        let blocks: Vec<_> = ow.chunks_mut(BLOCK * p).zip(xw.chunks(BLOCK * n)).collect();
+        crate::par::map_tasks(
+            blocks,
+            || (),
+            |_, _, (o, xb)| {
+                let r = xb.len() / n;
+                let dst = MatMut::from_row_major_slice_mut(o, r, p);
+                let lhs = MatRef::from_row_major_slice(xb, r, n);
+                faer::linalg::matmul::matmul(dst, Accum::Replace, lhs, b, 1.0, Par::Seq);
+            },
+        );
     }
     Ok(out)
 }

@@ -23,7 +23,6 @@
 
 use faer::Mat;
 use ndarray::{Array2, ArrayView2};
-use rayon::prelude::*;
 
 use super::blocked::{chol_solve, cholesky, gram_checked, with_ridge, xt_vec};
 use super::path::{eigen, projected_lqo_errors, solve_gram, AlphaPath};
@@ -110,22 +109,19 @@ pub fn fit_lqo_dual(
     let mut ainv = crate::alloc::try_mat(m, m, |i, j| if i == j { 1.0 } else { 0.0 }, "(Xc Xc^T + alpha I)^-1")?;
     chol_solve(l.as_ref(), ainv.as_mut())?;
     interrupt.check()?;
-    let per_query: Vec<Result<(Vec<f64>, Vec<f64>)>> = offsets
-        .par_windows(2)
-        .map(|wq| {
-            let (s, e) = (wq[0], wq[1]);
-            let nq = e - s;
-            let gqq = crate::alloc::try_mat(nq, nq, |i, j| ainv[(s + i, s + j)], "a query's block of A^-1")?;
-            let mut r = crate::alloc::try_mat(nq, 1, |i, _| a[s + i], "a query's hold-out residuals")?;
-            chol_solve(cholesky(gqq, "(Xc Xc^T + alpha I)^-1_qq")?.as_ref(), r.as_mut())?;
-            let res: Vec<f64> = (0..nq).map(|i| r[(i, 0)]).collect();
-            // w_{-q} = Xc^T beta, beta = a - A^-1_{:,q} e_q
-            let beta: Vec<f64> =
-                (0..m).map(|i| a[i] - (0..nq).map(|j| ainv[(i, s + j)] * res[j]).sum::<f64>()).collect();
-            let wq = xt_vec(xc, &beta);
-            let pred = (s..e).map(|row| x.row(row).iter().zip(&wq).map(|(xv, wv)| xv * wv).sum()).collect();
-            Ok((pred, res))
-        })
-        .collect();
+    let per_query: Vec<Result<(Vec<f64>, Vec<f64>)>> = crate::par::map_range(offsets.len() - 1, |q| {
+        let wq = &offsets[q..q + 2];
+        let (s, e) = (wq[0], wq[1]);
+        let nq = e - s;
+        let gqq = crate::alloc::try_mat(nq, nq, |i, j| ainv[(s + i, s + j)], "a query's block of A^-1")?;
+        let mut r = crate::alloc::try_mat(nq, 1, |i, _| a[s + i], "a query's hold-out residuals")?;
+        chol_solve(cholesky(gqq, "(Xc Xc^T + alpha I)^-1_qq")?.as_ref(), r.as_mut())?;
+        let res: Vec<f64> = (0..nq).map(|i| r[(i, 0)]).collect();
+        // w_{-q} = Xc^T beta, beta = a - A^-1_{:,q} e_q
+        let beta: Vec<f64> = (0..m).map(|i| a[i] - (0..nq).map(|j| ainv[(i, s + j)] * res[j]).sum::<f64>()).collect();
+        let wq = xt_vec(xc, &beta);
+        let pred = (s..e).map(|row| x.row(row).iter().zip(&wq).map(|(xv, wv)| xv * wv).sum()).collect();
+        Ok((pred, res))
+    });
     Lqo::from_queries(coef, per_query)
 }

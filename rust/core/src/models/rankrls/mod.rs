@@ -27,7 +27,6 @@
 
 use faer::{Accum, Mat, Par};
 use ndarray::ArrayView2;
-use rayon::prelude::*;
 
 use crate::data::groups::QueryOffsets;
 use crate::error::Result;
@@ -180,42 +179,40 @@ pub fn fit_lqo(
     let xs = x.as_standard_layout();
     let xcs = as_faer(&xc);
     let ps = as_faer(&p);
-    let per_query: Vec<Result<(Vec<f64>, Vec<f64>)>> = offsets
-        .par_windows(2)
-        .map(|wq| {
-            let (s, e) = (wq[0], wq[1]);
-            let nq = e - s;
-            let xq = xcs.subrows(s, nq);
-            let pq = ps.subrows(s, nq);
-            // I - H_qq
-            let mut ih = Mat::<f64>::zeros(nq, nq);
-            faer::linalg::matmul::matmul(ih.as_mut(), Accum::Replace, xq, pq.transpose(), -1.0, Par::Seq);
-            for i in 0..nq {
-                ih[(i, i)] += 1.0;
+    let per_query: Vec<Result<(Vec<f64>, Vec<f64>)>> = crate::par::map_range(offsets.len() - 1, |q| {
+        let wq = &offsets[q..q + 2];
+        let (s, e) = (wq[0], wq[1]);
+        let nq = e - s;
+        let xq = xcs.subrows(s, nq);
+        let pq = ps.subrows(s, nq);
+        // I - H_qq
+        let mut ih = Mat::<f64>::zeros(nq, nq);
+        faer::linalg::matmul::matmul(ih.as_mut(), Accum::Replace, xq, pq.transpose(), -1.0, Par::Seq);
+        for i in 0..nq {
+            ih[(i, i)] += 1.0;
+        }
+        // r_q = yc_q - Xc_q w
+        let mut r = Mat::<f64>::zeros(nq, 1);
+        for i in 0..nq {
+            let mut acc = 0.0;
+            for j in 0..n {
+                acc += xq[(i, j)] * coef[j];
             }
-            // r_q = yc_q - Xc_q w
-            let mut r = Mat::<f64>::zeros(nq, 1);
-            for i in 0..nq {
-                let mut acc = 0.0;
-                for j in 0..n {
-                    acc += xq[(i, j)] * coef[j];
-                }
-                r[(i, 0)] = yc[s + i] - acc;
+            r[(i, 0)] = yc[s + i] - acc;
+        }
+        let lq = cholesky(ih, "I - H_qq")?;
+        chol_solve(lq.as_ref(), r.as_mut())?;
+        let res: Vec<f64> = (0..nq).map(|i| r[(i, 0)]).collect();
+        // w_{-q} = w - P_q^T e_q
+        let mut wq_ = coef.clone();
+        for i in 0..nq {
+            let ei = res[i];
+            for j in 0..n {
+                wq_[j] -= pq[(i, j)] * ei;
             }
-            let lq = cholesky(ih, "I - H_qq")?;
-            chol_solve(lq.as_ref(), r.as_mut())?;
-            let res: Vec<f64> = (0..nq).map(|i| r[(i, 0)]).collect();
-            // w_{-q} = w - P_q^T e_q
-            let mut wq_ = coef.clone();
-            for i in 0..nq {
-                let ei = res[i];
-                for j in 0..n {
-                    wq_[j] -= pq[(i, j)] * ei;
-                }
-            }
-            let pred: Vec<f64> = (s..e).map(|row| (0..n).map(|j| xs[(row, j)] * wq_[j]).sum()).collect();
-            Ok((pred, res))
-        })
-        .collect();
+        }
+        let pred: Vec<f64> = (s..e).map(|row| (0..n).map(|j| xs[(row, j)] * wq_[j]).sum()).collect();
+        Ok((pred, res))
+    });
     Lqo::from_queries(coef, per_query)
 }

@@ -20,7 +20,6 @@ use faer::dyn_stack::MemStack;
 use faer::linalg::evd::ComputeEigenvectors;
 use faer::{Accum, Mat, MatRef, Par};
 use ndarray::{Array2, ArrayView2};
-use rayon::prelude::*;
 
 use super::blocked::{as_faer, center, chol_solve, cholesky, gram_checked, rows_times, spd_solve, with_ridge, xt_vec};
 use crate::data::groups::QueryOffsets;
@@ -197,25 +196,23 @@ pub(super) fn projected_lqo_errors(
         interrupt.check()?;
         let d: Vec<f64> = s.iter().map(|&si| 1.0 / (si + alpha)).collect();
         let beta: Vec<f64> = zy.iter().zip(&d).map(|(a, b)| a * b).collect();
-        let per_query: Vec<Result<f64>> = offsets
-            .par_windows(2)
-            .map(|wq| {
-                let (st, e) = (wq[0], wq[1]);
-                let nq = e - st;
-                let zq = zf.subrows(st, nq);
-                let zd = crate::alloc::try_mat(nq, n, |i, l| zq[(i, l)] * d[l], "a query's scaled projections")?;
-                let mut ih = crate::alloc::try_mat_zeros(nq, nq, "a query's I - H_qq (documents x documents)")?;
-                faer::linalg::matmul::matmul(ih.as_mut(), Accum::Replace, zd.as_ref(), zq.transpose(), -1.0, Par::Seq);
-                let mut r = Mat::<f64>::zeros(nq, 1);
-                for i in 0..nq {
-                    ih[(i, i)] += 1.0;
-                    r[(i, 0)] = yc[st + i] - (0..n).map(|l| zq[(i, l)] * beta[l]).sum::<f64>();
-                }
-                let lq = cholesky(ih, "I - H_qq")?;
-                chol_solve(lq.as_ref(), r.as_mut())?;
-                Ok((0..nq).map(|i| r[(i, 0)] * r[(i, 0)]).sum())
-            })
-            .collect();
+        let per_query: Vec<Result<f64>> = crate::par::map_range(offsets.len() - 1, |q| {
+            let wq = &offsets[q..q + 2];
+            let (st, e) = (wq[0], wq[1]);
+            let nq = e - st;
+            let zq = zf.subrows(st, nq);
+            let zd = crate::alloc::try_mat(nq, n, |i, l| zq[(i, l)] * d[l], "a query's scaled projections")?;
+            let mut ih = crate::alloc::try_mat_zeros(nq, nq, "a query's I - H_qq (documents x documents)")?;
+            faer::linalg::matmul::matmul(ih.as_mut(), Accum::Replace, zd.as_ref(), zq.transpose(), -1.0, Par::Seq);
+            let mut r = Mat::<f64>::zeros(nq, 1);
+            for i in 0..nq {
+                ih[(i, i)] += 1.0;
+                r[(i, 0)] = yc[st + i] - (0..n).map(|l| zq[(i, l)] * beta[l]).sum::<f64>();
+            }
+            let lq = cholesky(ih, "I - H_qq")?;
+            chol_solve(lq.as_ref(), r.as_mut())?;
+            Ok((0..nq).map(|i| r[(i, 0)] * r[(i, 0)]).sum())
+        });
         let mut err = 0.0;
         for e in per_query {
             err += e?;

@@ -7,8 +7,6 @@
 
 use std::ops::Range;
 
-use rayon::prelude::*;
-
 use super::block::{query_residuals, solve_sym, BlockCandidate, BlockScratch, Prepared};
 use super::block_tiles::query_dots;
 use super::criterion::Criterion;
@@ -57,30 +55,28 @@ impl GreedyState {
         // one task per (chunk, unit): balanced on few chunks; each unit's shares are then
         // summed in chunk order, as one task per chunk would
         let nu = units.len();
-        let parts: Vec<(f64, f64)> = (0..chunks.len() * nu)
-            .into_par_iter()
-            .map_init(BlockScratch::default, |sc, t| {
-                let (k, u) = (t / nu, &units[t % nu]);
-                let (r0, len) = (chunks.rows[k], chunks.rows[k + 1] - chunks.rows[k]);
-                let base = self.n * r0;
-                // rows a..e (from the chunk's start) of the unit's column j (feature-major block)
-                let at = |j: usize| base + u.cols[j] * len;
-                let (c, uu) = (&self.c[..], &self.u[..]);
-                let data = QueryData { offsets: &self.offsets, r0, p: &self.p[r0..r0 + len], yc: &self.yc, y };
-                let mut total = 0.0;
-                // compiled at the SIMD level (the same bits at every level: `dot4`, `axpy`)
-                let low = crate::simd::dispatch(
-                    #[inline(always)]
-                    || {
-                        let cg = |j: usize, a: usize, e: usize| &c[at(j) + a..at(j) + e];
-                        let zg = |j: usize, a: usize, e: usize| &uu[at(j) + a..at(j) + e];
-                        let qs = chunks.queries[k]..chunks.queries[k + 1];
-                        block_queries(&data, qs, cg, zg, &prep[t % nu].0, criterion, sc, &mut |v| total += v)
-                    },
-                );
-                (total, low)
-            })
-            .collect();
+        let tasks: Vec<usize> = (0..chunks.len() * nu).collect();
+        let parts: Vec<(f64, f64)> = crate::par::map_tasks(tasks, BlockScratch::default, |sc, t, _| {
+            let (k, u) = (t / nu, &units[t % nu]);
+            let (r0, len) = (chunks.rows[k], chunks.rows[k + 1] - chunks.rows[k]);
+            let base = self.n * r0;
+            // rows a..e (from the chunk's start) of the unit's column j (feature-major block)
+            let at = |j: usize| base + u.cols[j] * len;
+            let (c, uu) = (&self.c[..], &self.u[..]);
+            let data = QueryData { offsets: &self.offsets, r0, p: &self.p[r0..r0 + len], yc: &self.yc, y };
+            let mut total = 0.0;
+            // compiled at the SIMD level (the same bits at every level: `dot4`, `axpy`)
+            let low = crate::simd::dispatch(
+                #[inline(always)]
+                || {
+                    let cg = |j: usize, a: usize, e: usize| &c[at(j) + a..at(j) + e];
+                    let zg = |j: usize, a: usize, e: usize| &uu[at(j) + a..at(j) + e];
+                    let qs = chunks.queries[k]..chunks.queries[k + 1];
+                    block_queries(&data, qs, cg, zg, &prep[t % nu].0, criterion, sc, &mut |v| total += v)
+                },
+            );
+            (total, low)
+        });
         let nq = self.offsets.len() - 1;
         (0..nu)
             .map(|i| {

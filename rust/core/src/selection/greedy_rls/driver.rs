@@ -2,7 +2,6 @@
 //! once over a [`GreedyBackend`] (in memory or query shards) and a [`Choice`] rule.
 
 use ndarray::ArrayView2;
-use rayon::prelude::*;
 
 use super::backend::{GreedyBackend, InMemory};
 use super::choice::{Choice, Chooser};
@@ -97,7 +96,9 @@ pub fn check_options(units: &Units, n_queries: usize, opts: &GreedyOptions) -> R
 /// (`y >= 0`) for a ranking-measure criterion.
 pub(crate) fn check_data(x: ArrayView2<f64>, y: &[f64], criterion: &dyn Criterion) -> Result<()> {
     let finite = match x.as_slice_memory_order() {
-        Some(s) => s.par_chunks(1 << 16).all(all_finite),
+        Some(s) => {
+            crate::par::map_tasks(s.chunks(1 << 16).collect(), || (), |_, _, c| all_finite(c)).into_iter().all(|ok| ok)
+        }
         None => x.iter().all(|v| v.is_finite()),
     };
     if !finite {

@@ -1,9 +1,10 @@
 //! The caches of Algorithm 1 (`C`, `U`, `p`, `M`, `r`; module docs of [`super`]) and the
 //! pass that applies a step and scans every candidate in one sweep over the caches.
 
+use std::mem::MaybeUninit;
+
 use faer::{Accum, Mat, MatRef, Par};
 use ndarray::ArrayView2;
-use rayon::prelude::*;
 
 use super::chunks::{Chunks, CHUNK_ROWS};
 use super::criterion::{Criterion, CriterionScratch};
@@ -114,8 +115,9 @@ impl GreedyState {
         let all: Vec<(usize, usize)> = offsets.windows(2).map(|w| (w[0], w[1])).collect();
         center_exact(&mut yc, &all);
         let mn = m.saturating_mul(n);
-        let mut c = alloc::try_zeroed_vec::<f64>(mn, "greedy RankRLS's cache C (rows x features)")?;
-        let mut u = alloc::try_zeroed_vec::<f64>(mn, "greedy RankRLS's cache U (rows x features)")?;
+        // written in full by the set-up's tasks below (no zeroing pass first)
+        let mut c = alloc::try_with_capacity::<f64>(mn, "greedy RankRLS's cache C (rows x features)")?;
+        let mut u = alloc::try_with_capacity::<f64>(mn, "greedy RankRLS's cache U (rows x features)")?;
         let inv = 1.0 / alpha;
         // Fixed groups of whole chunks (contiguous rows): centring, `C`, and the group's
         // share of `Xc^T Xc` and `Xc^T yc` while its block is hot.
@@ -123,7 +125,7 @@ impl GreedyState {
         let bounds: Vec<usize> = (0..=groups).map(|g| g * nc / groups).collect();
         let (mut cs, mut us) = (Vec::with_capacity(groups), Vec::with_capacity(groups));
         {
-            let (mut cr, mut ur): (&mut [f64], &mut [f64]) = (&mut c, &mut u);
+            let (mut cr, mut ur) = (&mut c.spare_capacity_mut()[..mn], &mut u.spare_capacity_mut()[..mn]);
             for g in 0..groups {
                 let len = n * (chunks.rows[bounds[g + 1]] - chunks.rows[bounds[g]]);
                 let (ch, ct) = std::mem::take(&mut cr).split_at_mut(len);
@@ -136,41 +138,46 @@ impl GreedyState {
         }
         let chunks_ref = &chunks;
         let yc_ref = &yc;
-        let parts: Vec<Result<GroupSums>> = cs
-            .into_par_iter()
-            .zip(us)
-            .enumerate()
-            .map(|(g, (cg, ug))| {
-                let mut gram = alloc::try_mat_zeros(gn, gn, "greedy RankRLS's partial Gram matrix")?;
-                let mut xty = alloc::try_zeroed_vec::<f64>(n, "greedy RankRLS's X^T y")?;
-                let mut nonzero = alloc::try_zeroed_vec::<bool>(n, "greedy RankRLS's informative features")?;
-                let (mut cg, mut ug) = (cg, ug);
-                for k in bounds[g]..bounds[g + 1] {
-                    let (r0, r1) = (chunks_ref.rows[k], chunks_ref.rows[k + 1]);
-                    let len = r1 - r0;
-                    let (cb, ct) = std::mem::take(&mut cg).split_at_mut(n * len);
-                    let (ub, ut) = std::mem::take(&mut ug).split_at_mut(n * len);
-                    cg = ct;
-                    ug = ut;
-                    transpose_rows(x, r0, len, ub);
-                    let local: Vec<(usize, usize)> = (chunks_ref.queries[k]..chunks_ref.queries[k + 1])
-                        .map(|q| (offsets[q] - r0, offsets[q + 1] - r0))
-                        .collect();
-                    for i in 0..n {
-                        let col = &mut ub[i * len..(i + 1) * len];
-                        nonzero[i] |= center_exact(col, &local);
-                        xty[i] += dot4(col, &yc_ref[r0..r1]);
-                        cb[i * len..(i + 1) * len].iter_mut().zip(col.iter()).for_each(|(cv, xv)| *cv = xv * inv);
-                    }
-                    if !wide {
-                        let a = MatRef::from_row_major_slice(ub, n, len);
-                        faer::linalg::matmul::matmul(gram.as_mut(), Accum::Add, a, a.transpose(), 1.0, Par::Seq);
-                    }
+        let items: Vec<_> = cs.into_iter().zip(us).collect();
+        let parts: Vec<Result<GroupSums>> = crate::par::map_tasks(items, Centring::default, |work, g, (cg, ug)| {
+            let mut gram = alloc::try_mat_zeros(gn, gn, "greedy RankRLS's partial Gram matrix")?;
+            let mut xty = alloc::try_zeroed_vec::<f64>(n, "greedy RankRLS's X^T y")?;
+            let mut nonzero = alloc::try_zeroed_vec::<bool>(n, "greedy RankRLS's informative features")?;
+            let (mut cg, mut ug) = (cg, ug);
+            for k in bounds[g]..bounds[g + 1] {
+                let (r0, r1) = (chunks_ref.rows[k], chunks_ref.rows[k + 1]);
+                let len = r1 - r0;
+                let (cb, ct) = std::mem::take(&mut cg).split_at_mut(n * len);
+                let (ub, ut) = std::mem::take(&mut ug).split_at_mut(n * len);
+                cg = ct;
+                ug = ut;
+                let local: Vec<(usize, usize)> = (chunks_ref.queries[k]..chunks_ref.queries[k + 1])
+                    .map(|q| (offsets[q] - r0, offsets[q + 1] - r0))
+                    .collect();
+                let ub = transpose_centred(x, r0, len, &local, ub, &mut nonzero, work);
+                for i in 0..n {
+                    let col = &ub[i * len..(i + 1) * len];
+                    xty[i] += dot4(col, &yc_ref[r0..r1]);
+                    cb[i * len..(i + 1) * len].iter_mut().zip(col).for_each(|(cv, xv)| {
+                        cv.write(xv * inv);
+                    });
                 }
-                Ok((gram, xty, nonzero))
-            })
-            .collect();
+                if !wide {
+                    let a = MatRef::from_row_major_slice(ub, n, len);
+                    faer::linalg::matmul::matmul(gram.as_mut(), Accum::Add, a, a.transpose(), 1.0, Par::Seq);
+                }
+            }
+            Ok((gram, xty, nonzero))
+        });
         let parts = parts.into_iter().collect::<Result<Vec<_>>>()?;
+        // SAFETY: every task succeeded, so every value of `c` and `u` was written: the groups'
+        // blocks cover the `m n` values (the chunks partition the rows), and in each chunk
+        // block `transpose_centred` writes every row of every column (the chunk's queries
+        // partition its rows) and the loop above every value of `C`'s block.
+        unsafe {
+            c.set_len(mn);
+            u.set_len(mn);
+        }
         let mut gram = alloc::try_mat_zeros(gn, gn, "greedy RankRLS's Gram matrix")?;
         let mut xty = alloc::try_zeroed_vec::<f64>(n, "greedy RankRLS's X^T y")?;
         let mut informative = alloc::try_zeroed_vec::<bool>(n, "greedy RankRLS's informative features")?;
@@ -230,18 +237,17 @@ impl GreedyState {
         let (n, inv) = (self.n, 1.0 / self.alpha);
         let (chunks, offsets) = (&self.chunks, &self.offsets);
         let (cs, us) = (chunks.split(&mut self.c, n), chunks.split(&mut self.u, n));
-        cs.into_par_iter().zip(us).enumerate().for_each(|(k, (cb, ub))| {
+        let items: Vec<_> = cs.into_iter().zip(us).collect();
+        crate::par::map_tasks(items, Centring::default, |work, k, (cb, ub)| {
             let (r0, len) = (chunks.rows[k], chunks.rows[k + 1] - chunks.rows[k]);
-            for r in 0..len {
-                x.row(r0 + r).iter().enumerate().for_each(|(i, v)| ub[i * len + r] = *v);
-            }
             let local: Vec<(usize, usize)> =
                 (chunks.queries[k]..chunks.queries[k + 1]).map(|q| (offsets[q] - r0, offsets[q + 1] - r0)).collect();
-            for i in 0..n {
-                let col = &mut ub[i * len..(i + 1) * len];
-                let _ = center_exact(col, &local);
-                cb[i * len..(i + 1) * len].iter_mut().zip(col.iter()).for_each(|(cv, xv)| *cv = xv * inv);
-            }
+            let mut nonzero = vec![false; n];
+            // SAFETY: `MaybeUninit<f64>` has the layout of `f64`, and only initialised
+            // values are written through the view.
+            let uninit = unsafe { &mut *(ub as *mut [f64] as *mut [MaybeUninit<f64>]) };
+            let ub = transpose_centred(x, r0, len, &local, uninit, &mut nonzero, work);
+            cb.iter_mut().zip(ub.iter()).for_each(|(cv, xv)| *cv = xv * inv);
         });
         self.store.reset(self.alpha);
         self.r.iter_mut().zip(&self.xty).for_each(|(r, v)| *r = v * inv);
@@ -289,18 +295,15 @@ impl GreedyState {
         let cb = chunks.split(&mut self.c, n);
         let ubl = chunks.split(&mut self.u, n);
         let squared = criterion.is_squared();
-        let parts: Vec<(Vec<f64>, Vec<f64>)> = cb
-            .into_par_iter()
-            .zip(ubl)
-            .enumerate()
-            .map_init(CriterionScratch::default, |scratch, (k, (cc, uu))| {
+        let items: Vec<_> = cb.into_iter().zip(ubl).collect();
+        let parts: Vec<(Vec<f64>, Vec<f64>)> =
+            crate::par::map_tasks(items, CriterionScratch::default, |scratch, k, (cc, uu)| {
                 let pass = ChunkPass { chunks, offsets, p, yc, y, step, coefs: &coefs, skip, squared, criterion };
                 crate::simd::dispatch(
                     #[inline(always)]
                     || pass.run(k, cc, uu, scratch),
                 )
-            })
-            .collect();
+            });
         let nq = offsets.len() - 1;
         let values = (0..n)
             .map(|i| {
@@ -314,6 +317,89 @@ impl GreedyState {
         let dens = (0..n).map(|i| parts.iter().map(|v| v.1[i]).fold(1.0f64, f64::min)).collect();
         (values, dens)
     }
+}
+
+/// Per-thread buffers of [`transpose_centred`]: each column's running sum over a query's rows
+/// and whether a value differs from the query's first.
+#[derive(Default)]
+struct Centring {
+    sum: Vec<f64>,
+    differs: Vec<u64>,
+}
+
+/// Rows `r0..r0 + len` of `x`, centred per query (`local`: each query's rows from `r0`), into
+/// `out` feature-major (column `i` at `out[i * len..]`): each column the bits of
+/// [`center_exact`] on it (the query's sum left to right from `-0.0`, as `Iterator::sum`, the
+/// mean `sum / n_q`, the differences; a query whose values are all equal exactly 0), but for
+/// row-major `x` the sums and comparisons of all columns run side by side along each row
+/// (vectorised) instead of one column's dependent chain at a time. `nonzero[i]` is set when a
+/// value of column `i` is non-zero.
+fn transpose_centred<'o>(
+    x: ArrayView2<f64>,
+    r0: usize,
+    len: usize,
+    local: &[(usize, usize)],
+    out: &'o mut [MaybeUninit<f64>],
+    nonzero: &mut [bool],
+    work: &mut Centring,
+) -> &'o mut [f64] {
+    let n = x.ncols();
+    let out = &mut out[..n * len];
+    let block = x.slice(ndarray::s![r0..r0 + len, ..]);
+    let Some(v) = block.as_slice() else {
+        out.iter_mut().for_each(|o| {
+            o.write(0.0);
+        });
+        // SAFETY: every value was written just above.
+        let out = unsafe { &mut *(out as *mut [MaybeUninit<f64>] as *mut [f64]) };
+        transpose_rows(x, r0, len, out);
+        for (i, nz) in nonzero.iter_mut().enumerate() {
+            *nz |= center_exact(&mut out[i * len..(i + 1) * len], local);
+        }
+        return out;
+    };
+    work.sum.resize(n, 0.0);
+    work.differs.resize(n, 0);
+    let (sum, differs) = (&mut work.sum[..n], &mut work.differs[..n]);
+    crate::simd::dispatch(
+        #[inline(always)]
+        || {
+            for &(s, e) in local {
+                if s == e {
+                    continue;
+                }
+                sum.fill(-0.0);
+                differs.fill(0);
+                let rows = &v[s * n..e * n];
+                let first = &rows[..n];
+                for row in rows.chunks_exact(n) {
+                    for (((a, d), &xv), &f) in sum.iter_mut().zip(differs.iter_mut()).zip(row).zip(first) {
+                        *a += xv;
+                        *d |= u64::from(xv != f);
+                    }
+                }
+                let count = (e - s) as f64;
+                for (i, nz) in nonzero.iter_mut().enumerate() {
+                    let col = &mut out[i * len + s..i * len + e];
+                    if differs[i] == 0 {
+                        col.iter_mut().for_each(|o| {
+                            o.write(0.0);
+                        });
+                        continue;
+                    }
+                    let mean = sum[i] / count;
+                    for (o, row) in col.iter_mut().zip(rows.chunks_exact(n)) {
+                        let c = row[i] - mean;
+                        o.write(c);
+                        *nz |= c != 0.0;
+                    }
+                }
+            }
+        },
+    );
+    // SAFETY: the queries of `local` partition the rows `0..len` (whole queries of a chunk),
+    // and the loop wrote rows `s..e` of every column for each query.
+    unsafe { &mut *(out as *mut [MaybeUninit<f64>] as *mut [f64]) }
 }
 
 /// Rows `r0..r0 + len` of `x` into `out` feature-major (column `i` at `out[i * len..]`): for
@@ -349,4 +435,62 @@ const TRANSPOSE_ROWS: usize = 8;
 /// Offset of row `r0`'s chunk block in a chunk-major cache.
 fn n_off(n: usize, r0: usize) -> usize {
     n * r0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::Rng;
+    use ndarray::Array2;
+
+    /// `transpose_centred` gives, column by column, the bits of `transpose_rows` followed by
+    /// `center_exact`, and the same non-zero flags: row-major and strided `x`, queries of
+    /// 0 to 9 rows, columns constant within some queries, `-0.0` and repeated values.
+    #[test]
+    fn transpose_centred_equals_center_exact() {
+        let mut rng = Rng(0x2545F4914F6CDD1D);
+        for n in [1usize, 3, 7, 12] {
+            let sizes: Vec<usize> = (0..40).map(|q| (q * 7 + n) % 10).collect();
+            let m: usize = sizes.iter().sum();
+            let mut full = Array2::<f64>::zeros((m, 2 * n));
+            for v in full.iter_mut() {
+                *v = (rng.next() * 8.0).round() / 4.0 - 1.0; // repeated values, exact zeros
+            }
+            let mut r = 0;
+            for (q, &s) in sizes.iter().enumerate() {
+                for i in 0..s {
+                    full[[r + i, q % (2 * n)]] = 1.5; // a column constant within the query
+                    if q % 3 == 0 {
+                        full[[r + i, (q + 1) % (2 * n)]] = -0.0;
+                    }
+                }
+                r += s;
+            }
+            let contiguous = full.slice(ndarray::s![.., ..n]).to_owned();
+            let strided = full.slice(ndarray::s![.., ..;2]);
+            let offsets: Vec<usize> = std::iter::once(0)
+                .chain(sizes.iter().scan(0, |a, &s| {
+                    *a += s;
+                    Some(*a)
+                }))
+                .collect();
+            for x in [contiguous.view(), strided] {
+                // rows 5.. of the data: a block that starts inside the data
+                let q0 = offsets.iter().position(|&o| o >= 5).unwrap();
+                let (r0, len) = (offsets[q0], m - offsets[q0]);
+                let local: Vec<(usize, usize)> =
+                    (q0..sizes.len()).map(|q| (offsets[q] - r0, offsets[q + 1] - r0)).collect();
+                let mut want = vec![0.0; n * len];
+                transpose_rows(x, r0, len, &mut want);
+                let want_nz: Vec<bool> =
+                    (0..n).map(|i| center_exact(&mut want[i * len..(i + 1) * len], &local)).collect();
+                let mut out = vec![MaybeUninit::<f64>::uninit(); n * len];
+                let mut nz = vec![false; n];
+                let got = transpose_centred(x, r0, len, &local, &mut out, &mut nz, &mut Centring::default());
+                let bits = |v: &[f64]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(got), bits(&want), "n={n}, contiguous={}", x.is_standard_layout());
+                assert_eq!(nz, want_nz, "n={n}");
+            }
+        }
+    }
 }

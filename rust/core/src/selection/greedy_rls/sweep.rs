@@ -17,8 +17,6 @@
 
 use std::ops::Range;
 
-use rayon::prelude::*;
-
 use super::chunks::Chunks;
 use super::monitor::relative_change;
 use super::state::GreedyState;
@@ -91,23 +89,19 @@ impl GreedyState {
         // the columns each step updates
         let lists: Vec<Vec<usize>> = update.iter().map(|f| (0..n).filter(|&i| f[i]).collect()).collect();
         let lists = &lists[..];
-        let parts: Vec<TaskOut> = cs
-            .into_par_iter()
-            .zip(us)
-            .zip(ps)
-            .enumerate()
-            .map_init(
-                || (Vec::new(), Vec::new()),
-                |(ub, zb), (t, ((mut cc, mut uu), mut pp))| {
-                    let (qs, r0) = (tasks.queries[t].clone(), tasks.rows[t]);
-                    let task = SweepTask { offsets, glob, lists, r0, avx2 };
-                    crate::simd::dispatch(
-                        #[inline(always)]
-                        || task.run(qs, &mut cc, &mut uu, pp[0], ub, zb),
-                    )
-                },
-            )
-            .collect();
+        let items: Vec<_> = cs.into_iter().zip(us).zip(ps).collect();
+        let parts: Vec<TaskOut> = crate::par::map_tasks(
+            items,
+            || (Vec::new(), Vec::new()),
+            |(ub, zb), t, ((mut cc, mut uu), mut pp)| {
+                let (qs, r0) = (tasks.queries[t].clone(), tasks.rows[t]);
+                let task = SweepTask { offsets, glob, lists, r0, avx2 };
+                crate::simd::dispatch(
+                    #[inline(always)]
+                    || task.run(qs, &mut cc, &mut uu, pp[0], ub, zb),
+                )
+            },
+        );
         // per chunk, the tasks' per-query norms summed in query order (as one task per chunk)
         let mut chunk_norms = vec_of(chunks.len() * steps, 0.0);
         let mut dens = vec_of(steps, 1.0f64);
