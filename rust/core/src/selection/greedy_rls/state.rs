@@ -163,8 +163,7 @@ impl GreedyState {
                     });
                 }
                 if !wide {
-                    let a = MatRef::from_row_major_slice(ub, n, len);
-                    faer::linalg::matmul::matmul(gram.as_mut(), Accum::Add, a, a.transpose(), 1.0, Par::Seq);
+                    gram_lower_add(&mut gram, MatRef::from_row_major_slice(ub, n, len));
                 }
             }
             Ok((gram, xty, nonzero))
@@ -319,6 +318,15 @@ impl GreedyState {
     }
 }
 
+/// `gram += a a^T` on the lower triangle (the upper one is left as it is): faer's triangular
+/// product, half the multiply-adds of the full one and, entry by entry, its bits (the same
+/// matrix-product kernels; `tests::lower_gram_has_the_full_products_bits`).
+fn gram_lower_add(gram: &mut Mat<f64>, a: MatRef<'_, f64>) {
+    use faer::linalg::matmul::triangular::{matmul, BlockStructure};
+    let full = BlockStructure::Rectangular;
+    matmul(gram.as_mut(), BlockStructure::TriangularLower, Accum::Add, a, full, a.transpose(), full, 1.0, Par::Seq);
+}
+
 /// Per-thread buffers of [`transpose_centred`]: each column's running sum over a query's rows
 /// and whether a value differs from the query's first.
 #[derive(Default)]
@@ -442,6 +450,29 @@ mod tests {
     use super::*;
     use crate::testing::Rng;
     use ndarray::Array2;
+
+    /// The lower triangle of [`gram_lower_add`] has the bits of faer's full product `a a^T`,
+    /// summed over several blocks as the set-up sums its chunks (shapes of MQ2008's chunks, of
+    /// single queries, and wider than faer's kernels).
+    #[test]
+    fn lower_gram_has_the_full_products_bits() {
+        let mut rng = Rng(0x853C49E6748FEA9B);
+        for (n, len) in [(46usize, 1926usize), (46, 1917), (46, 20), (8, 500), (137, 2048), (3, 7), (1, 1)] {
+            let mut full = Mat::<f64>::zeros(n, n);
+            let mut lower = Mat::<f64>::zeros(n, n);
+            for _ in 0..3 {
+                let v: Vec<f64> = (0..n * len).map(|_| rng.next() * 3.0).collect();
+                let a = MatRef::from_row_major_slice(&v, n, len);
+                faer::linalg::matmul::matmul(full.as_mut(), Accum::Add, a, a.transpose(), 1.0, Par::Seq);
+                gram_lower_add(&mut lower, a);
+            }
+            for i in 0..n {
+                for j in 0..=i {
+                    assert_eq!(lower[(i, j)].to_bits(), full[(i, j)].to_bits(), "n={n} len={len} ({i}, {j})");
+                }
+            }
+        }
+    }
 
     /// `transpose_centred` gives, column by column, the bits of `transpose_rows` followed by
     /// `center_exact`, and the same non-zero flags: row-major and strided `x`, queries of

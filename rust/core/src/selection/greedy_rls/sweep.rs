@@ -314,9 +314,10 @@ pub(super) fn columns_avx2<const K: usize>(
     let len = ub.len();
     assert!(zb.len() == len && c.iter().chain(u.iter()).all(|v| v.len() == len), "one query's rows");
     let n4 = len - len % 4;
-    // SAFETY (loads and stores): the pointer is that of a slice of four values.
-    let load = |v: &[f64], r: usize| unsafe { _mm256_loadu_pd(v[r..r + 4].as_ptr()) };
-    let store = |v: &mut [f64], x: __m256d| unsafe { _mm256_storeu_pd(v[..4].as_mut_ptr(), x) };
+    // SAFETY (loads and stores): every slice holds `len` values (asserted above) and `r + 4 <=
+    // n4 <= len`, so the four values from `r` are in the slice (no bounds check per load).
+    let load = |v: &[f64], r: usize| unsafe { _mm256_loadu_pd(v.as_ptr().add(r)) };
+    let store = |v: &mut [f64], r: usize, x: __m256d| unsafe { _mm256_storeu_pd(v.as_mut_ptr().add(r), x) };
     let mut acc = [_mm256_setzero_pd(); K];
     for r in (0..n4).step_by(4) {
         let z = load(zb, r);
@@ -326,7 +327,7 @@ pub(super) fn columns_avx2<const K: usize>(
     }
     let h: [f64; K] = std::array::from_fn(|o| {
         let mut l = [0.0f64; 4];
-        store(&mut l, acc[o]);
+        store(&mut l, 0, acc[o]);
         let mut dz = (l[0] + l[1]) + (l[2] + l[3]);
         for r in n4..len {
             dz += zb[r] * c[o][r];
@@ -339,9 +340,9 @@ pub(super) fn columns_avx2<const K: usize>(
         let (x, z) = (load(ub, r), load(zb, r));
         for o in 0..K {
             let cv = _mm256_sub_pd(load(c[o], r), _mm256_mul_pd(tv[o], x));
-            store(&mut c[o][r..r + 4], cv);
+            store(c[o], r, cv);
             let uv = _mm256_add_pd(load(u[o], r), _mm256_mul_pd(hv[o], z));
-            store(&mut u[o][r..r + 4], uv);
+            store(u[o], r, uv);
         }
     }
     for r in n4..len {
