@@ -318,13 +318,37 @@ impl GreedyState {
     }
 }
 
-/// `gram += a a^T` on the lower triangle (the upper one is left as it is): faer's triangular
-/// product, half the multiply-adds of the full one and, entry by entry, its bits (the same
-/// matrix-product kernels; `tests::lower_gram_has_the_full_products_bits`).
+/// `gram += a a^T` (`a`: n x len) on the lower triangle, which the set-up keeps (the upper one
+/// may be left as it was): faer's lower-triangular product, half the multiply-adds, where faer
+/// computes the full product with the same private-gemm kernels (the bits of the full product,
+/// entry by entry: `tests::lower_gram_has_the_full_products_bits`); faer's full product
+/// elsewhere (its small-size and single-column paths, and CPUs without AVX2 and FMA).
 fn gram_lower_add(gram: &mut Mat<f64>, a: MatRef<'_, f64>) {
     use faer::linalg::matmul::triangular::{matmul, BlockStructure};
-    let full = BlockStructure::Rectangular;
-    matmul(gram.as_mut(), BlockStructure::TriangularLower, Accum::Add, a, full, a.transpose(), full, 1.0, Par::Seq);
+    if same_kernels_lower_and_full(a.nrows(), a.ncols()) {
+        let full = BlockStructure::Rectangular;
+        matmul(gram.as_mut(), BlockStructure::TriangularLower, Accum::Add, a, full, a.transpose(), full, 1.0, Par::Seq);
+    } else {
+        faer::linalg::matmul::matmul(gram.as_mut(), Accum::Add, a, a.transpose(), 1.0, Par::Seq);
+    }
+}
+
+/// Whether faer (0.24) sends both the full product `a a^T` of an `n x len` block and its
+/// lower-triangular form to private-gemm's kernels: on x86-64 with AVX-512 or AVX2 and FMA,
+/// with more than one row and one column in every factor and more than `16^3` multiply-adds
+/// (below that the full product takes nano-gemm, a column `matvec` or a rank-one update).
+fn same_kernels_lower_and_full(n: usize, len: usize) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let simd = std::arch::is_x86_feature_detected!("avx512f")
+            || (std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma"));
+        simd && n >= 2 && len >= 2 && n.saturating_mul(n).saturating_mul(len) > 16 * 16 * 16
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (n, len);
+        false
+    }
 }
 
 /// Per-thread buffers of [`transpose_centred`]: each column's running sum over a query's rows
@@ -452,12 +476,15 @@ mod tests {
     use ndarray::Array2;
 
     /// The lower triangle of [`gram_lower_add`] has the bits of faer's full product `a a^T`,
-    /// summed over several blocks as the set-up sums its chunks (shapes of MQ2008's chunks, of
-    /// single queries, and wider than faer's kernels).
+    /// summed over several blocks as the set-up sums its chunks: shapes of MQ2008's chunks, of
+    /// single queries, wider than faer's kernels, and the small and thin shapes that take the
+    /// full product (where the triangular one differs: 1 x 1 by one ulp).
     #[test]
     fn lower_gram_has_the_full_products_bits() {
         let mut rng = Rng(0x853C49E6748FEA9B);
-        for (n, len) in [(46usize, 1926usize), (46, 1917), (46, 20), (8, 500), (137, 2048), (3, 7), (1, 1)] {
+        let shapes = [(46usize, 1926usize), (46, 1917), (46, 20), (46, 2), (8, 500), (8, 65), (137, 2048), (17, 15)];
+        let small = [(3usize, 7usize), (1, 1), (1, 300), (46, 1), (2, 1024), (16, 16)];
+        for (n, len) in shapes.into_iter().chain(small) {
             let mut full = Mat::<f64>::zeros(n, n);
             let mut lower = Mat::<f64>::zeros(n, n);
             for _ in 0..3 {
