@@ -91,6 +91,8 @@ RESERVE_CALL = re.compile(r"reserve_gemm_workspaces?\(\)")
 RESERVED_ELSEWHERE = {
     "models/kernel_approx/rff.rs": "par_row_chunks (kernel_approx/mod.rs) reserves on every pool thread",
     "selection/greedy_rls/state.rs": "the greedy bindings' run (rust/py/src/selection/greedy_progress.rs)",
+    "selection/greedy_rls/setup.rs": "the greedy bindings' run (rust/py/src/selection/greedy_progress.rs): the "
+                                     "calling thread and every pool thread",
     "selection/greedy_rls/group_state.rs": "the greedy bindings' run (rust/py/src/selection/greedy_progress.rs)",
     "selection/greedy_rls/path.rs": "the greedy bindings' run (rust/py/src/selection/greedy_progress.rs)",
     "shards/greedy_shard.rs": "GreedyShard.gram's binding (rust/py/src/shards.rs)",

@@ -110,6 +110,7 @@ mod monitor;
 #[cfg(test)]
 mod monitor_tests;
 mod path;
+mod setup;
 mod stable;
 mod state;
 mod step;
