@@ -11,6 +11,7 @@
 //! number of threads and any schedule (given that `f`'s result does not depend on what its
 //! scratch held before).
 
+use std::cell::Cell;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
@@ -19,7 +20,8 @@ use rayon::prelude::*;
 /// `f(scratch, t, items[t])` for every task `t`, in parallel, the results in task order; each
 /// thread's `scratch` from `init` (as rayon's `map_init`). Called from a pool thread, rayon's
 /// own parallel map; from any other thread, the caller and `threads - 1` of the pool's threads
-/// share the tasks (module docs).
+/// share the tasks (module docs), except inside a task that thread runs for an outer map, where
+/// it runs them alone (the other threads have the outer tasks).
 pub fn map_tasks<T, S, R>(
     items: Vec<T>,
     init: impl Fn() -> S + Sync + Send,
@@ -34,7 +36,9 @@ where
         return items.into_par_iter().enumerate().map_init(init, |s, (t, item)| f(s, t, item)).collect();
     }
     let helpers = rayon::current_num_threads().saturating_sub(1).min(n.saturating_sub(1));
-    if helpers == 0 {
+    // nested in a task this thread runs for an outer map: the other threads are busy with the
+    // outer tasks, so this one works alone (no section handed out per inner call)
+    if helpers == 0 || CALLER_BUSY.with(Cell::get) {
         let mut s = init();
         return items.into_iter().enumerate().map(|(t, item)| f(&mut s, t, item)).collect();
     }
@@ -60,12 +64,34 @@ where
         for _ in 0..helpers {
             scope.spawn(|_| work());
         }
+        let _busy = BusyGuard::enter();
         work();
     });
     outputs
         .into_iter()
         .map(|o| o.into_inner().unwrap_or_else(|p| p.into_inner()).expect("every task ran (the scope waits for all)"))
         .collect()
+}
+
+thread_local! {
+    /// Set while this (non-pool) thread runs tasks of a [`map_tasks`].
+    static CALLER_BUSY: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Sets [`CALLER_BUSY`] until dropped (a panic in a task included).
+struct BusyGuard;
+
+impl BusyGuard {
+    fn enter() -> Self {
+        CALLER_BUSY.with(|b| b.set(true));
+        BusyGuard
+    }
+}
+
+impl Drop for BusyGuard {
+    fn drop(&mut self) {
+        CALLER_BUSY.with(|b| b.set(false));
+    }
 }
 
 /// `f(t)` for `t = 0..n`, in parallel ([`map_tasks`]), the results in order.
@@ -119,6 +145,17 @@ mod tests {
         });
         assert_eq!(out, (0..20).collect::<Vec<_>>());
         assert!(ran_here.load(Ordering::Relaxed) >= 1, "the caller ran no task");
+    }
+
+    /// A map inside a task (the caller's tasks run it alone, the pool's with rayon) gives
+    /// the same results, and the caller is free for a new map after a panic.
+    #[test]
+    fn nested_maps() {
+        let out = map_range(12, |t| map_range(30, |u| t * 100 + u).into_iter().sum::<usize>());
+        let want: Vec<usize> = (0..12).map(|t| (0..30).map(|u| t * 100 + u).sum()).collect();
+        assert_eq!(out, want);
+        let _ = std::panic::catch_unwind(|| map_range(4, |t| assert!(t != 0, "task 0")));
+        assert!(!CALLER_BUSY.with(Cell::get), "the flag outlived the panic");
     }
 
     /// A panic in a task reaches the caller, whichever thread ran it.
