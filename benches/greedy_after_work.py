@@ -50,7 +50,8 @@ def main() -> None:
     with threadpool_limits(1, "blas"):
         for _ in range(5):
             fit()
-        for name, before in (("back to back", None), ("after NumPy, 1 core", busy), ("after NumPy, 2 cores", busy_both)):
+        conditions = (("back to back", None), ("after NumPy, 1 core", busy), ("after NumPy, 2 cores", busy_both))
+        for name, before in conditions:
             wall, cpu = [], []
             for _ in range(args.fits):
                 if before is not None:
