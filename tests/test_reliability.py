@@ -216,6 +216,34 @@ def test_w4_values_whose_squares_overflow_are_refused_naming_the_column(make):
         make().fit(X, y, qid=qid)
 
 
+@pytest.mark.parametrize("value, message", [
+    (np.nan, r"X contains NaN or infinity \(row 7, column 3: nan\)"),
+    (-np.inf, r"X contains NaN or infinity \(row 7, column 3: -inf\)"),
+    (-1e200, r"X: column 3 has a value of magnitude 1e\+200 \(row 7\); its squares overflow"),
+])
+def test_w4_the_one_pass_check_gives_each_checks_message(value, message):
+    """``check_magnitude(finite=True)``'s one-pass test lets the two checks name what it refused,
+    in their order."""
+    from rankselect._validation import check_magnitude
+    X = np.ones((20, 5))
+    X[7, 3] = value
+    X[12, 1] = 1e200 if np.isnan(value) else 1.0  # the first check's refusal comes first
+    with pytest.raises(ValueError, match=message):
+        check_magnitude(X, finite=True)
+    limit = np.sqrt(np.finfo(np.float64).max / (16.0 * 20))
+    X = np.ones((20, 5))
+    X[2, 2] = -limit  # the limit itself is refused, the float below it admitted
+    with pytest.raises(ValueError, match="column 2 has a value of magnitude"):
+        check_magnitude(X, finite=True)
+    X[2, 2] = -np.nextafter(limit, 0)
+    check_magnitude(X, finite=True)
+    X[4, 4] = np.nan  # NaN admitted without finite, the magnitude still checked
+    check_magnitude(X)
+    X[5, 0] = limit
+    with pytest.raises(ValueError, match="column 0 has a value of magnitude"):
+        check_magnitude(X)
+
+
 def test_w4_moderate_magnitudes_still_fit():
     X, y, qid = _small_problem()
     # w(sX, a) = w(X, a / s^2) / s

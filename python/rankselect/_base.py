@@ -131,8 +131,7 @@ class RankingEstimator(BaseEstimator):
         X = _named("X", validate_data, self, X, reset=reset, accept_sparse=("csr", "csc", "coo"),
                    dtype=np.float64, ensure_all_finite=False, ensure_min_features=1)
         X = np.ascontiguousarray(_densify(X), dtype=np.float64)
-        check_finite(X, "X")
-        check_magnitude(X, "X")  # squares / products of the values must not overflow
+        check_magnitude(X, "X", finite=True)  # finite; squares / products must not overflow
         return X
 
     def _validate_params(self) -> None:

@@ -28,10 +28,10 @@ def check_matrix(X, name: str = "X", *, allow_nan: bool = False, squares: bool =
     if X.ndim != 2:
         raise ValueError(f"{name} must be 2-D (n_samples, n_features), got shape {X.shape}")
     X = np.ascontiguousarray(X, dtype=np.float64)
-    if not allow_nan:
-        check_finite(X, name)
     if squares:
-        check_magnitude(X, name)
+        check_magnitude(X, name, finite=not allow_nan)
+    elif not allow_nan:
+        check_finite(X, name)
     return X
 
 
@@ -85,17 +85,23 @@ def check_predictions(pred: Any, ranker: Any, n: int) -> np.ndarray:
     return a
 
 
-def check_magnitude(X: np.ndarray, name: str = "X") -> None:
-    """Refuse values whose squares, summed over the rows, would overflow float64.
+def check_magnitude(X: np.ndarray, name: str = "X", *, finite: bool = False) -> None:
+    """Refuse values whose squares, summed over the rows, would overflow float64 (with
+    ``finite``, first NaN and infinity: :func:`check_finite`).
 
     Every estimator forms squares or products of feature values (Gram matrices, norms, pair
     differences): a column with ``max |x| >= sqrt(DBL_MAX / (16 m))`` (about ``1e150`` for a
     million rows) would give ``inf`` or a wrong model. Raises ValueError naming the column.
+    One pass when nothing is wrong: ``max(X.max(), -X.min())`` below the limit (a NaN fails).
     """
     if X.size == 0:
         return
     X2 = X.reshape(X.shape[0], -1)
     limit = np.sqrt(np.finfo(np.float64).max / (16.0 * max(X2.shape[0], 1)))
+    if max(float(X2.max()), -float(X2.min())) < limit:
+        return
+    if finite:
+        check_finite(X, name)
     # Column maxima and minima: no temporary of the size of X.
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns

@@ -4,12 +4,13 @@
 //! [`super::select_floating`]) are written once over [`GreedyBackend`]; the candidates are
 //! units ([`Units`]: a feature is a unit of one).
 
+mod values;
+
 use ndarray::ArrayView2;
 
-use super::block::BlockCandidate;
 use super::criterion::{Criterion, CriterionScratch};
 use super::exact::ExactLqo;
-use super::monitor::{Monitor, RECOMPUTED_RTOL};
+use super::monitor::Monitor;
 use super::path::Gram;
 use super::state::GreedyState;
 use super::step::Step;
@@ -72,10 +73,21 @@ pub struct InMemory<'a> {
     /// The units in the model, in order of entry (the refactorisation's replay order).
     pub(super) order: Vec<usize>,
     pending: Option<Step>,
+    /// A unit's sweep deferred by [`GreedyBackend::add`] to the next scan, which runs it with
+    /// the block scan in one pass ([`InMemory::swept_values`]).
+    pending_sweep: Option<PendingSweep>,
     pub(super) exact: ExactLqo<'a>,
     pub(super) monitor: Monitor,
     /// The absolute rounding bound of each value of the last pass ([`GreedyBackend::bounds`]).
     bounds: Vec<f64>,
+}
+
+/// A unit's sweep left to the next scan: its live columns, the direction and each step's
+/// column flags ([`GreedyState::sweep`]).
+struct PendingSweep {
+    cols: Vec<usize>,
+    remove: bool,
+    update: Vec<Vec<bool>>,
 }
 
 impl<'a> InMemory<'a> {
@@ -105,6 +117,7 @@ impl<'a> InMemory<'a> {
             unit_of,
             order: Vec::new(),
             pending: None,
+            pending_sweep: None,
             exact,
             monitor,
             bounds: Vec::new(),
@@ -122,109 +135,12 @@ impl<'a> InMemory<'a> {
         self.unit_of.iter().zip(self.state.informative()).map(|(&u, &inf)| u == usize::MAX || !inf || skip[u]).collect()
     }
 
-    /// One pass that applies `step` (if any) to the columns not in `col_skip`, and the
-    /// values of the units not in `skip`: a unit of one live column reads its column's value,
-    /// a larger one the block scan ([`GreedyState::scan_blocks`]); with the accuracy monitor's
-    /// estimates (the values it doubts are then recomputed exactly, [`super::monitor`]) and
-    /// each value's rounding bound kept for the choice ([`GreedyBackend::bounds`]).
-    pub(super) fn pass_units(&mut self, step: Option<&Step>, skip: &[bool]) -> Result<Vec<Option<f64>>> {
-        let (values, est) = self.fast_values(step, skip)?;
-        self.refine(values, est, skip)
-    }
-
-    /// [`InMemory::pass_units`] before the exact recomputation: the shortcut's values and the
-    /// monitor's estimate of each one's relative error.
-    pub(super) fn fast_values(&mut self, step: Option<&Step>, skip: &[bool]) -> Result<(Vec<Option<f64>>, Vec<f64>)> {
-        let mut col_skip = self.column_skip(skip);
-        if step.is_none() && !self.units.is_singletons() {
-            // nothing to apply: the pass only scores the units of one live column
-            for u in (0..self.units.len()).filter(|&u| !skip[u]) {
-                let live = self.live_members(u);
-                if live.len() > 1 {
-                    live.iter().for_each(|&j| col_skip[j] = true);
-                }
-            }
-        }
-        let (cols, dens) = if step.is_none() && col_skip.iter().all(|&s| s) {
-            // nothing to apply and no column to score (every candidate a unit of several
-            // columns): what the pass would return, without a pass over the caches
-            let n = col_skip.len();
-            (
-                crate::alloc::try_filled(n, None, "the columns' values")?,
-                crate::alloc::try_filled(n, 1.0, "the columns' pivots")?,
-            )
-        } else {
-            self.state.pass(step, self.y, self.criterion, &col_skip)
-        };
-        let col_est = self.monitor.singleton_estimates(&self.state, &cols, &dens);
-        if self.units.is_singletons() {
-            return Ok((cols, col_est));
-        }
-        let nu = self.units.len();
-        let mut values: Vec<Option<f64>> = crate::alloc::try_filled(nu, None, "the units' criterion values")?;
-        let mut est = crate::alloc::try_filled(nu, 0.0, "the units' error estimates")?;
-        let (mut blocks, mut block_units) = (Vec::new(), Vec::new());
-        for u in (0..nu).filter(|&u| !skip[u]) {
-            let live = self.live_members(u);
-            match live.len() {
-                0 => {}
-                1 => {
-                    values[u] = cols[live[0]];
-                    est[u] = col_est[live[0]];
-                }
-                _ => {
-                    blocks.push(BlockCandidate { remove: self.state.in_model[live[0]], cols: live });
-                    block_units.push(u);
-                }
-            }
-        }
-        let scanned = self.state.scan_blocks(&blocks, self.y, self.criterion);
-        for ((u, blk), (v, piv)) in block_units.into_iter().zip(&blocks).zip(scanned) {
-            values[u] = Some(v);
-            est[u] = self.monitor.block_estimate(&self.state, &blk.cols, blk.remove, v, piv);
-        }
-        Ok((values, est))
-    }
-
-    /// The values whose estimated relative error exceeds the monitor's tolerance,
-    /// recomputed by the exact criterion ([`ExactLqo`]) of the unit's model; the bounds of
-    /// the values (the monitor's for the others, [`RECOMPUTED_RTOL`] for the recomputed ones).
-    fn refine(&mut self, mut values: Vec<Option<f64>>, est: Vec<f64>, skip: &[bool]) -> Result<Vec<Option<f64>>> {
-        let doubtful: Vec<usize> =
-            (0..values.len()).filter(|&u| !skip[u] && values[u].is_some() && self.monitor.doubts(est[u])).collect();
-        self.bounds.clear();
-        self.bounds.extend(
-            values
-                .iter()
-                .zip(&est)
-                .map(|(v, &e)| v.filter(|v| v.is_finite()).map_or(0.0, |v| self.monitor.bound(e) * v.abs())),
-        );
-        if doubtful.is_empty() {
-            return Ok(values);
-        }
-        let sets: Vec<Vec<usize>> = doubtful
-            .iter()
-            .map(|&u| {
-                let mut order: Vec<usize> = self.order.iter().copied().filter(|&v| v != u).collect();
-                if !self.order.contains(&u) {
-                    order.push(u);
-                }
-                self.units.columns_of(&order)
-            })
-            .collect();
-        let exact = self.exact.values(&sets)?;
-        for (u, v) in doubtful.into_iter().zip(exact) {
-            values[u] = Some(v);
-            self.bounds[u] = if v.is_finite() { RECOMPUTED_RTOL * v.abs() } else { 0.0 };
-        }
-        Ok(values)
-    }
-
     /// The rank-one steps of adding (or removing) the live columns of unit `u`: with `M` in
     /// full, all in one sweep ([`GreedyState::sweep`]: the caches of the passes below, bit for
     /// bit); otherwise each but the last applied by a pass over the other columns, the last
     /// left pending for the next scan.
-    fn steps(&mut self, u: usize, skip: &[bool], remove: bool) {
+    /// With `defer`, a sweep is left to the next scan ([`InMemory::swept_values`]).
+    fn steps(&mut self, u: usize, skip: &[bool], remove: bool, defer: bool) {
         let live = self.live_members(u);
         if live.len() > 1 && self.state.can_sweep() {
             // one sweep ([`GreedyState::sweep`]), each step updating the columns its pass would
@@ -236,7 +152,11 @@ impl<'a> InMemory<'a> {
                     f
                 })
                 .collect();
-            self.state.sweep(&live, remove, &update).iter().for_each(|step| self.monitor.record(step));
+            if defer {
+                self.pending_sweep = Some(PendingSweep { cols: live, remove, update });
+            } else {
+                self.state.sweep(&live, remove, &update).iter().for_each(|step| self.monitor.record(step));
+            }
             return;
         }
         let Some((&last, head)) = live.split_last() else { return };
@@ -260,7 +180,7 @@ impl<'a> InMemory<'a> {
         self.monitor.reset(&self.state);
         self.order.clear();
         for &u in order {
-            self.steps(u, skip, false);
+            self.steps(u, skip, false, false);
             if let Some(step) = self.pending.take() {
                 let _ = self.state.pass(Some(&step), self.y, self.criterion, &self.column_skip(skip));
             }
@@ -302,6 +222,10 @@ impl GreedyBackend for InMemory<'_> {
     }
 
     fn scan(&mut self, skip: &[bool]) -> Result<Vec<Option<f64>>> {
+        if let Some(sw) = self.pending_sweep.take() {
+            let (values, est) = self.swept_values(sw, skip)?;
+            return self.refine(values, est, skip);
+        }
         let step = self.pending.take();
         self.pass_units(step.as_ref(), skip)
     }
@@ -311,8 +235,11 @@ impl GreedyBackend for InMemory<'_> {
     }
 
     fn add(&mut self, u: usize, skip: &[bool]) -> Result<()> {
-        debug_assert!(self.pending.is_none(), "a scan applies every step before the next");
-        self.steps(u, skip, false);
+        debug_assert!(
+            self.pending.is_none() && self.pending_sweep.is_none(),
+            "a scan applies every step before the next"
+        );
+        self.steps(u, skip, false, true);
         self.order.push(u);
         Ok(())
     }
@@ -321,17 +248,20 @@ impl GreedyBackend for InMemory<'_> {
     /// least [`MIN_REMOVAL_PIVOT`]; otherwise the refactorisation [`InMemory::replay`] of the
     /// subset without `u` (O(|S| m n)), whose caches are those of a fresh run.
     fn remove(&mut self, u: usize, skip: &[bool]) -> Result<()> {
-        debug_assert!(self.pending.is_none(), "a scan applies every step before the next");
+        debug_assert!(
+            self.pending.is_none() && self.pending_sweep.is_none(),
+            "a scan applies every step before the next"
+        );
         let order: Vec<usize> = self.order.iter().copied().filter(|&v| v != u).collect();
         if self.removal_pivot(u) >= MIN_REMOVAL_PIVOT {
-            self.steps(u, skip, true);
+            self.steps(u, skip, true, true);
             self.order = order;
             return Ok(());
         }
         match order.split_last() {
             Some((&last, head)) => {
                 self.replay(head, skip);
-                self.steps(last, skip, false);
+                self.steps(last, skip, false, true);
                 self.order.push(last);
             }
             None => {
@@ -345,9 +275,14 @@ impl GreedyBackend for InMemory<'_> {
 }
 
 impl InMemory<'_> {
-    /// The step a scan would apply (tests: the monitor against the exact values).
+    /// The step a scan would apply, a deferred sweep applied first (tests: the monitor against
+    /// the exact values).
     #[cfg(test)]
     pub(super) fn take_pending(&mut self) -> Option<Step> {
+        if let Some(sw) = self.pending_sweep.take() {
+            // a deferred sweep applied alone (the caches the scan would score)
+            self.state.sweep(&sw.cols, sw.remove, &sw.update).iter().for_each(|step| self.monitor.record(step));
+        }
         self.pending.take()
     }
 

@@ -206,3 +206,50 @@ fn with_costs_forms_the_units_and_their_totals() {
         assert!(Units::with_costs(g, 3, fc, gc, true).is_err());
     }
 }
+
+/// A unit's sweep deferred by `add` and run with the next block scan in one pass gives the
+/// values, rounding bounds and caches of the sweep followed by the scan, bit for bit: groups
+/// of several columns only (the fused pass) and mixed with single columns (the sweep first),
+/// over several chunks and several sweep tasks per chunk, for the squared loss and NDCG@3.
+#[test]
+fn a_sweep_fused_with_the_scan_equals_the_sweep_then_the_scan() {
+    use crate::metrics::{Measure, MetricSpec};
+    let sizes: Vec<usize> = (0..400).map(|q| 3 + (q * 7) % 23).collect();
+    let (x, y, off) = problem(7, &sizes, 14);
+    let off = qo(&off);
+    let ndcg = MetricCriterion(MetricSpec::new(Measure::Ndcg(Some(3))));
+    let bits = |v: &[f64]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
+    let pairs: Vec<Vec<usize>> = (0..7).map(|g| vec![2 * g, 2 * g + 1]).collect();
+    for (groups, criterion) in
+        [(pairs, &Squared as &dyn Criterion), (random_groups(3, 14), &Squared), (random_groups(5, 14), &ndcg)]
+    {
+        let units = Units::from_lists(&groups, 14).unwrap();
+        let mut fused = InMemory::new(x.view(), &y, &off, 1e-2, &units, criterion).unwrap();
+        let mut apart = InMemory::new(x.view(), &y, &off, 1e-2, &units, criterion).unwrap();
+        let mut skip: Vec<bool> = fused.informative().unwrap().iter().map(|v| !v).collect();
+        let mut values = fused.scan(&skip).unwrap();
+        apart.scan(&skip).unwrap();
+        for _ in 0..4 {
+            let Some(u) = (0..units.len())
+                .filter(|&u| !skip[u] && values[u].is_some())
+                .min_by(|&a, &b| values[a].unwrap().total_cmp(&values[b].unwrap()))
+            else {
+                break;
+            };
+            skip[u] = true;
+            fused.add(u, &skip).unwrap();
+            apart.add(u, &skip).unwrap();
+            let step = apart.take_pending(); // a sweep applied alone (or a column's step left to the pass)
+            values = fused.scan(&skip).unwrap();
+            let want = apart.pass_units(step.as_ref(), &skip).unwrap();
+            let opt = |v: &[Option<f64>]| v.iter().map(|v| v.map(f64::to_bits)).collect::<Vec<_>>();
+            assert_eq!(opt(&values), opt(&want), "values after adding unit {u}");
+            assert_eq!(bits(fused.bounds()), bits(apart.bounds()), "bounds after adding unit {u}");
+            for (a, b) in
+                [(&fused.state.c, &apart.state.c), (&fused.state.u, &apart.state.u), (&fused.state.p, &apart.state.p)]
+            {
+                assert_eq!(bits(a), bits(b), "caches after adding unit {u}");
+            }
+        }
+    }
+}

@@ -79,7 +79,8 @@
 //! chunks), `state` (the caches and the fused update-and-scan pass, `fused`, `fused_avx2`),
 //! `step` and `update` (a rank-one step: adding or removing a column), `block` (a unit's block
 //! scan: one query's step; `block_scan` the scan over the caches, `lanes` four queries' systems solved
-//! side by side), `monitor` and `exact` (exactness), `path` (the selected prefix's weights and the
+//! side by side), `sweep` (a unit's rank-one steps in one pass over the caches, run with the next
+//! block scan; its column kernels in `sweep_columns`), `monitor` and `exact` (exactness), `path` (the selected prefix's weights and the
 //! result), `stable` (an ill-conditioned prefix's weights by QR on the data), `store` (`M` in full or by unit blocks), `choice` (the best candidate, or the best per unit cost), `backend` (where the
 //! candidates' values come from: the in-memory caches, or query shards in
 //! [`crate::shards::greedy_sharded`]), `driver` (options, checks and the selection loop, once
@@ -116,6 +117,7 @@ mod state;
 mod step;
 mod store;
 mod sweep;
+mod sweep_columns;
 #[cfg(all(test, target_arch = "x86_64"))]
 mod sweep_tests;
 #[cfg(test)]

@@ -14,14 +14,25 @@
 //! chunks); the accuracy monitor's `den` (a minimum) and the residuals' norms per query (its
 //! `change`) are summed per chunk in query order and then in chunk order, as one task per
 //! chunk would: the same bits for any number of threads.
+//!
+//! A unit added by the selection ([`super::backend`]) is swept with the next scan: each task
+//! scores the candidate units on its queries' rows right after updating them (the block scan
+//! of [`super::block_scan`], its terms summed as that scan sums them), so one parallel section
+//! and one read of the caches serve both.
 
 use std::ops::Range;
 
+use super::block::{BlockCandidate, BlockScratch, Prepared};
+use super::block_scan::{block_queries, QueryData};
 use super::chunks::Chunks;
+use super::criterion::Criterion;
 use super::monitor::relative_change;
 use super::state::GreedyState;
 use super::step::Step;
 use super::store::MStore;
+#[cfg(target_arch = "x86_64")]
+use super::sweep_columns::columns_avx2;
+use super::sweep_columns::{update_column, update_columns4};
 use crate::linalg::{axpy, dot4, dot4_many};
 
 /// Rows (whole queries) per task of a sweep: a chunk is shared out in runs of queries of
@@ -47,6 +58,13 @@ impl GreedyState {
     /// columns whose flag `update[j][i]` is set (module docs). Returns the monitor's quantities
     /// of each step (`rho`, `den`, `change`; the pass's vectors empty: nothing is pending).
     pub(super) fn sweep(&mut self, cols: &[usize], remove: bool, update: &[Vec<bool>]) -> Vec<Step> {
+        let plan = self.sweep_globals(cols, remove);
+        self.sweep_queries(plan, update, None).0
+    }
+
+    /// A sweep's global part (module docs): each step's `c`, `d` and `t`, with `M`, `r` and
+    /// the model's flags updated. The caches are not touched until [`GreedyState::sweep_queries`].
+    pub(super) fn sweep_globals(&mut self, cols: &[usize], remove: bool) -> SweepPlan {
         debug_assert!(self.can_sweep(), "the sweep reads rows of M in full");
         let mut glob = Vec::with_capacity(cols.len());
         let mut rhos = Vec::with_capacity(cols.len());
@@ -62,9 +80,24 @@ impl GreedyState {
             self.r.iter_mut().zip(&mb).for_each(|(r, m)| *r -= d * m);
             glob.push(Global { b, c, d, t });
         }
-        let before = self.model_value();
+        SweepPlan { glob, rhos, before: self.model_value() }
+    }
+
+    /// A sweep's per-query part (module docs), and with `scan` the block scan of its units on
+    /// the updated caches in the same tasks ([`GreedyState::scan_blocks`]'s values, bit for bit:
+    /// each query's term is computed from the same rows by the same code, and a unit's terms are
+    /// summed per chunk in query order, then over the chunks): each query's rows are scored
+    /// while they are in cache, and one parallel section does both. Returns the steps and the
+    /// scan's `(value, smallest pivot)` per unit (empty without `scan`).
+    pub(super) fn sweep_queries(
+        &mut self,
+        plan: SweepPlan,
+        update: &[Vec<bool>],
+        scan: Option<SweepScan>,
+    ) -> (Vec<Step>, Vec<(f64, f64)>) {
+        let SweepPlan { glob, rhos, before } = plan;
         let n = self.n;
-        let (chunks, offsets) = (&self.chunks, &self.offsets[..]);
+        let (chunks, offsets, yc) = (&self.chunks, &self.offsets[..], &self.yc[..]);
         let tasks = Tasks::new(chunks, offsets);
         // each task's rows of every column of `C` and `U`, and of `p`
         let (mut cs, mut us, mut ps) = (Vec::new(), Vec::new(), Vec::new());
@@ -83,27 +116,47 @@ impl GreedyState {
             ps.into_iter().flatten().collect(),
         );
         let glob = &glob;
-        let steps = cols.len();
+        let steps = glob.len();
         // the four-column kernel's AVX2 form at the AVX2 and AVX-512 levels (the same bits)
         let avx2 = crate::simd::level() >= crate::simd::SimdLevel::Avx2;
         // the columns each step updates
         let lists: Vec<Vec<usize>> = update.iter().map(|f| (0..n).filter(|&i| f[i]).collect()).collect();
         let lists = &lists[..];
+        let scan = scan.as_ref();
         let items: Vec<_> = cs.into_iter().zip(us).zip(ps).collect();
         let parts: Vec<TaskOut> = crate::par::map_tasks(
             items,
-            || (Vec::new(), Vec::new()),
-            |(ub, zb), t, ((mut cc, mut uu), mut pp)| {
+            || (Vec::new(), Vec::new(), BlockScratch::default()),
+            |(ub, zb, sc), t, ((mut cc, mut uu), mut pp)| {
                 let (qs, r0) = (tasks.queries[t].clone(), tasks.rows[t]);
                 let task = SweepTask { offsets, glob, lists, r0, avx2 };
                 crate::simd::dispatch(
                     #[inline(always)]
-                    || task.run(qs, &mut cc, &mut uu, pp[0], ub, zb),
+                    || {
+                        let mut out = task.run(qs.clone(), &mut cc, &mut uu, pp[0], ub, zb);
+                        if let Some(s) = scan {
+                            let (cc, uu) = (&cc[..], &uu[..]);
+                            let data = QueryData { offsets, r0, p: pp[0], yc, y: s.y };
+                            for (u, (pr, _)) in s.units.iter().zip(s.prep) {
+                                let cg = |j: usize, a: usize, e: usize| &cc[u.cols[j]][a..e];
+                                let zg = |j: usize, a: usize, e: usize| &uu[u.cols[j]][a..e];
+                                let terms = &mut out.terms;
+                                let low = block_queries(&data, qs.clone(), cg, zg, pr, s.criterion, sc, &mut |v| {
+                                    terms.push(v)
+                                });
+                                out.lows.push(low);
+                            }
+                        }
+                        out
+                    },
                 )
             },
         );
-        // per chunk, the tasks' per-query norms summed in query order (as one task per chunk)
+        // per chunk, the tasks' per-query norms (and terms) summed in query order (as one task per chunk)
+        let nu = scan.map_or(0, |s| s.units.len());
         let mut chunk_norms = vec_of(chunks.len() * steps, 0.0);
+        let mut chunk_terms = vec_of(chunks.len() * nu, 0.0);
+        let mut lows: Vec<f64> = scan.map_or(Vec::new(), |s| s.prep.iter().map(|p| p.1).collect());
         let mut dens = vec_of(steps, 1.0f64);
         for (t, part) in parts.iter().enumerate() {
             let (k, nqt) = (tasks.chunk[t], tasks.queries[t].len());
@@ -113,9 +166,13 @@ impl GreedyState {
                     chunk_norms[k * steps + j] += part.norms[q * steps + j];
                 }
             }
+            for i in 0..nu {
+                part.terms[i * nqt..(i + 1) * nqt].iter().for_each(|v| chunk_terms[k * nu + i] += v);
+                lows[i] = lows[i].min(part.lows[i]);
+            }
         }
         let mut prev = before;
-        (0..steps)
+        let steps = (0..steps)
             .map(|j| {
                 let after = (0..chunks.len()).map(|k| chunk_norms[k * steps + j]).fold(0.0, |a, b| a + b);
                 let change = relative_change(prev, after);
@@ -123,8 +180,36 @@ impl GreedyState {
                 let none = Vec::new;
                 Step { t: none(), s1: none(), f: none(), ub: none(), zb: none(), rho: rhos[j], den: dens[j], change }
             })
-            .collect()
+            .collect();
+        let nq = offsets.len() - 1;
+        let scanned = scan.map_or(Vec::new(), |s| {
+            (0..nu)
+                .map(|i| {
+                    let total = (0..chunks.len()).map(|k| chunk_terms[k * nu + i]).fold(0.0, |a, b| a + b);
+                    (s.criterion.finish(total, nq), lows[i])
+                })
+                .collect()
+        });
+        (steps, scanned)
     }
+}
+
+/// A sweep's global part ([`GreedyState::sweep_globals`]): each step's constants, the
+/// columns' `rho` (the monitor's) and the model's criterion before the sweep.
+pub(super) struct SweepPlan {
+    glob: Vec<Global>,
+    rhos: Vec<f64>,
+    before: f64,
+}
+
+/// The block scan a sweep runs on its updated rows ([`GreedyState::sweep_queries`]): the
+/// units, their constants ([`GreedyState::prepare_blocks`], after the sweep's global part),
+/// the raw labels and the criterion.
+pub(super) struct SweepScan<'a> {
+    pub(super) units: &'a [BlockCandidate],
+    pub(super) prep: &'a [(Prepared, f64)],
+    pub(super) y: &'a [f64],
+    pub(super) criterion: &'a dyn Criterion,
 }
 
 /// `len` copies of `v` (small: per chunk and step or unit).
@@ -176,10 +261,13 @@ impl Tasks {
 }
 
 /// What one task of a sweep returns: per step its smallest `1 - c s1_q`; per query and step
-/// `||p_q||^2` after the step (`norms[q * steps + j]`).
+/// `||p_q||^2` after the step (`norms[q * steps + j]`); with a scan, per unit its queries'
+/// terms in order (`terms[i * n_queries + q]`) and its smallest pivot (`lows[i]`).
 struct TaskOut {
     dens: Vec<f64>,
     norms: Vec<f64>,
+    terms: Vec<f64>,
+    lows: Vec<f64>,
 }
 
 /// What one task's share of a sweep reads.
@@ -262,100 +350,6 @@ impl SweepTask<'_> {
                 }
             }
         }
-        TaskOut { dens, norms }
+        TaskOut { dens, norms, terms: Vec::new(), lows: Vec::new() }
     }
-}
-
-/// [`update_column`] on four columns at once (each element's operations unchanged: the same
-/// bits), loading `ub` and `zb` once for the four.
-#[inline(always)]
-pub(super) fn update_columns4(
-    c: [&mut [f64]; 4],
-    u: [&mut [f64]; 4],
-    ub: &[f64],
-    zb: &[f64],
-    t: [f64; 4],
-    h: [f64; 4],
-) {
-    let len = ub.len();
-    let [c0, c1, c2, c3] = c;
-    let [u0, u1, u2, u3] = u;
-    let (c0, c1, c2, c3) = (&mut c0[..len], &mut c1[..len], &mut c2[..len], &mut c3[..len]);
-    let (u0, u1, u2, u3) = (&mut u0[..len], &mut u1[..len], &mut u2[..len], &mut u3[..len]);
-    let zb = &zb[..len];
-    for r in 0..len {
-        let (x, z) = (ub[r], zb[r]);
-        c0[r] -= t[0] * x;
-        c1[r] -= t[1] * x;
-        c2[r] -= t[2] * x;
-        c3[r] -= t[3] * x;
-        u0[r] += h[0] * z;
-        u1[r] += h[1] * z;
-        u2[r] += h[2] * z;
-        u3[r] += h[3] * z;
-    }
-}
-
-/// `K` columns' step with AVX2, one query: `dz = dot4(zb, c)` per column, `h = f (dz - t s1) - t`
-/// and [`update_column`], four rows per instruction: the same operations in the same order as
-/// the portable code (the lanes of [`dot4`], each element's update), so the same bits.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-pub(super) fn columns_avx2<const K: usize>(
-    c: [&mut [f64]; K],
-    u: [&mut [f64]; K],
-    ub: &[f64],
-    zb: &[f64],
-    t: [f64; K],
-    f: f64,
-    s1: f64,
-) {
-    use std::arch::x86_64::*;
-    let len = ub.len();
-    assert!(zb.len() == len && c.iter().chain(u.iter()).all(|v| v.len() == len), "one query's rows");
-    let n4 = len - len % 4;
-    // SAFETY (loads and stores): every slice holds `len` values (asserted above) and `r + 4 <=
-    // n4 <= len`, so the four values from `r` are in the slice (no bounds check per load).
-    let load = |v: &[f64], r: usize| unsafe { _mm256_loadu_pd(v.as_ptr().add(r)) };
-    let store = |v: &mut [f64], r: usize, x: __m256d| unsafe { _mm256_storeu_pd(v.as_mut_ptr().add(r), x) };
-    let mut acc = [_mm256_setzero_pd(); K];
-    for r in (0..n4).step_by(4) {
-        let z = load(zb, r);
-        for o in 0..K {
-            acc[o] = _mm256_add_pd(acc[o], _mm256_mul_pd(z, load(c[o], r)));
-        }
-    }
-    let h: [f64; K] = std::array::from_fn(|o| {
-        let mut l = [0.0f64; 4];
-        store(&mut l, 0, acc[o]);
-        let mut dz = (l[0] + l[1]) + (l[2] + l[3]);
-        for r in n4..len {
-            dz += zb[r] * c[o][r];
-        }
-        f * (dz - t[o] * s1) - t[o]
-    });
-    let (tv, hv) = (t.map(|v| _mm256_set1_pd(v)), h.map(|v| _mm256_set1_pd(v)));
-    let (c, u) = (c, u);
-    for r in (0..n4).step_by(4) {
-        let (x, z) = (load(ub, r), load(zb, r));
-        for o in 0..K {
-            let cv = _mm256_sub_pd(load(c[o], r), _mm256_mul_pd(tv[o], x));
-            store(c[o], r, cv);
-            let uv = _mm256_add_pd(load(u[o], r), _mm256_mul_pd(hv[o], z));
-            store(u[o], r, uv);
-        }
-    }
-    for r in n4..len {
-        for o in 0..K {
-            c[o][r] -= t[o] * ub[r];
-            u[o][r] += h[o] * zb[r];
-        }
-    }
-}
-
-/// `C_qi -= t ub_q`, `U_qi += h zb_q` on one query's rows of column `i`.
-#[inline(always)]
-pub(super) fn update_column(cq: &mut [f64], uq: &mut [f64], ub: &[f64], zb: &[f64], t: f64, h: f64) {
-    cq.iter_mut().zip(ub).for_each(|(cv, u)| *cv -= t * u);
-    uq.iter_mut().zip(zb).for_each(|(uv, z)| *uv += h * z);
 }

@@ -1,6 +1,6 @@
 //! The sweep's AVX2 column kernel against the portable code: the same bits.
 
-use super::sweep::{columns_avx2, update_column, update_columns4};
+use super::sweep_columns::{columns_avx2, update_column, update_columns4};
 use crate::linalg::{dot4, dot4_many};
 use crate::testing::Rng;
 
