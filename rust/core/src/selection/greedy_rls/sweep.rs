@@ -172,7 +172,7 @@ impl GreedyState {
             }
         }
         let mut prev = before;
-        let steps = (0..steps)
+        let done = (0..steps)
             .map(|j| {
                 let after = (0..chunks.len()).map(|k| chunk_norms[k * steps + j]).fold(0.0, |a, b| a + b);
                 let change = relative_change(prev, after);
@@ -190,7 +190,7 @@ impl GreedyState {
                 })
                 .collect()
         });
-        (steps, scanned)
+        (done, scanned)
     }
 }
 

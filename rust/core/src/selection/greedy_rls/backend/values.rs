@@ -118,7 +118,7 @@ impl InMemory<'_> {
         let plan = self.state.sweep_globals(&sw.cols, sw.remove);
         let mut singles = false;
         let (blocks, block_units) = self.block_candidates(skip, |_, _| singles = true);
-        if singles || self.units.is_singletons() {
+        if singles {
             let (steps, _) = self.state.sweep_queries(plan, &sw.update, None);
             steps.iter().for_each(|step| self.monitor.record(step));
             return self.fast_values(None, skip);
